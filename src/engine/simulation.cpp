@@ -1,0 +1,20 @@
+#include "engine/simulation.h"
+
+namespace rdmasim {
+
+bool Simulation::run(Time until, const std::function<void()>& progress, uint64_t progress_every) {
+  uint64_t next_progress = events_ + progress_every;
+  while (!queue_.empty()) {
+    if (queue_.top_time() > until || stopped()) return false;
+    const Event e = queue_.pop();
+    now_ = Time::from_ps(e.time_ps);
+    e.handler->on_event(e.kind, e.arg);
+    if (++events_ == next_progress) {
+      next_progress += progress_every;
+      if (progress) progress();
+    }
+  }
+  return true;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,55 @@
+// The event loop. A Simulation owns its clock, its event queue and its random
+// seed; nothing is global, so independent simulations can run side by side in
+// threads and produce the same results as when run alone.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "engine/event_queue.h"
+#include "engine/rng.h"
+#include "engine/units.h"
+
+namespace rdmasim {
+
+class Simulation {
+ public:
+  explicit Simulation(uint64_t seed) : seed_(seed) {}
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  [[nodiscard]] Time now() const { return now_; }
+  [[nodiscard]] uint64_t seed() const { return seed_; }
+  [[nodiscard]] uint64_t events_processed() const { return events_; }
+  [[nodiscard]] size_t pending_events() const { return queue_.size(); }
+
+  // Schedules `h->on_event(kind, arg)` at absolute time `at` (>= now).
+  void schedule(Time at, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(at, h, kind, arg); }
+  void schedule_in(Time delay, EventHandler* h, uint32_t kind, uint64_t arg = 0) {
+    queue_.push(now_ + delay, h, kind, arg);
+  }
+
+  // A fresh stream whose numbers depend only on the seed and the name.
+  [[nodiscard]] Rng rng(std::string_view name) const { return Rng(seed_, name); }
+
+  // Runs events with time <= `until`, or until stop() or the queue empties.
+  // `progress` (may be empty) is called about every `progress_every` events.
+  // Returns true when it stopped because the queue became empty.
+  bool run(Time until, const std::function<void()>& progress = {}, uint64_t progress_every = 1 << 22);
+
+  // Ends run() after the current event. Safe to call from a handler, or from
+  // another thread (e.g. a SIGINT handler's flag poller).
+  void stop() { stop_.store(true, std::memory_order_relaxed); }
+  [[nodiscard]] bool stopped() const { return stop_.load(std::memory_order_relaxed); }
+
+ private:
+  EventQueue queue_;
+  Time now_;
+  uint64_t seed_;
+  uint64_t events_ = 0;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace rdmasim

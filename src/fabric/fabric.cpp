@@ -1,0 +1,180 @@
+#include "fabric/fabric.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "route/shortest_path.h"
+
+namespace rdmasim {
+
+Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
+    : sim_(sim), topo_(std::move(topo)), cfg_(std::move(cfg)), net_(sim, cfg_.framing), rc_(net_, cfg_.rc) {
+  build();
+}
+
+void Fabric::build() {
+  const auto adj = port_adjacency(topo_);
+  auto tables = shortest_path_routes(topo_);
+  by_topo_id_.resize(topo_.nodes.size());
+  std::vector<int> host_index(topo_.nodes.size(), -1);
+  for (int i = 0; i < topo_.num_hosts(); ++i) host_index[topo_.hosts[i]] = i;
+  nics_.resize(topo_.num_hosts());
+  for (size_t n = 0; n < topo_.nodes.size(); ++n) {
+    const TopoNode& tn = topo_.nodes[n];
+    if (tn.kind == TopoNodeKind::kHost) {
+      auto nic = std::make_unique<Nic>(net_, static_cast<int>(n), host_index[n], tn.name, cfg_.nic);
+      nics_[host_index[n]] = nic.get();
+      by_topo_id_[n] = &net_.add_node(std::move(nic));
+    } else {
+      const uint64_t seed = cfg_.sw.same_ecmp_seed ? mix64(sim_.seed()) : mix64(sim_.seed() ^ (n * 0x9e3779b97f4a7c15ull));
+      auto sw = std::make_unique<Switch>(net_, static_cast<int>(n), tn.name, cfg_.sw.mmu, adj[n].size(), seed);
+      sw->set_forwarding(cfg_.sw.latency, cfg_.sw.cut_through ? cfg_.sw.cut_through_bytes : 0);
+      switches_.push_back(sw.get());
+      by_topo_id_[n] = &net_.add_node(std::move(sw));
+    }
+  }
+  // Ports in link order, matching port_adjacency().
+  for (const auto& l : topo_.links) {
+    for (int end = 0; end < 2; ++end) {
+      Node* self = by_topo_id_[end == 0 ? l.a : l.b];
+      auto idx = static_cast<uint16_t>(self->num_ports());
+      Port& p = self->add_port(std::make_unique<Port>(net_, *self, idx, l.rate, l.delay));
+      if (self->kind() == NodeKind::kSwitch) {
+        auto* sw = static_cast<Switch*>(self);
+        p.set_mmu(&sw->mmu());
+        p.set_scheduler_config(&cfg_.sw.scheduler);
+      } else {
+        p.set_source(static_cast<Nic*>(self));
+      }
+    }
+  }
+  for (size_t n = 0; n < topo_.nodes.size(); ++n) {
+    Node* self = by_topo_id_[n];
+    for (size_t i = 0; i < adj[n].size(); ++i) {
+      const auto [peer, peer_port] = adj[n][i];
+      self->port(i).connect(by_topo_id_[peer], static_cast<uint16_t>(peer_port));
+    }
+    if (self->kind() == NodeKind::kSwitch)
+      static_cast<Switch*>(self)->set_routes(std::move(tables[n]));
+    else {
+      auto* nic = static_cast<Nic*>(self);
+      nic->set_routes(std::move(tables[n]));
+      nic->set_transport(&rc_);
+      nic->init_scheduler();
+    }
+  }
+  rc_.attach_nics(nics_);
+}
+
+std::vector<const Port*> Fabric::path(int src, int dst, uint64_t flow_hash, uint16_t first_port) const {
+  std::vector<const Port*> out;
+  const Nic* nic = nics_[src];
+  if (nic->num_ports() == 0) return out;
+  const Port* p = &nic->port(first_port);
+  for (size_t guard = 0; guard < topo_.nodes.size() + 2; ++guard) {
+    out.push_back(p);
+    const Node* peer = p->peer();
+    if (peer->kind() == NodeKind::kHost) {
+      if (static_cast<const Nic*>(peer)->host() != dst) out.clear();
+      return out;
+    }
+    const auto* sw = static_cast<const Switch*>(peer);
+    const int next = sw->routes().select(dst, flow_hash, sw->ecmp_seed());
+    if (next < 0) return {};
+    p = &sw->port(static_cast<size_t>(next));
+  }
+  return {};
+}
+
+namespace {
+
+// Exact unloaded timing of `n` back-to-back packets through `path`, as the
+// datapath computes it: per hop, a packet starts when it is ready and the port
+// is free (and, after a cut-through hop, no earlier than its tail allows).
+// Returns when the last packet reaches the destination endpoint's transport.
+template <typename WireOf>
+Time pipeline(const std::vector<const Port*>& path, uint64_t n, WireOf wire_of) {
+  std::vector<Time> port_free(path.size(), Time::zero());
+  Time done = Time::zero();
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t wire = wire_of(i);
+    Time ready = Time::zero();
+    Time tail = Time::zero();
+    for (size_t h = 0; h < path.size(); ++h) {
+      const Port& p = *path[h];
+      const Time ser = p.rate().tx_time(Bytes(wire));
+      Time start = std::max(ready, port_free[h]);
+      if (tail > start + ser) start = tail - ser;
+      const Time finish = start + ser;
+      port_free[h] = finish;
+      const Node& next = *p.peer();
+      const Time last_in = finish + p.delay() + next.ingress_latency();
+      const uint32_t ct = next.cut_through_bytes();
+      if (ct != 0 && ct < wire) {
+        ready = start + p.rate().tx_time(Bytes(ct)) + p.delay() + next.ingress_latency();
+        tail = last_in;
+      } else {
+        ready = last_in;
+        tail = Time::zero();
+      }
+    }
+    done = ready;
+  }
+  return done;
+}
+
+}  // namespace
+
+Time Fabric::ideal_completion(uint32_t conn, Opcode op, int64_t bytes) const {
+  const RcConnection& c = rc_.connection(conn);
+  const auto fwd = path(c.src, c.dst, c.flow_hash, c.src_nic_port);
+  const auto rev = path(c.dst, c.src, c.rev_hash, c.dst_nic_port);
+  if (fwd.empty() || rev.empty()) return Time::never();
+  const uint32_t mtu = rc_.config().mtu;
+  const uint64_t n = rc_.packets_for(bytes);
+  const Framing& fr = net_.framing();
+  auto payload_of = [&](uint64_t i) {
+    return static_cast<uint32_t>(std::clamp<int64_t>(bytes - static_cast<int64_t>(i) * mtu, 0, mtu));
+  };
+  const Time tx = cfg_.nic.tx_latency;
+  if (op == Opcode::kRead) {
+    const Time req = pipeline(fwd, 1, [&](uint64_t) { return fr.read_request_wire(); });
+    const Time resp = pipeline(rev, n, [&](uint64_t i) {
+      const bool edge = i == 0 || i + 1 == n;
+      return fr.data_wire(payload_of(i) + (edge ? fr.aeth : 0), false);
+    });
+    return tx + req + tx + resp;
+  }
+  const Time data =
+      pipeline(fwd, n, [&](uint64_t i) { return fr.data_wire(payload_of(i), op == Opcode::kWrite && i == 0); });
+  const Time ack = pipeline(rev, 1, [&](uint64_t) { return fr.ack_wire(); });
+  return tx + data + ack;
+}
+
+Rate Fabric::path_bottleneck(uint32_t conn) const {
+  const RcConnection& c = rc_.connection(conn);
+  Rate r = Rate::from_bps(0);
+  for (const Port* p : path(c.src, c.dst, c.flow_hash, c.src_nic_port))
+    if (r.bps() == 0 || p->rate() < r) r = p->rate();
+  return r;
+}
+
+int Fabric::path_links(uint32_t conn) const {
+  const RcConnection& c = rc_.connection(conn);
+  return static_cast<int>(path(c.src, c.dst, c.flow_hash, c.src_nic_port).size());
+}
+
+std::string Fabric::check_invariants() const {
+  std::string err = net_.check_conservation();
+  if (!err.empty()) return err;
+  for (const Switch* sw : switches_) {
+    uint64_t queued = 0;
+    for (size_t i = 0; i < sw->num_ports(); ++i) queued += sw->port(i).queues().total_bytes();
+    if (queued != sw->mmu().used())
+      return "buffer accounting violated at " + sw->name() + ": MMU holds " + std::to_string(sw->mmu().used()) +
+             " bytes, queues hold " + std::to_string(queued);
+  }
+  return {};
+}
+
+}  // namespace rdmasim

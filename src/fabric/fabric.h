@@ -1,0 +1,86 @@
+// A fabric instance: the topology turned into switches, NICs and links, with
+// routes installed and the transport attached. Everything a run touches on
+// the network side hangs off one Fabric, which belongs to one Simulation.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/simulation.h"
+#include "net/framing.h"
+#include "net/mmu.h"
+#include "net/network.h"
+#include "net/switch.h"
+#include "net/tc_scheduler.h"
+#include "nic/nic.h"
+#include "topo/topology.h"
+#include "transport/rc.h"
+
+namespace rdmasim {
+
+struct SwitchSettings {
+  MmuConfig mmu;
+  bool cut_through = false;
+  // Bytes a cut-through switch receives (from the first preamble bit) before
+  // it can start forwarding: enough for the L2/L3 header lookup.
+  uint32_t cut_through_bytes = 64;
+  Time latency = Time::zero();  // ingress-to-egress pipeline latency
+  TcSchedulerConfig scheduler;
+  bool same_ecmp_seed = false;  // every switch hashes alike (reproduces polarization)
+};
+
+struct FabricConfig {
+  std::string name = "ethernet-lossy";
+  Framing framing = Framing::rocev2();
+  SwitchSettings sw;
+  NicConfig nic;
+  RcConfig rc;
+};
+
+class Fabric {
+ public:
+  Fabric(Simulation& sim, Topology topo, FabricConfig cfg);
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  [[nodiscard]] Simulation& sim() { return sim_; }
+  [[nodiscard]] Network& net() { return net_; }
+  [[nodiscard]] const Network& net() const { return net_; }
+  [[nodiscard]] RcEngine& rc() { return rc_; }
+  [[nodiscard]] const RcEngine& rc() const { return rc_; }
+  [[nodiscard]] const Topology& topology() const { return topo_; }
+  [[nodiscard]] const FabricConfig& config() const { return cfg_; }
+  [[nodiscard]] int num_hosts() const { return topo_.num_hosts(); }
+  [[nodiscard]] Nic& nic(int host) { return *nics_[host]; }
+  [[nodiscard]] const std::vector<Switch*>& switches() const { return switches_; }
+
+  // The ports a packet with this hash crosses from src to dst (empty if unroutable).
+  [[nodiscard]] std::vector<const Port*> path(int src, int dst, uint64_t flow_hash, uint16_t first_port) const;
+
+  // Time for the flow alone on its path: the exact unloaded pipeline of its
+  // packets through every hop, plus the final ACK (WRITE/SEND) or the READ
+  // request (READ), including NIC latencies. What a lone flow measures.
+  [[nodiscard]] Time ideal_completion(uint32_t conn, Opcode op, int64_t bytes) const;
+  // The bottleneck rate on the connection's forward path.
+  [[nodiscard]] Rate path_bottleneck(uint32_t conn) const;
+  [[nodiscard]] int path_links(uint32_t conn) const;
+
+  // End-of-run invariants (packet conservation, buffer accounting). Empty
+  // string when they hold.
+  [[nodiscard]] std::string check_invariants() const;
+
+ private:
+  void build();
+
+  Simulation& sim_;
+  Topology topo_;
+  FabricConfig cfg_;
+  Network net_;
+  RcEngine rc_;
+  std::vector<Nic*> nics_;          // by endpoint index
+  std::vector<Switch*> switches_;
+  std::vector<Node*> by_topo_id_;   // topology node id -> node
+};
+
+}  // namespace rdmasim

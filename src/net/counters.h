@@ -1,0 +1,25 @@
+// Per-port counters, named as switch and NIC operators know them
+// (ifHCOutOctets-style tx/rx packets and bytes, discards per class, queue
+// watermark as SONiC reports it).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "net/tc_scheduler.h"
+
+namespace rdmasim {
+
+struct PortCounters {
+  uint64_t tx_packets = 0;
+  uint64_t tx_bytes = 0;  // wire bytes, including preamble and IFG
+  uint64_t rx_packets = 0;
+  uint64_t rx_bytes = 0;
+  uint64_t tx_data_payload_bytes = 0;  // RDMA payload carried (goodput numerator)
+  std::array<uint64_t, kNumTcs> drop_packets{};
+  std::array<uint64_t, kNumTcs> drop_bytes{};
+  std::array<uint64_t, kNumTcs> queue_watermark_bytes{};
+  uint64_t busy_ps = 0;  // time spent serializing
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,36 @@
+// Bytes a packet occupies on the wire, per fabric. Every number below is a
+// header or trailer size from the relevant spec; wire_extra is what the
+// physical layer adds between frames (Ethernet: 7 B preamble + 1 B SFD + 12 B
+// minimum inter-frame gap, IEEE 802.3 clause 4.4.2).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace rdmasim {
+
+struct Framing {
+  std::string name;
+  uint32_t base_header = 0;  // every packet: L2 + L3 + L4 + BTH + ICRC + FCS
+  uint32_t reth = 0;         // RDMA Extended Transport Header (first WRITE packet, READ request)
+  uint32_t aeth = 0;         // ACK Extended Transport Header (ACK / NAK)
+  uint32_t min_frame = 0;    // shorter frames are padded to this
+  uint32_t wire_extra = 0;   // preamble, SFD and inter-frame gap
+
+  [[nodiscard]] uint32_t frame(uint32_t header_and_payload) const {
+    return std::max(header_and_payload, min_frame) + wire_extra;
+  }
+  [[nodiscard]] uint32_t data_wire(uint32_t payload, bool with_reth) const {
+    return frame(base_header + (with_reth ? reth : 0) + payload);
+  }
+  [[nodiscard]] uint32_t ack_wire() const { return frame(base_header + aeth); }
+  [[nodiscard]] uint32_t read_request_wire() const { return frame(base_header + reth); }
+
+  // RoCEv2 (IBTA Annex A17): Ethernet II 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
+  // + FCS 4 = 62 B; RETH 16 B and AETH 4 B (IBTA Vol.1 §9.3); 64 B minimum
+  // frame and 20 B of preamble/SFD/IFG (IEEE 802.3).
+  static Framing rocev2() { return Framing{"rocev2", 62, 16, 4, 64, 20}; }
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,78 @@
+// The datapath's shared context: the simulation it runs in, the packet pool,
+// the packet ledger (for conservation checks) and the nodes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/pool.h"
+#include "engine/simulation.h"
+#include "net/framing.h"
+#include "net/node.h"
+#include "net/packet.h"
+
+namespace rdmasim {
+
+// Every packet ever created is, at any instant, exactly one of: delivered to
+// an endpoint, dropped (and counted), or live (queued or on a wire).
+struct PacketLedger {
+  std::array<uint64_t, kNumPktTypes> created{};
+  std::array<uint64_t, kNumPktTypes> delivered{};
+  std::array<uint64_t, kNumPktTypes> dropped{};
+  std::array<uint64_t, kNumPktTypes> live{};
+};
+
+class Network {
+ public:
+  Network(Simulation& sim, Framing framing) : sim_(sim), framing_(std::move(framing)) {}
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  [[nodiscard]] Simulation& sim() { return sim_; }
+  [[nodiscard]] const Framing& framing() const { return framing_; }
+
+  Packet* new_packet(PktType t) {
+    Packet* p = pool_.get();
+    p->type = t;
+    ++ledger_.created[static_cast<int>(t)];
+    ++ledger_.live[static_cast<int>(t)];
+    return p;
+  }
+  // The endpoint is done with `p`.
+  void deliver(Packet* p) {
+    ++ledger_.delivered[static_cast<int>(p->type)];
+    --ledger_.live[static_cast<int>(p->type)];
+    pool_.put(p);
+  }
+  void drop(Packet* p) {
+    ++ledger_.dropped[static_cast<int>(p->type)];
+    --ledger_.live[static_cast<int>(p->type)];
+    pool_.put(p);
+  }
+  [[nodiscard]] const PacketLedger& ledger() const { return ledger_; }
+  [[nodiscard]] size_t packets_in_pool_use() const { return pool_.live(); }
+  [[nodiscard]] size_t packet_pool_capacity() const { return pool_.capacity(); }
+
+  // Checks packet conservation; returns an empty string or what is violated.
+  [[nodiscard]] std::string check_conservation() const;
+
+  Node& add_node(std::unique_ptr<Node> n) {
+    nodes_.push_back(std::move(n));
+    return *nodes_.back();
+  }
+  [[nodiscard]] size_t num_nodes() const { return nodes_.size(); }
+  [[nodiscard]] Node& node(size_t i) { return *nodes_[i]; }
+  [[nodiscard]] const Node& node(size_t i) const { return *nodes_[i]; }
+
+ private:
+  Simulation& sim_;
+  Framing framing_;
+  Pool<Packet> pool_;
+  PacketLedger ledger_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace rdmasim

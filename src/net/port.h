@@ -1,0 +1,85 @@
+// One end of a link: the egress queues, the transmitter and its counters.
+// A transmission puts the packet on the wire for its serialization time and
+// schedules its arrival at the peer node; the peer's ingress latency and
+// cut-through rule are folded into that one event.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/event_queue.h"
+#include "engine/units.h"
+#include "net/counters.h"
+#include "net/packet.h"
+#include "net/tc_scheduler.h"
+
+namespace rdmasim {
+
+class Node;
+class Network;
+class Port;
+class Mmu;
+
+// Supplies packets to an idle port when its own queues are empty (a NIC's
+// per-QP scheduler). Returns nullptr when nothing may be sent now.
+class PacketSource {
+ public:
+  virtual Packet* pull(Port& port) = 0;
+  [[nodiscard]] virtual bool has_more(const Port& port) const = 0;
+
+ protected:
+  ~PacketSource() = default;
+};
+
+class Port final : public EventHandler {
+ public:
+  static constexpr uint32_t kTxDone = 0;
+
+  Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
+      : net_(net), owner_(owner), index_(index), rate_(rate), delay_(delay) {}
+
+  void connect(Node* peer, uint16_t peer_index) {
+    peer_ = peer;
+    peer_index_ = peer_index;
+  }
+  void set_source(PacketSource* s) { source_ = s; }
+  void set_mmu(Mmu* m) { mmu_ = m; }
+  void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
+
+  // Queues a packet for transmission (the caller already admitted it).
+  void enqueue(Packet* p);
+  // Starts a transmission if the port is idle and has something to send.
+  void kick();
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+
+  [[nodiscard]] Node& owner() const { return owner_; }
+  [[nodiscard]] Node* peer() const { return peer_; }
+  [[nodiscard]] uint16_t index() const { return index_; }
+  [[nodiscard]] uint16_t peer_index() const { return peer_index_; }
+  [[nodiscard]] Rate rate() const { return rate_; }
+  [[nodiscard]] Time delay() const { return delay_; }
+  [[nodiscard]] const TcScheduler& queues() const { return queues_; }
+  [[nodiscard]] PortCounters& counters() { return ctr_; }
+  [[nodiscard]] const PortCounters& counters() const { return ctr_; }
+  [[nodiscard]] bool up() const { return up_; }
+
+ private:
+  void transmit(Packet* p, Time now);
+
+  Network& net_;
+  Node& owner_;
+  Node* peer_ = nullptr;
+  PacketSource* source_ = nullptr;
+  Mmu* mmu_ = nullptr;
+  TcScheduler queues_;
+  PortCounters ctr_;
+  Time busy_until_;
+  Rate rate_;
+  Time delay_;
+  uint16_t index_;
+  uint16_t peer_index_ = 0;
+  bool tx_pending_ = false;
+  bool up_ = true;
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,59 @@
+#include "nic/nic.h"
+
+#include "net/network.h"
+#include "transport/rc.h"
+
+namespace rdmasim {
+
+void Nic::on_event(uint32_t kind, uint64_t arg) {
+  switch (kind) {
+    case kArrive: {
+      Packet* p = reinterpret_cast<Packet*>(arg);
+      Port& in = *ports_[p->in_port];
+      in.counters().rx_packets += 1;
+      in.counters().rx_bytes += p->wire;
+      rc_->on_packet(*this, p);
+      break;
+    }
+    case kTimer:
+      rc_->on_timer(static_cast<uint32_t>(arg));
+      break;
+    case kDoorbell: {
+      const auto conn = static_cast<uint32_t>(arg >> 17);
+      const auto port = static_cast<uint16_t>((arg >> 1) & 0xffff);
+      const int role = static_cast<int>(arg & 1);
+      active_[port].push_back(conn << 1 | static_cast<uint32_t>(role));
+      ports_[port]->kick();
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Nic::activate(uint16_t port, uint32_t conn, int role) {
+  if (cfg_.tx_latency > Time::zero()) {
+    net_.sim().schedule_in(cfg_.tx_latency, this, kDoorbell,
+                           static_cast<uint64_t>(conn) << 17 | static_cast<uint64_t>(port) << 1 |
+                               static_cast<uint64_t>(role));
+    return;
+  }
+  active_[port].push_back(conn << 1 | static_cast<uint32_t>(role));
+  ports_[port]->kick();
+}
+
+Packet* Nic::pull(Port& port) {
+  auto& ring = active_[port.index()];
+  while (!ring.empty()) {
+    const uint32_t e = ring.pop_front();
+    bool more = false;
+    Packet* p = rc_->next_packet(e >> 1, static_cast<int>(e & 1), more);
+    if (more) ring.push_back(e);
+    if (p != nullptr) return p;
+  }
+  return nullptr;
+}
+
+void Nic::schedule_timer(Time at, uint32_t conn) { net_.sim().schedule(at, this, kTimer, conn); }
+
+}  // namespace rdmasim

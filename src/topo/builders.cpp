@@ -1,0 +1,153 @@
+#include <cmath>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+#include "topo/topology.h"
+
+namespace rdmasim {
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+}  // namespace
+
+Topology make_star(int hosts, LinkSpec link) {
+  require(hosts >= 2 && hosts <= 100000, "hosts must be between 2 and 100000");
+  Topology t;
+  t.description = "star of " + std::to_string(hosts) + " hosts";
+  const int sw = hosts;  // hosts first, so host i is node i
+  for (int i = 0; i < hosts; ++i) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(i), 0);
+  t.add_node(TopoNodeKind::kSwitch, "sw0", 1);
+  for (int i = 0; i < hosts; ++i) t.add_link(i, sw, link.rate, link.delay);
+  return t;
+}
+
+Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck) {
+  require(left >= 1 && left <= 100000, "left must be between 1 and 100000");
+  require(right >= 1 && right <= 100000, "right must be between 1 and 100000");
+  Topology t;
+  t.description = "dumbbell " + std::to_string(left) + "x" + std::to_string(right);
+  for (int i = 0; i < left + right; ++i) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(i), 0);
+  const int s0 = t.add_node(TopoNodeKind::kSwitch, "swL", 1);
+  const int s1 = t.add_node(TopoNodeKind::kSwitch, "swR", 1);
+  for (int i = 0; i < left; ++i) t.add_link(i, s0, host_link.rate, host_link.delay);
+  for (int i = left; i < left + right; ++i) t.add_link(i, s1, host_link.rate, host_link.delay);
+  t.add_link(s0, s1, bottleneck.rate, bottleneck.delay);
+  return t;
+}
+
+Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription, LinkSpec host_link,
+                         LinkSpec fabric_link) {
+  require(leaves >= 1 && leaves <= 4096, "leaves must be between 1 and 4096");
+  require(hosts_per_leaf >= 1 && hosts_per_leaf <= 4096, "hosts_per_leaf must be between 1 and 4096");
+  if (spines <= 0) {
+    require(oversubscription >= 1.0, "oversubscription must be >= 1 (e.g. 1 for non-blocking, 2 for 2:1)");
+    const double down = static_cast<double>(hosts_per_leaf) * host_link.rate.bps();
+    spines = static_cast<int>(std::ceil(down / (oversubscription * fabric_link.rate.bps()) - 1e-9));
+    spines = std::max(spines, 1);
+  }
+  require(spines <= 4096, "spines must be at most 4096");
+  Topology t;
+  t.description = "leaf-spine " + std::to_string(leaves) + " leaves x " + std::to_string(hosts_per_leaf) +
+                  " hosts, " + std::to_string(spines) + " spines";
+  for (int l = 0; l < leaves; ++l)
+    for (int h = 0; h < hosts_per_leaf; ++h)
+      t.add_node(TopoNodeKind::kHost, "h" + std::to_string(l * hosts_per_leaf + h), 0);
+  const int first_leaf = static_cast<int>(t.nodes.size());
+  for (int l = 0; l < leaves; ++l) t.add_node(TopoNodeKind::kSwitch, "leaf" + std::to_string(l), 1);
+  const int first_spine = static_cast<int>(t.nodes.size());
+  for (int s = 0; s < spines; ++s) t.add_node(TopoNodeKind::kSwitch, "spine" + std::to_string(s), 2);
+  for (int l = 0; l < leaves; ++l) {
+    for (int h = 0; h < hosts_per_leaf; ++h)
+      t.add_link(l * hosts_per_leaf + h, first_leaf + l, host_link.rate, host_link.delay);
+    if (leaves > 1)
+      for (int s = 0; s < spines; ++s) t.add_link(first_leaf + l, first_spine + s, fabric_link.rate, fabric_link.delay);
+  }
+  return t;
+}
+
+Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
+  require(k >= 2 && k <= 64 && k % 2 == 0, "k must be an even number between 2 and 64");
+  const int half = k / 2;
+  Topology t;
+  t.description = std::to_string(k) + "-ary fat-tree, " + std::to_string(k * k * k / 4) + " hosts";
+  // Host h sits under edge switch h / half of pod h / (half*half).
+  for (int h = 0; h < k * k * k / 4; ++h) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(h), 0);
+  const int first_edge = static_cast<int>(t.nodes.size());
+  for (int p = 0; p < k; ++p)
+    for (int e = 0; e < half; ++e)
+      t.add_node(TopoNodeKind::kSwitch, "edge" + std::to_string(p) + "_" + std::to_string(e), 1);
+  const int first_agg = static_cast<int>(t.nodes.size());
+  for (int p = 0; p < k; ++p)
+    for (int a = 0; a < half; ++a)
+      t.add_node(TopoNodeKind::kSwitch, "agg" + std::to_string(p) + "_" + std::to_string(a), 2);
+  const int first_core = static_cast<int>(t.nodes.size());
+  for (int c = 0; c < half * half; ++c) t.add_node(TopoNodeKind::kSwitch, "core" + std::to_string(c), 3);
+  for (int h = 0; h < k * k * k / 4; ++h) t.add_link(h, first_edge + h / half, host_link.rate, host_link.delay);
+  for (int p = 0; p < k; ++p)
+    for (int e = 0; e < half; ++e)
+      for (int a = 0; a < half; ++a)
+        t.add_link(first_edge + p * half + e, first_agg + p * half + a, fabric_link.rate, fabric_link.delay);
+  // Aggregation switch a of every pod connects to cores a*half .. a*half+half-1.
+  for (int p = 0; p < k; ++p)
+    for (int a = 0; a < half; ++a)
+      for (int c = 0; c < half; ++c)
+        t.add_link(first_agg + p * half + a, first_core + a * half + c, fabric_link.rate, fabric_link.delay);
+  return t;
+}
+
+Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link) {
+  require(servers >= 1 && servers <= 8192, "servers must be between 1 and 8192");
+  require(gpus_per_server >= 1 && gpus_per_server <= 64, "gpus_per_server must be between 1 and 64");
+  require(spines >= 0 && spines <= 4096, "spines must be between 0 and 4096");
+  Topology t;
+  t.description = std::to_string(servers) + " servers x " + std::to_string(gpus_per_server) +
+                  " GPUs, rail-optimized, " + std::to_string(spines) + " spines";
+  for (int s = 0; s < servers; ++s)
+    for (int g = 0; g < gpus_per_server; ++g)
+      t.add_node(TopoNodeKind::kHost, "srv" + std::to_string(s) + ".gpu" + std::to_string(g), 0, s);
+  const int first_rail = static_cast<int>(t.nodes.size());
+  for (int g = 0; g < gpus_per_server; ++g) t.add_node(TopoNodeKind::kSwitch, "rail" + std::to_string(g), 1);
+  const int first_spine = static_cast<int>(t.nodes.size());
+  for (int s = 0; s < spines; ++s) t.add_node(TopoNodeKind::kSwitch, "spine" + std::to_string(s), 2);
+  for (int s = 0; s < servers; ++s)
+    for (int g = 0; g < gpus_per_server; ++g)
+      t.add_link(s * gpus_per_server + g, first_rail + g, host_link.rate, host_link.delay);
+  for (int g = 0; g < gpus_per_server; ++g)
+    for (int s = 0; s < spines; ++s) t.add_link(first_rail + g, first_spine + s, fabric_link.rate, fabric_link.delay);
+  return t;
+}
+
+std::string check_connected(const Topology& t) {
+  if (t.hosts.empty()) return "the topology has no hosts";
+  std::vector<std::vector<int>> adj(t.nodes.size());
+  for (const auto& l : t.links) {
+    adj[l.a].push_back(l.b);
+    adj[l.b].push_back(l.a);
+  }
+  // Hosts do not forward, so search through switches only.
+  std::vector<char> seen(t.nodes.size(), 0);
+  std::queue<int> q;
+  q.push(t.hosts[0]);
+  seen[t.hosts[0]] = 1;
+  while (!q.empty()) {
+    const int n = q.front();
+    q.pop();
+    if (n != t.hosts[0] && t.nodes[n].kind == TopoNodeKind::kHost) continue;
+    for (int m : adj[n])
+      if (!seen[m]) {
+        seen[m] = 1;
+        q.push(m);
+      }
+  }
+  for (int h : t.hosts)
+    if (!seen[h])
+      return "host '" + t.nodes[h].name + "' cannot reach host '" + t.nodes[t.hosts[0]].name +
+             "' (the topology is not connected)";
+  return {};
+}
+
+}  // namespace rdmasim

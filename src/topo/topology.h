@@ -1,0 +1,70 @@
+// A topology is a plain graph description: nodes (hosts and switches) and
+// bidirectional links with a rate and a propagation delay. Builders produce
+// it; the network layer instantiates it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/units.h"
+
+namespace rdmasim {
+
+enum class TopoNodeKind { kHost, kSwitch };
+
+struct TopoNode {
+  TopoNodeKind kind = TopoNodeKind::kHost;
+  std::string name;
+  int tier = 0;     // 0 host, 1 leaf/ToR/edge, 2 spine/aggregation, 3 core
+  int server = -1;  // multi-GPU servers: the server this GPU endpoint sits in
+};
+
+struct TopoLink {
+  int a = 0;
+  int b = 0;
+  Rate rate;
+  Time delay;
+};
+
+struct Topology {
+  std::string description;
+  std::vector<TopoNode> nodes;
+  std::vector<TopoLink> links;
+  std::vector<int> hosts;  // node ids of endpoints; endpoint i is nodes[hosts[i]]
+
+  int add_node(TopoNodeKind kind, std::string name, int tier, int server = -1) {
+    nodes.push_back(TopoNode{kind, std::move(name), tier, server});
+    const int id = static_cast<int>(nodes.size()) - 1;
+    if (kind == TopoNodeKind::kHost) hosts.push_back(id);
+    return id;
+  }
+  void add_link(int a, int b, Rate rate, Time delay) { links.push_back(TopoLink{a, b, rate, delay}); }
+  [[nodiscard]] int num_hosts() const { return static_cast<int>(hosts.size()); }
+  [[nodiscard]] int num_switches() const { return static_cast<int>(nodes.size() - hosts.size()); }
+};
+
+// Builders. Each throws std::invalid_argument with a message naming the
+// offending parameter when the parameters cannot make a valid topology.
+struct LinkSpec {
+  Rate rate = Rate::from_gbps(100);
+  Time delay = Time::from_ns(1000);
+};
+
+Topology make_star(int hosts, LinkSpec link);
+// `left` senders and `right` receivers behind two switches joined by `bottleneck`.
+Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck);
+// Two-tier Clos. When spines == 0 the spine count follows from the
+// oversubscription ratio: hosts_per_leaf*host_rate / (spines*fabric_rate) = ratio.
+Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription, LinkSpec host_link,
+                         LinkSpec fabric_link);
+// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k^3/4 hosts.
+Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
+// Multi-GPU servers, rail-optimized: GPU g of every server attaches (through
+// its own NIC) to rail leaf g; every leaf connects to every spine.
+Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link);
+
+// Empty string when every host can reach every other host; otherwise a
+// sentence naming a pair that cannot.
+std::string check_connected(const Topology& t);
+
+}  // namespace rdmasim

@@ -1,0 +1,320 @@
+#include "transport/rc.h"
+
+#include <algorithm>
+
+#include "engine/rng.h"
+#include "net/network.h"
+#include "nic/nic.h"
+#include "route/route_table.h"
+
+namespace rdmasim {
+namespace {
+
+constexpr uint16_t kRoceUdpPort = 4791;  // IANA-assigned RoCEv2 port
+constexpr uint8_t kUdp = 17;
+
+uint64_t five_tuple_hash(int src, int dst, uint16_t sport, uint16_t dport) {
+  uint64_t h = mix64(static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
+  return mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(dport) << 8 | kUdp));
+}
+
+}  // namespace
+
+uint32_t RcEngine::connect(int src, int dst, CompletionSink* sink, uint8_t tc) {
+  RcConnection& c = conns_.emplace_back();
+  c.id = static_cast<uint32_t>(conns_.size() - 1);
+  c.src = src;
+  c.dst = dst;
+  c.sink = sink;
+  c.tc = tc;
+  // RoCEv2 NICs derive the UDP source port from the QP number so that QPs
+  // spread over ECMP paths (IBTA Annex A17 §A17.4.3); we hash the connection id.
+  c.sport = static_cast<uint16_t>(49152 + mix64(net_.sim().seed() ^ (0xc0ffeeull << 32) ^ c.id) % 16384);
+  c.flow_hash = five_tuple_hash(src, dst, c.sport, kRoceUdpPort);
+  c.rev_hash = five_tuple_hash(dst, src, c.sport, kRoceUdpPort);
+  c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
+  c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
+  return c.id;
+}
+
+void RcEngine::post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id) {
+  RcConnection& c = conns_[conn];
+  RcMessage m;
+  m.wr_id = wr_id;
+  m.size = bytes;
+  m.op = op;
+  m.posted = net_.sim().now();
+  m.first_psn = c.snd_end;
+  m.end_psn = c.snd_end + packets_for(bytes);
+  c.snd_end = m.end_psn;
+  c.msgs.push_back(m);
+  activate(c, 0);
+}
+
+void RcEngine::activate(RcConnection& c, int role) {
+  bool& flag = role == 0 ? c.requester_active : c.responder_active;
+  if (flag) return;
+  flag = true;
+  if (role == 0)
+    nics_[c.src]->activate(c.src_nic_port, c.id, 0);
+  else
+    nics_[c.dst]->activate(c.dst_nic_port, c.id, 1);
+}
+
+Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
+  RcConnection& c = conns_[conn];
+  const Framing& fr = net_.framing();
+  if (role == 1) {
+    // READ responder: stream the front requested range back to the requester.
+    if (c.read_ranges.empty()) {
+      c.responder_active = false;
+      more = false;
+      return nullptr;
+    }
+    auto& r = c.read_ranges.front();
+    Packet* p = net_.new_packet(PktType::kData);
+    const bool first = r.next_psn == c.msgs[r.msg].first_psn;
+    const auto payload = static_cast<uint32_t>(std::min<int64_t>(cfg_.mtu, r.remaining));
+    p->psn = r.next_psn;
+    p->payload = payload;
+    p->flags = kReadResponse | (r.next_psn + 1 == r.end_psn ? kLast : 0) | (first ? kFirst : 0);
+    // READ response First/Last/Only carry an AETH (IBTA Vol.1 §9.3.5).
+    p->wire = fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false);
+    p->aux = r.msg;
+    p->src = c.dst;
+    p->dst = c.src;
+    p->conn = c.id;
+    p->tc = c.tc;
+    p->flow_hash = c.rev_hash;
+    p->opcode = Opcode::kRead;
+    ++r.next_psn;
+    r.remaining -= payload;
+    if (r.next_psn == r.end_psn) c.read_ranges.pop_front();
+    more = !c.read_ranges.empty();
+    if (!more) c.responder_active = false;
+    return p;
+  }
+
+  if (c.snd_nxt >= c.snd_end) {
+    c.requester_active = false;
+    more = false;
+    return nullptr;
+  }
+  while (c.snd_nxt >= c.msgs[c.nxt_msg].end_psn) ++c.nxt_msg;
+  while (c.snd_nxt < c.msgs[c.nxt_msg].first_psn) --c.nxt_msg;
+  const RcMessage& m = c.msgs[c.nxt_msg];
+  const uint64_t k = c.snd_nxt - m.first_psn;
+  Packet* p;
+  if (m.op == Opcode::kRead) {
+    p = net_.new_packet(PktType::kReadRequest);
+    p->psn = c.snd_nxt;
+    p->aux = m.end_psn;
+    p->msg_offset = std::max<int64_t>(0, m.size - static_cast<int64_t>(k) * cfg_.mtu);
+    p->payload = 0;
+    p->wire = fr.read_request_wire();
+    c.snd_nxt = m.end_psn;
+  } else {
+    p = net_.new_packet(PktType::kData);
+    const int64_t offset = static_cast<int64_t>(k) * cfg_.mtu;
+    const auto payload = static_cast<uint32_t>(std::clamp<int64_t>(m.size - offset, 0, cfg_.mtu));
+    p->psn = c.snd_nxt;
+    p->payload = payload;
+    p->msg_offset = offset;
+    p->flags = static_cast<uint8_t>((k == 0 ? kFirst : 0) | (c.snd_nxt + 1 == m.end_psn ? kLast : 0));
+    p->wire = fr.data_wire(payload, m.op == Opcode::kWrite && k == 0);
+    p->aux = c.nxt_msg;
+    ++c.snd_nxt;
+    ++c.ctr.data_packets_sent;
+  }
+  p->opcode = m.op;
+  p->src = c.src;
+  p->dst = c.dst;
+  p->conn = c.id;
+  p->tc = c.tc;
+  p->flow_hash = c.flow_hash;
+  if (p->psn < c.snd_max) {
+    ++c.ctr.retransmitted_packets;
+    c.ctr.retransmitted_bytes += p->payload;
+  }
+  c.snd_max = std::max(c.snd_max, c.snd_nxt);
+  arm_timer(c);
+  more = c.snd_nxt < c.snd_end;
+  if (!more) c.requester_active = false;
+  return p;
+}
+
+void RcEngine::on_packet(Nic& nic, Packet* p) {
+  RcConnection& c = conns_[p->conn];
+  switch (p->type) {
+    case PktType::kData:
+      if (p->flags & kReadResponse)
+        on_read_response(c, p);
+      else
+        on_data(c, p);
+      break;
+    case PktType::kAck:
+      on_ack(c, p->psn);
+      break;
+    case PktType::kNak:
+      ++c.ctr.naks_received;
+      on_nak(c, p->psn);
+      break;
+    case PktType::kReadRequest:
+      on_read_request(c, p);
+      break;
+    default:
+      break;
+  }
+  net_.deliver(p);
+}
+
+void RcEngine::on_data(RcConnection& c, Packet* p) {
+  if (p->psn == c.epsn) {
+    ++c.epsn;
+    c.nak_outstanding = false;
+    ++c.since_ack;
+    const bool last = (p->flags & kLast) != 0;
+    if (last && c.sink != nullptr) {
+      const RcMessage& m = c.msgs[p->aux];
+      c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
+    }
+    if (last || c.since_ack >= cfg_.ack_interval) {
+      c.since_ack = 0;
+      send_control(c, PktType::kAck, c.epsn - 1);
+    }
+  } else if (p->psn > c.epsn) {
+    ++c.ctr.out_of_order_discards;
+    if (!c.nak_outstanding) {
+      c.nak_outstanding = true;
+      ++c.ctr.naks_sent;
+      send_control(c, PktType::kNak, c.epsn);
+    }
+  } else {
+    // A duplicate: the requester went back further than needed; re-ACK so it
+    // learns where the responder is.
+    send_control(c, PktType::kAck, c.epsn - 1);
+  }
+}
+
+void RcEngine::on_read_request(RcConnection& c, Packet* p) {
+  if (p->psn > c.epsn) {
+    if (!c.nak_outstanding) {
+      c.nak_outstanding = true;
+      ++c.ctr.naks_sent;
+      send_control(c, PktType::kNak, c.epsn);
+    }
+    return;
+  }
+  if (p->psn < c.epsn) c.read_ranges.clear();  // a retried READ restarts the response stream
+  c.nak_outstanding = false;
+  c.epsn = std::max(c.epsn, p->aux);
+  // Locate the message for completion bookkeeping on the requester side.
+  size_t mi = c.nxt_msg;
+  while (mi > 0 && c.msgs[mi].first_psn > p->psn) --mi;
+  while (mi + 1 < c.msgs.size() && c.msgs[mi].end_psn <= p->psn) ++mi;
+  c.read_ranges.push_back(RcConnection::ReadRange{p->psn, p->aux, p->msg_offset, mi});
+  activate(c, 1);
+}
+
+void RcEngine::on_read_response(RcConnection& c, Packet* p) {
+  if (c.una_msg >= c.msgs.size() || c.msgs[c.una_msg].op != Opcode::kRead) return;  // stale
+  if (p->psn == c.snd_una) {
+    ++c.snd_una;
+    c.rto_exp = 0;
+    c.retries = 0;
+    c.rto_deadline = net_.sim().now() + cfg_.rto;
+    const RcMessage& m = c.msgs[c.una_msg];
+    if (c.snd_una == m.end_psn) {
+      ++c.una_msg;
+      complete(c, m);
+      bool progressed = false;
+      advance_una(c, progressed);
+    }
+  } else if (p->psn > c.snd_una && c.read_retry_psn != c.snd_una) {
+    // A response went missing: re-issue the READ from the first missing PSN.
+    c.read_retry_psn = c.snd_una;
+    go_back(c, c.snd_una);
+  }
+}
+
+void RcEngine::advance_una(RcConnection& c, bool& progressed) {
+  while (c.una_msg < c.msgs.size() && c.snd_una < c.acked_upto) {
+    const RcMessage& m = c.msgs[c.una_msg];
+    if (m.op == Opcode::kRead) break;  // completes only when its data has arrived
+    c.snd_una = std::min(m.end_psn, c.acked_upto);
+    progressed = true;
+    if (c.snd_una == m.end_psn) {
+      ++c.una_msg;
+      complete(c, m);
+    }
+  }
+  if (c.snd_nxt < c.snd_una) c.snd_nxt = c.snd_una;
+}
+
+void RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
+  if (last_psn + 1 <= c.acked_upto) return;
+  c.acked_upto = last_psn + 1;
+  bool progressed = false;
+  advance_una(c, progressed);
+  if (progressed) {
+    c.rto_exp = 0;
+    c.retries = 0;
+    c.rto_deadline = net_.sim().now() + cfg_.rto;
+  }
+}
+
+void RcEngine::on_nak(RcConnection& c, uint64_t expected_psn) {
+  if (expected_psn > 0) on_ack(c, expected_psn - 1);
+  if (expected_psn < c.snd_nxt && expected_psn >= c.snd_una) go_back(c, expected_psn);
+}
+
+void RcEngine::go_back(RcConnection& c, uint64_t psn) {
+  c.snd_nxt = psn;
+  activate(c, 0);
+}
+
+void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn) {
+  Packet* p = net_.new_packet(t);
+  p->psn = psn;
+  p->src = c.dst;
+  p->dst = c.src;
+  p->conn = c.id;
+  p->tc = cfg_.ack_tc;
+  p->flow_hash = c.rev_hash;
+  p->wire = net_.framing().ack_wire();
+  if (t == PktType::kAck) ++c.ctr.acks_sent;
+  nics_[c.dst]->send_control(c.dst_nic_port, p);
+}
+
+void RcEngine::arm_timer(RcConnection& c) {
+  if (c.timer_armed) return;
+  c.timer_armed = true;
+  c.rto_deadline = net_.sim().now() + cfg_.rto * (int64_t{1} << c.rto_exp);
+  nics_[c.src]->schedule_timer(c.rto_deadline, c.id);
+}
+
+void RcEngine::on_timer(uint32_t conn) {
+  RcConnection& c = conns_[conn];
+  c.timer_armed = false;
+  if (c.snd_una >= c.snd_max) return;  // nothing outstanding
+  const Time now = net_.sim().now();
+  if (now < c.rto_deadline) {
+    c.timer_armed = true;
+    nics_[c.src]->schedule_timer(c.rto_deadline, c.id);
+    return;
+  }
+  ++c.ctr.timeouts;
+  ++c.retries;
+  if (cfg_.retry_limit != 0 && c.retries > cfg_.retry_limit) return;  // QP would go to error
+  c.rto_exp = std::min(c.rto_exp + 1, cfg_.rto_max_backoff);
+  c.read_retry_psn = ~0ull;
+  c.snd_max = std::max(c.snd_max, c.snd_nxt);
+  go_back(c, c.snd_una);
+  arm_timer(c);
+}
+
+void RcEngine::complete(RcConnection& c, const RcMessage& m) {
+  if (c.sink != nullptr) c.sink->on_complete(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
+}
+
+}  // namespace rdmasim

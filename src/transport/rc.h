@@ -1,0 +1,163 @@
+// Reliable Connection transport (IBTA Vol.1 ch. 9), shared by InfiniBand and
+// RoCEv2: PSN-ordered packets, coalesced ACKs, NAK on sequence error,
+// go-back-N retransmission and a retransmission timer with exponential backoff.
+// A connection is a QP pair: the requester QP at `src`, the responder at `dst`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "engine/units.h"
+#include "net/packet.h"
+
+namespace rdmasim {
+
+class Nic;
+class Network;
+
+struct RcConfig {
+  uint32_t mtu = 1000;          // payload bytes per packet
+  uint32_t ack_interval = 1;    // ACK every N in-order packets (and every message end)
+  // Local ACK timeout = 4.096 us x 2^n (IBTA Vol.1 §9.7.6.1.3); n = 4.
+  Time rto = Time::from_ps(65'536'000);
+  uint32_t rto_max_backoff = 6;  // the timeout doubles at most this many times
+  uint32_t retry_limit = 0;      // 0 = retry forever (counted, never gives up)
+  uint8_t data_tc = 3;
+  uint8_t ack_tc = 7;            // ACK/NAK ride a strict-priority class
+};
+
+struct Completion {
+  uint32_t conn = 0;
+  uint64_t wr_id = 0;
+  Opcode op = Opcode::kWrite;
+  int64_t bytes = 0;
+  Time posted;
+  Time completed;
+};
+
+// Where a connection reports its completions. on_complete: the requester's
+// work completion (WRITE/SEND acknowledged, READ data in place). on_receive:
+// the responder saw the last byte of a WRITE or SEND land.
+class CompletionSink {
+ public:
+  virtual void on_complete(const Completion& c) = 0;
+  virtual void on_receive(const Completion& c) {}
+
+ protected:
+  ~CompletionSink() = default;
+};
+
+struct RcMessage {
+  uint64_t wr_id = 0;
+  int64_t size = 0;
+  uint64_t first_psn = 0;
+  uint64_t end_psn = 0;  // one past the last PSN
+  Time posted;
+  Opcode op = Opcode::kWrite;
+};
+
+struct RcCounters {
+  uint64_t data_packets_sent = 0;
+  uint64_t retransmitted_packets = 0;
+  uint64_t retransmitted_bytes = 0;
+  uint64_t timeouts = 0;
+  uint64_t naks_received = 0;
+  uint64_t naks_sent = 0;
+  uint64_t acks_sent = 0;
+  uint64_t out_of_order_discards = 0;
+};
+
+struct RcConnection {
+  uint32_t id = 0;
+  int src = 0;
+  int dst = 0;
+  uint16_t sport = 0;  // UDP source port: RoCEv2's ECMP entropy
+  uint16_t src_nic_port = 0;
+  uint16_t dst_nic_port = 0;
+  uint8_t tc = 0;
+  uint64_t flow_hash = 0;  // requester -> responder direction
+  uint64_t rev_hash = 0;   // responder -> requester direction
+  CompletionSink* sink = nullptr;
+
+  // Requester.
+  std::vector<RcMessage> msgs;
+  size_t una_msg = 0;  // oldest message not yet complete
+  size_t nxt_msg = 0;  // message holding snd_nxt
+  uint64_t snd_una = 0;
+  uint64_t snd_nxt = 0;
+  uint64_t snd_max = 0;     // highest PSN ever sent + 1 (below it a send is a retransmission)
+  uint64_t snd_end = 0;     // one past the last PSN posted
+  uint64_t acked_upto = 0;  // one past the highest PSN ACKed
+  uint64_t read_retry_psn = ~0ull;
+  Time rto_deadline;
+  uint32_t rto_exp = 0;
+  uint32_t retries = 0;
+  bool timer_armed = false;
+  bool requester_active = false;
+
+  // Responder.
+  uint64_t epsn = 0;
+  uint32_t since_ack = 0;
+  bool nak_outstanding = false;
+  struct ReadRange {
+    uint64_t next_psn;
+    uint64_t end_psn;
+    int64_t remaining;
+    uint64_t msg;
+  };
+  std::deque<ReadRange> read_ranges;
+  bool responder_active = false;
+
+  RcCounters ctr;
+
+  [[nodiscard]] bool idle() const { return snd_una == snd_end && read_ranges.empty(); }
+};
+
+// The protocol engine for every RC connection of one network. NICs hand it
+// received packets and ask it for the next packet of a connection.
+class RcEngine {
+ public:
+  RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg) {}
+  void attach_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
+
+  // Creates a connection (QP pair) from host src to host dst.
+  uint32_t connect(int src, int dst, CompletionSink* sink, uint8_t tc);
+  // Posts a work request on the requester side of `conn`.
+  void post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id);
+
+  // NIC hooks.
+  void on_packet(Nic& nic, Packet* p);
+  // Builds the next packet of `conn` in `role` (0 requester, 1 READ responder);
+  // sets `more` when that role has further packets to send.
+  Packet* next_packet(uint32_t conn, int role, bool& more);
+  void on_timer(uint32_t conn);
+
+  [[nodiscard]] const RcConfig& config() const { return cfg_; }
+  [[nodiscard]] size_t num_connections() const { return conns_.size(); }
+  [[nodiscard]] const RcConnection& connection(uint32_t id) const { return conns_[id]; }
+  [[nodiscard]] uint32_t packets_for(int64_t bytes) const {
+    return bytes <= 0 ? 1u : static_cast<uint32_t>((bytes + cfg_.mtu - 1) / cfg_.mtu);
+  }
+
+ private:
+  void on_data(RcConnection& c, Packet* p);
+  void on_read_response(RcConnection& c, Packet* p);
+  void on_read_request(RcConnection& c, Packet* p);
+  void on_ack(RcConnection& c, uint64_t last_psn);
+  void on_nak(RcConnection& c, uint64_t expected_psn);
+  void advance_una(RcConnection& c, bool& progressed);
+  void go_back(RcConnection& c, uint64_t psn);
+  void send_control(RcConnection& c, PktType t, uint64_t psn);
+  void arm_timer(RcConnection& c);
+  void activate(RcConnection& c, int role);
+  void complete(RcConnection& c, const RcMessage& m);
+
+  Network& net_;
+  RcConfig cfg_;
+  std::vector<Nic*> nics_;
+  std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,186 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "config/units_parse.h"
+
+namespace rdmasim {
+namespace {
+
+// The message of the std::invalid_argument thrown by `fn`, or "" if none.
+template <typename Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ParseTime, ExactDecimalValues) {
+  EXPECT_EQ(parse_time("1.5us").ps(), 1'500'000);
+  EXPECT_EQ(parse_time("0.3us").ps(), 300'000);
+  EXPECT_EQ(parse_time("600ns").ps(), 600'000);
+  EXPECT_EQ(parse_time("10ms").ps(), 10'000'000'000);
+  EXPECT_EQ(parse_time("2s").ps(), 2'000'000'000'000);
+  EXPECT_EQ(parse_time("100ps").ps(), 100);
+  EXPECT_EQ(parse_time("0.001ns").ps(), 1);
+  EXPECT_EQ(parse_time(".5ns").ps(), 500);
+  EXPECT_EQ(parse_time("0s").ps(), 0);
+  EXPECT_EQ(parse_time("1.5 us").ps(), 1'500'000);
+  EXPECT_EQ(parse_time("0.1s").ps(), 100'000'000'000);
+  EXPECT_EQ(parse_time("1.50000000000000000000000000000000000000000000us").ps(), 1'500'000);
+}
+
+TEST(ParseTime, MicroSignVariants) {
+  EXPECT_EQ(parse_time("2\xC2\xB5s").ps(), 2'000'000);  // U+00B5
+  EXPECT_EQ(parse_time("2\xCE\xBCs").ps(), 2'000'000);  // U+03BC
+}
+
+TEST(ParseTime, LargestValues) {
+  EXPECT_EQ(parse_time("9223372036854775807ps").ps(), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(parse_time("9223372s").ps(), 9'223'372'000'000'000'000);
+}
+
+TEST(ParseTime, Errors) {
+  const std::string kNeedUnit = "expected a time with a unit, e.g. 1.5us";
+  EXPECT_EQ(error_of([] { (void)parse_time("1.5"); }), kNeedUnit);
+  EXPECT_EQ(error_of([] { (void)parse_time("600"); }), kNeedUnit);
+  EXPECT_EQ(error_of([] { (void)parse_time(""); }), kNeedUnit);
+  EXPECT_EQ(error_of([] { (void)parse_time("us"); }), kNeedUnit);
+  EXPECT_EQ(error_of([] { (void)parse_time("-1us"); }), "time must not be negative");
+  EXPECT_EQ(error_of([] { (void)parse_time("0.0001ps"); }), "time must be a whole number of picoseconds");
+  EXPECT_EQ(error_of([] { (void)parse_time("1.0000000000001s"); }),
+            "time must be a whole number of picoseconds");
+  EXPECT_EQ(error_of([] { (void)parse_time("0.0000000000000000000000000000000000000000001s"); }),
+            "time must be a whole number of picoseconds");
+  EXPECT_EQ(error_of([] { (void)parse_time("3xs"); }), "unknown time unit 'xs' (use ps, ns, us, ms or s)");
+  EXPECT_EQ(error_of([] { (void)parse_time("1e3ns"); }),
+            "unknown time unit 'e3ns' (use ps, ns, us, ms or s)");
+  EXPECT_EQ(error_of([] { (void)parse_time("9223372036854775808ps"); }), "time is too large");
+  EXPECT_EQ(error_of([] { (void)parse_time("9223373s"); }), "time is too large");
+  EXPECT_EQ(error_of([] { (void)parse_time("99999999999999999999999999999999999999999s"); }),
+            "time is too large");
+}
+
+TEST(ParseBytes, Values) {
+  EXPECT_EQ(parse_bytes("32MiB").count(), 33'554'432);
+  EXPECT_EQ(parse_bytes("1.5KiB").count(), 1536);
+  EXPECT_EQ(parse_bytes("400KB").count(), 400'000);
+  EXPECT_EQ(parse_bytes("4kB").count(), 4000);
+  EXPECT_EQ(parse_bytes("1GB").count(), 1'000'000'000);
+  EXPECT_EQ(parse_bytes("1GiB").count(), 1'073'741'824);
+  EXPECT_EQ(parse_bytes("2.5MB").count(), 2'500'000);
+  EXPECT_EQ(parse_bytes("1234B").count(), 1234);
+  EXPECT_EQ(parse_bytes("0B").count(), 0);
+  // 1 + 2^-30 needs all 30 fractional digits to be exact.
+  EXPECT_EQ(parse_bytes("1.000000000931322574615478515625GiB").count(), 1'073'741'825);
+}
+
+TEST(ParseBytes, Errors) {
+  const std::string kNeedUnit = "expected a size with a unit, e.g. 32MiB or 4KB";
+  EXPECT_EQ(error_of([] { (void)parse_bytes("1024"); }), kNeedUnit);
+  EXPECT_EQ(error_of([] { (void)parse_bytes("0.5B"); }), "size must be a whole number of bytes");
+  EXPECT_EQ(error_of([] { (void)parse_bytes("1.0001KiB"); }), "size must be a whole number of bytes");
+  EXPECT_EQ(error_of([] { (void)parse_bytes("-4KB"); }), "size must not be negative");
+  EXPECT_EQ(error_of([] { (void)parse_bytes("4kb"); }),
+            "unknown size unit 'kb' (use B, KB, MB, GB, KiB, MiB or GiB)");
+  EXPECT_EQ(error_of([] { (void)parse_bytes("9000000000GiB"); }), "size is too large");
+}
+
+TEST(ParseRate, Values) {
+  EXPECT_EQ(parse_rate("400Gbps").bps(), 400'000'000'000);
+  EXPECT_EQ(parse_rate("2.5Gbps").bps(), 2'500'000'000);
+  EXPECT_EQ(parse_rate("100Mbps").bps(), 100'000'000);
+  EXPECT_EQ(parse_rate("1.6Tbps").bps(), 1'600'000'000'000);
+  EXPECT_EQ(parse_rate("56Kbps").bps(), 56'000);
+  EXPECT_EQ(parse_rate("1bps").bps(), 1);
+}
+
+TEST(ParseRate, Errors) {
+  EXPECT_EQ(error_of([] { (void)parse_rate("400"); }), "expected a rate with a unit, e.g. 400Gbps");
+  EXPECT_EQ(error_of([] { (void)parse_rate("0Gbps"); }), "rate must be greater than 0");
+  EXPECT_EQ(error_of([] { (void)parse_rate("-1Gbps"); }), "rate must not be negative");
+  EXPECT_EQ(error_of([] { (void)parse_rate("0.5bps"); }), "rate must be a whole number of bits per second");
+  EXPECT_EQ(error_of([] { (void)parse_rate("400Gb/s"); }),
+            "unknown rate unit 'Gb/s' (use bps, Kbps, Mbps, Gbps or Tbps)");
+  EXPECT_EQ(error_of([] { (void)parse_rate("10000000Tbps"); }), "rate is too large");
+}
+
+TEST(ParseFraction, FractionsAndPercentages) {
+  EXPECT_EQ(parse_fraction_or_percent("0.3"), 0.3);
+  EXPECT_EQ(parse_fraction_or_percent("30%"), 0.3);
+  EXPECT_EQ(parse_fraction_or_percent("33.3%"), 0.333);
+  EXPECT_EQ(parse_fraction_or_percent("0.07%"), 0.0007);
+  EXPECT_EQ(parse_fraction_or_percent("100%"), 1.0);
+  EXPECT_EQ(parse_fraction_or_percent("0"), 0.0);
+  EXPECT_EQ(parse_fraction_or_percent("1"), 1.0);
+  EXPECT_EQ(parse_fraction_or_percent("1e-3"), 0.001);
+}
+
+TEST(ParseFraction, Errors) {
+  const std::string kExpected = "expected a fraction in [0, 1] or a percentage, e.g. 0.3 or 30%";
+  for (const char* bad :
+       {"1.5", "150%", "-0.1", "-5%", "abc", "", "%", "nan", "inf", "1e1%", "0.3x", "30%%"}) {
+    EXPECT_EQ(error_of([&] { (void)parse_fraction_or_percent(bad); }), kExpected) << bad;
+  }
+}
+
+TEST(FormatTime, ShortestExactSpelling) {
+  EXPECT_EQ(format_time(Time::from_ps(1'500'000)), "1.5us");
+  EXPECT_EQ(format_time(Time::from_ps(600'000)), "600ns");
+  EXPECT_EQ(format_time(Time::from_ps(1234)), "1234ps");
+  EXPECT_EQ(format_time(Time::from_ps(100)), "100ps");
+  EXPECT_EQ(format_time(Time::from_ps(1000)), "1ns");
+  EXPECT_EQ(format_time(Time::from_ms(10)), "10ms");
+  EXPECT_EQ(format_time(Time::from_ps(2'500'000'000)), "2.5ms");
+  EXPECT_EQ(format_time(Time::from_s(2)), "2s");
+  EXPECT_EQ(format_time(Time::zero()), "0s");
+  EXPECT_EQ(format_time(Time::from_ps(-1500)), "-1.5ns");
+  EXPECT_EQ(format_time(Time::from_ps(std::numeric_limits<int64_t>::min())), "-9223372036854775808ps");
+}
+
+TEST(FormatBytes, WholeMultiplesOnly) {
+  EXPECT_EQ(format_bytes(Bytes(33'554'432)), "32MiB");
+  EXPECT_EQ(format_bytes(Bytes(400'000)), "400KB");
+  EXPECT_EQ(format_bytes(Bytes(1234)), "1234B");
+  EXPECT_EQ(format_bytes(Bytes(1536)), "1536B");
+  EXPECT_EQ(format_bytes(Bytes(1024)), "1KiB");
+  EXPECT_EQ(format_bytes(Bytes(1'073'741'824)), "1GiB");
+  EXPECT_EQ(format_bytes(Bytes(1'024'000)), "1024KB");
+  EXPECT_EQ(format_bytes(Bytes(0)), "0B");
+  EXPECT_EQ(format_bytes(Bytes(-2048)), "-2KiB");
+}
+
+TEST(FormatRate, ShortestExactSpelling) {
+  EXPECT_EQ(format_rate(Rate::from_gbps(400)), "400Gbps");
+  EXPECT_EQ(format_rate(Rate::from_bps(2'500'000'000)), "2.5Gbps");
+  EXPECT_EQ(format_rate(Rate::from_bps(100'000'000)), "100Mbps");
+  EXPECT_EQ(format_rate(Rate::from_bps(1'600'000'000'000)), "1.6Tbps");
+  EXPECT_EQ(format_rate(Rate::from_bps(1)), "1bps");
+}
+
+TEST(FormatAndParse, RoundTrip) {
+  std::mt19937_64 rng(12345);
+  for (int i = 0; i < 20000; ++i) {
+    // Mix magnitudes so every unit gets picked, and keep values in range.
+    const int shift = static_cast<int>(rng() % 63);
+    const auto v = static_cast<int64_t>(rng() >> (shift + 1));
+    EXPECT_EQ(parse_time(format_time(Time::from_ps(v))).ps(), v) << format_time(Time::from_ps(v));
+    EXPECT_EQ(parse_bytes(format_bytes(Bytes(v))).count(), v) << format_bytes(Bytes(v));
+    if (v > 0)
+      EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(v))).bps(), v) << format_rate(Rate::from_bps(v));
+  }
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(parse_time(format_time(Time::from_ps(max))).ps(), max);
+  EXPECT_EQ(parse_bytes(format_bytes(Bytes(max))).count(), max);
+  EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(max))).bps(), max);
+}
+
+}  // namespace
+}  // namespace rdmasim

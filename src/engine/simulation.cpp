@@ -5,7 +5,12 @@ namespace rdmasim {
 bool Simulation::run(Time until, const std::function<void()>& progress, uint64_t progress_every) {
   uint64_t next_progress = events_ + progress_every;
   while (!queue_.empty()) {
-    if (queue_.top_time() > until || stopped()) return false;
+    if (stopped()) return false;
+    if (queue_.top_time() > until) {
+      // Time passes even when nothing happens: the clock reaches the horizon.
+      if (until > now_) now_ = until;
+      return false;
+    }
     const Event e = queue_.pop();
     now_ = Time::from_ps(e.time_ps);
     e.handler->on_event(e.kind, e.arg);

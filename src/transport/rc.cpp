@@ -183,6 +183,9 @@ void RcEngine::on_data(RcConnection& c, Packet* p) {
       send_control(c, PktType::kAck, c.epsn - 1);
     }
   } else if (p->psn > c.epsn) {
+    // One NAK per sequence error: a responder NAKs only the first
+    // out-of-sequence packet (IBTA Vol.1 §9.7.5.2.2); later losses of the
+    // retransmission are recovered by the requester's timeout.
     ++c.ctr.out_of_order_discards;
     if (!c.nak_outstanding) {
       c.nak_outstanding = true;

@@ -22,7 +22,7 @@ struct RcConfig {
   uint32_t ack_interval = 1;    // ACK every N in-order packets (and every message end)
   // Local ACK timeout = 4.096 us x 2^n (IBTA Vol.1 §9.7.6.1.3); n = 4.
   Time rto = Time::from_ps(65'536'000);
-  uint32_t rto_max_backoff = 6;  // the timeout doubles at most this many times
+  uint32_t rto_max_backoff = 3;  // the timeout doubles at most this many times
   uint32_t retry_limit = 0;      // 0 = retry forever (counted, never gives up)
   uint8_t data_tc = 3;
   uint8_t ack_tc = 7;            // ACK/NAK ride a strict-priority class

@@ -173,8 +173,9 @@ TEST(FormatAndParse, RoundTrip) {
     const auto v = static_cast<int64_t>(rng() >> (shift + 1));
     EXPECT_EQ(parse_time(format_time(Time::from_ps(v))).ps(), v) << format_time(Time::from_ps(v));
     EXPECT_EQ(parse_bytes(format_bytes(Bytes(v))).count(), v) << format_bytes(Bytes(v));
-    if (v > 0)
+    if (v > 0) {
       EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(v))).bps(), v) << format_rate(Rate::from_bps(v));
+    }
   }
   const int64_t max = std::numeric_limits<int64_t>::max();
   EXPECT_EQ(parse_time(format_time(Time::from_ps(max))).ps(), max);

@@ -5,17 +5,13 @@
 
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "support/recorder.h"
 #include "topo/topology.h"
 
 namespace rdmasim {
 namespace {
 
-struct Recorder : CompletionSink {
-  std::vector<Completion> done;
-  std::vector<Completion> received;
-  void on_complete(const Completion& c) override { done.push_back(c); }
-  void on_receive(const Completion& c) override { received.push_back(c); }
-};
+using testing::Recorder;
 
 // A chain host - sw - sw - ... - host with `switches` switches.
 Topology chain(int switches, Rate rate, Time delay) {

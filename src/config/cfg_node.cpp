@@ -1,6 +1,7 @@
 #include "config/cfg_node.h"
 
 #include <fmt/core.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -240,6 +241,61 @@ class TreeChecker {
   int64_t visited_ = 0;
 };
 
+// Records where each document starts; nothing else is needed to count them.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  [[nodiscard]] const std::vector<YAML::Mark>& marks() const { return marks_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { marks_.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  }
+  void OnMapEnd() override {}
+
+ private:
+  std::vector<YAML::Mark> marks_;
+};
+
+// Rejects multi-document streams and syntax yaml-cpp 0.7 does not. Its
+// LoadAll never returns on a stray ',' at block level: the parser keeps
+// producing empty documents that all start at the same place. Scanning a
+// bounded number of documents and treating "no progress" as a syntax error
+// avoids that hang.
+void check_single_document(const std::string& text, const std::string& file) {
+  constexpr size_t kMaxScanned = 3;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts docs;
+  while (docs.marks().size() < kMaxScanned && parser.HandleNextDocument(docs)) {
+    const std::vector<YAML::Mark>& m = docs.marks();
+    if (m.size() < 2 || m[m.size() - 1].pos != m[m.size() - 2].pos) continue;
+    const YAML::Mark& at = m.back();
+    const auto pos = static_cast<size_t>(at.pos);
+    const bool printable = pos < text.size() && text[pos] > ' ' && text[pos] < 0x7F;
+    throw InputError(file, one_based(at.line), one_based(at.column), "",
+                     printable ? fmt::format("invalid YAML: unexpected '{}'", text[pos]) : "invalid YAML");
+  }
+  if (docs.marks().size() > 1) {
+    throw InputError(file, one_based(docs.marks()[1].line), 0, "",
+                     "expected a single YAML document, but another one starts here");
+  }
+}
+
+YAML::Node parse_document(const std::string& text, const std::string& file) {
+  try {
+    check_single_document(text, file);
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, one_based(e.mark.line), one_based(e.mark.column), "", "invalid YAML: " + e.msg);
+  }
+}
+
 std::string read_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, 0, "", "is a directory, not a file");
@@ -290,12 +346,13 @@ std::vector<PathStep> parse_override_key(std::string_view dotted) {
 // The value as a fresh scalar node. A fresh node has no source position,
 // which is how errors about it later know to blame "<--set>".
 YAML::Node parse_override_value(std::string_view key, std::string_view value) {
-  YAML::Node parsed;
-  try {
-    parsed = YAML::Load(std::string(value));
-  } catch (const YAML::Exception& e) {
-    override_error(key, "invalid value: " + e.msg);
-  }
+  const YAML::Node parsed = [&] {
+    try {
+      return YAML::Load(std::string(value));
+    } catch (const YAML::Exception& e) {
+      override_error(key, "invalid value: " + e.msg);
+    }
+  }();
   if (!parsed.IsScalar()) {
     override_error(key, "expected a single value after '=' (got " + describe(parsed) +
                             "); set nested keys one at a time");
@@ -325,7 +382,7 @@ void step_into(YAML::Node& cur, const PathStep& step, const PathStep* next, cons
     }
     if (*step.index == size) cur.push_back(make_node(next, value));
     YAML::Node item = cur[*step.index];
-    if (next == nullptr) item = value;  // Rebinds the stored item, not a local handle.
+    if (next == nullptr) item = value;  // yaml-cpp assignment writes through to the stored item.
     cur.reset(item);
     return;
   }
@@ -335,7 +392,7 @@ void step_into(YAML::Node& cur, const PathStep& step, const PathStep* next, cons
     cur[step.key] = make_node(next, value);
     found = find_value(cur, step.key);
   } else if (next == nullptr) {
-    *found = value;  // Node assignment replaces the stored value in place.
+    *found = value;  // Writes through to the stored value, as above.
   }
   cur.reset(*found);
 }
@@ -348,24 +405,13 @@ CfgNode::CfgNode(std::shared_ptr<Shared> shared, YAML::Node node, std::string pa
 CfgNode CfgNode::load_file(const std::string& path) { return load_string(read_file(path), path); }
 
 CfgNode CfgNode::load_string(const std::string& text, const std::string& pseudo_file) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(pseudo_file, one_based(e.mark.line), one_based(e.mark.column), "",
-                     "invalid YAML: " + e.msg);
-  }
-  if (docs.empty() || docs[0].IsNull()) {
+  const YAML::Node root = parse_document(text, pseudo_file);
+  if (root.IsNull()) {
     throw InputError(pseudo_file, 0, 0, "", "the document is empty; expected a map of settings");
   }
-  const YAML::Node& root = docs[0];
   if (!root.IsMap()) {
     throw InputError(pseudo_file, one_based(root.Mark().line), one_based(root.Mark().column), "",
                      "expected a map of settings at the top level (got " + describe(root) + ")");
-  }
-  if (docs.size() > 1) {
-    throw InputError(pseudo_file, one_based(docs[1].Mark().line), 0, "",
-                     "expected a single YAML document, but another one starts here");
   }
   TreeChecker(pseudo_file).check(root, "", 0);
   auto shared = std::make_shared<Shared>();

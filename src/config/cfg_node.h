@@ -27,10 +27,9 @@ class CfgNode {
   [[nodiscard]] static CfgNode load_file(const std::string& path);
   [[nodiscard]] static CfgNode load_string(const std::string& text, const std::string& pseudo_file);
 
-  // Getters take a key of this map. Each records the key as accepted here
-  // (also when it is absent and the default is used), which is what finish()
-  // checks against. An explicitly empty value ("key:") is an error, not a
-  // request for the default.
+  // Getters take a key of this map (and throw if this node is not a map). Each records the key as accepted
+  // here (also when it is absent and the default is used), which is what finish() checks against. An
+  // explicitly empty value ("key:") is an error, not a request for the default.
   [[nodiscard]] bool has(std::string_view key) const;
 
   [[nodiscard]] Time time(std::string_view key) const;

@@ -27,14 +27,16 @@ class InputError : public std::runtime_error {
  private:
   static std::string format(const std::string& file, int line, int column, const std::string& key,
                             const std::string& message) {
-    std::string s = file.empty() ? std::string("<input>") : file;
+    std::string s;
+    s.reserve(file.size() + key.size() + message.size() + 32);
+    s.append(file.empty() ? "<input>" : file);
     if (line > 0) {
-      s += ":" + std::to_string(line);
-      if (column > 0) s += ":" + std::to_string(column);
+      s.append(":").append(std::to_string(line));
+      if (column > 0) s.append(":").append(std::to_string(column));
     }
-    s += ": ";
-    if (!key.empty()) s += "'" + key + "': ";
-    s += message;
+    s.append(": ");
+    if (!key.empty()) s.append("'").append(key).append("': ");
+    s.append(message);
     return s;
   }
   std::string file_;

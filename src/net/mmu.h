@@ -16,6 +16,9 @@ struct MmuConfig {
   uint64_t buffer_bytes = 32ull << 20;  // HPCC paper's 32 MB switch buffer
   // SONiC's default egress_lossy_profile uses dynamic_th 3, i.e. alpha = 2^3.
   double alpha = 8.0;
+  // An ideal switch: admits everything whatever the buffer size says. Used by
+  // the `ideal` reference profile, so a scenario's buffer cannot make it drop.
+  bool unlimited = false;
 };
 
 class Mmu {
@@ -25,9 +28,11 @@ class Mmu {
   // True (and the bytes accounted) if egress queue (port, tc) may take `bytes`.
   bool admit(uint16_t port, uint8_t tc, uint32_t bytes) {
     const uint64_t q = queue_bytes_[port][tc];
-    if (used_ + bytes > cfg_.buffer_bytes) return false;
-    const double free_bytes = static_cast<double>(cfg_.buffer_bytes - used_);
-    if (static_cast<double>(q + bytes) > cfg_.alpha * free_bytes) return false;
+    if (!cfg_.unlimited) {
+      if (used_ + bytes > cfg_.buffer_bytes) return false;
+      const double free_bytes = static_cast<double>(cfg_.buffer_bytes - used_);
+      if (static_cast<double>(q + bytes) > cfg_.alpha * free_bytes) return false;
+    }
     queue_bytes_[port][tc] = q + bytes;
     used_ += bytes;
     if (used_ > peak_) peak_ = used_;

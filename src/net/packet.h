@@ -26,19 +26,19 @@ enum PktFlags : uint8_t {
   kReadResponse = 4,  // data flowing responder -> requester for a READ
 };
 
-struct Packet {
+// One cache line: the datapath touches a packet at every hop, and when many
+// are queued those touches are cache misses, so every byte here costs.
+struct alignas(64) Packet {
   Packet* next = nullptr;  // intrusive queue link
-  uint64_t flow_hash = 0;  // hash of the 5-tuple; switches mix in their seed
   uint64_t psn = 0;        // 64-bit internally; the wire carries the low 24 bits
-  int64_t msg_offset = 0;  // data: byte offset in its message; READ request: bytes requested
   uint64_t aux = 0;        // data: message index; READ request: one past its last PSN
   Time sent_at;            // when the NIC put it on the wire (for RTT samples)
   Time tail_ready;         // cut-through: when its last bit is in this switch
+  uint32_t flow_hash = 0;  // hash of the 5-tuple; switches mix in their seed
   uint32_t conn = 0;       // RC connection (QP pair) index
-  uint32_t payload = 0;    // payload bytes
-  uint32_t wire = 0;       // bytes on the wire incl. preamble and inter-frame gap
-  int32_t src = 0;         // source endpoint (host) id
   int32_t dst = 0;         // destination endpoint (host) id
+  uint16_t payload = 0;    // payload bytes (MTU <= 9000)
+  uint16_t wire = 0;       // bytes on the wire incl. preamble and inter-frame gap
   uint16_t in_port = 0;    // ingress port at the node that holds it
   uint16_t hops = 0;
   PktType type = PktType::kData;
@@ -46,5 +46,6 @@ struct Packet {
   uint8_t flags = 0;
   Opcode opcode = Opcode::kWrite;
 };
+static_assert(sizeof(Packet) == 64, "Packet must stay one cache line");
 
 }  // namespace rdmasim

@@ -35,7 +35,7 @@ class Port final : public EventHandler {
   static constexpr uint32_t kTxDone = 0;
 
   Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
-      : net_(net), owner_(owner), index_(index), rate_(rate), delay_(delay) {}
+      : net_(net), owner_(owner), rate_(rate), delay_(delay), index_(index) {}
 
   void connect(Node* peer, uint16_t peer_index) {
     peer_ = peer;

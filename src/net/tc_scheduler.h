@@ -88,7 +88,9 @@ class TcScheduler {
     Fifo& f = q_[tc];
     Packet* p = f.head;
     f.head = p->next;
-    if (f.head == nullptr) {
+    if (f.head != nullptr) {
+      __builtin_prefetch(f.head);  // it is sent next; hide the miss
+    } else {
       f.tail = nullptr;
       nonempty_ &= ~(1u << tc);
     }

@@ -304,4 +304,19 @@ std::vector<FlowSpec> load_hpcc_flows(const std::string& path, double time_offse
   return flows;
 }
 
+Topology topology_from_edge_list(const EdgeListTopology& e) {
+  Topology t;
+  t.description = "edge list " + e.file + " (" + std::to_string(e.num_nodes) + " nodes)";
+  std::vector<char> is_switch(static_cast<size_t>(e.num_nodes), 0);
+  for (int s : e.switch_ids) is_switch[s] = 1;
+  for (int n = 0; n < e.num_nodes; ++n) {
+    if (is_switch[n])
+      t.add_node(TopoNodeKind::kSwitch, "sw" + std::to_string(n), 1);
+    else
+      t.add_node(TopoNodeKind::kHost, "n" + std::to_string(n), 0);
+  }
+  for (const auto& l : e.links) t.add_link(l.a, l.b, l.rate, l.delay);
+  return t;
+}
+
 }  // namespace rdmasim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/units.h"
+#include "topo/topology.h"
 #include "workload/flow_spec.h"
 
 namespace rdmasim {
@@ -46,6 +47,10 @@ struct EdgeListTopology {
 // flow file does not know the topology. priority must be 0..7, dport 0..65535,
 // size >= 1, src != dst. Blank lines are ignored.
 // Throws std::invalid_argument if time_offset_seconds is not finite.
+// The graph of an edge-list file. Endpoints are the non-switch node ids in
+// ascending order (for the HPCC files, endpoint i is node i).
+[[nodiscard]] Topology topology_from_edge_list(const EdgeListTopology& e);
+
 [[nodiscard]] std::vector<FlowSpec> load_hpcc_flows(const std::string& path, double time_offset_seconds);
 
 }  // namespace rdmasim

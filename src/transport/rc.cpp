@@ -13,9 +13,9 @@ namespace {
 constexpr uint16_t kRoceUdpPort = 4791;  // IANA-assigned RoCEv2 port
 constexpr uint8_t kUdp = 17;
 
-uint64_t five_tuple_hash(int src, int dst, uint16_t sport, uint16_t dport) {
+uint32_t five_tuple_hash(int src, int dst, uint16_t sport, uint16_t dport) {
   uint64_t h = mix64(static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
-  return mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(dport) << 8 | kUdp));
+  return static_cast<uint32_t>(mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(dport) << 8 | kUdp)));
 }
 
 }  // namespace
@@ -76,12 +76,11 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     const bool first = r.next_psn == c.msgs[r.msg].first_psn;
     const auto payload = static_cast<uint32_t>(std::min<int64_t>(cfg_.mtu, r.remaining));
     p->psn = r.next_psn;
-    p->payload = payload;
+    p->payload = static_cast<uint16_t>(payload);
     p->flags = kReadResponse | (r.next_psn + 1 == r.end_psn ? kLast : 0) | (first ? kFirst : 0);
     // READ response First/Last/Only carry an AETH (IBTA Vol.1 §9.3.5).
-    p->wire = fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false);
+    p->wire = static_cast<uint16_t>(fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false));
     p->aux = r.msg;
-    p->src = c.dst;
     p->dst = c.src;
     p->conn = c.id;
     p->tc = c.tc;
@@ -109,25 +108,22 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     p = net_.new_packet(PktType::kReadRequest);
     p->psn = c.snd_nxt;
     p->aux = m.end_psn;
-    p->msg_offset = std::max<int64_t>(0, m.size - static_cast<int64_t>(k) * cfg_.mtu);
     p->payload = 0;
-    p->wire = fr.read_request_wire();
+    p->wire = static_cast<uint16_t>(fr.read_request_wire());
     c.snd_nxt = m.end_psn;
   } else {
     p = net_.new_packet(PktType::kData);
     const int64_t offset = static_cast<int64_t>(k) * cfg_.mtu;
     const auto payload = static_cast<uint32_t>(std::clamp<int64_t>(m.size - offset, 0, cfg_.mtu));
     p->psn = c.snd_nxt;
-    p->payload = payload;
-    p->msg_offset = offset;
+    p->payload = static_cast<uint16_t>(payload);
     p->flags = static_cast<uint8_t>((k == 0 ? kFirst : 0) | (c.snd_nxt + 1 == m.end_psn ? kLast : 0));
-    p->wire = fr.data_wire(payload, m.op == Opcode::kWrite && k == 0);
+    p->wire = static_cast<uint16_t>(fr.data_wire(payload, m.op == Opcode::kWrite && k == 0));
     p->aux = c.nxt_msg;
     ++c.snd_nxt;
     ++c.ctr.data_packets_sent;
   }
   p->opcode = m.op;
-  p->src = c.src;
   p->dst = c.dst;
   p->conn = c.id;
   p->tc = c.tc;
@@ -215,7 +211,11 @@ void RcEngine::on_read_request(RcConnection& c, Packet* p) {
   size_t mi = c.nxt_msg;
   while (mi > 0 && c.msgs[mi].first_psn > p->psn) --mi;
   while (mi + 1 < c.msgs.size() && c.msgs[mi].end_psn <= p->psn) ++mi;
-  c.read_ranges.push_back(RcConnection::ReadRange{p->psn, p->aux, p->msg_offset, mi});
+  // The RETH carries the length still to read; the shared message table
+  // gives the same number.
+  const RcMessage& m = c.msgs[mi];
+  const int64_t remaining = std::max<int64_t>(0, m.size - static_cast<int64_t>(p->psn - m.first_psn) * cfg_.mtu);
+  c.read_ranges.push_back(RcConnection::ReadRange{p->psn, p->aux, remaining, mi});
   activate(c, 1);
 }
 
@@ -279,12 +279,11 @@ void RcEngine::go_back(RcConnection& c, uint64_t psn) {
 void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn) {
   Packet* p = net_.new_packet(t);
   p->psn = psn;
-  p->src = c.dst;
   p->dst = c.src;
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
   p->flow_hash = c.rev_hash;
-  p->wire = net_.framing().ack_wire();
+  p->wire = static_cast<uint16_t>(net_.framing().ack_wire());
   if (t == PktType::kAck) ++c.ctr.acks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, p);
 }

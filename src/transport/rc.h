@@ -20,8 +20,11 @@ class Network;
 struct RcConfig {
   uint32_t mtu = 1000;          // payload bytes per packet
   uint32_t ack_interval = 1;    // ACK every N in-order packets (and every message end)
-  // Local ACK timeout = 4.096 us x 2^n (IBTA Vol.1 §9.7.6.1.3); n = 4.
-  Time rto = Time::from_ps(65'536'000);
+  // Local ACK timeout = 4.096 us x 2^n (IBTA Vol.1 §9.7.6.1.3). n = 10
+  // (4.194 ms) keeps it above the worst queueing delay of a 32 MiB buffer
+  // drained at 100 Gb/s (2.7 ms), so deep queues do not cause spurious
+  // go-back-N timeouts.
+  Time rto = Time::from_ps(4'194'304'000);
   uint32_t rto_max_backoff = 3;  // the timeout doubles at most this many times
   uint32_t retry_limit = 0;      // 0 = retry forever (counted, never gives up)
   uint8_t data_tc = 3;
@@ -77,8 +80,8 @@ struct RcConnection {
   uint16_t src_nic_port = 0;
   uint16_t dst_nic_port = 0;
   uint8_t tc = 0;
-  uint64_t flow_hash = 0;  // requester -> responder direction
-  uint64_t rev_hash = 0;   // responder -> requester direction
+  uint32_t flow_hash = 0;  // requester -> responder direction
+  uint32_t rev_hash = 0;   // responder -> requester direction
   CompletionSink* sink = nullptr;
 
   // Requester.

@@ -251,6 +251,11 @@ TEST(CfgNode, SyntaxErrorHasLineAndColumn) {
   EXPECT_STREQ(e.what(), "bad.yaml:2:4: invalid YAML: illegal map value");
   const InputError alias = error_of([] { (void)CfgNode::load_string("a: 1\nb: *nope\n", "bad.yaml"); });
   EXPECT_STREQ(alias.what(), "bad.yaml:2:4: invalid YAML: the referenced anchor is not defined");
+  // yaml-cpp 0.7 alone loops forever on these.
+  EXPECT_STREQ(error_of([] { (void)CfgNode::load_string(",a: 1\n", "bad.yaml"); }).what(),
+               "bad.yaml:1:1: invalid YAML: unexpected ','");
+  EXPECT_STREQ(error_of([] { (void)CfgNode::load_string("- 1\n,\n", "bad.yaml"); }).what(),
+               "bad.yaml:2:1: invalid YAML: unexpected ','");
 }
 
 TEST(CfgNode, DuplicateKeysAreRejected) {
@@ -268,7 +273,7 @@ TEST(CfgNode, DocumentShapeErrors) {
             "expected a map of settings at the top level (got a list)");
   const InputError two = error_of([] { (void)CfgNode::load_string("a: 1\n---\nb: 2\n", "e.yaml"); });
   EXPECT_EQ(two.message(), "expected a single YAML document, but another one starts here");
-  EXPECT_EQ(two.line(), 3);
+  EXPECT_EQ(two.line(), 2);
   EXPECT_EQ(error_of([] { (void)CfgNode::load_string("? [a]\n: 1\n", "e.yaml"); }).message(),
             "map keys must be plain strings");
   EXPECT_EQ(error_of([] { (void)CfgNode::load_string("x: &a [*a]\n", "e.yaml"); }).message(),

@@ -128,6 +128,7 @@ TEST(RcTest, TailLossIsRecoveredByTimeoutWithBackoff) {
   Simulation sim(3);
   FabricConfig cfg;
   cfg.sw.mmu.buffer_bytes = 1100;
+  cfg.rc.rto = Time::from_us(100);
   Fabric f(sim, make_star(4, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Recorder rec;
   std::vector<uint32_t> qps;
@@ -141,10 +142,10 @@ TEST(RcTest, TailLossIsRecoveredByTimeoutWithBackoff) {
   for (uint32_t q : qps) timeouts += f.rc().connection(q).ctr.timeouts;
   EXPECT_EQ(timeouts, 1u);
   EXPECT_EQ(f.net().ledger().dropped[static_cast<int>(PktType::kData)], 1u);
-  // The lost message completes one RTO (65.536 us) after it was first sent,
-  // plus its unloaded round trip.
+  // The lost message completes one RTO after it was first sent, plus its
+  // unloaded round trip.
   const Time rtt = f.ideal_completion(qps[2], Opcode::kWrite, 1000);
-  EXPECT_EQ(rec.done.back().completed, Time::from_ps(65'536'000) + rtt);
+  EXPECT_EQ(rec.done.back().completed, cfg.rc.rto + rtt);
   EXPECT_EQ(f.check_invariants(), "");
 }
 

@@ -1,0 +1,258 @@
+#include "config/scenario.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "config/units_parse.h"
+#include "fabric/profiles.h"
+#include "topo/hpcc_format.h"
+
+namespace rdmasim {
+namespace {
+
+namespace fs = std::filesystem;
+
+LinkSpec read_link(const CfgNode& parent, std::string_view key, LinkSpec def) {
+  auto n = parent.opt_child(key);
+  if (!n) return def;
+  LinkSpec l;
+  l.rate = n->rate("rate", def.rate);
+  l.delay = n->time("delay", def.delay);
+  n->finish();
+  return l;
+}
+
+// A data file named in a scenario: relative to the scenario's folder first,
+// then to the working directory.
+std::string resolve_path(const CfgNode& n, std::string_view key, const std::string& value) {
+  fs::path p(value);
+  if (p.is_absolute()) return value;
+  const fs::path beside = fs::path(n.file()).parent_path() / p;
+  if (fs::exists(beside)) return beside.string();
+  if (fs::exists(p)) return value;
+  throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
+                         "' and in the working directory)");
+}
+
+void read_topology(const CfgNode& root, Scenario& s) {
+  const CfgNode t = root.child("topology");
+  TopologySpec& ts = s.topology;
+  ts.line = t.line();
+  ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "file"});
+  ts.link = read_link(t, "link", LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)});
+  if (ts.type == "star") {
+    ts.hosts = static_cast<int>(t.integer("hosts", 2, 100000));
+  } else if (ts.type == "dumbbell") {
+    ts.left = static_cast<int>(t.integer("left", 1, 100000));
+    ts.right = static_cast<int>(t.integer("right", 1, 100000));
+    ts.fabric_link = read_link(t, "bottleneck", ts.link);
+  } else if (ts.type == "leaf-spine") {
+    ts.leaves = static_cast<int>(t.integer("leaves", 1, 4096));
+    ts.hosts_per_leaf = static_cast<int>(t.integer("hosts_per_leaf", 1, 4096));
+    ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
+    ts.oversubscription = t.real("oversubscription", 1.0, 1.0, 1024.0);
+    ts.fabric_link = read_link(t, "fabric_link", ts.link);
+  } else if (ts.type == "fat-tree") {
+    ts.k = static_cast<int>(t.integer("k", 2, 64));
+    if (ts.k % 2 != 0) throw t.error("k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
+    ts.fabric_link = read_link(t, "fabric_link", ts.link);
+  } else if (ts.type == "servers") {
+    ts.servers = static_cast<int>(t.integer("servers", 1, 8192));
+    ts.gpus_per_server = static_cast<int>(t.integer("gpus_per_server", 8, 1, 64));
+    ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
+    ts.fabric_link = read_link(t, "fabric_link", ts.link);
+  } else {
+    ts.file = resolve_path(t, "file", t.str("file"));
+  }
+
+  // Switch hardware; the profile supplies the defaults.
+  SwitchSettings& sw = s.fabric.sw;
+  if (auto n = t.opt_child("switch")) {
+    sw.cut_through = n->choice("forwarding", {"store-and-forward", "cut-through"},
+                               sw.cut_through ? "cut-through" : "store-and-forward") == "cut-through";
+    sw.latency = n->time("latency", sw.latency);
+    const Bytes buf = n->bytes("buffer", Bytes(static_cast<int64_t>(sw.mmu.buffer_bytes)));
+    if (buf.count() < 1500) throw n->error("buffer", "expected a buffer of at least one MTU-sized frame (1500B)");
+    sw.mmu.buffer_bytes = static_cast<uint64_t>(buf.count());
+    sw.cut_through_bytes =
+        static_cast<uint32_t>(n->bytes("cut_through_bytes", Bytes(sw.cut_through_bytes)).count());
+    if (sw.cut_through_bytes < 1 || sw.cut_through_bytes > 9216)
+      throw n->error("cut_through_bytes", "expected between 1B and 9216B");
+    n->finish();
+  }
+  t.finish();
+}
+
+void read_fabric(const CfgNode& root, Scenario& s) {
+  auto f = root.opt_child("fabric");
+  const std::string profile_name = f ? f->str("profile", "ethernet-lossy") : "ethernet-lossy";
+  try {
+    s.fabric = find_profile(profile_name).config;
+  } catch (const std::invalid_argument& e) {
+    throw f->error("profile", e.what());
+  }
+  s.profile = profile_name;
+  if (!f) return;
+  FabricConfig& c = s.fabric;
+  const Bytes mtu = f->bytes("mtu", Bytes(c.rc.mtu));
+  if (mtu.count() < 64 || mtu.count() > 9000)
+    throw f->error("mtu", "expected a payload MTU between 64B and 9000B (got " + std::to_string(mtu.count()) + "B)");
+  c.rc.mtu = static_cast<uint32_t>(mtu.count());
+  c.rc.ack_interval = static_cast<uint32_t>(f->integer("ack_interval", c.rc.ack_interval, 1, 1 << 20));
+  c.rc.rto = f->time("rto", c.rc.rto);
+  if (c.rc.rto < Time::from_ns(100)) throw f->error("rto", "expected a retransmission timeout of at least 100ns");
+  c.rc.rto_max_backoff = static_cast<uint32_t>(f->integer("rto_max_backoff", c.rc.rto_max_backoff, 0, 20));
+  c.rc.retry_limit = static_cast<uint32_t>(f->integer("retry_limit", c.rc.retry_limit, 0, 1 << 20));
+  c.rc.data_tc = static_cast<uint8_t>(f->integer("data_tc", c.rc.data_tc, 0, 7));
+  c.rc.ack_tc = static_cast<uint8_t>(f->integer("ack_tc", c.rc.ack_tc, 0, 7));
+  c.sw.mmu.alpha = f->real("buffer_alpha", c.sw.mmu.alpha, 1.0 / 128, 1e12);
+  c.sw.same_ecmp_seed = f->choice("ecmp_seed", {"per-switch", "same"}, c.sw.same_ecmp_seed ? "same" : "per-switch") == "same";
+  c.nic.tx_latency = f->time("nic_tx_latency", c.nic.tx_latency);
+  c.nic.rx_latency = f->time("nic_rx_latency", c.nic.rx_latency);
+  if (auto sch = f->opt_child("scheduler")) {
+    // strict: list of traffic classes served by strict priority; the rest DWRR.
+    auto& cfg = c.sw.scheduler;
+    if (sch->has("strict")) {
+      cfg.strict.fill(false);
+      for (const auto& e : sch->list("strict")) {
+        int tc = -1;
+        try {
+          tc = std::stoi(e.scalar());
+        } catch (...) {
+        }
+        if (tc < 0 || tc > 7) throw e.error("", "expected a traffic class 0..7");
+        cfg.strict[tc] = true;
+      }
+    }
+    if (sch->has("weights")) {
+      const auto w = sch->list("weights");
+      if (w.size() != kNumTcs) throw sch->error("weights", "expected 8 DWRR weights, one per traffic class");
+      for (size_t i = 0; i < w.size(); ++i) {
+        int v = 0;
+        try {
+          v = std::stoi(w[i].scalar());
+        } catch (...) {
+        }
+        if (v < 1 || v > 1000) throw w[i].error("", "expected a weight between 1 and 1000");
+        cfg.weight[i] = static_cast<uint32_t>(v);
+      }
+    }
+    sch->finish();
+  }
+  f->finish();
+}
+
+void read_workloads(const CfgNode& root, Scenario& s) {
+  const auto items = root.list("workload");
+  if (items.empty()) throw root.error("workload", "expected at least one workload");
+  for (const CfgNode& w : items) {
+    WorkloadSpec ws;
+    ws.line = w.line();
+    ws.type = w.choice("type", {"incast", "permutation", "all-to-all", "cdf", "flows-file"});
+    ws.start = w.time("start", Time::zero());
+    if (ws.type != "cdf" && ws.type != "flows-file") {
+      ws.size = w.bytes("size");
+      if (ws.size.count() < 1) throw w.error("size", "expected a message size of at least 1B");
+      ws.op = w.choice("op", {"write", "read", "send"}, "write");
+    }
+    if (ws.type == "incast") {
+      ws.senders = static_cast<int>(w.integer("senders", 1, 1 << 20));
+      ws.receiver = static_cast<int>(w.integer("receiver", 0, 0, 1 << 20));
+      ws.placement = w.choice("placement", {"random", "sequential"}, "random");
+    } else if (ws.type == "cdf") {
+      ws.file = resolve_path(w, "cdf", w.str("cdf"));
+      ws.load = w.fraction("load");
+      if (!(ws.load > 0.0 && ws.load <= 1.0)) throw w.error("load", "expected a load in (0, 1], e.g. 0.3 or 30%");
+      ws.window = w.time("window");
+      if (ws.window <= Time::zero()) throw w.error("window", "expected a positive arrival window");
+    } else if (ws.type == "flows-file") {
+      ws.file = resolve_path(w, "file", w.str("file"));
+      ws.time_offset_s = parse_time(w.str("time_offset", "0s")).sec();
+    }
+    w.finish();
+    s.workloads.push_back(ws);
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario(const CfgNode& root) {
+  Scenario s;
+  s.file = root.file();
+  s.name = root.str("name", fs::path(root.file()).stem().string());
+  s.seed = static_cast<uint64_t>(root.integer("seed", 1, 0, INT64_MAX));
+  s.duration = root.time("duration", Time::from_ms(10));
+  if (s.duration <= Time::zero()) throw root.error("duration", "expected a positive simulated duration");
+  read_fabric(root, s);  // first: the profile provides topology.switch defaults
+  read_topology(root, s);
+  read_workloads(root, s);
+  if (auto o = root.opt_child("output")) {
+    s.output.dir = o->str("dir", "out/" + s.name);
+    s.output.flows_csv = o->boolean("flows_csv", true);
+    s.output.ports_csv = o->boolean("ports_csv", true);
+    o->finish();
+  } else {
+    s.output.dir = "out/" + s.name;
+  }
+  root.finish();
+  // Semantic checks that need the topology.
+  const Topology t = build_topology(s);
+  const auto items = root.list("workload");
+  for (size_t i = 0; i < s.workloads.size(); ++i) {
+    const auto& w = s.workloads[i];
+    if (w.type == "incast") {
+      if (w.receiver >= t.num_hosts())
+        throw items[i].error("receiver", "expected a host index below " + std::to_string(t.num_hosts()));
+      if (w.senders > t.num_hosts() - 1)
+        throw items[i].error("senders", "expected at most " + std::to_string(t.num_hosts() - 1) +
+                                            " senders (the topology has " + std::to_string(t.num_hosts()) +
+                                            " hosts)");
+    }
+  }
+  return s;
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
+  CfgNode root = CfgNode::load_file(path);
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("<--set>", 0, 0, o, "expected key=value, e.g. --set topology.k=8");
+    apply_override(root, o.substr(0, eq), o.substr(eq + 1));
+  }
+  return load_scenario(root);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& pseudo_file,
+                            const std::vector<std::string>& overrides) {
+  CfgNode root = CfgNode::load_string(text, pseudo_file);
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("<--set>", 0, 0, o, "expected key=value, e.g. --set topology.k=8");
+    apply_override(root, o.substr(0, eq), o.substr(eq + 1));
+  }
+  return load_scenario(root);
+}
+
+Topology build_topology(const Scenario& s) {
+  const TopologySpec& ts = s.topology;
+  Topology t;
+  try {
+    if (ts.type == "star") t = make_star(ts.hosts, ts.link);
+    else if (ts.type == "dumbbell") t = make_dumbbell(ts.left, ts.right, ts.link, ts.fabric_link);
+    else if (ts.type == "leaf-spine")
+      t = make_leaf_spine(ts.leaves, ts.hosts_per_leaf, ts.spines, ts.oversubscription, ts.link, ts.fabric_link);
+    else if (ts.type == "fat-tree") t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
+    else if (ts.type == "servers")
+      t = make_servers(ts.servers, ts.gpus_per_server, ts.spines, ts.link, ts.fabric_link);
+    else t = topology_from_edge_list(load_edge_list_topology(ts.file));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(s.file, ts.line, 0, "topology", e.what());
+  }
+  const std::string why = check_connected(t);
+  if (!why.empty()) throw InputError(s.file, ts.line, 0, "topology", why);
+  return t;
+}
+
+}  // namespace rdmasim

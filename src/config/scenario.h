@@ -1,0 +1,80 @@
+// A scenario: everything one run needs, resolved from YAML with the fabric
+// profile's defaults filled in. Loading validates every key; what is not
+// understood is rejected, so no setting is ever silently ignored.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/cfg_node.h"
+#include "engine/units.h"
+#include "fabric/fabric.h"
+#include "topo/topology.h"
+
+namespace rdmasim {
+
+struct TopologySpec {
+  std::string type = "star";  // star | dumbbell | leaf-spine | fat-tree | servers | file
+  int hosts = 2;
+  int left = 1;
+  int right = 1;
+  int leaves = 2;
+  int hosts_per_leaf = 2;
+  int spines = 0;
+  double oversubscription = 1.0;
+  int k = 4;
+  int servers = 2;
+  int gpus_per_server = 8;
+  LinkSpec link;
+  LinkSpec fabric_link;
+  std::string file;  // edge-list (HPCC ns-3 topology format)
+  int line = 0;
+};
+
+struct WorkloadSpec {
+  std::string type;  // incast | permutation | all-to-all | cdf | flows-file
+  Bytes size;
+  Time start;
+  int senders = 0;
+  int receiver = 0;
+  std::string placement = "random";  // incast senders: random | sequential
+  std::string file;                  // cdf: distribution; flows-file: flow list
+  double load = 0.0;
+  Time window;                       // cdf: arrival window
+  double time_offset_s = 0.0;        // flows-file: subtract from start times
+  std::string op = "write";          // write | read | send
+  int line = 0;
+};
+
+struct OutputSpec {
+  std::string dir = "out";
+  bool flows_csv = true;
+  bool ports_csv = true;
+};
+
+struct Scenario {
+  std::string name;
+  std::string file;
+  uint64_t seed = 1;
+  Time duration = Time::from_ms(10);
+  std::string profile = "ethernet-lossy";
+  TopologySpec topology;
+  FabricConfig fabric;
+  std::vector<WorkloadSpec> workloads;
+  OutputSpec output;
+};
+
+// Loads and validates a scenario file. `overrides` are `key=value` strings
+// from --set, applied before validation. Throws InputError.
+[[nodiscard]] Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
+[[nodiscard]] Scenario load_scenario_text(const std::string& text, const std::string& pseudo_file,
+                                          const std::vector<std::string>& overrides = {});
+[[nodiscard]] Scenario load_scenario(const CfgNode& root);
+
+// Builds the topology a scenario describes. Throws InputError (located at the
+// topology section) when it cannot be built or is not connected.
+[[nodiscard]] Topology build_topology(const Scenario& s);
+
+}  // namespace rdmasim

@@ -1,0 +1,293 @@
+#include "report/results.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "config/units_parse.h"
+#include "fabric/profiles.h"
+#include "metrics/distribution.h"
+#include "report/atomic_file.h"
+
+namespace rdmasim {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json dist_json(const Distribution& d) {
+  return json{{"count", d.count}, {"min", d.min},   {"mean", d.mean}, {"stdev", d.stdev},
+              {"p50", d.p50},     {"p90", d.p90},   {"p95", d.p95},   {"p99", d.p99},
+              {"p99.9", d.p999},  {"max", d.max},   {"jitter", d.jitter}};
+}
+
+const char* op_name(Opcode op) {
+  switch (op) {
+    case Opcode::kRead: return "read";
+    case Opcode::kSend: return "send";
+    default: return "write";
+  }
+}
+
+double slowdown(const FlowRecord& f) {
+  return static_cast<double>(f.fct().ps()) / static_cast<double>(std::max<int64_t>(1, f.ideal.ps()));
+}
+
+// ps as ns with exactly three decimals: exact and locale-free.
+std::string ns3(Time t) {
+  const int64_t ps = t.ps();
+  return fmt::format("{}{}.{:03d}", ps < 0 ? "-" : "", std::abs(ps) / 1000, std::abs(ps) % 1000);
+}
+
+struct SizeBin {
+  const char* name;
+  int64_t lo, hi;
+};
+constexpr SizeBin kBins[] = {{"<10KB", 0, 10'000},
+                             {"10KB-100KB", 10'000, 100'000},
+                             {"100KB-1MB", 100'000, 1'000'000},
+                             {">=1MB", 1'000'000, INT64_MAX}};
+
+}  // namespace
+
+json scenario_json(const Scenario& s) {
+  const TopologySpec& t = s.topology;
+  const FabricConfig& f = s.fabric;
+  json topo{{"type", t.type}};
+  if (t.type == "star") topo["hosts"] = t.hosts;
+  if (t.type == "dumbbell") {
+    topo["left"] = t.left;
+    topo["right"] = t.right;
+  }
+  if (t.type == "leaf-spine") {
+    topo["leaves"] = t.leaves;
+    topo["hosts_per_leaf"] = t.hosts_per_leaf;
+    topo["spines"] = t.spines;
+    topo["oversubscription"] = t.oversubscription;
+  }
+  if (t.type == "fat-tree") topo["k"] = t.k;
+  if (t.type == "servers") {
+    topo["servers"] = t.servers;
+    topo["gpus_per_server"] = t.gpus_per_server;
+    topo["spines"] = t.spines;
+  }
+  if (t.type == "file") topo["file"] = t.file;
+  if (t.type != "file") {
+    topo["link"] = {{"rate", format_rate(t.link.rate)}, {"delay", format_time(t.link.delay)}};
+    if (t.type != "star")
+      topo["fabric_link"] = {{"rate", format_rate(t.fabric_link.rate)}, {"delay", format_time(t.fabric_link.delay)}};
+  }
+  topo["switch"] = {{"forwarding", f.sw.cut_through ? "cut-through" : "store-and-forward"},
+                    {"latency", format_time(f.sw.latency)},
+                    {"buffer", f.sw.mmu.unlimited ? std::string("unlimited")
+                                                  : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.buffer_bytes)))},
+                    {"cut_through_bytes", f.sw.cut_through_bytes}};
+  json strict = json::array();
+  json weights = json::array();
+  for (int i = 0; i < kNumTcs; ++i) {
+    if (f.sw.scheduler.strict[i]) strict.push_back(i);
+    weights.push_back(f.sw.scheduler.weight[i]);
+  }
+  json fabric{{"profile", s.profile},
+              {"framing", f.framing.name},
+              {"mtu", format_bytes(Bytes(f.rc.mtu))},
+              {"ack_interval", f.rc.ack_interval},
+              {"rto", format_time(f.rc.rto)},
+              {"rto_max_backoff", f.rc.rto_max_backoff},
+              {"retry_limit", f.rc.retry_limit},
+              {"data_tc", f.rc.data_tc},
+              {"ack_tc", f.rc.ack_tc},
+              {"buffer_alpha", f.sw.mmu.alpha},
+              {"ecmp_seed", f.sw.same_ecmp_seed ? "same" : "per-switch"},
+              {"nic_tx_latency", format_time(f.nic.tx_latency)},
+              {"nic_rx_latency", format_time(f.nic.rx_latency)},
+              {"scheduler", {{"strict", strict}, {"weights", weights}}}};
+  json cites = json::array();
+  for (const auto& d : find_profile(s.profile).defaults)
+    cites.push_back({{"key", d.key}, {"default", d.value}, {"source", d.source}});
+  fabric["profile_defaults"] = cites;
+  json wl = json::array();
+  for (const auto& w : s.workloads) {
+    json j{{"type", w.type}, {"start", format_time(w.start)}};
+    if (w.type != "cdf" && w.type != "flows-file") {
+      j["size"] = format_bytes(w.size);
+      j["op"] = w.op;
+    }
+    if (w.type == "incast") {
+      j["senders"] = w.senders;
+      j["receiver"] = w.receiver;
+      j["placement"] = w.placement;
+    }
+    if (w.type == "cdf") {
+      j["cdf"] = w.file;
+      j["load"] = w.load;
+      j["window"] = format_time(w.window);
+    }
+    if (w.type == "flows-file") {
+      j["file"] = w.file;
+      j["time_offset_s"] = w.time_offset_s;
+    }
+    wl.push_back(j);
+  }
+  return json{{"name", s.name},           {"file", s.file},   {"seed", s.seed},
+              {"duration", format_time(s.duration)}, {"topology", topo}, {"fabric", fabric},
+              {"workload", wl}};
+}
+
+json results_json(const Experiment& e) {
+  const Fabric& fab = e.fabric();
+  const auto& flows = e.flows();
+  std::vector<double> fct, sd, tput;
+  int64_t bytes_total = 0, bytes_done = 0;
+  Time first_start = Time::never(), last_end = Time::zero();
+  for (const auto& f : flows) {
+    bytes_total += f.spec.size_bytes;
+    if (!f.finished()) continue;
+    bytes_done += f.spec.size_bytes;
+    fct.push_back(f.fct().ns());
+    sd.push_back(slowdown(f));
+    tput.push_back(static_cast<double>(f.spec.size_bytes) * 8.0 / f.fct().sec() / 1e9);
+    first_start = std::min(first_start, f.spec.start);
+    last_end = std::max(last_end, f.end);
+  }
+  json bins = json::array();
+  for (const auto& b : kBins) {
+    std::vector<double> s, c;
+    for (const auto& f : flows)
+      if (f.finished() && f.spec.size_bytes >= b.lo && f.spec.size_bytes < b.hi) {
+        s.push_back(slowdown(f));
+        c.push_back(f.fct().ns());
+      }
+    bins.push_back({{"sizes", b.name}, {"slowdown", dist_json(summarize(s))}, {"fct_ns", dist_json(summarize(c))}});
+  }
+  const double makespan_s = last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
+
+  const auto& led = fab.net().ledger();
+  static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request"};
+  json pk;
+  for (int t = 0; t < kNumPktTypes; ++t)
+    pk[kTypes[t]] = {{"created", led.created[t]}, {"delivered", led.delivered[t]}, {"dropped", led.dropped[t]},
+                     {"in_flight", led.live[t]}};
+  RcCounters rc{};
+  for (size_t i = 0; i < fab.rc().num_connections(); ++i) {
+    const auto& c = fab.rc().connection(static_cast<uint32_t>(i)).ctr;
+    rc.retransmitted_packets += c.retransmitted_packets;
+    rc.retransmitted_bytes += c.retransmitted_bytes;
+    rc.timeouts += c.timeouts;
+    rc.naks_sent += c.naks_sent;
+    rc.out_of_order_discards += c.out_of_order_discards;
+  }
+  uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0;
+  for (const Switch* sw : fab.switches()) {
+    buffer_drops += sw->counters().buffer_drops;
+    no_route += sw->counters().no_route_drops;
+    peak_buffer = std::max(peak_buffer, sw->mmu().peak());
+  }
+  const std::string& inv = e.invariant_error();
+  json j;
+  j["schema_version"] = kResultsSchemaVersion;
+  j["generator"] = "rdmasim 0.1.0";
+  j["scenario"] = scenario_json(e.scenario());
+  j["topology"] = {{"description", fab.topology().description},
+                   {"hosts", fab.topology().num_hosts()},
+                   {"switches", fab.topology().num_switches()},
+                   {"links", fab.topology().links.size()}};
+  j["run"] = {{"simulated_end_ps", e.sim().now().ps()},
+              {"simulated_end", format_time(e.sim().now())},
+              {"events", e.sim().events_processed()},
+              {"interrupted", e.interrupted()},
+              {"all_flows_completed", e.completed() == flows.size()}};
+  j["invariants"] = {{"ok", inv.empty()},
+                     {"packet_conservation_and_buffer_accounting", inv.empty() ? "ok" : inv}};
+  j["flows"] = {{"total", flows.size()},
+                {"completed", e.completed()},
+                {"unfinished", flows.size() - e.completed()},
+                {"bytes_total", bytes_total},
+                {"bytes_completed", bytes_done},
+                {"fct_ns", dist_json(summarize(fct))},
+                {"slowdown", dist_json(summarize(sd))},
+                {"throughput_gbps", dist_json(summarize(tput))},
+                {"by_size", bins}};
+  j["throughput"] = {{"goodput_gbps", makespan_s > 0 ? static_cast<double>(bytes_done) * 8 / makespan_s / 1e9 : 0.0},
+                     {"makespan_ns", makespan_s * 1e9},
+                     {"data_packet_hops", e.data_packet_hops()}};
+  j["network"] = {{"packets", pk},
+                  {"switch_buffer_drops", buffer_drops},
+                  {"no_route_drops", no_route},
+                  {"peak_switch_buffer_bytes", peak_buffer},
+                  {"retransmitted_packets", rc.retransmitted_packets},
+                  {"retransmitted_bytes", rc.retransmitted_bytes},
+                  {"timeouts", rc.timeouts},
+                  {"naks", rc.naks_sent},
+                  {"out_of_order_discards", rc.out_of_order_discards}};
+  return j;
+}
+
+std::string flows_csv(const Experiment& e) {
+  std::string out =
+      "id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,op,workload,path_links,retransmitted_packets\n";
+  const RcEngine& rc = e.fabric().rc();
+  for (const auto& f : e.flows()) {
+    const bool done = f.finished();
+    const uint64_t retx = f.started ? rc.connection(f.conn).ctr.retransmitted_packets : 0;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst, f.spec.size_bytes,
+                       ns3(f.spec.start), done ? ns3(f.fct()) : "", f.started ? ns3(f.ideal) : "",
+                       done ? fmt::format("{:.6f}", slowdown(f)) : "", op_name(f.op), f.workload, f.links, retx);
+  }
+  return out;
+}
+
+std::string ports_csv(const Experiment& e) {
+  std::string out =
+      "node,port,peer,rate_gbps,tx_packets,tx_bytes,rx_packets,rx_bytes,tx_payload_bytes,drop_packets,drop_bytes,"
+      "queue_watermark_bytes,utilization\n";
+  const Network& net = e.fabric().net();
+  const double t = e.sim().now().sec();
+  for (size_t n = 0; n < net.num_nodes(); ++n) {
+    const Node& node = net.node(n);
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      const Port& p = node.port(i);
+      const PortCounters& c = p.counters();
+      uint64_t dp = 0, db = 0, wm = 0;
+      for (int tc = 0; tc < kNumTcs; ++tc) {
+        dp += c.drop_packets[tc];
+        db += c.drop_bytes[tc];
+        wm = std::max(wm, c.queue_watermark_bytes[tc]);
+      }
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f}\n", node.name(), i, p.peer()->name(),
+                         p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes, c.tx_data_payload_bytes,
+                         dp, db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0);
+    }
+  }
+  return out;
+}
+
+std::string summary_text(const Experiment& e) {
+  const json j = results_json(e);
+  const auto& fl = j["flows"];
+  const auto& nw = j["network"];
+  std::string s;
+  s += fmt::format("scenario   {}  ({}, profile {})\n", e.scenario().name, e.fabric().topology().description,
+                   e.scenario().profile);
+  s += fmt::format("simulated  {}  events {}  {}\n", j["run"]["simulated_end"].get<std::string>(),
+                   j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
+  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(), fl["total"].get<size_t>());
+  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
+                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
+  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+  s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n", nw["switch_buffer_drops"].get<uint64_t>(),
+                   nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
+  s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
+  return s;
+}
+
+void write_outputs(const Experiment& e, const std::string& dir) {
+  namespace fs = std::filesystem;
+  write_file_atomic((fs::path(dir) / "results.json").string(), results_json(e).dump(2) + "\n");
+  if (e.scenario().output.flows_csv) write_file_atomic((fs::path(dir) / "flows.csv").string(), flows_csv(e));
+  if (e.scenario().output.ports_csv) write_file_atomic((fs::path(dir) / "ports.csv").string(), ports_csv(e));
+}
+
+}  // namespace rdmasim

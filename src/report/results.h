@@ -1,0 +1,24 @@
+// What a run reports: results.json (complete and schema-versioned),
+// flows.csv, ports.csv and the stdout summary. Nothing here depends on wall
+// time, so the same seed gives byte-identical files.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run/experiment.h"
+
+namespace rdmasim {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+[[nodiscard]] nlohmann::ordered_json scenario_json(const Scenario& s);
+[[nodiscard]] nlohmann::ordered_json results_json(const Experiment& e);
+[[nodiscard]] std::string flows_csv(const Experiment& e);
+[[nodiscard]] std::string ports_csv(const Experiment& e);
+[[nodiscard]] std::string summary_text(const Experiment& e);
+
+// Writes results.json and the CSVs into `dir` (each atomically).
+void write_outputs(const Experiment& e, const std::string& dir);
+
+}  // namespace rdmasim

@@ -40,7 +40,9 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
       const FlowSizeCdf cdf = FlowSizeCdf::load(w.file);
       std::vector<int> all(hosts);
       for (int i = 0; i < hosts; ++i) all[i] = i;
-      specs = generate_poisson_flows(cdf, all, s_.topology.link.rate, w.load, w.start, w.window, rng);
+      // Load is a share of each host's own link rate (HPCC traffic_gen's definition).
+      const Rate host_rate = fabric_->nic(0).port(0).rate();
+      specs = generate_poisson_flows(cdf, all, host_rate, w.load, w.start, w.window, rng);
     } else {
       specs = load_hpcc_flows(w.file, w.time_offset_s);
       for (auto& f : specs) {

@@ -1,0 +1,45 @@
+# rdmasim — the two commands a newcomer runs: `make demo` and `make test`.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build demo test asan-test fuzz bench format clean
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The default evaluation: incast and permutation on lossy Ethernet vs an ideal network.
+demo: build
+	@./$(BUILD)/rdmasim demo
+
+# The whole test suite (GoogleTest via ctest).
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan-test: deps
+	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMASIM_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer on the scenario loader (seconds: FUZZ_SECONDS).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@tools/fuzz.sh $(FUZZ_SECONDS)
+
+# Speed: events/s, data packet-hops per wall second, peak RSS.
+bench: build
+	@./$(BUILD)/rdmasim bench
+
+format:
+	@clang-format -i $$(git ls-files '*.h' '*.cpp')
+
+clean:
+	rm -rf build build-asan build-fuzz out

@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include "route/shortest_path.h"
+#include "topo/hpcc_format.h"
+#include "topo/topology.h"
+
+namespace rdmasim {
+namespace {
+
+const LinkSpec k100{Rate::from_gbps(100), Time::from_ns(1000)};
+const LinkSpec k400{Rate::from_gbps(400), Time::from_ns(1000)};
+
+TEST(Builders, FatTreeK16Has1024HostsAndFullEcmp) {
+  const Topology t = make_fat_tree(16, k100, k100);
+  EXPECT_EQ(t.num_hosts(), 1024);
+  EXPECT_EQ(t.num_switches(), 16 * 8 + 16 * 8 + 64);  // edge + agg + core
+  EXPECT_EQ(t.links.size(), 1024u + 16 * 8 * 8 + 16 * 8 * 8);
+  EXPECT_EQ(check_connected(t), "");
+  const auto routes = shortest_path_routes(t);
+  // Host 0 to a host in another pod: 6 links; its edge switch has k/2 = 8
+  // equal-cost uplinks, an aggregation switch 8 core uplinks.
+  EXPECT_EQ(path_links(t, 0, 1023), 6);
+  EXPECT_EQ(path_links(t, 0, 1), 2);   // same edge switch
+  EXPECT_EQ(path_links(t, 0, 8), 4);   // same pod, other edge
+  const int edge0 = t.num_hosts();     // first switch node
+  EXPECT_EQ(routes[edge0].ports(1023).size(), 8u);
+  EXPECT_EQ(routes[edge0].ports(1).size(), 1u);
+  const int agg0 = t.num_hosts() + 16 * 8;
+  EXPECT_EQ(routes[agg0].ports(1023).size(), 8u);
+  // Tables stay small: a few MiB for the whole fabric.
+  size_t bytes = 0;
+  for (const auto& r : routes) bytes += r.memory_bytes();
+  EXPECT_LT(bytes, 16u << 20);
+}
+
+TEST(Builders, LeafSpineSpinesFollowOversubscription) {
+  // 16 hosts x 100G down per leaf = 1.6T; 2:1 over 400G uplinks -> 2 spines.
+  const Topology t = make_leaf_spine(4, 16, 0, 2.0, k100, k400);
+  EXPECT_EQ(t.num_switches(), 4 + 2);
+  EXPECT_EQ(t.links.size(), 64u + 4 * 2);
+  const Topology nb = make_leaf_spine(4, 16, 0, 1.0, k100, k400);
+  EXPECT_EQ(nb.num_switches(), 4 + 4);
+  EXPECT_THROW(make_leaf_spine(4, 16, 0, 0.5, k100, k400), std::invalid_argument);
+}
+
+TEST(Builders, ServersAreRailOptimized) {
+  const Topology t = make_servers(4, 8, 2, k400, k400);
+  EXPECT_EQ(t.num_hosts(), 32);
+  // GPU g of every server hangs off rail leaf g.
+  for (const auto& l : t.links) {
+    if (t.nodes[l.a].kind != TopoNodeKind::kHost) continue;
+    const int gpu = l.a % 8;
+    EXPECT_EQ(t.nodes[l.b].name, "rail" + std::to_string(gpu));
+    EXPECT_EQ(t.nodes[l.a].server, l.a / 8);
+  }
+  // Same rail: 2 links; other rail: through a spine, 4 links.
+  EXPECT_EQ(path_links(t, 0, 8), 2);
+  EXPECT_EQ(path_links(t, 0, 9), 4);
+}
+
+TEST(Builders, DisconnectedTopologyIsReported) {
+  Topology t;
+  t.add_node(TopoNodeKind::kHost, "a", 0);
+  t.add_node(TopoNodeKind::kHost, "b", 0);
+  const int s = t.add_node(TopoNodeKind::kSwitch, "s", 1);
+  t.add_link(0, s, k100.rate, k100.delay);
+  EXPECT_NE(check_connected(t).find("'b'"), std::string::npos);
+}
+
+TEST(Builders, HpccReferenceTopologyLoadsAndRoutes) {
+  const Topology t = topology_from_edge_list(load_edge_list_topology("data/reference/hpcc_fattree320_topology.txt"));
+  EXPECT_EQ(t.num_hosts(), 320);
+  EXPECT_EQ(t.num_switches(), 56);
+  EXPECT_EQ(check_connected(t), "");
+  // Hosts under one ToR are 2 links apart; across pods 6 (host-ToR-Agg-Core-Agg-ToR-host).
+  EXPECT_EQ(path_links(t, 0, 1), 2);
+  EXPECT_EQ(path_links(t, 0, 319), 6);
+}
+
+}  // namespace
+}  // namespace rdmasim

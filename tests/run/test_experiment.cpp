@@ -1,0 +1,94 @@
+// End-to-end runs of scenario workloads: every flow is accounted for, and the
+// simple cases match their analytical completion times.
+#include <gtest/gtest.h>
+
+#include "config/scenario.h"
+#include "report/results.h"
+#include "run/experiment.h"
+
+namespace rdmasim {
+namespace {
+
+TEST(Experiment, IdealIncastFinishesAtReceiverLineRate) {
+  // 4 x 1 MB into one 100G port on an unlimited buffer: the last byte lands
+  // when 4 MB of wire traffic has crossed the receiver's link.
+  Experiment e(load_scenario_text(R"(
+duration: 10ms
+topology: {type: star, hosts: 5, link: {rate: 100Gbps, delay: 1us}}
+fabric: {profile: ideal}
+workload: [{type: incast, senders: 4, size: 1000000B, placement: sequential}]
+)",
+                                  "t.yaml"));
+  e.run();
+  ASSERT_EQ(e.completed(), 4u);
+  EXPECT_EQ(e.invariant_error(), "");
+  Time last;
+  for (const auto& f : e.flows()) last = std::max(last, f.end);
+  // 1000 packets per flow of 1082 wire bytes (+16 B RETH on the first).
+  const double bytes = 4.0 * (1000 * 1082 + 16);
+  const double drain_s = bytes * 8 / 100e9;
+  EXPECT_GT(last.sec(), drain_s);
+  EXPECT_LT(last.sec(), drain_s + 5e-6);  // plus a few hops of latency
+  EXPECT_EQ(results_json(e)["network"]["switch_buffer_drops"], 0);
+}
+
+TEST(Experiment, CdfWorkloadOffersTheRequestedLoad) {
+  Experiment e(load_scenario_text(R"(
+duration: 100ms
+topology: {type: star, hosts: 8, link: {rate: 100Gbps, delay: 1us}}
+fabric: {profile: ideal}
+workload: [{type: cdf, cdf: data/cdf/websearch.txt, load: 40%, window: 20ms}]
+)",
+                                  "t.yaml"));
+  double bytes = 0;
+  for (const auto& f : e.flows()) bytes += static_cast<double>(f.spec.size_bytes);
+  // Few, heavy-tailed flows in 20 ms: the generator's precision is tested on
+  // its own (test_poisson_flows); here the load only has to be the right one.
+  const double offered = bytes * 8 / (8 * 100e9 * 0.02);
+  EXPECT_NEAR(offered, 0.40, 0.15);
+  e.run();
+  EXPECT_EQ(e.completed(), e.flows().size());
+  EXPECT_EQ(e.invariant_error(), "");
+  // Slowdown is never below 1: nothing beats the flow alone on its path.
+  for (const auto& f : e.flows()) EXPECT_GE(f.fct().ps(), f.ideal.ps());
+}
+
+TEST(Experiment, FlowsFileRunsTheSharedBenchInput) {
+  Experiment e(load_scenario_text(R"(
+duration: 1ms
+topology: {type: file, file: data/bench/fattree_k8_128hosts_topology.txt}
+fabric: {profile: ideal}
+workload: [{type: flows-file, file: data/bench/websearch_128hosts_load30_5ms_flows.txt, time_offset: 2s}]
+)",
+                                  "t.yaml"));
+  EXPECT_EQ(e.flows().size(), 1261u);
+  EXPECT_EQ(e.flows()[0].spec.start, Time::from_ps(962'000));
+  e.run();
+  EXPECT_EQ(e.invariant_error(), "");
+  EXPECT_GT(e.completed(), 10u);
+  // Paths in a k=8 fat-tree are 2, 4 or 6 links.
+  for (const auto& f : e.flows())
+    if (f.started) EXPECT_TRUE(f.links == 2 || f.links == 4 || f.links == 6) << f.links;
+}
+
+TEST(Experiment, UnfinishedFlowsHaveEmptyFctInCsv) {
+  Experiment e(load_scenario_text(R"(
+duration: 3us
+topology: {type: star, hosts: 3}
+workload: [{type: incast, senders: 2, size: 1MiB}]
+)",
+                                  "t.yaml"));
+  e.run();
+  EXPECT_EQ(e.completed(), 0u);
+  const std::string csv = flows_csv(e);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,op,workload,path_links,"
+            "retransmitted_packets");
+  EXPECT_NE(csv.find(",1048576,0.000,,"), std::string::npos) << csv;
+  // Conservation holds mid-flight too: packets are still in the network.
+  EXPECT_EQ(e.invariant_error(), "");
+  EXPECT_GT(results_json(e)["network"]["packets"]["data"]["in_flight"].get<uint64_t>(), 0u);
+}
+
+}  // namespace
+}  // namespace rdmasim

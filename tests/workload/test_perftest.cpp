@@ -1,0 +1,69 @@
+// perftest equivalents against hand-computed values (VALIDATION.md §A.1, §C.9).
+#include <gtest/gtest.h>
+
+#include "workload/perftest.h"
+
+namespace rdmasim {
+namespace {
+
+TEST(Perftest, WriteLatencyIsHalfTheExactRoundTrip) {
+  PerftestOptions o;
+  o.test = "write_lat";
+  o.iters = 50;
+  o.link = {Rate::from_gbps(100), Time::from_ns(1000)};
+  o.fabric.sw.latency = Time::from_ns(600);
+  const PerftestResult r = run_perftest(o);
+  ASSERT_EQ(r.latency_us.size(), 50u);
+  // 2-byte WRITE: 62 + 16 + 2 = 80 B frame (padded to 64 min? no: 80 > 64) + 20 = 100 B;
+  // one way = 2 x (100 B x 80 ps + 1 us) + 600 ns switch; ping-pong / 2 = one way.
+  const double one_way_us = (2 * (100 * 80 + 1'000'000) + 600'000) / 1e6;
+  for (double v : r.latency_us) EXPECT_DOUBLE_EQ(v, one_way_us);
+  EXPECT_EQ(r.invariant_error, "");
+}
+
+TEST(Perftest, ReadLatencyIsTheFullRequestResponseTime) {
+  PerftestOptions o;
+  o.test = "read_lat";
+  o.iters = 10;
+  o.switches = 0;  // back-to-back hosts
+  const PerftestResult r = run_perftest(o);
+  // Request 98 B + response (62 + 4 AETH + 2 = 68 B frame) + 20 = 88 B, over one 100G 1us link each way.
+  const double us = ((98 * 80 + 1'000'000) + (88 * 80 + 1'000'000)) / 1e6;
+  for (double v : r.latency_us) EXPECT_DOUBLE_EQ(v, us);
+}
+
+TEST(Perftest, WriteBandwidthMatchesLineRateTimesPayloadShare) {
+  PerftestOptions o;
+  o.test = "write_bw";
+  o.size = 65536;
+  o.iters = 2000;
+  o.link = {Rate::from_gbps(400), Time::from_ns(500)};
+  o.fabric.rc.mtu = 4096;
+  const PerftestResult r = run_perftest(o);
+  // 16 packets per 64 KiB message; RETH on the first: (16 x (4096 + 82) + 16) wire bytes per 65536 payload.
+  const double expect_gbps = 400.0 * 65536 / (16 * (4096 + 82) + 16);
+  EXPECT_NEAR(r.gbps / expect_gbps, 1.0, 0.002) << r.gbps;
+  // perftest acceptance (VALIDATION.md §C.9): >= 90% of port rate.
+  EXPECT_GT(r.gbps, 0.9 * 400);
+  EXPECT_NEAR(r.bw_avg_mb_s, r.gbps * 1e9 / 8 / 1048576, 1e-6 * r.bw_avg_mb_s);
+}
+
+TEST(Perftest, UnknownTestIsRejected) {
+  PerftestOptions o;
+  o.test = "atomic_lat";
+  EXPECT_THROW(run_perftest(o), std::invalid_argument);
+}
+
+TEST(Perftest, OutputHasPerftestColumns) {
+  PerftestOptions o;
+  o.test = "send_lat";
+  o.iters = 5;
+  const PerftestResult r = run_perftest(o);
+  const std::string s = format_perftest(r, o);
+  EXPECT_NE(s.find("Send Latency Test"), std::string::npos);
+  EXPECT_NE(s.find("t_typical[usec]"), std::string::npos);
+  EXPECT_NE(s.find("99.9% percentile[usec]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rdmasim

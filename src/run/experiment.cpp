@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "topo/hpcc_format.h"
+#include "verbs/queue_pair.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/generators.h"
 #include "workload/poisson_flows.h"
@@ -102,10 +103,12 @@ void Experiment::on_event(uint32_t /*kind*/, uint64_t arg) {
 
 void Experiment::start_flow(size_t i) {
   FlowRecord& f = flows_[i];
-  RcEngine& rc = fabric_->rc();
-  f.conn = rc.connect(f.spec.src, f.spec.dst, this, s_.fabric.rc.data_tc);
+  // One QP per flow, as the HPCC simulator does, so flows never wait behind
+  // one another inside a QP.
+  QueuePair qp = QueuePair::create(*fabric_, f.spec.src, f.spec.dst, this);
+  f.conn = qp.id();
   f.started = true;
-  rc.post(f.conn, f.op, f.spec.size_bytes, i);
+  qp.post(f.op, f.spec.size_bytes, i);
 }
 
 void Experiment::on_complete(const Completion& c) {

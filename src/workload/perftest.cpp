@@ -7,6 +7,7 @@
 
 #include "engine/simulation.h"
 #include "metrics/distribution.h"
+#include "verbs/queue_pair.h"
 
 namespace rdmasim {
 namespace {
@@ -35,10 +36,9 @@ Opcode op_of(const std::string& test) {
 // Ping-pong (write/send) or back-to-back (read) latency loop.
 class LatencyLoop : public CompletionSink {
  public:
-  LatencyLoop(Fabric& f, Opcode op, int64_t size, int iters) : f_(f), op_(op), size_(size), iters_(iters) {
-    ab_ = f.rc().connect(0, 1, this, f.config().rc.data_tc);
-    ba_ = f.rc().connect(1, 0, this, f.config().rc.data_tc);
-  }
+  LatencyLoop(Fabric& f, Opcode op, int64_t size, int iters)
+      : f_(f), op_(op), size_(size), iters_(iters), ab_(QueuePair::create(f, 0, 1, this)),
+        ba_(QueuePair::create(f, 1, 0, this)) {}
   void start() { issue(); }
   void on_complete(const Completion& c) override {
     if (op_ != Opcode::kRead) return;
@@ -47,8 +47,8 @@ class LatencyLoop : public CompletionSink {
   }
   void on_receive(const Completion& c) override {
     if (op_ == Opcode::kRead) return;
-    if (c.conn == ab_) {
-      f_.rc().post(ba_, op_, size_, 0);  // the server answers as soon as the data lands
+    if (c.conn == ab_.id()) {
+      ba_.post(op_, size_, 0);  // the server answers as soon as the data lands
     } else {
       samples_.push_back((c.completed - started_).us() / 2);
       if (++done_ < iters_) issue();
@@ -59,14 +59,14 @@ class LatencyLoop : public CompletionSink {
  private:
   void issue() {
     started_ = f_.sim().now();
-    f_.rc().post(ab_, op_, size_, 0);
+    ab_.post(op_, size_, 0);
   }
   Fabric& f_;
   Opcode op_;
   int64_t size_;
   int iters_;
   int done_ = 0;
-  uint32_t ab_ = 0, ba_ = 0;
+  QueuePair ab_, ba_;
   Time started_;
 };
 
@@ -74,9 +74,7 @@ class LatencyLoop : public CompletionSink {
 class BandwidthLoop : public CompletionSink {
  public:
   BandwidthLoop(Fabric& f, Opcode op, int64_t size, int iters, int depth)
-      : f_(f), op_(op), size_(size), iters_(iters), depth_(depth) {
-    qp_ = f.rc().connect(0, 1, this, f.config().rc.data_tc);
-  }
+      : f_(f), op_(op), size_(size), iters_(iters), depth_(depth), qp_(QueuePair::create(f, 0, 1, this)) {}
   void start() {
     first_ = f_.sim().now();
     while (posted_ < iters_ && posted_ < depth_) post();
@@ -92,14 +90,14 @@ class BandwidthLoop : public CompletionSink {
   std::vector<Time> completions_;
 
  private:
-  void post() { f_.rc().post(qp_, op_, size_, static_cast<uint64_t>(posted_++)); }
+  void post() { qp_.post(op_, size_, static_cast<uint64_t>(posted_++)); }
   Fabric& f_;
   Opcode op_;
   int64_t size_;
   int iters_;
   int depth_;
   int posted_ = 0;
-  uint32_t qp_ = 0;
+  QueuePair qp_;
 };
 
 }  // namespace

@@ -151,3 +151,58 @@ TEST(RcTest, TailLossIsRecoveredByTimeoutWithBackoff) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+TEST(RcTest, AckCoalescingSendsOneAckPerIntervalAndPerMessageEnd) {
+  for (uint32_t interval : {1u, 4u, 16u}) {
+    Simulation sim(1);
+    FabricConfig cfg;
+    cfg.rc.ack_interval = interval;
+    Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+    testing::Recorder rec;
+    const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
+    // 3 messages of 50 packets: per message ceil(50 / interval) ACKs (the
+    // interval restarts at each message end, which is always ACKed).
+    for (int m = 0; m < 3; ++m) f.rc().post(qp, Opcode::kWrite, 50 * 1000, static_cast<uint64_t>(m));
+    sim.run(Time::from_ms(1));
+    ASSERT_EQ(rec.done.size(), 3u);
+    EXPECT_EQ(f.rc().connection(qp).ctr.acks_sent, 3u * ((50 + interval - 1) / interval)) << interval;
+    EXPECT_EQ(f.net().ledger().created[static_cast<int>(PktType::kAck)], f.rc().connection(qp).ctr.acks_sent);
+  }
+}
+
+TEST(RcTest, MultiPortNicSpreadsConnectionsOverItsPorts) {
+  // Host 0 has two ports, to two switches that both reach host 1.
+  Topology t;
+  t.add_node(TopoNodeKind::kHost, "a", 0);
+  t.add_node(TopoNodeKind::kHost, "b", 0);
+  const int s0 = t.add_node(TopoNodeKind::kSwitch, "s0", 1);
+  const int s1 = t.add_node(TopoNodeKind::kSwitch, "s1", 1);
+  const Rate r = Rate::from_gbps(100);
+  const Time d = Time::from_ns(500);
+  t.add_link(0, s0, r, d);
+  t.add_link(0, s1, r, d);
+  t.add_link(1, s0, r, d);
+  t.add_link(1, s1, r, d);
+  Simulation sim(5);
+  Fabric f(sim, t, FabricConfig{});
+  testing::Recorder rec;
+  std::array<int, 2> used{};
+  for (int i = 0; i < 64; ++i) {
+    const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
+    ++used[f.rc().connection(qp).src_nic_port];
+    f.rc().post(qp, Opcode::kWrite, 10000, static_cast<uint64_t>(i));
+  }
+  EXPECT_GT(used[0], 16);
+  EXPECT_GT(used[1], 16);
+  sim.run(Time::from_ms(10));
+  EXPECT_EQ(rec.done.size(), 64u);
+  EXPECT_GT(f.nic(0).port(0).counters().tx_packets, 0u);
+  EXPECT_GT(f.nic(0).port(1).counters().tx_packets, 0u);
+  EXPECT_EQ(f.check_invariants(), "");
+}
+
+}  // namespace
+}  // namespace rdmasim

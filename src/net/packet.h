@@ -24,6 +24,7 @@ enum PktFlags : uint8_t {
   kFirst = 1,         // first packet of a message (carries RETH for WRITE)
   kLast = 2,          // last packet of a message
   kReadResponse = 4,  // data flowing responder -> requester for a READ
+  kRnr = 8,           // on a NAK: receiver not ready (no receive WQE posted)
 };
 
 // One cache line: the datapath touches a packet at every hop, and when many

@@ -18,6 +18,9 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kTimer:
       rc_->on_timer(static_cast<uint32_t>(arg));
       break;
+    case kRnrRetry:
+      rc_->on_rnr_retry(static_cast<uint32_t>(arg));
+      break;
     case kDoorbell: {
       const auto conn = static_cast<uint32_t>(arg >> 17);
       const auto port = static_cast<uint16_t>((arg >> 1) & 0xffff);

@@ -9,6 +9,7 @@
 #include "engine/ring.h"
 #include "net/node.h"
 #include "net/port.h"
+#include "net/network.h"
 #include "route/route_table.h"
 
 namespace rdmasim {
@@ -24,6 +25,7 @@ class Nic final : public Node, public PacketSource {
  public:
   static constexpr uint32_t kTimer = 1;
   static constexpr uint32_t kDoorbell = 2;
+  static constexpr uint32_t kRnrRetry = 3;
 
   Nic(Network& net, int id, int host, std::string name, const NicConfig& cfg)
       : Node(net, id, NodeKind::kHost, std::move(name)), host_(host), cfg_(cfg) {
@@ -51,6 +53,7 @@ class Nic final : public Node, public PacketSource {
   // Sends a control packet (ACK/NAK) ahead of data.
   void send_control(uint16_t port, Packet* p) { ports_[port]->enqueue(p); }
   void schedule_timer(Time at, uint32_t conn);
+  void schedule_rnr_retry(Time at, uint32_t conn) { net_.sim().schedule(at, this, kRnrRetry, conn); }
 
  private:
   int host_;

@@ -51,6 +51,12 @@ void RcEngine::post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id) {
   activate(c, 0);
 }
 
+void RcEngine::post_recv(uint32_t conn, int64_t n) {
+  RcConnection& c = conns_[conn];
+  c.counted_recv = true;
+  c.recv_posted += n;
+}
+
 void RcEngine::activate(RcConnection& c, int role) {
   bool& flag = role == 0 ? c.requester_active : c.responder_active;
   if (flag) return;
@@ -94,8 +100,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     return p;
   }
 
-  if (c.snd_nxt >= c.snd_end) {
-    c.requester_active = false;
+  if (c.snd_nxt >= c.snd_end || c.rnr_wait_until > net_.sim().now()) {
+    c.requester_active = false;  // an RNR wait ends with on_rnr_retry()
     more = false;
     return nullptr;
   }
@@ -152,8 +158,16 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
       on_ack(c, p->psn);
       break;
     case PktType::kNak:
-      ++c.ctr.naks_received;
-      on_nak(c, p->psn);
+      if (p->flags & kRnr) {
+        ++c.ctr.rnr_naks_received;
+        if (p->psn > 0) on_ack(c, p->psn - 1);  // everything before the refused SEND arrived
+        c.snd_nxt = p->psn;
+        c.rnr_wait_until = net_.sim().now() + cfg_.rnr_timer;
+        nic.schedule_rnr_retry(c.rnr_wait_until, c.id);
+      } else {
+        ++c.ctr.naks_received;
+        on_nak(c, p->psn);
+      }
       break;
     case PktType::kReadRequest:
       on_read_request(c, p);
@@ -166,8 +180,20 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
 
 void RcEngine::on_data(RcConnection& c, Packet* p) {
   if (p->psn == c.epsn) {
+    if (p->opcode == Opcode::kSend && (p->flags & kFirst) && c.counted_recv) {
+      if (c.recv_posted == 0) {
+        // Receiver not ready: refuse the SEND; the requester retries it after
+        // the RNR timer (IBTA Vol.1 §9.7.5.2.8).
+        c.rnr_outstanding = true;
+        ++c.ctr.rnr_naks_sent;
+        send_control(c, PktType::kNak, c.epsn, kRnr);
+        return;
+      }
+      --c.recv_posted;
+    }
     ++c.epsn;
     c.nak_outstanding = false;
+    c.rnr_outstanding = false;
     ++c.since_ack;
     const bool last = (p->flags & kLast) != 0;
     if (last && c.sink != nullptr) {
@@ -178,6 +204,8 @@ void RcEngine::on_data(RcConnection& c, Packet* p) {
       c.since_ack = 0;
       send_control(c, PktType::kAck, c.epsn - 1);
     }
+  } else if (p->psn > c.epsn && c.rnr_outstanding) {
+    ++c.ctr.out_of_order_discards;  // the rest of a refused SEND: drop quietly
   } else if (p->psn > c.epsn) {
     // One NAK per sequence error: a responder NAKs only the first
     // out-of-sequence packet (IBTA Vol.1 §9.7.5.2.2); later losses of the
@@ -276,9 +304,10 @@ void RcEngine::go_back(RcConnection& c, uint64_t psn) {
   activate(c, 0);
 }
 
-void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn) {
+void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags) {
   Packet* p = net_.new_packet(t);
   p->psn = psn;
+  p->flags = flags;
   p->dst = c.src;
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
@@ -313,6 +342,12 @@ void RcEngine::on_timer(uint32_t conn) {
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
   go_back(c, c.snd_una);
   arm_timer(c);
+}
+
+void RcEngine::on_rnr_retry(uint32_t conn) {
+  RcConnection& c = conns_[conn];
+  if (c.rnr_wait_until > net_.sim().now()) return;  // a later RNR NAK moved it
+  activate(c, 0);
 }
 
 void RcEngine::complete(RcConnection& c, const RcMessage& m) {

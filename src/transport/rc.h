@@ -27,6 +27,9 @@ struct RcConfig {
   Time rto = Time::from_ps(4'194'304'000);
   uint32_t rto_max_backoff = 3;  // the timeout doubles at most this many times
   uint32_t retry_limit = 0;      // 0 = retry forever (counted, never gives up)
+  // RNR NAK timer code 12 = 0.64 ms (IBTA Vol.1 §9.7.5.2.8), perftest's
+  // default min_rnr_timer: how long a requester waits after an RNR NAK.
+  Time rnr_timer = Time::from_us(640);
   uint8_t data_tc = 3;
   uint8_t ack_tc = 7;            // ACK/NAK ride a strict-priority class
 };
@@ -70,6 +73,8 @@ struct RcCounters {
   uint64_t naks_sent = 0;
   uint64_t acks_sent = 0;
   uint64_t out_of_order_discards = 0;
+  uint64_t rnr_naks_sent = 0;
+  uint64_t rnr_naks_received = 0;
 };
 
 struct RcConnection {
@@ -100,10 +105,15 @@ struct RcConnection {
   bool timer_armed = false;
   bool requester_active = false;
 
+  Time rnr_wait_until;  // no sending before this (after an RNR NAK)
+
   // Responder.
   uint64_t epsn = 0;
   uint32_t since_ack = 0;
   bool nak_outstanding = false;
+  bool rnr_outstanding = false;  // discard quietly until the retried SEND arrives
+  bool counted_recv = false;     // SENDs need posted receive WQEs (once any is posted)
+  int64_t recv_posted = 0;
   struct ReadRange {
     uint64_t next_psn;
     uint64_t end_psn;
@@ -129,6 +139,10 @@ class RcEngine {
   uint32_t connect(int src, int dst, CompletionSink* sink, uint8_t tc);
   // Posts a work request on the requester side of `conn`.
   void post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id);
+  // Posts `n` receive WQEs at the responder of `conn`. Until the first call a
+  // connection accepts SENDs without them (as if receives were always posted);
+  // after it, a SEND that finds none is refused with an RNR NAK.
+  void post_recv(uint32_t conn, int64_t n);
 
   // NIC hooks.
   void on_packet(Nic& nic, Packet* p);
@@ -136,6 +150,7 @@ class RcEngine {
   // sets `more` when that role has further packets to send.
   Packet* next_packet(uint32_t conn, int role, bool& more);
   void on_timer(uint32_t conn);
+  void on_rnr_retry(uint32_t conn);
 
   [[nodiscard]] const RcConfig& config() const { return cfg_; }
   [[nodiscard]] size_t num_connections() const { return conns_.size(); }
@@ -152,7 +167,7 @@ class RcEngine {
   void on_nak(RcConnection& c, uint64_t expected_psn);
   void advance_una(RcConnection& c, bool& progressed);
   void go_back(RcConnection& c, uint64_t psn);
-  void send_control(RcConnection& c, PktType t, uint64_t psn);
+  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0);
   void arm_timer(RcConnection& c);
   void activate(RcConnection& c, int role);
   void complete(RcConnection& c, const RcMessage& m);

@@ -23,6 +23,8 @@ class QueuePair {
   void post_read(int64_t bytes, uint64_t wr_id) { rc_->post(id_, Opcode::kRead, bytes, wr_id); }
   void post_send(int64_t bytes, uint64_t wr_id) { rc_->post(id_, Opcode::kSend, bytes, wr_id); }
   void post(Opcode op, int64_t bytes, uint64_t wr_id) { rc_->post(id_, op, bytes, wr_id); }
+  // Receive WQEs at the remote (responder) end, consumed one per SEND.
+  void post_recv(int64_t n) { rc_->post_recv(id_, n); }
 
   [[nodiscard]] uint32_t id() const { return id_; }
   [[nodiscard]] int src() const { return rc_->connection(id_).src; }

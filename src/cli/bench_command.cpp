@@ -60,10 +60,10 @@ int bench_command(const std::vector<std::string>& only, bool list) {
     for (const auto& f : files) std::printf("%s\n", f.stem().c_str());
     return kExitOk;
   }
-  std::printf("%-28s %9s %8s %11s %9s %13s %12s %9s %10s\n", "scenario", "simulated", "wall", "events", "events/s",
-              "pkt-hops", "pkt-hops/s", "peak RSS", "flows");
-  std::printf("%-28s %9s %8s %11s %9s %13s %12s %9s %10s\n", "", "[ms]", "[s]", "", "[M/s]", "(data)", "[M/s]", "[MiB]",
-              "done/all");
+  std::printf("%-28s %9s %8s %11s %9s %13s %12s %9s %10s\n", "scenario", "simulated", "wall", "events",
+              "events/s", "pkt-hops", "pkt-hops/s", "peak RSS", "flows");
+  std::printf("%-28s %9s %8s %11s %9s %13s %12s %9s %10s\n", "", "[ms]", "[s]", "", "[M/s]", "(data)",
+              "[M/s]", "[MiB]", "done/all");
   int code = kExitOk;
   for (const auto& f : files) {
     if (!only.empty() && std::find(only.begin(), only.end(), f.stem().string()) == only.end()) continue;
@@ -88,9 +88,9 @@ int bench_command(const std::vector<std::string>& only, bool list) {
       code = kExitFailure;
       continue;
     }
-    std::printf("%-28s %9.3f %8.2f %11llu %9.2f %13llu %12.3f %9.1f %5llu/%-5llu\n", f.stem().c_str(), b.sim_ms,
-                b.wall_s, b.events, b.events / 1e6 / b.wall_s, b.hops, b.hops / 1e6 / b.wall_s, ru.ru_maxrss / 1024.0,
-                b.flows_done, b.flows);
+    std::printf("%-28s %9.3f %8.2f %11llu %9.2f %13llu %12.3f %9.1f %5llu/%-5llu\n", f.stem().c_str(),
+                b.sim_ms, b.wall_s, b.events, b.events / 1e6 / b.wall_s, b.hops, b.hops / 1e6 / b.wall_s,
+                ru.ru_maxrss / 1024.0, b.flows_done, b.flows);
   }
   return code;
 }

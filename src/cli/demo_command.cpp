@@ -15,7 +15,8 @@ namespace rdmasim::cli {
 // The default evaluation: the same incast and permutation on lossy Ethernet
 // and on an ideal (never-dropping) network, side by side.
 int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt) {
-  const std::vector<std::string> workloads = {"scenarios/demo/incast.yaml", "scenarios/demo/permutation.yaml"};
+  const std::vector<std::string> workloads = {"scenarios/demo/incast.yaml",
+                                              "scenarios/demo/permutation.yaml"};
   const std::vector<std::string> profiles = {"ethernet-lossy", "ideal"};
   struct Cell {
     std::string file, profile;
@@ -56,10 +57,10 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
   for (auto& t : pool) t.join();
 
   std::printf("rdmasim demo: the same workloads on lossy Ethernet and on an ideal network\n\n");
-  std::printf("%-26s %-15s %9s %10s %10s %9s %9s %8s %8s %8s\n", "workload", "fabric", "flows", "FCT p50", "FCT p99",
-              "slowdn p99", "goodput", "drops", "retx", "timeouts");
-  std::printf("%-26s %-15s %9s %10s %10s %9s %9s %8s %8s %8s\n", "", "", "done/all", "[us]", "[us]", "", "[Gb/s]",
-              "[pkts]", "[pkts]", "");
+  std::printf("%-26s %-15s %9s %10s %10s %9s %9s %8s %8s %8s\n", "workload", "fabric", "flows", "FCT p50",
+              "FCT p99", "slowdn p99", "goodput", "drops", "retx", "timeouts");
+  std::printf("%-26s %-15s %9s %10s %10s %9s %9s %8s %8s %8s\n", "", "", "done/all", "[us]", "[us]", "",
+              "[Gb/s]", "[pkts]", "[pkts]", "");
   int code = kExitOk;
   for (const auto& c : cells) {
     if (c.code != kExitOk) {
@@ -70,18 +71,20 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
     const auto& r = c.result;
     const auto& fl = r["flows"];
     std::printf("%-26s %-15s %4zu/%-4zu %10.1f %10.1f %9.2f %9.1f %8llu %8llu %8llu\n",
-                r["scenario"]["name"].get<std::string>().c_str(), c.profile.c_str(), fl["completed"].get<size_t>(),
-                fl["total"].get<size_t>(), fl["fct_ns"]["p50"].get<double>() / 1e3,
-                fl["fct_ns"]["p99"].get<double>() / 1e3, fl["slowdown"]["p99"].get<double>(),
-                r["throughput"]["goodput_gbps"].get<double>(),
+                r["scenario"]["name"].get<std::string>().c_str(), c.profile.c_str(),
+                fl["completed"].get<size_t>(), fl["total"].get<size_t>(),
+                fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
+                fl["slowdown"]["p99"].get<double>(), r["throughput"]["goodput_gbps"].get<double>(),
                 static_cast<unsigned long long>(r["network"]["switch_buffer_drops"].get<uint64_t>()),
                 static_cast<unsigned long long>(r["network"]["retransmitted_packets"].get<uint64_t>()),
                 static_cast<unsigned long long>(r["network"]["timeouts"].get<uint64_t>()));
   }
-  std::printf("\nslowdown = FCT / FCT of the same flow alone on its path. Per-run outputs: %s/<scenario>-<fabric>/\n",
-              out_root.c_str());
-  std::printf("Reading: an incast overflows the lossy switch buffer; go-back-N then resends whole windows\n"
-              "and waits out timeouts, so tail FCT grows far beyond the ideal network's.\n");
+  std::printf(
+      "\nslowdown = FCT / FCT of the same flow alone on its path. Per-run outputs: %s/<scenario>-<fabric>/\n",
+      out_root.c_str());
+  std::printf(
+      "Reading: an incast overflows the lossy switch buffer; go-back-N then resends whole windows\n"
+      "and waits out timeouts, so tail FCT grows far beyond the ideal network's.\n");
   return code;
 }
 

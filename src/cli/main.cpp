@@ -12,7 +12,8 @@ namespace {
 
 // perftest takes sizes as plain byte counts; accept those as well as units.
 rdmasim::Bytes bytes_arg(const std::string& v) {
-  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) return rdmasim::Bytes(std::stoll(v));
+  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos)
+    return rdmasim::Bytes(std::stoll(v));
   return rdmasim::parse_bytes(v);
 }
 
@@ -21,9 +22,9 @@ rdmasim::Bytes bytes_arg(const std::string& v) {
 std::atomic<bool> g_interrupt{false};
 extern "C" void on_sigint(int) { g_interrupt.store(true); }
 
-int perftest_main(const std::string& test, const std::string& size, int iters, int depth, const std::string& profile,
-                  const std::string& rate, const std::string& delay, const std::string& sw_latency, bool cut_through,
-                  int switches, const std::string& mtu) {
+int perftest_main(const std::string& test, const std::string& size, int iters, int depth,
+                  const std::string& profile, const std::string& rate, const std::string& delay,
+                  const std::string& sw_latency, bool cut_through, int switches, const std::string& mtu) {
   using namespace rdmasim;
   PerftestOptions o;
   o.test = test;
@@ -80,11 +81,13 @@ int main(int argc, char** argv) {
   std::string test, size, profile = "ethernet-lossy", rate, delay, sw_latency, mtu;
   int iters = -1, depth = 128, switches = 1;
   bool cut_through = false;
-  auto* pt = app.add_subcommand("perftest", "perftest equivalents: write_lat, send_lat, read_lat, write_bw, ...");
+  auto* pt =
+      app.add_subcommand("perftest", "perftest equivalents: write_lat, send_lat, read_lat, write_bw, ...");
   pt->add_option("test", test, "write_lat | send_lat | read_lat | write_bw | send_bw | read_bw")->required();
   pt->add_option("-s,--size", size, "message size (default 2B for latency, 64KiB for bandwidth)");
   pt->add_option("-n,--iters", iters, "iterations (default 1000 latency, 5000 bandwidth)");
-  pt->add_option("-t,--tx-depth", depth, "outstanding messages in bandwidth tests")->check(CLI::Range(1, 1 << 16));
+  pt->add_option("-t,--tx-depth", depth, "outstanding messages in bandwidth tests")
+      ->check(CLI::Range(1, 1 << 16));
   pt->add_option("--fabric", profile, "fabric profile");
   pt->add_option("--rate", rate, "link rate, e.g. 400Gbps (default 100Gbps)");
   pt->add_option("--delay", delay, "propagation delay per link (default 1us)");
@@ -105,7 +108,8 @@ int main(int argc, char** argv) {
   bench->add_option("--only", only, "run only these bench scenarios (by name)");
   bench->add_flag("--list", list, "list the bench scenarios");
 
-  auto* profiles = app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
+  auto* profiles =
+      app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
 
   try {
     app.parse(argc, argv);
@@ -115,7 +119,8 @@ int main(int argc, char** argv) {
   }
   if (*run) return cli::run_command(ro, g_interrupt);
   if (*pt)
-    return perftest_main(test, size, iters, depth, profile, rate, delay, sw_latency, cut_through, switches, mtu);
+    return perftest_main(test, size, iters, depth, profile, rate, delay, sw_latency, cut_through, switches,
+                         mtu);
   if (*demo) return cli::demo_command(demo_out, demo_jobs, g_interrupt);
   if (*bench) return cli::bench_command(only, list);
   if (*profiles) {

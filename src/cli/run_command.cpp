@@ -30,7 +30,8 @@ struct Outcome {
 };
 
 // Loads, runs and writes one scenario. Never throws.
-Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<bool>& interrupt, std::mutex& err_mu) {
+Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<bool>& interrupt,
+                std::mutex& err_mu) {
   Outcome out;
   try {
     std::vector<std::string> sets = o.sets;
@@ -84,7 +85,8 @@ int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
   const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(o.scenarios.size())));
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next++) < o.scenarios.size();) outs[i] = run_one(o.scenarios[i], o, interrupt, err_mu);
+    for (size_t i; (i = next++) < o.scenarios.size();)
+      outs[i] = run_one(o.scenarios[i], o, interrupt, err_mu);
   };
   std::vector<std::thread> pool;
   for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);

@@ -54,7 +54,8 @@ void read_topology(const CfgNode& root, Scenario& s) {
     ts.fabric_link = read_link(t, "fabric_link", ts.link);
   } else if (ts.type == "fat-tree") {
     ts.k = static_cast<int>(t.integer("k", 2, 64));
-    if (ts.k % 2 != 0) throw t.error("k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
+    if (ts.k % 2 != 0)
+      throw t.error("k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
     ts.fabric_link = read_link(t, "fabric_link", ts.link);
   } else if (ts.type == "servers") {
     ts.servers = static_cast<int>(t.integer("servers", 1, 8192));
@@ -72,7 +73,8 @@ void read_topology(const CfgNode& root, Scenario& s) {
                                sw.cut_through ? "cut-through" : "store-and-forward") == "cut-through";
     sw.latency = n->time("latency", sw.latency);
     const Bytes buf = n->bytes("buffer", Bytes(static_cast<int64_t>(sw.mmu.buffer_bytes)));
-    if (buf.count() < 1500) throw n->error("buffer", "expected a buffer of at least one MTU-sized frame (1500B)");
+    if (buf.count() < 1500)
+      throw n->error("buffer", "expected a buffer of at least one MTU-sized frame (1500B)");
     sw.mmu.buffer_bytes = static_cast<uint64_t>(buf.count());
     sw.cut_through_bytes =
         static_cast<uint32_t>(n->bytes("cut_through_bytes", Bytes(sw.cut_through_bytes)).count());
@@ -96,17 +98,20 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   FabricConfig& c = s.fabric;
   const Bytes mtu = f->bytes("mtu", Bytes(c.rc.mtu));
   if (mtu.count() < 64 || mtu.count() > 9000)
-    throw f->error("mtu", "expected a payload MTU between 64B and 9000B (got " + std::to_string(mtu.count()) + "B)");
+    throw f->error("mtu",
+                   "expected a payload MTU between 64B and 9000B (got " + std::to_string(mtu.count()) + "B)");
   c.rc.mtu = static_cast<uint32_t>(mtu.count());
   c.rc.ack_interval = static_cast<uint32_t>(f->integer("ack_interval", c.rc.ack_interval, 1, 1 << 20));
   c.rc.rto = f->time("rto", c.rc.rto);
-  if (c.rc.rto < Time::from_ns(100)) throw f->error("rto", "expected a retransmission timeout of at least 100ns");
+  if (c.rc.rto < Time::from_ns(100))
+    throw f->error("rto", "expected a retransmission timeout of at least 100ns");
   c.rc.rto_max_backoff = static_cast<uint32_t>(f->integer("rto_max_backoff", c.rc.rto_max_backoff, 0, 20));
   c.rc.retry_limit = static_cast<uint32_t>(f->integer("retry_limit", c.rc.retry_limit, 0, 1 << 20));
   c.rc.data_tc = static_cast<uint8_t>(f->integer("data_tc", c.rc.data_tc, 0, 7));
   c.rc.ack_tc = static_cast<uint8_t>(f->integer("ack_tc", c.rc.ack_tc, 0, 7));
   c.sw.mmu.alpha = f->real("buffer_alpha", c.sw.mmu.alpha, 1.0 / 128, 1e12);
-  c.sw.same_ecmp_seed = f->choice("ecmp_seed", {"per-switch", "same"}, c.sw.same_ecmp_seed ? "same" : "per-switch") == "same";
+  c.sw.same_ecmp_seed =
+      f->choice("ecmp_seed", {"per-switch", "same"}, c.sw.same_ecmp_seed ? "same" : "per-switch") == "same";
   c.nic.tx_latency = f->time("nic_tx_latency", c.nic.tx_latency);
   c.nic.rx_latency = f->time("nic_rx_latency", c.nic.rx_latency);
   if (auto sch = f->opt_child("scheduler")) {
@@ -162,12 +167,13 @@ void read_workloads(const CfgNode& root, Scenario& s) {
     } else if (ws.type == "cdf") {
       ws.file = resolve_path(w, "cdf", w.str("cdf"));
       ws.load = w.fraction("load");
-      if (!(ws.load > 0.0 && ws.load <= 1.0)) throw w.error("load", "expected a load in (0, 1], e.g. 0.3 or 30%");
+      if (!(ws.load > 0.0 && ws.load <= 1.0))
+        throw w.error("load", "expected a load in (0, 1], e.g. 0.3 or 30%");
       ws.window = w.time("window");
       if (ws.window <= Time::zero()) throw w.error("window", "expected a positive arrival window");
     } else if (ws.type == "flows-file") {
       ws.file = resolve_path(w, "file", w.str("file"));
-      ws.time_offset_s = parse_time(w.str("time_offset", "0s")).sec();
+      ws.time_offset_s = w.time("time_offset", Time::zero()).sec();
     }
     w.finish();
     s.workloads.push_back(ws);
@@ -239,14 +245,19 @@ Topology build_topology(const Scenario& s) {
   const TopologySpec& ts = s.topology;
   Topology t;
   try {
-    if (ts.type == "star") t = make_star(ts.hosts, ts.link);
-    else if (ts.type == "dumbbell") t = make_dumbbell(ts.left, ts.right, ts.link, ts.fabric_link);
+    if (ts.type == "star")
+      t = make_star(ts.hosts, ts.link);
+    else if (ts.type == "dumbbell")
+      t = make_dumbbell(ts.left, ts.right, ts.link, ts.fabric_link);
     else if (ts.type == "leaf-spine")
-      t = make_leaf_spine(ts.leaves, ts.hosts_per_leaf, ts.spines, ts.oversubscription, ts.link, ts.fabric_link);
-    else if (ts.type == "fat-tree") t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
+      t = make_leaf_spine(ts.leaves, ts.hosts_per_leaf, ts.spines, ts.oversubscription, ts.link,
+                          ts.fabric_link);
+    else if (ts.type == "fat-tree")
+      t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
     else if (ts.type == "servers")
       t = make_servers(ts.servers, ts.gpus_per_server, ts.spines, ts.link, ts.fabric_link);
-    else t = topology_from_edge_list(load_edge_list_topology(ts.file));
+    else
+      t = topology_from_edge_list(load_edge_list_topology(ts.file));
   } catch (const std::invalid_argument& e) {
     throw InputError(s.file, ts.line, 0, "topology", e.what());
   }

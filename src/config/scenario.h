@@ -42,9 +42,9 @@ struct WorkloadSpec {
   std::string placement = "random";  // incast senders: random | sequential
   std::string file;                  // cdf: distribution; flows-file: flow list
   double load = 0.0;
-  Time window;                       // cdf: arrival window
-  double time_offset_s = 0.0;        // flows-file: subtract from start times
-  std::string op = "write";          // write | read | send
+  Time window;                 // cdf: arrival window
+  double time_offset_s = 0.0;  // flows-file: subtract from start times
+  std::string op = "write";    // write | read | send
   int line = 0;
 };
 
@@ -68,7 +68,8 @@ struct Scenario {
 
 // Loads and validates a scenario file. `overrides` are `key=value` strings
 // from --set, applied before validation. Throws InputError.
-[[nodiscard]] Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides = {});
+[[nodiscard]] Scenario load_scenario_file(const std::string& path,
+                                          const std::vector<std::string>& overrides = {});
 [[nodiscard]] Scenario load_scenario_text(const std::string& text, const std::string& pseudo_file,
                                           const std::vector<std::string>& overrides = {});
 [[nodiscard]] Scenario load_scenario(const CfgNode& root);

@@ -58,7 +58,9 @@ class Rng {
   // Uniform in [0, 1) with 53 random bits.
   double uniform01() { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
   // Uniform integer in [0, n).
-  uint64_t below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>((*this)()) * n) >> 64); }
+  uint64_t below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>((*this)()) * n) >> 64);
+  }
   double exponential(double mean) { return -mean * std::log1p(-uniform01()); }
 
  private:

@@ -17,7 +17,9 @@ class Time {
   static constexpr Time from_us(int64_t us) { return Time(us * 1'000'000); }
   static constexpr Time from_ms(int64_t ms) { return Time(ms * 1'000'000'000); }
   static constexpr Time from_s(int64_t s) { return Time(s * 1'000'000'000'000); }
-  static constexpr Time from_sec_f(double s) { return Time(static_cast<int64_t>(s * 1e12 + (s >= 0 ? 0.5 : -0.5))); }
+  static constexpr Time from_sec_f(double s) {
+    return Time(static_cast<int64_t>(s * 1e12 + (s >= 0 ? 0.5 : -0.5)));
+  }
   static constexpr Time zero() { return Time(0); }
   static constexpr Time never() { return Time(std::numeric_limits<int64_t>::max()); }
 
@@ -26,8 +28,14 @@ class Time {
   [[nodiscard]] constexpr double us() const { return static_cast<double>(ps_) / 1e6; }
   [[nodiscard]] constexpr double sec() const { return static_cast<double>(ps_) / 1e12; }
 
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps_ += o.ps_;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps_ -= o.ps_;
+    return *this;
+  }
   friend constexpr Time operator+(Time a, Time b) { return Time(a.ps_ + b.ps_); }
   friend constexpr Time operator-(Time a, Time b) { return Time(a.ps_ - b.ps_); }
   friend constexpr Time operator*(Time a, int64_t k) { return Time(a.ps_ * k); }
@@ -45,8 +53,14 @@ class Bytes {
   constexpr Bytes() = default;
   constexpr explicit Bytes(int64_t n) : n_(n) {}
   [[nodiscard]] constexpr int64_t count() const { return n_; }
-  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
-  constexpr Bytes& operator-=(Bytes o) { n_ -= o.n_; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    n_ += o.n_;
+    return *this;
+  }
+  constexpr Bytes& operator-=(Bytes o) {
+    n_ -= o.n_;
+    return *this;
+  }
   friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes(a.n_ + b.n_); }
   friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes(a.n_ - b.n_); }
   friend constexpr Bytes operator*(Bytes a, int64_t k) { return Bytes(a.n_ * k); }

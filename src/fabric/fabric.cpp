@@ -26,8 +26,10 @@ void Fabric::build() {
       nics_[host_index[n]] = nic.get();
       by_topo_id_[n] = &net_.add_node(std::move(nic));
     } else {
-      const uint64_t seed = cfg_.sw.same_ecmp_seed ? mix64(sim_.seed()) : mix64(sim_.seed() ^ (n * 0x9e3779b97f4a7c15ull));
-      auto sw = std::make_unique<Switch>(net_, static_cast<int>(n), tn.name, cfg_.sw.mmu, adj[n].size(), seed);
+      const uint64_t seed =
+          cfg_.sw.same_ecmp_seed ? mix64(sim_.seed()) : mix64(sim_.seed() ^ (n * 0x9e3779b97f4a7c15ull));
+      auto sw =
+          std::make_unique<Switch>(net_, static_cast<int>(n), tn.name, cfg_.sw.mmu, adj[n].size(), seed);
       sw->set_forwarding(cfg_.sw.latency, cfg_.sw.cut_through ? cfg_.sw.cut_through_bytes : 0);
       switches_.push_back(sw.get());
       by_topo_id_[n] = &net_.add_node(std::move(sw));
@@ -145,8 +147,8 @@ Time Fabric::ideal_completion(uint32_t conn, Opcode op, int64_t bytes) const {
     });
     return tx + req + tx + resp;
   }
-  const Time data =
-      pipeline(fwd, n, [&](uint64_t i) { return fr.data_wire(payload_of(i), op == Opcode::kWrite && i == 0); });
+  const Time data = pipeline(
+      fwd, n, [&](uint64_t i) { return fr.data_wire(payload_of(i), op == Opcode::kWrite && i == 0); });
   const Time ack = pipeline(rev, 1, [&](uint64_t) { return fr.ack_wire(); });
   return tx + data + ack;
 }
@@ -171,8 +173,8 @@ std::string Fabric::check_invariants() const {
     uint64_t queued = 0;
     for (size_t i = 0; i < sw->num_ports(); ++i) queued += sw->port(i).queues().total_bytes();
     if (queued != sw->mmu().used())
-      return "buffer accounting violated at " + sw->name() + ": MMU holds " + std::to_string(sw->mmu().used()) +
-             " bytes, queues hold " + std::to_string(queued);
+      return "buffer accounting violated at " + sw->name() + ": MMU holds " +
+             std::to_string(sw->mmu().used()) + " bytes, queues hold " + std::to_string(queued);
   }
   return {};
 }

@@ -56,7 +56,8 @@ class Fabric {
   [[nodiscard]] const std::vector<Switch*>& switches() const { return switches_; }
 
   // The ports a packet with this hash crosses from src to dst (empty if unroutable).
-  [[nodiscard]] std::vector<const Port*> path(int src, int dst, uint64_t flow_hash, uint16_t first_port) const;
+  [[nodiscard]] std::vector<const Port*> path(int src, int dst, uint64_t flow_hash,
+                                              uint16_t first_port) const;
 
   // Time for the flow alone on its path: the exact unloaded pipeline of its
   // packets through every hop, plus the final ACK (WRITE/SEND) or the READ
@@ -78,9 +79,9 @@ class Fabric {
   FabricConfig cfg_;
   Network net_;
   RcEngine rc_;
-  std::vector<Nic*> nics_;          // by endpoint index
+  std::vector<Nic*> nics_;  // by endpoint index
   std::vector<Switch*> switches_;
-  std::vector<Node*> by_topo_id_;   // topology node id -> node
+  std::vector<Node*> by_topo_id_;  // topology node id -> node
 };
 
 }  // namespace rdmasim

@@ -12,12 +12,13 @@ std::string Network::check_conservation() const {
     if (accounted != ledger_.created[t])
       return std::string("packet conservation violated for ") + kNames[t] + ": created " +
              std::to_string(ledger_.created[t]) + " != delivered " + std::to_string(ledger_.delivered[t]) +
-             " + dropped " + std::to_string(ledger_.dropped[t]) + " + in flight " + std::to_string(ledger_.live[t]);
+             " + dropped " + std::to_string(ledger_.dropped[t]) + " + in flight " +
+             std::to_string(ledger_.live[t]);
     live_total += ledger_.live[t];
   }
   if (live_total != pool_.live())
-    return "packet conservation violated: ledger says " + std::to_string(live_total) + " in flight, pool holds " +
-           std::to_string(pool_.live());
+    return "packet conservation violated: ledger says " + std::to_string(live_total) +
+           " in flight, pool holds " + std::to_string(pool_.live());
   return {};
 }
 

@@ -43,7 +43,7 @@ struct alignas(64) Packet {
   uint16_t in_port = 0;    // ingress port at the node that holds it
   uint16_t hops = 0;
   PktType type = PktType::kData;
-  uint8_t tc = 0;          // traffic class 0..7
+  uint8_t tc = 0;  // traffic class 0..7
   uint8_t flags = 0;
   Opcode opcode = Opcode::kWrite;
 };

@@ -18,7 +18,9 @@ class Switch final : public Node {
  public:
   Switch(Network& net, int id, std::string name, const MmuConfig& mmu_cfg, size_t num_ports_hint,
          uint64_t ecmp_seed)
-      : Node(net, id, NodeKind::kSwitch, std::move(name)), mmu_(mmu_cfg, num_ports_hint), ecmp_seed_(ecmp_seed) {}
+      : Node(net, id, NodeKind::kSwitch, std::move(name)),
+        mmu_(mmu_cfg, num_ports_hint),
+        ecmp_seed_(ecmp_seed) {}
 
   void on_event(uint32_t kind, uint64_t arg) override;
   void set_routes(RouteTable t) { routes_ = std::move(t); }

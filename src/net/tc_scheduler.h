@@ -26,7 +26,10 @@ class TcScheduler {
   void push(Packet* p) {
     Fifo& f = q_[p->tc];
     p->next = nullptr;
-    if (f.tail) f.tail->next = p; else f.head = p;
+    if (f.tail)
+      f.tail->next = p;
+    else
+      f.head = p;
     f.tail = p;
     f.bytes += p->wire;
     ++f.packets;

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "engine/ring.h"
+#include "net/network.h"
 #include "net/node.h"
 #include "net/port.h"
-#include "net/network.h"
 #include "route/route_table.h"
 
 namespace rdmasim {

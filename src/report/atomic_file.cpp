@@ -16,7 +16,9 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   if (target.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
-    if (ec) throw std::runtime_error("cannot create directory '" + target.parent_path().string() + "': " + ec.message());
+    if (ec)
+      throw std::runtime_error("cannot create directory '" + target.parent_path().string() +
+                               "': " + ec.message());
   }
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(reinterpret_cast<uintptr_t>(&content));

@@ -16,16 +16,19 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json dist_json(const Distribution& d) {
-  return json{{"count", d.count}, {"min", d.min},   {"mean", d.mean}, {"stdev", d.stdev},
-              {"p50", d.p50},     {"p90", d.p90},   {"p95", d.p95},   {"p99", d.p99},
-              {"p99.9", d.p999},  {"max", d.max},   {"jitter", d.jitter}};
+  return json{{"count", d.count}, {"min", d.min}, {"mean", d.mean},    {"stdev", d.stdev},
+              {"p50", d.p50},     {"p90", d.p90}, {"p95", d.p95},      {"p99", d.p99},
+              {"p99.9", d.p999},  {"max", d.max}, {"jitter", d.jitter}};
 }
 
 const char* op_name(Opcode op) {
   switch (op) {
-    case Opcode::kRead: return "read";
-    case Opcode::kSend: return "send";
-    default: return "write";
+    case Opcode::kRead:
+      return "read";
+    case Opcode::kSend:
+      return "send";
+    default:
+      return "write";
   }
 }
 
@@ -75,13 +78,15 @@ json scenario_json(const Scenario& s) {
   if (t.type != "file") {
     topo["link"] = {{"rate", format_rate(t.link.rate)}, {"delay", format_time(t.link.delay)}};
     if (t.type != "star")
-      topo["fabric_link"] = {{"rate", format_rate(t.fabric_link.rate)}, {"delay", format_time(t.fabric_link.delay)}};
+      topo["fabric_link"] = {{"rate", format_rate(t.fabric_link.rate)},
+                             {"delay", format_time(t.fabric_link.delay)}};
   }
-  topo["switch"] = {{"forwarding", f.sw.cut_through ? "cut-through" : "store-and-forward"},
-                    {"latency", format_time(f.sw.latency)},
-                    {"buffer", f.sw.mmu.unlimited ? std::string("unlimited")
-                                                  : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.buffer_bytes)))},
-                    {"cut_through_bytes", f.sw.cut_through_bytes}};
+  topo["switch"] = {
+      {"forwarding", f.sw.cut_through ? "cut-through" : "store-and-forward"},
+      {"latency", format_time(f.sw.latency)},
+      {"buffer", f.sw.mmu.unlimited ? std::string("unlimited")
+                                    : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.buffer_bytes)))},
+      {"cut_through_bytes", f.sw.cut_through_bytes}};
   json strict = json::array();
   json weights = json::array();
   for (int i = 0; i < kNumTcs; ++i) {
@@ -129,9 +134,8 @@ json scenario_json(const Scenario& s) {
     }
     wl.push_back(j);
   }
-  return json{{"name", s.name},           {"file", s.file},   {"seed", s.seed},
-              {"duration", format_time(s.duration)}, {"topology", topo}, {"fabric", fabric},
-              {"workload", wl}};
+  return json{{"name", s.name},   {"file", s.file},   {"seed", s.seed}, {"duration", format_time(s.duration)},
+              {"topology", topo}, {"fabric", fabric}, {"workload", wl}};
 }
 
 json results_json(const Experiment& e) {
@@ -158,15 +162,19 @@ json results_json(const Experiment& e) {
         s.push_back(slowdown(f));
         c.push_back(f.fct().ns());
       }
-    bins.push_back({{"sizes", b.name}, {"slowdown", dist_json(summarize(s))}, {"fct_ns", dist_json(summarize(c))}});
+    bins.push_back(
+        {{"sizes", b.name}, {"slowdown", dist_json(summarize(s))}, {"fct_ns", dist_json(summarize(c))}});
   }
-  const double makespan_s = last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
+  const double makespan_s =
+      last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
 
   const auto& led = fab.net().ledger();
   static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request"};
   json pk;
   for (int t = 0; t < kNumPktTypes; ++t)
-    pk[kTypes[t]] = {{"created", led.created[t]}, {"delivered", led.delivered[t]}, {"dropped", led.dropped[t]},
+    pk[kTypes[t]] = {{"created", led.created[t]},
+                     {"delivered", led.delivered[t]},
+                     {"dropped", led.dropped[t]},
                      {"in_flight", led.live[t]}};
   RcCounters rc{};
   for (size_t i = 0; i < fab.rc().num_connections(); ++i) {
@@ -208,9 +216,10 @@ json results_json(const Experiment& e) {
                 {"slowdown", dist_json(summarize(sd))},
                 {"throughput_gbps", dist_json(summarize(tput))},
                 {"by_size", bins}};
-  j["throughput"] = {{"goodput_gbps", makespan_s > 0 ? static_cast<double>(bytes_done) * 8 / makespan_s / 1e9 : 0.0},
-                     {"makespan_ns", makespan_s * 1e9},
-                     {"data_packet_hops", e.data_packet_hops()}};
+  j["throughput"] = {
+      {"goodput_gbps", makespan_s > 0 ? static_cast<double>(bytes_done) * 8 / makespan_s / 1e9 : 0.0},
+      {"makespan_ns", makespan_s * 1e9},
+      {"data_packet_hops", e.data_packet_hops()}};
   j["network"] = {{"packets", pk},
                   {"switch_buffer_drops", buffer_drops},
                   {"no_route_drops", no_route},
@@ -225,21 +234,24 @@ json results_json(const Experiment& e) {
 
 std::string flows_csv(const Experiment& e) {
   std::string out =
-      "id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,op,workload,path_links,retransmitted_packets\n";
+      "id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,op,workload,path_links,retransmitted_"
+      "packets\n";
   const RcEngine& rc = e.fabric().rc();
   for (const auto& f : e.flows()) {
     const bool done = f.finished();
     const uint64_t retx = f.started ? rc.connection(f.conn).ctr.retransmitted_packets : 0;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst, f.spec.size_bytes,
-                       ns3(f.spec.start), done ? ns3(f.fct()) : "", f.started ? ns3(f.ideal) : "",
-                       done ? fmt::format("{:.6f}", slowdown(f)) : "", op_name(f.op), f.workload, f.links, retx);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst,
+                       f.spec.size_bytes, ns3(f.spec.start), done ? ns3(f.fct()) : "",
+                       f.started ? ns3(f.ideal) : "", done ? fmt::format("{:.6f}", slowdown(f)) : "",
+                       op_name(f.op), f.workload, f.links, retx);
   }
   return out;
 }
 
 std::string ports_csv(const Experiment& e) {
   std::string out =
-      "node,port,peer,rate_gbps,tx_packets,tx_bytes,rx_packets,rx_bytes,tx_payload_bytes,drop_packets,drop_bytes,"
+      "node,port,peer,rate_gbps,tx_packets,tx_bytes,rx_packets,rx_bytes,tx_payload_bytes,drop_packets,drop_"
+      "bytes,"
       "queue_watermark_bytes,utilization\n";
   const Network& net = e.fabric().net();
   const double t = e.sim().now().sec();
@@ -255,8 +267,9 @@ std::string ports_csv(const Experiment& e) {
         wm = std::max(wm, c.queue_watermark_bytes[tc]);
       }
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f}\n", node.name(), i, p.peer()->name(),
-                         p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes, c.tx_data_payload_bytes,
-                         dp, db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0);
+                         p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes,
+                         c.tx_data_payload_bytes, dp, db, wm,
+                         t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0);
     }
   }
   return out;
@@ -271,14 +284,16 @@ std::string summary_text(const Experiment& e) {
                    e.scenario().profile);
   s += fmt::format("simulated  {}  events {}  {}\n", j["run"]["simulated_end"].get<std::string>(),
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
-  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(), fl["total"].get<size_t>());
+  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
+                   fl["total"].get<size_t>());
   s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
                    fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
   s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
                    fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
   s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
-  s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n", nw["switch_buffer_drops"].get<uint64_t>(),
-                   nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
+  s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n",
+                   nw["switch_buffer_drops"].get<uint64_t>(), nw["retransmitted_packets"].get<uint64_t>(),
+                   nw["timeouts"].get<uint64_t>());
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
 }

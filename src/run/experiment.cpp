@@ -75,7 +75,8 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
 
 Experiment::~Experiment() = default;
 
-void Experiment::run(const std::function<void(const Experiment&)>& progress, const std::atomic<bool>* interrupt) {
+void Experiment::run(const std::function<void(const Experiment&)>& progress,
+                     const std::atomic<bool>* interrupt) {
   if (!flows_.empty()) sim_.schedule(flows_[0].spec.start, this, 0, 0);
   auto poll = [&] {
     if (interrupt != nullptr && interrupt->load()) {

@@ -39,8 +39,8 @@ Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottlen
   return t;
 }
 
-Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription, LinkSpec host_link,
-                         LinkSpec fabric_link) {
+Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription,
+                         LinkSpec host_link, LinkSpec fabric_link) {
   require(leaves >= 1 && leaves <= 4096, "leaves must be between 1 and 4096");
   require(hosts_per_leaf >= 1 && hosts_per_leaf <= 4096, "hosts_per_leaf must be between 1 and 4096");
   if (spines <= 0) {
@@ -64,7 +64,8 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
     for (int h = 0; h < hosts_per_leaf; ++h)
       t.add_link(l * hosts_per_leaf + h, first_leaf + l, host_link.rate, host_link.delay);
     if (leaves > 1)
-      for (int s = 0; s < spines; ++s) t.add_link(first_leaf + l, first_spine + s, fabric_link.rate, fabric_link.delay);
+      for (int s = 0; s < spines; ++s)
+        t.add_link(first_leaf + l, first_spine + s, fabric_link.rate, fabric_link.delay);
   }
   return t;
 }
@@ -86,7 +87,8 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
       t.add_node(TopoNodeKind::kSwitch, "agg" + std::to_string(p) + "_" + std::to_string(a), 2);
   const int first_core = static_cast<int>(t.nodes.size());
   for (int c = 0; c < half * half; ++c) t.add_node(TopoNodeKind::kSwitch, "core" + std::to_string(c), 3);
-  for (int h = 0; h < k * k * k / 4; ++h) t.add_link(h, first_edge + h / half, host_link.rate, host_link.delay);
+  for (int h = 0; h < k * k * k / 4; ++h)
+    t.add_link(h, first_edge + h / half, host_link.rate, host_link.delay);
   for (int p = 0; p < k; ++p)
     for (int e = 0; e < half; ++e)
       for (int a = 0; a < half; ++a)
@@ -99,7 +101,8 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
   return t;
 }
 
-Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link) {
+Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link,
+                      LinkSpec fabric_link) {
   require(servers >= 1 && servers <= 8192, "servers must be between 1 and 8192");
   require(gpus_per_server >= 1 && gpus_per_server <= 64, "gpus_per_server must be between 1 and 64");
   require(spines >= 0 && spines <= 4096, "spines must be between 0 and 4096");
@@ -117,7 +120,8 @@ Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec hos
     for (int g = 0; g < gpus_per_server; ++g)
       t.add_link(s * gpus_per_server + g, first_rail + g, host_link.rate, host_link.delay);
   for (int g = 0; g < gpus_per_server; ++g)
-    for (int s = 0; s < spines; ++s) t.add_link(first_rail + g, first_spine + s, fabric_link.rate, fabric_link.delay);
+    for (int s = 0; s < spines; ++s)
+      t.add_link(first_rail + g, first_spine + s, fabric_link.rate, fabric_link.delay);
   return t;
 }
 

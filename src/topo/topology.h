@@ -55,8 +55,8 @@ Topology make_star(int hosts, LinkSpec link);
 Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck);
 // Two-tier Clos. When spines == 0 the spine count follows from the
 // oversubscription ratio: hosts_per_leaf*host_rate / (spines*fabric_rate) = ratio.
-Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription, LinkSpec host_link,
-                         LinkSpec fabric_link);
+Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription,
+                         LinkSpec host_link, LinkSpec fabric_link);
 // Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k^3/4 hosts.
 Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
 // Multi-GPU servers, rail-optimized: GPU g of every server attaches (through

@@ -15,7 +15,8 @@ constexpr uint8_t kUdp = 17;
 
 uint32_t five_tuple_hash(int src, int dst, uint16_t sport, uint16_t dport) {
   uint64_t h = mix64(static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
-  return static_cast<uint32_t>(mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(dport) << 8 | kUdp)));
+  return static_cast<uint32_t>(
+      mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(dport) << 8 | kUdp)));
 }
 
 }  // namespace
@@ -85,7 +86,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     p->payload = static_cast<uint16_t>(payload);
     p->flags = kReadResponse | (r.next_psn + 1 == r.end_psn ? kLast : 0) | (first ? kFirst : 0);
     // READ response First/Last/Only carry an AETH (IBTA Vol.1 §9.3.5).
-    p->wire = static_cast<uint16_t>(fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false));
+    p->wire =
+        static_cast<uint16_t>(fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false));
     p->aux = r.msg;
     p->dst = c.src;
     p->conn = c.id;
@@ -242,7 +244,8 @@ void RcEngine::on_read_request(RcConnection& c, Packet* p) {
   // The RETH carries the length still to read; the shared message table
   // gives the same number.
   const RcMessage& m = c.msgs[mi];
-  const int64_t remaining = std::max<int64_t>(0, m.size - static_cast<int64_t>(p->psn - m.first_psn) * cfg_.mtu);
+  const int64_t remaining =
+      std::max<int64_t>(0, m.size - static_cast<int64_t>(p->psn - m.first_psn) * cfg_.mtu);
   c.read_ranges.push_back(RcConnection::ReadRange{p->psn, p->aux, remaining, mi});
   activate(c, 1);
 }
@@ -351,7 +354,8 @@ void RcEngine::on_rnr_retry(uint32_t conn) {
 }
 
 void RcEngine::complete(RcConnection& c, const RcMessage& m) {
-  if (c.sink != nullptr) c.sink->on_complete(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
+  if (c.sink != nullptr)
+    c.sink->on_complete(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
 }
 
 }  // namespace rdmasim

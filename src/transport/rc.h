@@ -18,8 +18,8 @@ class Nic;
 class Network;
 
 struct RcConfig {
-  uint32_t mtu = 1000;          // payload bytes per packet
-  uint32_t ack_interval = 1;    // ACK every N in-order packets (and every message end)
+  uint32_t mtu = 1000;        // payload bytes per packet
+  uint32_t ack_interval = 1;  // ACK every N in-order packets (and every message end)
   // Local ACK timeout = 4.096 us x 2^n (IBTA Vol.1 §9.7.6.1.3). n = 10
   // (4.194 ms) keeps it above the worst queueing delay of a 32 MiB buffer
   // drained at 100 Gb/s (2.7 ms), so deep queues do not cause spurious
@@ -31,7 +31,7 @@ struct RcConfig {
   // default min_rnr_timer: how long a requester waits after an RNR NAK.
   Time rnr_timer = Time::from_us(640);
   uint8_t data_tc = 3;
-  uint8_t ack_tc = 7;            // ACK/NAK ride a strict-priority class
+  uint8_t ack_tc = 7;  // ACK/NAK ride a strict-priority class
 };
 
 struct Completion {

@@ -5,8 +5,8 @@
 
 namespace rdmasim {
 
-std::vector<FlowSpec> make_incast(int num_hosts, int senders, int receiver, Bytes size, Time start, bool random,
-                                  Rng& rng) {
+std::vector<FlowSpec> make_incast(int num_hosts, int senders, int receiver, Bytes size, Time start,
+                                  bool random, Rng& rng) {
   std::vector<int> pool;
   for (int i = 1; i < num_hosts; ++i) pool.push_back((receiver + i) % num_hosts);
   if (random)
@@ -32,7 +32,8 @@ std::vector<FlowSpec> make_all_to_all(int num_hosts, Bytes size, Time start) {
   out.reserve(static_cast<size_t>(num_hosts) * (num_hosts - 1));
   for (int s = 0; s < num_hosts; ++s)
     for (int d = 0; d < num_hosts; ++d)
-      if (s != d) out.push_back(FlowSpec{static_cast<int64_t>(out.size()), s, d, 3, 4791, size.count(), start});
+      if (s != d)
+        out.push_back(FlowSpec{static_cast<int64_t>(out.size()), s, d, 3, 4791, size.count(), start});
   return out;
 }
 

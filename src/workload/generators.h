@@ -11,8 +11,8 @@ namespace rdmasim {
 
 // `senders` distinct hosts (not `receiver`) each send `size` to `receiver` at
 // `start`. random: senders drawn uniformly; sequential: the hosts after it.
-std::vector<FlowSpec> make_incast(int num_hosts, int senders, int receiver, Bytes size, Time start, bool random,
-                                  Rng& rng);
+std::vector<FlowSpec> make_incast(int num_hosts, int senders, int receiver, Bytes size, Time start,
+                                  bool random, Rng& rng);
 // Every host sends `size` to a distinct host, never itself (a random derangement).
 std::vector<FlowSpec> make_permutation(int num_hosts, Bytes size, Time start, Rng& rng);
 // Every host sends `size` to every other host.

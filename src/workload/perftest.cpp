@@ -37,7 +37,11 @@ Opcode op_of(const std::string& test) {
 class LatencyLoop : public CompletionSink {
  public:
   LatencyLoop(Fabric& f, Opcode op, int64_t size, int iters)
-      : f_(f), op_(op), size_(size), iters_(iters), ab_(QueuePair::create(f, 0, 1, this)),
+      : f_(f),
+        op_(op),
+        size_(size),
+        iters_(iters),
+        ab_(QueuePair::create(f, 0, 1, this)),
         ba_(QueuePair::create(f, 1, 0, this)) {}
   void start() { issue(); }
   void on_complete(const Completion& c) override {
@@ -114,7 +118,8 @@ PerftestResult run_perftest(const PerftestOptions& o) {
   r.test = o.test;
   r.size = o.size >= 0 ? o.size : (lat ? 2 : 65536);
   r.iters = o.iters > 0 ? o.iters : (lat ? 1000 : 5000);
-  if (r.size < 1 || r.size > (int64_t{1} << 32)) throw std::invalid_argument("size must be between 1 and 4GiB");
+  if (r.size < 1 || r.size > (int64_t{1} << 32))
+    throw std::invalid_argument("size must be between 1 and 4GiB");
   if (o.switches < 0 || o.switches > 16) throw std::invalid_argument("switches must be between 0 and 16");
   if (o.tx_depth < 1) throw std::invalid_argument("tx-depth must be at least 1");
   Simulation sim(o.seed);
@@ -155,17 +160,19 @@ std::string format_perftest(const PerftestResult& r, const PerftestOptions& o) {
   std::string s = rule + "\n";
   s += fmt::format("                    {} {} Test\n", name, is_latency_test(r.test) ? "Latency" : "BW");
   s += fmt::format(" Fabric profile  : {:<16} Transport type : {}\n", o.fabric.name, "RC");
-  s += fmt::format(" Link rate       : {:<16} Switches       : {}\n", fmt::format("{:g}Gb/s", o.link.rate.gbps()),
-                   o.switches);
+  s += fmt::format(" Link rate       : {:<16} Switches       : {}\n",
+                   fmt::format("{:g}Gb/s", o.link.rate.gbps()), o.switches);
   s += fmt::format(" Mtu             : {}[B]\n", o.fabric.rc.mtu);
   s += rule + "\n";
   if (is_latency_test(r.test)) {
     const Distribution d = summarize(r.latency_us);
-    s += " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% "
+    s += " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec] "
+         "  99% "
          "percentile[usec]   99.9% percentile[usec] \n";
-    s += fmt::format(" {:<6} {:<10}     {:<10.2f}     {:<10.2f}   {:<10.2f}         {:<10.2f}     {:<10.2f}      "
-                     "{:<10.2f}             {:<10.2f}\n",
-                     r.size, r.iters, d.min, d.max, d.p50, d.mean, d.stdev, d.p99, d.p999);
+    s += fmt::format(
+        " {:<6} {:<10}     {:<10.2f}     {:<10.2f}   {:<10.2f}         {:<10.2f}     {:<10.2f}      "
+        "{:<10.2f}             {:<10.2f}\n",
+        r.size, r.iters, d.min, d.max, d.p50, d.mean, d.stdev, d.p99, d.p999);
   } else {
     s += " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n";
     s += fmt::format(" {:<10} {:<10}       {:<10.2f}         {:<10.2f}           {:.6f}\n", r.size, r.iters,

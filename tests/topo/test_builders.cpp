@@ -20,9 +20,9 @@ TEST(Builders, FatTreeK16Has1024HostsAndFullEcmp) {
   // Host 0 to a host in another pod: 6 links; its edge switch has k/2 = 8
   // equal-cost uplinks, an aggregation switch 8 core uplinks.
   EXPECT_EQ(path_links(t, 0, 1023), 6);
-  EXPECT_EQ(path_links(t, 0, 1), 2);   // same edge switch
-  EXPECT_EQ(path_links(t, 0, 8), 4);   // same pod, other edge
-  const int edge0 = t.num_hosts();     // first switch node
+  EXPECT_EQ(path_links(t, 0, 1), 2);  // same edge switch
+  EXPECT_EQ(path_links(t, 0, 8), 4);  // same pod, other edge
+  const int edge0 = t.num_hosts();    // first switch node
   EXPECT_EQ(routes[edge0].ports(1023).size(), 8u);
   EXPECT_EQ(routes[edge0].ports(1).size(), 1u);
   const int agg0 = t.num_hosts() + 16 * 8;
@@ -68,7 +68,8 @@ TEST(Builders, DisconnectedTopologyIsReported) {
 }
 
 TEST(Builders, HpccReferenceTopologyLoadsAndRoutes) {
-  const Topology t = topology_from_edge_list(load_edge_list_topology("data/reference/hpcc_fattree320_topology.txt"));
+  const Topology t =
+      topology_from_edge_list(load_edge_list_topology("data/reference/hpcc_fattree320_topology.txt"));
   EXPECT_EQ(t.num_hosts(), 320);
   EXPECT_EQ(t.num_switches(), 56);
   EXPECT_EQ(check_connected(t), "");

@@ -37,12 +37,14 @@ TEST_P(GoodputTest, LongWriteReachesAnalyticalGoodput) {
       static_cast<double>(k.gbps) * 1e9 * k.mtu / (k.mtu + 62 + 20);  // RoCEv2 headers + preamble/IFG
   EXPECT_NEAR(goodput / analytical, 1.0, 0.001) << "goodput " << goodput / 1e9 << " Gb/s";
   // The lone flow is exactly its own ideal.
-  EXPECT_EQ((rec.done[0].completed - rec.done[0].posted).ps(), f.ideal_completion(qp, Opcode::kWrite, bytes).ps());
+  EXPECT_EQ((rec.done[0].completed - rec.done[0].posted).ps(),
+            f.ideal_completion(qp, Opcode::kWrite, bytes).ps());
   EXPECT_EQ(f.check_invariants(), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Rates, GoodputTest,
-                         ::testing::Values(GoodputCase{100, 1000}, GoodputCase{400, 4096}, GoodputCase{25, 1024}),
+                         ::testing::Values(GoodputCase{100, 1000}, GoodputCase{400, 4096},
+                                           GoodputCase{25, 1024}),
                          [](const auto& i) {
                            return std::to_string(i.param.gbps) + "G_mtu" + std::to_string(i.param.mtu);
                          });

@@ -63,7 +63,7 @@ int perftest_main(const std::string& test, const std::string& size, int iters, i
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main_impl(int argc, char** argv) {
   using namespace rdmasim;
   std::signal(SIGINT, on_sigint);
   CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (InfiniBand, RoCEv2, iWARP, UET)"};
@@ -133,4 +133,16 @@ int main(int argc, char** argv) {
     return cli::kExitOk;
   }
   return cli::kExitOk;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  } catch (...) {
+    std::fprintf(stderr, "error: unexpected failure\n");
+    return 1;
+  }
 }

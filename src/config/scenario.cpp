@@ -28,8 +28,9 @@ std::string resolve_path(const CfgNode& n, std::string_view key, const std::stri
   fs::path p(value);
   if (p.is_absolute()) return value;
   const fs::path beside = fs::path(n.file()).parent_path() / p;
-  if (fs::exists(beside)) return beside.string();
-  if (fs::exists(p)) return value;
+  std::error_code ec;  // e.g. a name too long for the OS: not found, not an exception
+  if (fs::exists(beside, ec)) return beside.string();
+  if (fs::exists(p, ec)) return value;
   throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
                          "' and in the working directory)");
 }

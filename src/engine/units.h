@@ -41,7 +41,8 @@ class Time {
   friend constexpr Time operator*(Time a, int64_t k) { return Time(a.ps_ * k); }
   friend constexpr Time operator*(int64_t k, Time a) { return Time(a.ps_ * k); }
   friend constexpr Time operator/(Time a, int64_t k) { return Time(a.ps_ / k); }
-  friend constexpr auto operator<=>(Time, Time) = default;
+  friend constexpr auto operator<=>(Time,
+                                    Time) = default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 bug
 
  private:
   constexpr explicit Time(int64_t ps) : ps_(ps) {}
@@ -64,7 +65,8 @@ class Bytes {
   friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes(a.n_ + b.n_); }
   friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes(a.n_ - b.n_); }
   friend constexpr Bytes operator*(Bytes a, int64_t k) { return Bytes(a.n_ * k); }
-  friend constexpr auto operator<=>(Bytes, Bytes) = default;
+  friend constexpr auto operator<=>(Bytes,
+                                    Bytes) = default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 bug
 
  private:
   int64_t n_ = 0;
@@ -89,7 +91,8 @@ class Rate {
     const __int128 v = static_cast<__int128>(t.ps()) * bps_ / (8 * 1'000'000'000'000LL);
     return Bytes(static_cast<int64_t>(v));
   }
-  friend constexpr auto operator<=>(Rate, Rate) = default;
+  friend constexpr auto operator<=>(Rate,
+                                    Rate) = default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 bug
 
  private:
   constexpr explicit Rate(int64_t bps) : bps_(bps) {}

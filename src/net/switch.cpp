@@ -4,7 +4,9 @@
 
 namespace rdmasim {
 
-void Switch::on_event(uint32_t /*kind*/, uint64_t arg) { receive(reinterpret_cast<Packet*>(arg)); }
+void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
+  receive(reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */);
+}
 
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];

@@ -8,7 +8,7 @@ namespace rdmasim {
 void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kArrive: {
-      Packet* p = reinterpret_cast<Packet*>(arg);
+      Packet* p = reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */;
       Port& in = *ports_[p->in_port];
       in.counters().rx_packets += 1;
       in.counters().rx_bytes += p->wire;

@@ -8,6 +8,7 @@ namespace rdmasim {
 std::vector<FlowSpec> make_incast(int num_hosts, int senders, int receiver, Bytes size, Time start,
                                   bool random, Rng& rng) {
   std::vector<int> pool;
+  pool.reserve(static_cast<size_t>(num_hosts));
   for (int i = 1; i < num_hosts; ++i) pool.push_back((receiver + i) % num_hosts);
   if (random)
     for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[rng.below(i)]);
@@ -23,6 +24,7 @@ std::vector<FlowSpec> make_permutation(int num_hosts, Bytes size, Time start, Rn
   std::iota(dst.begin(), dst.end(), 0);
   for (size_t i = dst.size(); i > 1; --i) std::swap(dst[i - 1], dst[rng.below(i - 1)]);
   std::vector<FlowSpec> out;
+  out.reserve(static_cast<size_t>(num_hosts));
   for (int s = 0; s < num_hosts; ++s) out.push_back(FlowSpec{s, s, dst[s], 3, 4791, size.count(), start});
   return out;
 }

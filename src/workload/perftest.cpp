@@ -141,7 +141,7 @@ PerftestResult run_perftest(const PerftestOptions& o) {
     r.msg_rate_mpps = secs > 0 ? loop.done_ / secs / 1e6 : 0;
     // Peak: the best rate over any window of tx_depth consecutive completions.
     const auto& c = loop.completions_;
-    const size_t w = std::min<size_t>(static_cast<size_t>(o.tx_depth), c.size() > 0 ? c.size() - 1 : 0);
+    const size_t w = std::min<size_t>(static_cast<size_t>(o.tx_depth), !c.empty() ? c.size() - 1 : 0);
     for (size_t i = w; i < c.size() && w > 0; ++i) {
       const double s = (c[i] - c[i - w]).sec();
       if (s > 0) r.bw_peak_mb_s = std::max(r.bw_peak_mb_s, static_cast<double>(r.size) * w / s / 1048576.0);

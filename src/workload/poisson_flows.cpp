@@ -17,6 +17,7 @@ namespace {
 // land past the end of the window, so saturate rather than overflow.
 int64_t draw_gap_ps(Rng& rng, double mean_ps) {
   const double g = std::round(rng.exponential(mean_ps));
+  // NOLINTNEXTLINE(bugprone-integer-division): a bound, exactness irrelevant
   constexpr double kMax = static_cast<double>(std::numeric_limits<int64_t>::max() / 4);
   return g >= kMax ? static_cast<int64_t>(kMax) : static_cast<int64_t>(g);
 }

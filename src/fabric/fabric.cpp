@@ -43,7 +43,7 @@ void Fabric::build() {
       Port& p = self->add_port(std::make_unique<Port>(net_, *self, idx, l.rate, l.delay));
       if (self->kind() == NodeKind::kSwitch) {
         auto* sw = static_cast<Switch*>(self);
-        p.set_mmu(&sw->mmu());
+        p.set_switch(sw);
         p.set_scheduler_config(&cfg_.sw.scheduler);
       } else {
         p.set_source(static_cast<Nic*>(self));
@@ -56,9 +56,29 @@ void Fabric::build() {
       const auto [peer, peer_port] = adj[n][i];
       self->port(i).connect(by_topo_id_[peer], static_cast<uint16_t>(peer_port));
     }
-    if (self->kind() == NodeKind::kSwitch)
-      static_cast<Switch*>(self)->set_routes(std::move(tables[n]));
-    else {
+    if (self->kind() == NodeKind::kSwitch) {
+      auto* sw = static_cast<Switch*>(self);
+      sw->set_routes(std::move(tables[n]));
+      sw->configure(cfg_.sw.pfc, cfg_.sw.ecn);
+      const uint32_t max_frame = cfg_.framing.data_wire(cfg_.rc.mtu, true);
+      for (size_t i = 0; i < sw->num_ports(); ++i) {
+        const Port& p = sw->port(i);
+        uint64_t h = cfg_.sw.pfc_headroom_bytes;
+        if (h == 0)
+          h = static_cast<uint64_t>(p.rate().bytes_in(p.delay() * 2 + cfg_.sw.pfc_response_time).count()) +
+              2ull * max_frame;
+        sw->mmu().set_headroom(static_cast<uint16_t>(i), h);
+      }
+      uint64_t carved = 0;
+      const int lossless = __builtin_popcount(cfg_.sw.mmu.lossless_mask);
+      for (size_t i = 0; i < sw->num_ports(); ++i)
+        carved += lossless * (sw->mmu().headroom(static_cast<uint16_t>(i)) + cfg_.sw.mmu.pg_reserved_bytes);
+      if (!cfg_.sw.mmu.unlimited && lossless > 0 && carved >= cfg_.sw.mmu.buffer_bytes)
+        throw std::invalid_argument("switch '" + sw->name() + "': PFC headroom and reserved bytes for " +
+                                    std::to_string(sw->num_ports()) + " ports x " + std::to_string(lossless) +
+                                    " lossless classes need " + std::to_string(carved) + " bytes, more than its " +
+                                    std::to_string(cfg_.sw.mmu.buffer_bytes) + "-byte buffer");
+    } else {
       auto* nic = static_cast<Nic*>(self);
       nic->set_routes(std::move(tables[n]));
       nic->set_transport(&rc_);

@@ -28,6 +28,12 @@ struct SwitchSettings {
   Time latency = Time::zero();  // ingress-to-egress pipeline latency
   TcSchedulerConfig scheduler;
   bool same_ecmp_seed = false;  // every switch hashes alike (reproduces polarization)
+  PfcConfig pfc;
+  EcnConfig ecn;
+  // Per-PG headroom: 0 = sized per port as rate x (2 x cable delay + the
+  // upstream's response time) + 2 maximum frames (one in flight each way).
+  uint64_t pfc_headroom_bytes = 0;
+  Time pfc_response_time = Time::from_ns(1000);
 };
 
 struct FabricConfig {

@@ -20,6 +20,13 @@ struct PortCounters {
   std::array<uint64_t, kNumTcs> drop_bytes{};
   std::array<uint64_t, kNumTcs> queue_watermark_bytes{};
   uint64_t busy_ps = 0;  // time spent serializing
+  // PFC, per priority. tx: PAUSE frames this port sent (to its peer); rx:
+  // PAUSE frames it received; paused_ps: time this port was told not to send.
+  std::array<uint64_t, kNumTcs> pfc_tx_frames{};
+  std::array<uint64_t, kNumTcs> pfc_rx_frames{};
+  std::array<int64_t, kNumTcs> pfc_paused_ps{};
+  std::array<uint64_t, kNumTcs> ecn_marked_packets{};
+  std::array<uint64_t, kNumTcs> lossless_drop_packets{};  // must stay 0 unless misconfigured
 };
 
 }  // namespace rdmasim

@@ -26,6 +26,8 @@ struct Framing {
   }
   [[nodiscard]] uint32_t ack_wire() const { return frame(base_header + aeth); }
   [[nodiscard]] uint32_t read_request_wire() const { return frame(base_header + reth); }
+  // A MAC control (PAUSE/PFC) frame: minimum size (IEEE 802.1Qbb Annex N).
+  [[nodiscard]] uint32_t pfc_wire() const { return min_frame + wire_extra; }
 
   // RoCEv2 (IBTA Annex A17): Ethernet II 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
   // + FCS 4 = 62 B; RETH 16 B and AETH 4 B (IBTA Vol.1 §9.3); 64 B minimum

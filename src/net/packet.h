@@ -13,6 +13,7 @@ enum class PktType : uint8_t {
   kAck,          // RC ACK (AETH)
   kNak,          // RC NAK: PSN sequence error
   kReadRequest,  // RDMA READ request (RETH, no payload)
+  kPfc,          // IEEE 802.1Qbb PAUSE: tc = priority, psn = quanta (0 = XON)
   kCount
 };
 inline constexpr int kNumPktTypes = static_cast<int>(PktType::kCount);
@@ -25,6 +26,8 @@ enum PktFlags : uint8_t {
   kLast = 2,          // last packet of a message
   kReadResponse = 4,  // data flowing responder -> requester for a READ
   kRnr = 8,           // on a NAK: receiver not ready (no receive WQE posted)
+  kEct = 16,          // ECN-capable transport (IPv4 ECN field 10)
+  kCe = 32,           // congestion experienced (IPv4 ECN field 11), set by a switch
 };
 
 // One cache line: the datapath touches a packet at every hop, and when many

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "net/mmu.h"
 #include "net/network.h"
 #include "net/node.h"
+#include "net/switch.h"
 
 namespace rdmasim {
 
@@ -13,6 +13,48 @@ void Port::enqueue(Packet* p) {
   const uint64_t depth = queues_.bytes(p->tc);
   if (depth > ctr_.queue_watermark_bytes[p->tc]) ctr_.queue_watermark_bytes[p->tc] = depth;
   kick();
+}
+
+void Port::send_control_frame(Packet* p) {
+  p->next = nullptr;
+  if (ctrl_tail_ != nullptr)
+    ctrl_tail_->next = p;
+  else
+    ctrl_head_ = p;
+  ctrl_tail_ = p;
+  kick();
+}
+
+uint32_t Port::eligible_mask(Time now) const {
+  if (pause_seen_ == 0) return 0xff;
+  uint32_t m = 0xff;
+  for (int tc = 0; tc < kNumTcs; ++tc)
+    if (((pause_seen_ >> tc) & 1u) && paused_until_[tc] > now) m &= ~(1u << tc);
+  return m;
+}
+
+bool Port::paused(uint8_t tc) const { return paused_until_[tc] > net_.sim().now(); }
+
+void Port::apply_pause(uint8_t tc, uint32_t quanta) {
+  const Time now = net_.sim().now();
+  // One quantum is 512 bit times = 64 bytes at this port's rate.
+  const Time until = now + rate_.tx_time(Bytes(int64_t{64} * quanta));
+  // Keep paused_ps equal to the paused time granted so far, counting an
+  // early XON or a refresh as cutting short or extending the last grant.
+  if (paused_until_[tc] > now) ctr_.pfc_paused_ps[tc] -= (paused_until_[tc] - now).ps();
+  ctr_.pfc_paused_ps[tc] += (until - now).ps();
+  paused_until_[tc] = until;
+  pause_seen_ |= static_cast<uint8_t>(1u << tc);
+  if (until > now)
+    net_.sim().schedule(until, this, kResume, tc);
+  else
+    kick();
+}
+
+Time Port::paused_time(uint8_t tc, Time now) const {
+  int64_t ps = ctr_.pfc_paused_ps[tc];
+  if (paused_until_[tc] > now) ps -= (paused_until_[tc] - now).ps();
+  return Time::from_ps(ps);
 }
 
 void Port::kick() {
@@ -25,16 +67,29 @@ void Port::kick() {
     return;
   }
   if (tx_pending_) return;  // a TxDone at `now` is already queued and will send
-  Packet* p = queues_.pop();
+  Packet* p = ctrl_head_;
   if (p != nullptr) {
-    if (mmu_ != nullptr) mmu_->release(index_, p->tc, p->wire);
+    ctrl_head_ = p->next;
+    if (ctrl_head_ == nullptr) ctrl_tail_ = nullptr;
+    transmit(p, now);
+    return;
+  }
+  const uint32_t eligible = eligible_mask(now);
+  p = queues_.pop(eligible);
+  if (p != nullptr) {
+    if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
   } else if (source_ != nullptr) {
-    p = source_->pull(*this);
+    p = source_->pull(*this, eligible);
   }
   if (p != nullptr) transmit(p, now);
 }
 
-void Port::on_event(uint32_t /*kind*/, uint64_t /*arg*/) {
+void Port::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kResume) {
+    if (paused_until_[arg] > net_.sim().now()) return;  // refreshed since
+    kick();
+    return;
+  }
   tx_pending_ = false;
   kick();
 }
@@ -65,7 +120,7 @@ void Port::transmit(Packet* p, Time now) {
     p->tail_ready = Time::zero();
   }
   net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
-  if (!queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
+  if (ctrl_head_ != nullptr || !queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
     tx_pending_ = true;
     net_.sim().schedule(busy_until_, this, kTxDone);
   }

@@ -4,6 +4,7 @@
 // cut-through rule are folded into that one event.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "engine/event_queue.h"
@@ -17,13 +18,14 @@ namespace rdmasim {
 class Node;
 class Network;
 class Port;
-class Mmu;
+class Switch;
 
 // Supplies packets to an idle port when its own queues are empty (a NIC's
 // per-QP scheduler). Returns nullptr when nothing may be sent now.
 class PacketSource {
  public:
-  virtual Packet* pull(Port& port) = 0;
+  // `eligible`: bit per traffic class that may send now (PFC clears bits).
+  virtual Packet* pull(Port& port, uint32_t eligible) = 0;
   [[nodiscard]] virtual bool has_more(const Port& port) const = 0;
 
  protected:
@@ -33,6 +35,7 @@ class PacketSource {
 class Port final : public EventHandler {
  public:
   static constexpr uint32_t kTxDone = 0;
+  static constexpr uint32_t kResume = 1;  // a PFC pause may have expired
 
   Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
       : net_(net), owner_(owner), rate_(rate), delay_(delay), index_(index) {}
@@ -42,13 +45,23 @@ class Port final : public EventHandler {
     peer_index_ = peer_index;
   }
   void set_source(PacketSource* s) { source_ = s; }
-  void set_mmu(Mmu* m) { mmu_ = m; }
+  // Packets leaving this port's queues are released from `sw`'s buffer.
+  void set_switch(Switch* sw) { sw_ = sw; }
   void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
 
   // Queues a packet for transmission (the caller already admitted it).
   void enqueue(Packet* p);
   // Starts a transmission if the port is idle and has something to send.
   void kick();
+  // Sends a MAC control frame (PFC PAUSE) ahead of all queued data, ignoring
+  // pause state (IEEE 802.1Qbb: control frames are never paused).
+  void send_control_frame(Packet* p);
+  // The peer sent PAUSE for `tc` with `quanta` (units of 512 bit times at this
+  // port's rate; 0 resumes at once).
+  void apply_pause(uint8_t tc, uint32_t quanta);
+  [[nodiscard]] bool paused(uint8_t tc) const;
+  // Time paused for `tc` up to `now` (pauses granted past `now` not counted).
+  [[nodiscard]] Time paused_time(uint8_t tc, Time now) const;
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
@@ -65,13 +78,18 @@ class Port final : public EventHandler {
 
  private:
   void transmit(Packet* p, Time now);
+  uint32_t eligible_mask(Time now) const;
 
   Network& net_;
   Node& owner_;
   Node* peer_ = nullptr;
   PacketSource* source_ = nullptr;
-  Mmu* mmu_ = nullptr;
+  Switch* sw_ = nullptr;
+  Packet* ctrl_head_ = nullptr;  // control frames, sent before anything else
+  Packet* ctrl_tail_ = nullptr;
   TcScheduler queues_;
+  std::array<Time, kNumTcs> paused_until_{};
+  uint8_t pause_seen_ = 0;  // bit per class that has ever been paused (fast path)
   PortCounters ctr_;
   Time busy_until_;
   Rate rate_;

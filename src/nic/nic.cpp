@@ -12,6 +12,12 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       Port& in = *ports_[p->in_port];
       in.counters().rx_packets += 1;
       in.counters().rx_bytes += p->wire;
+      if (p->type == PktType::kPfc) {
+        in.counters().pfc_rx_frames[p->tc] += 1;
+        in.apply_pause(p->tc, static_cast<uint32_t>(p->psn));
+        net_.deliver(p);
+        break;
+      }
       rc_->on_packet(*this, p);
       break;
     }
@@ -45,10 +51,14 @@ void Nic::activate(uint16_t port, uint32_t conn, int role) {
   ports_[port]->kick();
 }
 
-Packet* Nic::pull(Port& port) {
+Packet* Nic::pull(Port& port, uint32_t eligible) {
   auto& ring = active_[port.index()];
-  while (!ring.empty()) {
+  for (size_t left = ring.size(); left > 0; --left) {
     const uint32_t e = ring.pop_front();
+    if (eligible != 0xff && !((eligible >> rc_->connection(e >> 1).tc) & 1u)) {
+      ring.push_back(e);  // its class is paused by PFC: try the others
+      continue;
+    }
     bool more = false;
     Packet* p = rc_->next_packet(e >> 1, static_cast<int>(e & 1), more);
     if (more) ring.push_back(e);

@@ -45,7 +45,7 @@ class Nic final : public Node, public PacketSource {
   [[nodiscard]] const NicConfig& config() const { return cfg_; }
 
   void on_event(uint32_t kind, uint64_t arg) override;
-  Packet* pull(Port& port) override;
+  Packet* pull(Port& port, uint32_t eligible) override;
   [[nodiscard]] bool has_more(const Port& port) const override { return !active_[port.index()].empty(); }
 
   // Transport hooks: a connection role has packets to send on `port`.

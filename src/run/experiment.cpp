@@ -25,7 +25,11 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
   // Map topology node ids to endpoint indices for flow files that name nodes.
   std::vector<int> endpoint_of(topo.nodes.size(), -1);
   for (int i = 0; i < hosts; ++i) endpoint_of[topo.hosts[i]] = i;
-  fabric_ = std::make_unique<Fabric>(sim_, std::move(topo), s_.fabric);
+  try {
+    fabric_ = std::make_unique<Fabric>(sim_, std::move(topo), s_.fabric);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(s_.file, 0, 0, "fabric", e.what());  // e.g. PFC headroom larger than the buffer
+  }
 
   for (size_t wi = 0; wi < s_.workloads.size(); ++wi) {
     const WorkloadSpec& w = s_.workloads[wi];

@@ -125,7 +125,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     const auto payload = static_cast<uint32_t>(std::clamp<int64_t>(m.size - offset, 0, cfg_.mtu));
     p->psn = c.snd_nxt;
     p->payload = static_cast<uint16_t>(payload);
-    p->flags = static_cast<uint8_t>((k == 0 ? kFirst : 0) | (c.snd_nxt + 1 == m.end_psn ? kLast : 0));
+    // RoCEv2 NICs send data ECN-capable (ECT) so switches can mark it.
+    p->flags = static_cast<uint8_t>(kEct | (k == 0 ? kFirst : 0) | (c.snd_nxt + 1 == m.end_psn ? kLast : 0));
     p->wire = static_cast<uint16_t>(fr.data_wire(payload, m.op == Opcode::kWrite && k == 0));
     p->aux = c.nxt_msg;
     ++c.snd_nxt;

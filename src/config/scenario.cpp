@@ -115,6 +115,72 @@ void read_fabric(const CfgNode& root, Scenario& s) {
       f->choice("ecmp_seed", {"per-switch", "same"}, c.sw.same_ecmp_seed ? "same" : "per-switch") == "same";
   c.nic.tx_latency = f->time("nic_tx_latency", c.nic.tx_latency);
   c.nic.rx_latency = f->time("nic_rx_latency", c.nic.rx_latency);
+  if (auto pfc = f->opt_child("pfc")) {
+    MmuConfig& m = c.sw.mmu;
+    const bool on = pfc->boolean("enabled", m.lossless_mask != 0);
+    uint8_t mask = m.lossless_mask != 0 ? m.lossless_mask : static_cast<uint8_t>(1u << c.rc.data_tc);
+    if (pfc->has("classes")) {
+      mask = 0;
+      for (const auto& e : pfc->list("classes")) {
+        int tc = -1;
+        try {
+          tc = std::stoi(e.scalar());
+        } catch (...) {
+        }
+        if (tc < 0 || tc > 7) throw e.error("", "expected a traffic class 0..7");
+        mask |= static_cast<uint8_t>(1u << tc);
+      }
+    }
+    m.lossless_mask = on ? mask : 0;
+    const std::string xoff = pfc->str("xoff", m.xoff_bytes == 0 ? "dynamic" : format_bytes(Bytes(static_cast<int64_t>(m.xoff_bytes))));
+    if (xoff == "dynamic") {
+      m.xoff_bytes = 0;
+    } else {
+      try {
+        m.xoff_bytes = static_cast<uint64_t>(parse_bytes(xoff).count());
+      } catch (const std::invalid_argument& e) {
+        throw pfc->error("xoff", std::string("expected 'dynamic' or a size, e.g. 200KB (") + e.what() + ")");
+      }
+      if (m.xoff_bytes == 0) throw pfc->error("xoff", "expected a positive XOFF threshold or 'dynamic'");
+    }
+    m.pfc_alpha = pfc->real("alpha", m.pfc_alpha, 1.0 / 1024, 64.0);
+    m.xon_offset_bytes = static_cast<uint64_t>(pfc->bytes("xon_offset", Bytes(static_cast<int64_t>(m.xon_offset_bytes))).count());
+    m.pg_reserved_bytes = static_cast<uint64_t>(pfc->bytes("reserved", Bytes(static_cast<int64_t>(m.pg_reserved_bytes))).count());
+    const std::string hr = pfc->str("headroom", c.sw.pfc_headroom_bytes == 0 ? "auto" : format_bytes(Bytes(static_cast<int64_t>(c.sw.pfc_headroom_bytes))));
+    if (hr == "auto") {
+      c.sw.pfc_headroom_bytes = 0;
+    } else {
+      try {
+        c.sw.pfc_headroom_bytes = static_cast<uint64_t>(parse_bytes(hr).count());
+      } catch (const std::invalid_argument& e) {
+        throw pfc->error("headroom", std::string("expected 'auto' or a size, e.g. 40KB (") + e.what() + ")");
+      }
+      if (c.sw.pfc_headroom_bytes == 0) throw pfc->error("headroom", "expected a positive headroom or 'auto'");
+    }
+    c.sw.pfc_response_time = pfc->time("response_time", c.sw.pfc_response_time);
+    c.sw.pfc.quanta = static_cast<uint32_t>(pfc->integer("quanta", c.sw.pfc.quanta, 1, 0xFFFF));
+    c.sw.pfc.refresh_fraction = pfc->real("refresh", c.sw.pfc.refresh_fraction, 0.05, 0.95);
+    pfc->finish();
+  }
+  if (auto ecn = f->opt_child("ecn")) {
+    EcnConfig& e = c.sw.ecn;
+    e.enabled = ecn->boolean("enabled", true);
+    e.kmin_bytes = static_cast<uint64_t>(ecn->bytes("kmin", Bytes(static_cast<int64_t>(e.kmin_bytes))).count());
+    e.kmax_bytes = static_cast<uint64_t>(ecn->bytes("kmax", Bytes(static_cast<int64_t>(e.kmax_bytes))).count());
+    if (e.kmax_bytes <= e.kmin_bytes) throw ecn->error("kmax", "expected kmax above kmin");
+    e.pmax = ecn->real("pmax", e.pmax, 0.0, 1.0);
+    const std::string ref = ecn->str("reference_rate", e.reference_rate.bps() == 0 ? "none" : format_rate(e.reference_rate));
+    if (ref == "none") {
+      e.reference_rate = Rate::from_bps(0);
+    } else {
+      try {
+        e.reference_rate = parse_rate(ref);
+      } catch (const std::invalid_argument& err) {
+        throw ecn->error("reference_rate", std::string("expected 'none' or a rate, e.g. 100Gbps (") + err.what() + ")");
+      }
+    }
+    ecn->finish();
+  }
   if (auto sch = f->opt_child("scheduler")) {
     // strict: list of traffic classes served by strict priority; the rest DWRR.
     auto& cfg = c.sw.scheduler;

@@ -107,6 +107,28 @@ json scenario_json(const Scenario& s) {
               {"nic_tx_latency", format_time(f.nic.tx_latency)},
               {"nic_rx_latency", format_time(f.nic.rx_latency)},
               {"scheduler", {{"strict", strict}, {"weights", weights}}}};
+  json lossless = json::array();
+  for (int i = 0; i < kNumTcs; ++i)
+    if ((f.sw.mmu.lossless_mask >> i) & 1u) lossless.push_back(i);
+  fabric["pfc"] = {{"enabled", f.sw.mmu.lossless_mask != 0},
+                   {"classes", lossless},
+                   {"xoff", f.sw.mmu.xoff_bytes == 0 ? std::string("dynamic")
+                                                     : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xoff_bytes)))},
+                   {"alpha", f.sw.mmu.pfc_alpha},
+                   {"xon_offset", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xon_offset_bytes)))},
+                   {"reserved", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.pg_reserved_bytes)))},
+                   {"headroom", f.sw.pfc_headroom_bytes == 0
+                                    ? std::string("auto")
+                                    : format_bytes(Bytes(static_cast<int64_t>(f.sw.pfc_headroom_bytes)))},
+                   {"response_time", format_time(f.sw.pfc_response_time)},
+                   {"quanta", f.sw.pfc.quanta},
+                   {"refresh", f.sw.pfc.refresh_fraction}};
+  fabric["ecn"] = {{"enabled", f.sw.ecn.enabled},
+                   {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},
+                   {"kmax", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmax_bytes)))},
+                   {"pmax", f.sw.ecn.pmax},
+                   {"reference_rate", f.sw.ecn.reference_rate.bps() == 0 ? std::string("none")
+                                                                         : format_rate(f.sw.ecn.reference_rate)}};
   json cites = json::array();
   for (const auto& d : find_profile(s.profile).defaults)
     cites.push_back({{"key", d.key}, {"default", d.value}, {"source", d.source}});
@@ -185,12 +207,22 @@ json results_json(const Experiment& e) {
     rc.naks_sent += c.naks_sent;
     rc.out_of_order_discards += c.out_of_order_discards;
   }
-  uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0;
+  uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0, lossless_drops = 0, ecn_marked = 0, xoff = 0, xon = 0;
   for (const Switch* sw : fab.switches()) {
     buffer_drops += sw->counters().buffer_drops;
     no_route += sw->counters().no_route_drops;
+    lossless_drops += sw->counters().lossless_drops;
+    ecn_marked += sw->counters().ecn_marked;
+    xoff += sw->counters().pfc_xoff_sent;
+    xon += sw->counters().pfc_xon_sent;
     peak_buffer = std::max(peak_buffer, sw->mmu().peak());
   }
+  // Paused time summed over every port (switch and NIC) and priority.
+  double paused_us = 0;
+  for (size_t n = 0; n < fab.net().num_nodes(); ++n)
+    for (size_t i = 0; i < fab.net().node(n).num_ports(); ++i)
+      for (int tc = 0; tc < kNumTcs; ++tc)
+        paused_us += fab.net().node(n).port(i).paused_time(static_cast<uint8_t>(tc), e.sim().now()).us();
   const std::string& inv = e.invariant_error();
   json j;
   j["schema_version"] = kResultsSchemaVersion;
@@ -222,6 +254,11 @@ json results_json(const Experiment& e) {
       {"data_packet_hops", e.data_packet_hops()}};
   j["network"] = {{"packets", pk},
                   {"switch_buffer_drops", buffer_drops},
+                  {"lossless_drops", lossless_drops},
+                  {"ecn_marked_packets", ecn_marked},
+                  {"pfc_xoff_frames", xoff},
+                  {"pfc_xon_frames", xon},
+                  {"pfc_paused_port_us", paused_us},
                   {"no_route_drops", no_route},
                   {"peak_switch_buffer_bytes", peak_buffer},
                   {"retransmitted_packets", rc.retransmitted_packets},
@@ -252,7 +289,7 @@ std::string ports_csv(const Experiment& e) {
   std::string out =
       "node,port,peer,rate_gbps,tx_packets,tx_bytes,rx_packets,rx_bytes,tx_payload_bytes,drop_packets,drop_"
       "bytes,"
-      "queue_watermark_bytes,utilization\n";
+      "queue_watermark_bytes,utilization,pfc_tx_frames,pfc_rx_frames,pfc_paused_us,ecn_marked,lossless_drops\n";
   const Network& net = e.fabric().net();
   const double t = e.sim().now().sec();
   for (size_t n = 0; n < net.num_nodes(); ++n) {
@@ -260,16 +297,22 @@ std::string ports_csv(const Experiment& e) {
     for (size_t i = 0; i < node.num_ports(); ++i) {
       const Port& p = node.port(i);
       const PortCounters& c = p.counters();
-      uint64_t dp = 0, db = 0, wm = 0;
+      uint64_t dp = 0, db = 0, wm = 0, ptx = 0, prx = 0, ecn = 0, lld = 0;
+      double paused_us = 0;
       for (int tc = 0; tc < kNumTcs; ++tc) {
         dp += c.drop_packets[tc];
         db += c.drop_bytes[tc];
         wm = std::max(wm, c.queue_watermark_bytes[tc]);
+        ptx += c.pfc_tx_frames[tc];
+        prx += c.pfc_rx_frames[tc];
+        ecn += c.ecn_marked_packets[tc];
+        lld += c.lossless_drop_packets[tc];
+        paused_us += p.paused_time(static_cast<uint8_t>(tc), e.sim().now()).us();
       }
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f}\n", node.name(), i, p.peer()->name(),
-                         p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes,
-                         c.tx_data_payload_bytes, dp, db, wm,
-                         t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}\n", node.name(), i,
+                         p.peer()->name(), p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes,
+                         c.tx_data_payload_bytes, dp, db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0,
+                         ptx, prx, paused_us, ecn, lld);
     }
   }
   return out;

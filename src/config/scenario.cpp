@@ -26,9 +26,12 @@ LinkSpec read_link(const CfgNode& parent, std::string_view key, LinkSpec def) {
 // then to the working directory.
 std::string resolve_path(const CfgNode& n, std::string_view key, const std::string& value) {
   fs::path p(value);
-  if (p.is_absolute()) return value;
-  const fs::path beside = fs::path(n.file()).parent_path() / p;
   std::error_code ec;  // e.g. a name too long for the OS: not found, not an exception
+  if (p.is_absolute()) {
+    if (fs::exists(p, ec)) return value;
+    throw n.error(key, "file not found: '" + value + "'");
+  }
+  const fs::path beside = fs::path(n.file()).parent_path() / p;
   if (fs::exists(beside, ec)) return beside.string();
   if (fs::exists(p, ec)) return value;
   throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
@@ -66,6 +69,23 @@ void read_topology(const CfgNode& root, Scenario& s) {
   } else {
     ts.file = resolve_path(t, "file", t.str("file"));
   }
+  // Refuse sizes that would exhaust memory before a single event runs.
+  constexpr int64_t kMaxHosts = 131072;
+  int64_t hosts = 0;
+  const char* key = "type";
+  if (ts.type == "leaf-spine") {
+    hosts = int64_t{ts.leaves} * ts.hosts_per_leaf;
+    key = "hosts_per_leaf";
+  } else if (ts.type == "servers") {
+    hosts = int64_t{ts.servers} * ts.gpus_per_server;
+    key = "servers";
+  } else if (ts.type == "fat-tree") {
+    hosts = int64_t{ts.k} * ts.k * ts.k / 4;
+    key = "k";
+  }
+  if (hosts > kMaxHosts)
+    throw t.error(key, "expected at most " + std::to_string(kMaxHosts) + " hosts (this topology has " +
+                           std::to_string(hosts) + ")");
 
   // Switch hardware; the profile supplies the defaults.
   SwitchSettings& sw = s.fabric.sw;
@@ -273,6 +293,8 @@ Scenario load_scenario(const CfgNode& root) {
   const auto items = root.list("workload");
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     const auto& w = s.workloads[i];
+    if ((w.type == "permutation" || w.type == "all-to-all") && t.num_hosts() < 2)
+      throw items[i].error("type", "expected a topology with at least 2 hosts for " + w.type);
     if (w.type == "incast") {
       if (w.receiver >= t.num_hosts())
         throw items[i].error("receiver", "expected a host index below " + std::to_string(t.num_hosts()));

@@ -46,8 +46,10 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
   if (spines <= 0) {
     require(oversubscription >= 1.0, "oversubscription must be >= 1 (e.g. 1 for non-blocking, 2 for 2:1)");
     const double down = static_cast<double>(hosts_per_leaf) * host_link.rate.bps();
-    spines = static_cast<int>(std::ceil(down / (oversubscription * fabric_link.rate.bps()) - 1e-9));
-    spines = std::max(spines, 1);
+    const double need = std::ceil(down / (oversubscription * fabric_link.rate.bps()) - 1e-9);
+    require(need <= 4096, "the oversubscription ratio needs " + std::to_string(need) +
+                              " spines (more than 4096): raise fabric_link.rate or the ratio");
+    spines = std::max(static_cast<int>(need), 1);
   }
   require(spines <= 4096, "spines must be at most 4096");
   Topology t;

@@ -359,6 +359,16 @@ TEST_F(CliTest, ZeroLoad) {
       at("12:11: 'workload[0].load': expected a load in (0, 1], e.g. 0.3 or 30%"));
 }
 
+// Used to escape the loader as std::invalid_argument (exit 1, no location).
+TEST_F(CliTest, FlowsFileTimeOffsetWithBadUnit) {
+  const std::string flows =
+      std::string(RDMASIM_SOURCE_DIR) + "/data/bench/websearch_128hosts_load30_5ms_flows.txt";
+  expect_bad_input(
+      run_scenario(edit(kGood, "  - type: incast\n    senders: 2\n    receiver: 0\n    size: 64KiB\n",
+                        "  - type: flows-file\n    file: " + flows + "\n    time_offset: 2s5\n")),
+      at("12:18: 'workload[0].time_offset': unknown time unit 's5' (use ps, ns, us, ms or s) (got \"2s5\")"));
+}
+
 TEST_F(CliTest, TinyMtu) {
   expect_bad_input(run_scenario(std::string(kGood) + "fabric:\n  mtu: 10B\n"),
                    at("15:8: 'fabric.mtu': expected a payload MTU between 64B and 9000B (got 10B)"));
@@ -389,6 +399,16 @@ TEST_F(CliTest, MissingTopologyFile) {
       run_scenario(edit(kGood, "  type: star\n  hosts: 3\n", "  type: file\n  file: nope.txt\n")),
       at("5:9: 'topology.file': file not found: 'nope.txt' (looked beside the scenario as '" +
          (dir_ / "nope.txt").string() + "' and in the working directory)"));
+}
+
+// A name longer than the OS allows (ENAMETOOLONG) is a file that is not
+// there, not a std::filesystem_error escaping with exit code 1.
+TEST_F(CliTest, OverlongTopologyFileName) {
+  const std::string name(300, 'a');
+  expect_bad_input(
+      run_scenario(edit(kGood, "  type: star\n  hosts: 3\n", "  type: file\n  file: " + name + "\n")),
+      at("5:9: 'topology.file': file not found: '" + name + "' (looked beside the scenario as '" +
+         (dir_ / name).string() + "' and in the working directory)"));
 }
 
 TEST_F(CliTest, MissingTopologyType) {

@@ -26,6 +26,8 @@ struct Framing {
   }
   [[nodiscard]] uint32_t ack_wire() const { return frame(base_header + aeth); }
   [[nodiscard]] uint32_t read_request_wire() const { return frame(base_header + reth); }
+  // CNP: BTH + 16 reserved bytes + ICRC (IBTA Annex A17 §A17.9.3).
+  [[nodiscard]] uint32_t cnp_wire() const { return frame(base_header + 16); }
   // A MAC control (PAUSE/PFC) frame: minimum size (IEEE 802.1Qbb Annex N).
   [[nodiscard]] uint32_t pfc_wire() const { return min_frame + wire_extra; }
 

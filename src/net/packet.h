@@ -14,6 +14,7 @@ enum class PktType : uint8_t {
   kNak,          // RC NAK: PSN sequence error
   kReadRequest,  // RDMA READ request (RETH, no payload)
   kPfc,          // IEEE 802.1Qbb PAUSE: tc = priority, psn = quanta (0 = XON)
+  kCnp,          // RoCEv2 congestion notification packet (DCQCN NP -> RP)
   kCount
 };
 inline constexpr int kNumPktTypes = static_cast<int>(PktType::kCount);

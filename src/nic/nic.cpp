@@ -27,6 +27,12 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kRnrRetry:
       rc_->on_rnr_retry(static_cast<uint32_t>(arg));
       break;
+    case kCcTimer:
+      rc_->on_cc_timer(static_cast<uint32_t>(arg >> 32), static_cast<uint32_t>(arg & 0xffffffffu));
+      break;
+    case kWake:
+      rc_->on_wake(static_cast<uint32_t>(arg));
+      break;
     case kDoorbell: {
       const auto conn = static_cast<uint32_t>(arg >> 17);
       const auto port = static_cast<uint16_t>((arg >> 1) & 0xffff);

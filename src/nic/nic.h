@@ -26,6 +26,8 @@ class Nic final : public Node, public PacketSource {
   static constexpr uint32_t kTimer = 1;
   static constexpr uint32_t kDoorbell = 2;
   static constexpr uint32_t kRnrRetry = 3;
+  static constexpr uint32_t kCcTimer = 4;
+  static constexpr uint32_t kWake = 5;
 
   Nic(Network& net, int id, int host, std::string name, const NicConfig& cfg)
       : Node(net, id, NodeKind::kHost, std::move(name)), host_(host), cfg_(cfg) {
@@ -54,6 +56,10 @@ class Nic final : public Node, public PacketSource {
   void send_control(uint16_t port, Packet* p) { ports_[port]->enqueue(p); }
   void schedule_timer(Time at, uint32_t conn);
   void schedule_rnr_retry(Time at, uint32_t conn) { net_.sim().schedule(at, this, kRnrRetry, conn); }
+  void schedule_cc_timer(Time at, uint32_t conn, uint32_t tag) {
+    net_.sim().schedule(at, this, kCcTimer, static_cast<uint64_t>(conn) << 32 | tag);
+  }
+  void schedule_wake(Time at, uint32_t conn) { net_.sim().schedule(at, this, kWake, conn); }
 
  private:
   int host_;

@@ -191,7 +191,7 @@ json results_json(const Experiment& e) {
       last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
 
   const auto& led = fab.net().ledger();
-  static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request", "pfc"};
+  static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request", "pfc", "cnp"};
   json pk;
   for (int t = 0; t < kNumPktTypes; ++t)
     pk[kTypes[t]] = {{"created", led.created[t]},

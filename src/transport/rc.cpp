@@ -35,6 +35,7 @@ uint32_t RcEngine::connect(int src, int dst, CompletionSink* sink, uint8_t tc) {
   c.rev_hash = five_tuple_hash(dst, src, c.sport, kRoceUdpPort);
   c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
+  if (cc_) cc_->on_connect(c);
   return c.id;
 }
 
@@ -102,9 +103,21 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     return p;
   }
 
-  if (c.snd_nxt >= c.snd_end || c.rnr_wait_until > net_.sim().now()) {
+  const Time now = net_.sim().now();
+  if (c.snd_nxt >= c.snd_end || c.rnr_wait_until > now) {
     c.requester_active = false;  // an RNR wait ends with on_rnr_retry()
     more = false;
+    return nullptr;
+  }
+  if (c.next_send > now) {
+    // Rate-limited by congestion control: leave the NIC's round robin until
+    // the pacer allows the next packet.
+    c.requester_active = false;
+    more = false;
+    if (!c.wake_pending) {
+      c.wake_pending = true;
+      nics_[c.src]->schedule_wake(c.next_send, c.id);
+    }
     return nullptr;
   }
   while (c.snd_nxt >= c.msgs[c.nxt_msg].end_psn) ++c.nxt_msg;
@@ -142,6 +155,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     c.ctr.retransmitted_bytes += p->payload;
   }
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
+  if (c.pace_rate.bps() > 0) c.next_send = std::max(c.next_send, now) + c.pace_rate.tx_time(Bytes(p->wire));
+  if (cc_) cc_->on_send(c, *p);
   arm_timer(c);
   more = c.snd_nxt < c.snd_end;
   if (!more) c.requester_active = false;
@@ -175,6 +190,10 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
     case PktType::kReadRequest:
       on_read_request(c, p);
       break;
+    case PktType::kCnp:
+      ++c.cnps_received;
+      if (cc_) cc_->on_cnp(c);
+      break;
     default:
       break;
   }
@@ -182,6 +201,15 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
 }
 
 void RcEngine::on_data(RcConnection& c, Packet* p) {
+  if ((p->flags & kCe) && cc_ && cc_->wants_cnp()) {
+    // Notification point: at most one CNP per QP per interval (DCQCN §3.2).
+    const Time now = net_.sim().now();
+    if (now - c.last_cnp >= cc_->cnp_interval()) {
+      c.last_cnp = now;
+      ++c.cnps_sent;
+      send_control(c, PktType::kCnp, 0);
+    }
+  }
   if (p->psn == c.epsn) {
     if (p->opcode == Opcode::kSend && (p->flags & kFirst) && c.counted_recv) {
       if (c.recv_posted == 0) {
@@ -316,7 +344,7 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
   p->flow_hash = c.rev_hash;
-  p->wire = static_cast<uint16_t>(net_.framing().ack_wire());
+  p->wire = static_cast<uint16_t>(t == PktType::kCnp ? net_.framing().cnp_wire() : net_.framing().ack_wire());
   if (t == PktType::kAck) ++c.ctr.acks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, p);
 }
@@ -346,6 +374,22 @@ void RcEngine::on_timer(uint32_t conn) {
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
   go_back(c, c.snd_una);
   arm_timer(c);
+}
+
+Time RcEngine::now() const { return net_.sim().now(); }
+
+void RcEngine::schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) { nics_[c.src]->schedule_cc_timer(at, c.id, tag); }
+
+Rate RcEngine::line_rate(const RcConnection& c) const { return nics_[c.src]->port(c.src_nic_port).rate(); }
+
+void RcEngine::on_cc_timer(uint32_t conn, uint32_t tag) {
+  if (cc_) cc_->on_timer(conns_[conn], tag);
+}
+
+void RcEngine::on_wake(uint32_t conn) {
+  RcConnection& c = conns_[conn];
+  c.wake_pending = false;
+  activate(c, 0);
 }
 
 void RcEngine::on_rnr_retry(uint32_t conn) {

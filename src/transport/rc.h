@@ -9,6 +9,9 @@
 #include <deque>
 #include <vector>
 
+#include <memory>
+
+#include "cc/congestion_control.h"
 #include "engine/units.h"
 #include "net/packet.h"
 
@@ -106,6 +109,10 @@ struct RcConnection {
   bool requester_active = false;
 
   Time rnr_wait_until;  // no sending before this (after an RNR NAK)
+  Rate pace_rate;       // set by congestion control; 0 = line rate
+  Time next_send;       // pacing: the next data packet may start then
+  bool wake_pending = false;
+  uint64_t cnps_received = 0;
 
   // Responder.
   uint64_t epsn = 0;
@@ -114,6 +121,8 @@ struct RcConnection {
   bool rnr_outstanding = false;  // discard quietly until the retried SEND arrives
   bool counted_recv = false;     // SENDs need posted receive WQEs (once any is posted)
   int64_t recv_posted = 0;
+  Time last_cnp = Time::from_ps(INT64_MIN / 2);  // NP: when this QP last sent a CNP
+  uint64_t cnps_sent = 0;
   struct ReadRange {
     uint64_t next_psn;
     uint64_t end_psn;
@@ -130,9 +139,22 @@ struct RcConnection {
 
 // The protocol engine for every RC connection of one network. NICs hand it
 // received packets and ask it for the next packet of a connection.
-class RcEngine {
+class RcEngine final : public CcHost {
  public:
   RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg) {}
+  // Congestion control for every connection (nullptr: none, send at line rate).
+  void set_congestion_control(std::unique_ptr<CongestionControl> cc) {
+    cc_ = std::move(cc);
+    if (cc_) cc_->attach(this);
+  }
+  [[nodiscard]] const CongestionControl* congestion_control() const { return cc_.get(); }
+
+  // CcHost.
+  [[nodiscard]] Time now() const override;
+  void schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) override;
+  [[nodiscard]] Rate line_rate(const RcConnection& c) const override;
+  void on_cc_timer(uint32_t conn, uint32_t tag);
+  void on_wake(uint32_t conn);
   void attach_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
 
   // Creates a connection (QP pair) from host src to host dst.
@@ -174,6 +196,7 @@ class RcEngine {
 
   Network& net_;
   RcConfig cfg_;
+  std::unique_ptr<CongestionControl> cc_;
   std::vector<Nic*> nics_;
   std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references
 };

@@ -1,0 +1,84 @@
+#include "cc/dcqcn.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "transport/rc.h"
+
+namespace rdmasim {
+
+void Dcqcn::on_connect(RcConnection& c) {
+  if (st_.size() <= c.id) st_.resize(c.id + 1);
+  State& s = st_[c.id];
+  s = State{};
+  s.rc_bps = s.rt_bps = static_cast<double>(host_->line_rate(c).bps());
+  s.alpha = cfg_.initial_alpha;
+  s.alpha_at = host_->now();
+  apply(c, s);
+}
+
+void Dcqcn::decay_alpha(State& s, Time now) const {
+  // alpha <- (1-g) alpha once per alpha_timer without a CNP; applied lazily,
+  // for every whole period elapsed, instead of with a timer per QP.
+  const int64_t periods = (now - s.alpha_at).ps() / cfg_.alpha_timer.ps();
+  if (periods <= 0) return;
+  s.alpha *= std::pow(1.0 - cfg_.g, static_cast<double>(periods));
+  s.alpha_at += cfg_.alpha_timer * periods;
+}
+
+void Dcqcn::on_cnp(RcConnection& c) {
+  State& s = st_[c.id];
+  const Time now = host_->now();
+  decay_alpha(s, now);
+  s.rt_bps = s.rc_bps;
+  s.rc_bps = std::max(s.rc_bps * (1 - s.alpha / 2), static_cast<double>(cfg_.min_rate.bps()));
+  s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+  s.alpha_at = now;
+  s.timer_stage = 0;
+  s.byte_stage = 0;
+  s.bytes = 0;
+  ++s.epoch;
+  host_->schedule_cc_timer(c, now + cfg_.increase_timer, s.epoch);
+  apply(c, s);
+}
+
+void Dcqcn::on_send(RcConnection& c, const Packet& p) {
+  State& s = st_[c.id];
+  if (s.rc_bps >= static_cast<double>(host_->line_rate(c).bps())) return;
+  s.bytes += p.payload;
+  if (s.bytes >= cfg_.byte_counter) {
+    s.bytes -= cfg_.byte_counter;
+    ++s.byte_stage;
+    increase(c, s);
+  }
+}
+
+void Dcqcn::on_timer(RcConnection& c, uint32_t tag) {
+  State& s = st_[c.id];
+  if (tag != s.epoch) return;  // a CNP restarted the timer since
+  ++s.timer_stage;
+  increase(c, s);
+  if (s.rc_bps < static_cast<double>(host_->line_rate(c).bps()))
+    host_->schedule_cc_timer(c, host_->now() + cfg_.increase_timer, s.epoch);
+}
+
+void Dcqcn::increase(RcConnection& c, State& s) {
+  const double line = static_cast<double>(host_->line_rate(c).bps());
+  const int f = cfg_.fast_recovery_steps;
+  if (std::max(s.timer_stage, s.byte_stage) < f) {
+    // fast recovery: towards the rate before the last cut
+  } else if (std::min(s.timer_stage, s.byte_stage) > f) {
+    s.rt_bps += static_cast<double>(cfg_.rate_hai.bps());
+  } else {
+    s.rt_bps += static_cast<double>(cfg_.rate_ai.bps());
+  }
+  s.rt_bps = std::min(s.rt_bps, line);
+  s.rc_bps = std::min((s.rt_bps + s.rc_bps) / 2, line);
+  apply(c, s);
+}
+
+void Dcqcn::apply(RcConnection& c, const State& s) const {
+  c.pace_rate = Rate::from_bps(static_cast<int64_t>(s.rc_bps));
+}
+
+}  // namespace rdmasim

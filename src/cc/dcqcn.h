@@ -1,0 +1,67 @@
+// DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments",
+// SIGCOMM 2015), reaction point. The congestion point is the switches' RED
+// ECN marking; the notification point is the receiver NIC's CNP generation.
+//
+// On a CNP: target rate Rt <- Rc, Rc <- Rc (1 - alpha/2), alpha <- (1-g) alpha + g,
+// and the increase state restarts. Without CNPs alpha decays by (1-g) every
+// alpha_timer. Rate increases come from a timer (every increase_timer) and a
+// byte counter (every byte_counter bytes sent); while both have fired fewer
+// than F times since the last cut the sender recovers fast (Rc <- (Rt+Rc)/2),
+// then additively (Rt += R_AI), then hyper-additively (Rt += R_HAI) once both
+// exceed F.
+#pragma once
+
+#include <vector>
+
+#include "cc/congestion_control.h"
+
+namespace rdmasim {
+
+struct DcqcnConfig {
+  double g = 1.0 / 256;                         // alpha EWMA gain
+  Time alpha_timer = Time::from_us(55);         // alpha decay period
+  Time increase_timer = Time::from_us(55);      // rate-increase timer T
+  int64_t byte_counter = 10'000'000;            // rate-increase byte counter B
+  int fast_recovery_steps = 5;                  // F
+  Rate rate_ai = Rate::from_bps(40'000'000);    // R_AI
+  Rate rate_hai = Rate::from_bps(200'000'000);  // R_HAI
+  Rate min_rate = Rate::from_bps(10'000'000);
+  Time cnp_interval = Time::from_us(50);        // NP: at most one CNP per QP per interval
+  double initial_alpha = 1.0;
+};
+
+class Dcqcn final : public CongestionControl {
+ public:
+  explicit Dcqcn(const DcqcnConfig& cfg) : cfg_(cfg) {}
+  [[nodiscard]] const char* name() const override { return "dcqcn"; }
+  [[nodiscard]] bool wants_cnp() const override { return true; }
+  [[nodiscard]] Time cnp_interval() const override { return cfg_.cnp_interval; }
+
+  void on_connect(RcConnection& c) override;
+  void on_send(RcConnection& c, const Packet& p) override;
+  void on_cnp(RcConnection& c) override;
+  void on_timer(RcConnection& c, uint32_t tag) override;
+
+  [[nodiscard]] double alpha(uint32_t conn) const { return st_[conn].alpha; }
+  [[nodiscard]] const DcqcnConfig& config() const { return cfg_; }
+
+ private:
+  struct State {
+    double rc_bps = 0;  // current rate
+    double rt_bps = 0;  // target rate
+    double alpha = 1.0;
+    Time alpha_at;      // alpha is exact as of this time
+    int timer_stage = 0;
+    int byte_stage = 0;
+    int64_t bytes = 0;
+    uint32_t epoch = 0;  // tags timer events; a CNP starts a new epoch
+  };
+  void decay_alpha(State& s, Time now) const;
+  void increase(RcConnection& c, State& s);
+  void apply(RcConnection& c, const State& s) const;
+
+  DcqcnConfig cfg_;
+  std::vector<State> st_;
+};
+
+}  // namespace rdmasim

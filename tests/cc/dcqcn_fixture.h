@@ -1,0 +1,89 @@
+// N long DCQCN flows into one 40 Gb/s port with the DCQCN paper's parameters
+// (VALIDATION.md §B.5). Measures, over the second half of the run, the time-
+// averaged bottleneck queue and each flow's throughput.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "cc/dcqcn.h"
+#include "engine/simulation.h"
+#include "fabric/fabric.h"
+#include "support/recorder.h"
+
+namespace rdmasim::testing {
+
+struct DcqcnRun {
+  double mean_queue_bytes = 0;
+  std::vector<double> gbps;  // per flow, measured window
+  double jain = 0;
+  uint64_t cnps = 0;
+  uint64_t drops = 0;
+  std::string invariants;
+};
+
+class QueueSampler : public EventHandler {
+ public:
+  QueueSampler(Simulation& sim, const Mmu& mmu, uint16_t port, uint8_t tc, Time from, Time every)
+      : sim_(sim), mmu_(mmu), port_(port), tc_(tc), every_(every) {
+    sim.schedule(from, this, 0);
+  }
+  void on_event(uint32_t, uint64_t) override {
+    sum_ += static_cast<double>(mmu_.egress_bytes(port_, tc_));
+    ++n_;
+    sim_.schedule_in(every_, this, 0);
+  }
+  [[nodiscard]] double mean() const { return n_ ? sum_ / n_ : 0; }
+
+ private:
+  Simulation& sim_;
+  const Mmu& mmu_;
+  uint16_t port_;
+  uint8_t tc_;
+  Time every_;
+  double sum_ = 0;
+  uint64_t n_ = 0;
+};
+
+inline DcqcnRun run_dcqcn_incast(int n, Time duration) {
+  Simulation sim(3);
+  FabricConfig cfg;
+  cfg.rc.mtu = 1000;
+  cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;  // PFC on, as in the paper's testbed
+  cfg.sw.ecn.enabled = true;
+  cfg.sw.ecn.kmin_bytes = 5'000;  // DCQCN paper: Kmin 5 KB, Kmax 200 KB, Pmax 1%
+  cfg.sw.ecn.kmax_bytes = 200'000;
+  cfg.sw.ecn.pmax = 0.01;
+  cfg.sw.ecn.reference_rate = Rate::from_bps(0);
+  Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
+  f.rc().set_congestion_control(std::make_unique<Dcqcn>(DcqcnConfig{}));
+  Recorder rec;
+  std::vector<uint32_t> qps;
+  for (int s = 1; s <= n; ++s) {
+    qps.push_back(f.rc().connect(s, 0, &rec, cfg.rc.data_tc));
+    f.rc().post(qps.back(), Opcode::kWrite, int64_t{1} << 40, 0);  // never finishes in the run
+  }
+  const Switch& sw = *f.switches()[0];
+  const Time half = duration / 2;
+  QueueSampler q(sim, sw.mmu(), 0, cfg.rc.data_tc, half, Time::from_us(1));
+  sim.run(half);
+  std::vector<uint64_t> at_half;
+  for (int s = 1; s <= n; ++s) at_half.push_back(f.nic(s).port(0).counters().tx_data_payload_bytes);
+  sim.run(duration);
+  DcqcnRun r;
+  r.mean_queue_bytes = q.mean();
+  double sum = 0, sq = 0;
+  for (int s = 1; s <= n; ++s) {
+    const double g = (f.nic(s).port(0).counters().tx_data_payload_bytes - at_half[s - 1]) * 8.0 / half.sec() / 1e9;
+    r.gbps.push_back(g);
+    sum += g;
+    sq += g * g;
+  }
+  r.jain = sum * sum / (n * sq);
+  for (uint32_t qp : qps) r.cnps += f.rc().connection(qp).cnps_received;
+  r.drops = sw.counters().buffer_drops;
+  r.invariants = f.check_invariants();
+  return r;
+}
+
+}  // namespace rdmasim::testing

@@ -201,6 +201,24 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     }
     ecn->finish();
   }
+  c.cc = f->choice("cc", {"none", "dcqcn"}, c.cc);
+  if (auto d = f->opt_child("dcqcn")) {
+    DcqcnConfig& q = c.dcqcn;
+    q.g = d->real("g", q.g, 1e-6, 1.0);
+    q.alpha_timer = d->time("alpha_timer", q.alpha_timer);
+    q.increase_timer = d->time("increase_timer", q.increase_timer);
+    q.byte_counter = d->bytes("byte_counter", Bytes(q.byte_counter)).count();
+    q.fast_recovery_steps = static_cast<int>(d->integer("fast_recovery_steps", q.fast_recovery_steps, 0, 1000));
+    q.rate_ai = d->rate("rate_ai", q.rate_ai);
+    q.rate_hai = d->rate("rate_hai", q.rate_hai);
+    q.min_rate = d->rate("min_rate", q.min_rate);
+    q.cnp_interval = d->time("cnp_interval", q.cnp_interval);
+    q.initial_alpha = d->real("initial_alpha", q.initial_alpha, 0.0, 1.0);
+    if (q.alpha_timer <= Time::zero()) throw d->error("alpha_timer", "expected a positive time");
+    if (q.increase_timer <= Time::zero()) throw d->error("increase_timer", "expected a positive time");
+    if (q.byte_counter <= 0) throw d->error("byte_counter", "expected a positive size");
+    d->finish();
+  }
   if (auto sch = f->opt_child("scheduler")) {
     // strict: list of traffic classes served by strict priority; the rest DWRR.
     auto& cfg = c.sw.scheduler;

@@ -86,6 +86,10 @@ void Fabric::build() {
     }
   }
   rc_.attach_nics(nics_);
+  if (cfg_.cc == "dcqcn")
+    rc_.set_congestion_control(std::make_unique<Dcqcn>(cfg_.dcqcn));
+  else if (cfg_.cc != "none")
+    throw std::invalid_argument("unknown congestion control '" + cfg_.cc + "' (expected none or dcqcn)");
 }
 
 std::vector<const Port*> Fabric::path(int src, int dst, uint64_t flow_hash, uint16_t first_port) const {
@@ -192,6 +196,11 @@ std::string Fabric::check_invariants() const {
   for (const Switch* sw : switches_) {
     uint64_t queued = 0;
     for (size_t i = 0; i < sw->num_ports(); ++i) queued += sw->port(i).queues().total_bytes();
+    // A lossless class drops only when PFC is misconfigured; with headroom
+    // sized by the model itself that would be a modelling error.
+    if (cfg_.sw.pfc_headroom_bytes == 0 && sw->counters().lossless_drops > 0)
+      return "lossless class dropped " + std::to_string(sw->counters().lossless_drops) + " packets at " +
+             sw->name() + " although PFC headroom was sized automatically";
     if (queued != sw->mmu().used())
       return "buffer accounting violated at " + sw->name() + ": MMU holds " +
              std::to_string(sw->mmu().used()) + " bytes, queues hold " + std::to_string(queued);

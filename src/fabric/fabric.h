@@ -13,6 +13,7 @@
 #include "net/network.h"
 #include "net/switch.h"
 #include "net/tc_scheduler.h"
+#include "cc/dcqcn.h"
 #include "nic/nic.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
@@ -42,6 +43,8 @@ struct FabricConfig {
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
+  std::string cc = "none";  // none | dcqcn
+  DcqcnConfig dcqcn;
 };
 
 class Fabric {

@@ -36,13 +36,52 @@ Profile ethernet_base(std::string name, std::string summary) {
 
 }  // namespace
 
-std::vector<std::string> profile_names() { return {"ethernet-lossy", "ideal"}; }
+// RoCEv2 as deployed for RDMA: PFC on the RDMA class, ECN marking, DCQCN.
+Profile rocev2_dcqcn() {
+  Profile p = ethernet_base("rocev2-dcqcn",
+                            "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN rate control (the "
+                            "DCQCN paper's reaction-point parameters); go-back-N recovery");
+  FabricConfig& c = p.config;
+  c.sw.mmu.lossless_mask = 1u << c.rc.data_tc;
+  c.sw.mmu.xoff_bytes = 0;
+  c.sw.mmu.pfc_alpha = 1.0 / 8;
+  c.sw.ecn.enabled = true;
+  c.sw.ecn.kmin_bytes = 400'000;
+  c.sw.ecn.kmax_bytes = 1'600'000;
+  c.sw.ecn.pmax = 0.2;
+  c.sw.ecn.reference_rate = Rate::from_gbps(100);
+  c.cc = "dcqcn";
+  c.dcqcn = DcqcnConfig{};
+  const std::vector<ProfileDefault> more = {
+      {"fabric.pfc.classes", "[3]", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"},
+      {"fabric.pfc.xoff", "dynamic", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"},
+      {"fabric.pfc.alpha", "0.125", "HPCC simulator: XOFF at free buffer / 8"},
+      {"fabric.pfc.headroom", "auto", "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"},
+      {"fabric.ecn.kmin", "400KB", "HPCC simulator config.txt KMIN_MAP at 100 Gb/s"},
+      {"fabric.ecn.kmax", "1600KB", "HPCC simulator config.txt KMAX_MAP at 100 Gb/s"},
+      {"fabric.ecn.pmax", "0.2", "HPCC simulator config.txt PMAX_MAP"},
+      {"fabric.ecn.reference_rate", "100Gbps", "thresholds scale with link rate, as HPCC's per-rate maps do"},
+      {"fabric.dcqcn.g", "1/256", "DCQCN paper (Zhu et al., SIGCOMM 2015)"},
+      {"fabric.dcqcn.alpha_timer", "55us", "DCQCN paper"},
+      {"fabric.dcqcn.increase_timer", "55us", "DCQCN paper"},
+      {"fabric.dcqcn.byte_counter", "10MB", "DCQCN paper"},
+      {"fabric.dcqcn.fast_recovery_steps", "5", "DCQCN paper (F)"},
+      {"fabric.dcqcn.rate_ai", "40Mbps", "DCQCN paper (R_AI)"},
+      {"fabric.dcqcn.rate_hai", "200Mbps", "HPCC simulator's DCQCN (RATE_HAI)"},
+      {"fabric.dcqcn.cnp_interval", "50us", "DCQCN paper (NP: one CNP per QP per 50 us)"},
+  };
+  p.defaults.insert(p.defaults.end(), more.begin(), more.end());
+  return p;
+}
+
+std::vector<std::string> profile_names() { return {"ethernet-lossy", "ideal", "rocev2-dcqcn"}; }
 
 Profile find_profile(const std::string& name) {
   if (name == "ethernet-lossy")
     return ethernet_base(name,
                          "RoCEv2 framing over plain lossy Ethernet: shared-buffer tail drop, no PFC, no "
                          "congestion control, go-back-N recovery");
+  if (name == "rocev2-dcqcn") return rocev2_dcqcn();
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "

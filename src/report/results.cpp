@@ -123,6 +123,18 @@ json scenario_json(const Scenario& s) {
                    {"response_time", format_time(f.sw.pfc_response_time)},
                    {"quanta", f.sw.pfc.quanta},
                    {"refresh", f.sw.pfc.refresh_fraction}};
+  fabric["cc"] = f.cc;
+  if (f.cc == "dcqcn")
+    fabric["dcqcn"] = {{"g", f.dcqcn.g},
+                       {"alpha_timer", format_time(f.dcqcn.alpha_timer)},
+                       {"increase_timer", format_time(f.dcqcn.increase_timer)},
+                       {"byte_counter", format_bytes(Bytes(f.dcqcn.byte_counter))},
+                       {"fast_recovery_steps", f.dcqcn.fast_recovery_steps},
+                       {"rate_ai", format_rate(f.dcqcn.rate_ai)},
+                       {"rate_hai", format_rate(f.dcqcn.rate_hai)},
+                       {"min_rate", format_rate(f.dcqcn.min_rate)},
+                       {"cnp_interval", format_time(f.dcqcn.cnp_interval)},
+                       {"initial_alpha", f.dcqcn.initial_alpha}};
   fabric["ecn"] = {{"enabled", f.sw.ecn.enabled},
                    {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},
                    {"kmax", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmax_bytes)))},
@@ -199,6 +211,7 @@ json results_json(const Experiment& e) {
                      {"dropped", led.dropped[t]},
                      {"in_flight", led.live[t]}};
   RcCounters rc{};
+  uint64_t cnps = 0;
   for (size_t i = 0; i < fab.rc().num_connections(); ++i) {
     const auto& c = fab.rc().connection(static_cast<uint32_t>(i)).ctr;
     rc.retransmitted_packets += c.retransmitted_packets;
@@ -206,6 +219,7 @@ json results_json(const Experiment& e) {
     rc.timeouts += c.timeouts;
     rc.naks_sent += c.naks_sent;
     rc.out_of_order_discards += c.out_of_order_discards;
+    cnps += fab.rc().connection(static_cast<uint32_t>(i)).cnps_sent;
   }
   uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0, lossless_drops = 0, ecn_marked = 0, xoff = 0, xon = 0;
   for (const Switch* sw : fab.switches()) {
@@ -256,6 +270,7 @@ json results_json(const Experiment& e) {
                   {"switch_buffer_drops", buffer_drops},
                   {"lossless_drops", lossless_drops},
                   {"ecn_marked_packets", ecn_marked},
+                  {"cnps", cnps},
                   {"pfc_xoff_frames", xoff},
                   {"pfc_xon_frames", xon},
                   {"pfc_paused_port_us", paused_us},

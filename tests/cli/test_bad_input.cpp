@@ -483,7 +483,7 @@ TEST_F(CliTest, UnknownFabricProfile) {
   expect_bad_input(
       run_scenario(std::string(kGood) + "fabric:\n  profile: infiniband-hdr\n"),
       at("15:12: 'fabric.profile': unknown fabric profile 'infiniband-hdr' (known: ethernet-lossy, "
-         "ideal)"));
+         "ideal, rocev2-dcqcn)"));
 }
 
 TEST_F(CliTest, EmptyWorkloadList) {

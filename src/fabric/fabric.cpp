@@ -64,9 +64,14 @@ void Fabric::build() {
       for (size_t i = 0; i < sw->num_ports(); ++i) {
         const Port& p = sw->port(i);
         uint64_t h = cfg_.sw.pfc_headroom_bytes;
+        // What can still arrive after the XOFF decision: the cable in both
+        // directions, our own pipeline (packets already past the MAC), the
+        // upstream's response time, one frame being sent on each side, and the
+        // PAUSE frame itself.
         if (h == 0)
-          h = static_cast<uint64_t>(p.rate().bytes_in(p.delay() * 2 + cfg_.sw.pfc_response_time).count()) +
-              2ull * max_frame;
+          h = static_cast<uint64_t>(
+                  p.rate().bytes_in(p.delay() * 2 + sw->ingress_latency() + cfg_.sw.pfc_response_time).count()) +
+              2ull * max_frame + cfg_.framing.pfc_wire();
         sw->mmu().set_headroom(static_cast<uint16_t>(i), h);
       }
       uint64_t carved = 0;

@@ -110,11 +110,14 @@ void Port::transmit(Packet* p, Time now) {
   ++p->hops;
   p->in_port = peer_index_;
   Node* peer = peer_;
-  const Time last_bit_in = busy_until_ + delay_ + peer->ingress_latency();
+  // PAUSE frames act at the receiving MAC; only forwarded packets pay the
+  // peer's pipeline latency.
+  const Time in_latency = p->type == PktType::kPfc ? Time::zero() : peer->ingress_latency();
+  const Time last_bit_in = busy_until_ + delay_ + in_latency;
   Time arrive = last_bit_in;
   const uint32_t ct = peer->cut_through_bytes();
   if (ct != 0 && ct < p->wire) {
-    arrive = start + rate_.tx_time(Bytes(ct)) + delay_ + peer->ingress_latency();
+    arrive = start + rate_.tx_time(Bytes(ct)) + delay_ + in_latency;
     p->tail_ready = last_bit_in;
   } else {
     p->tail_ready = Time::zero();

@@ -1,6 +1,7 @@
 // perftest equivalents against hand-computed values (VALIDATION.md §A.1, §C.9).
 #include <gtest/gtest.h>
 
+#include "fabric/profiles.h"
 #include "workload/perftest.h"
 
 namespace rdmasim {
@@ -46,6 +47,23 @@ TEST(Perftest, WriteBandwidthMatchesLineRateTimesPayloadShare) {
   // perftest acceptance (VALIDATION.md §C.9): >= 90% of port rate.
   EXPECT_GT(r.gbps, 0.9 * 400);
   EXPECT_NEAR(r.bw_avg_mb_s, r.gbps * 1e9 / 8 / 1048576, 1e-6 * r.bw_avg_mb_s);
+}
+
+TEST(Perftest, RoceDcqcnProfileUnloadedLatencyAndBandwidthMatchTheAnalyticalValues) {
+  // PFC, ECN and DCQCN change nothing for a lone flow: the same exact numbers.
+  PerftestOptions o;
+  o.test = "write_lat";
+  o.iters = 20;
+  o.fabric = find_profile("rocev2-dcqcn").config;
+  o.fabric.sw.latency = Time::from_ns(600);
+  const PerftestResult lat = run_perftest(o);
+  for (double v : lat.latency_us) EXPECT_DOUBLE_EQ(v, (2 * (100 * 80 + 1'000'000) + 600'000) / 1e6);
+  o.test = "write_bw";
+  o.iters = 1000;
+  const PerftestResult bw = run_perftest(o);
+  // 64 KiB messages of 66 x 1000 B packets (last 536 B): 65536 B of payload per 66 x 82 + 16 + 65536 B.
+  EXPECT_NEAR(bw.gbps / (100.0 * 65536 / (66 * 82 + 16 + 65536)), 1.0, 0.002);
+  EXPECT_EQ(bw.invariant_error, "");
 }
 
 TEST(Perftest, UnknownTestIsRejected) {

@@ -83,6 +83,12 @@ class Rate {
 
   // Time to put `b` on the wire, rounded up to a whole picosecond.
   [[nodiscard]] constexpr Time tx_time(Bytes b) const {
+    // Packet-sized values fit 64-bit arithmetic (2^20 B x 8e12 < 2^63);
+    // 128-bit division is a library call, far slower on the per-packet path.
+    if (b.count() >= 0 && b.count() < (int64_t{1} << 20)) {
+      const int64_t bits_ps64 = b.count() * 8 * 1'000'000'000'000LL;
+      return Time::from_ps((bits_ps64 + bps_ - 1) / bps_);
+    }
     const __int128 bits_ps = static_cast<__int128>(b.count()) * 8 * 1'000'000'000'000LL;
     return Time::from_ps(static_cast<int64_t>((bits_ps + bps_ - 1) / bps_));
   }

@@ -1,4 +1,5 @@
-// The event queue: a 4-ary min-heap of small POD events in one vector.
+// The event queue: an 8-ary min-heap of small POD events in one vector (8
+// children = 4 cache lines per level; measured faster than 4- and 16-ary).
 // Events are ordered by (time, insertion sequence) so equal-time events run in
 // the order they were scheduled: that is what makes runs reproducible.
 // Nothing is allocated per event; the vector only grows to the peak backlog.
@@ -64,7 +65,7 @@ class EventQueue {
   void sift_up(size_t i) {
     Event e = heap_[i];
     while (i > 0) {
-      size_t parent = (i - 1) / 4;
+      size_t parent = (i - 1) / kArity;
       if (!(e.key < heap_[parent].key)) break;
       heap_[i] = heap_[parent];
       i = parent;
@@ -76,15 +77,17 @@ class EventQueue {
     const size_t n = heap_.size();
     size_t i = 0;
     for (;;) {
-      const size_t first = 4 * i + 1;
+      const size_t first = kArity * i + 1;
       if (first >= n) break;
       size_t best = first;
-      if (first + 3 < n) {
-        // All four children exist: pick the least without branches.
+      if (first + kArity - 1 < n) {
+        // All children exist: a branch-free tournament for the least.
         const Event* c = &heap_[first];
-        const size_t a = c[1].key < c[0].key ? 1 : 0;
-        const size_t b = c[3].key < c[2].key ? 3 : 2;
-        best = first + (c[b].key < c[a].key ? b : a);
+        size_t w[kArity / 2];
+        for (size_t k = 0; k < kArity / 2; ++k) w[k] = c[2 * k + 1].key < c[2 * k].key ? 2 * k + 1 : 2 * k;
+        for (size_t span = kArity / 4; span >= 1; span /= 2)
+          for (size_t k = 0; k < span; ++k) w[k] = c[w[2 * k + 1]].key < c[w[2 * k]].key ? w[2 * k + 1] : w[2 * k];
+        best = first + w[0];
       } else {
         for (size_t c = first + 1; c < n; ++c) best = heap_[c].key < heap_[best].key ? c : best;
       }
@@ -95,6 +98,7 @@ class EventQueue {
     heap_[i] = e;
   }
 
+  static constexpr size_t kArity = 8;
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;
 };

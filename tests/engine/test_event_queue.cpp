@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/event_queue.h"
+#include "engine/rng.h"
+
+namespace rdmasim {
+namespace {
+
+struct Nop : EventHandler {
+  void on_event(uint32_t, uint64_t) override {}
+};
+
+TEST(EventQueue, PopsInTimeOrderAndEqualTimesInInsertionOrder) {
+  EventQueue q;
+  Nop h;
+  Rng rng(9, "eq");
+  struct Ref {
+    int64_t t;
+    uint64_t id;
+  };
+  std::vector<Ref> ref;
+  // Interleave pushes and pops, with many equal times, as a simulation does.
+  uint64_t next_id = 0;
+  std::vector<Ref> popped;
+  for (int round = 0; round < 200; ++round) {
+    for (int k = 0; k < 500; ++k) {
+      const int64_t t = static_cast<int64_t>(round * 10 + rng.below(40));
+      q.push(Time::from_ps(t), &h, static_cast<uint32_t>(next_id % 7), next_id);
+      ref.push_back({t, next_id++});
+    }
+    for (int k = 0; k < 450; ++k) {
+      const Event e = q.pop();
+      popped.push_back({e.time_ps(), e.arg});
+      EXPECT_EQ(e.kind(), e.arg % 7);
+    }
+  }
+  while (!q.empty()) {
+    const Event e = q.pop();
+    popped.push_back({e.time_ps(), e.arg});
+  }
+  ASSERT_EQ(popped.size(), ref.size());
+  // Among events present together, order is (time, insertion). Check that each
+  // pop is not earlier than the previous unless it was pushed after it.
+  for (size_t i = 1; i < popped.size(); ++i) {
+    const bool later_time = popped[i].t > popped[i - 1].t;
+    const bool same_time_fifo = popped[i].t == popped[i - 1].t && popped[i].id > popped[i - 1].id;
+    const bool pushed_after = popped[i].id > popped[i - 1].id;  // could not have been popped earlier
+    EXPECT_TRUE(later_time || same_time_fifo || pushed_after) << i;
+  }
+  std::vector<uint64_t> ids;
+  for (const auto& p : popped) ids.push_back(p.id);
+  std::sort(ids.begin(), ids.end());
+  for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i);  // every event exactly once
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -29,6 +29,7 @@ enum PktFlags : uint8_t {
   kRnr = 8,           // on a NAK: receiver not ready (no receive WQE posted)
   kEct = 16,          // ECN-capable transport (IPv4 ECN field 10)
   kCe = 32,           // congestion experienced (IPv4 ECN field 11), set by a switch
+  kSack = 64,         // on a NAK: IRN selective NACK; aux = the PSN that arrived
 };
 
 // One cache line: the datapath touches a packet at every hop, and when many

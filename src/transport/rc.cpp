@@ -104,7 +104,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
   }
 
   const Time now = net_.sim().now();
-  if (c.snd_nxt >= c.snd_end || c.rnr_wait_until > now) {
+  const bool irn_holes = cfg_.recovery == LossRecovery::kIrn && c.in_recovery;
+  if ((c.snd_nxt >= c.snd_end && !irn_holes) || c.rnr_wait_until > now) {
     c.requester_active = false;  // an RNR wait ends with on_rnr_retry()
     more = false;
     return nullptr;
@@ -120,10 +121,35 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     }
     return nullptr;
   }
+  if (cfg_.recovery == LossRecovery::kIrn && c.in_recovery) {
+    // Selective repeat: resend the next hole below the highest SACKed PSN.
+    uint64_t psn = std::max(c.retx_next, c.snd_una);
+    while (psn < c.highest_sacked && psn - c.snd_una < c.sacked.size() && c.sacked[psn - c.snd_una]) ++psn;
+    if (psn < c.highest_sacked && psn < c.snd_max) {
+      c.retx_next = psn + 1;
+      Packet* p = build_data(c, psn);
+      ++c.ctr.retransmitted_packets;
+      c.ctr.retransmitted_bytes += p->payload;
+      if (c.pace_rate.bps() > 0) c.next_send = std::max(c.next_send, now) + c.pace_rate.tx_time(Bytes(p->wire));
+      if (cc_) cc_->on_send(c, *p);
+      arm_timer(c);
+      more = true;
+      return p;
+    }
+  }
+  if (c.snd_nxt >= c.snd_end) {
+    c.requester_active = false;  // only retransmissions were pending
+    more = false;
+    return nullptr;
+  }
+  if (cfg_.irn_window != 0 && c.snd_nxt - c.snd_una >= cfg_.irn_window) {
+    c.requester_active = false;  // window full: an ACK reactivates it
+    more = false;
+    return nullptr;
+  }
   while (c.snd_nxt >= c.msgs[c.nxt_msg].end_psn) ++c.nxt_msg;
   while (c.snd_nxt < c.msgs[c.nxt_msg].first_psn) --c.nxt_msg;
   const RcMessage& m = c.msgs[c.nxt_msg];
-  const uint64_t k = c.snd_nxt - m.first_psn;
   Packet* p;
   if (m.op == Opcode::kRead) {
     p = net_.new_packet(PktType::kReadRequest);
@@ -132,24 +158,15 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     p->payload = 0;
     p->wire = static_cast<uint16_t>(fr.read_request_wire());
     c.snd_nxt = m.end_psn;
+    p->opcode = m.op;
+    p->dst = c.dst;
+    p->conn = c.id;
+    p->tc = c.tc;
+    p->flow_hash = c.flow_hash;
   } else {
-    p = net_.new_packet(PktType::kData);
-    const int64_t offset = static_cast<int64_t>(k) * cfg_.mtu;
-    const auto payload = static_cast<uint32_t>(std::clamp<int64_t>(m.size - offset, 0, cfg_.mtu));
-    p->psn = c.snd_nxt;
-    p->payload = static_cast<uint16_t>(payload);
-    // RoCEv2 NICs send data ECN-capable (ECT) so switches can mark it.
-    p->flags = static_cast<uint8_t>(kEct | (k == 0 ? kFirst : 0) | (c.snd_nxt + 1 == m.end_psn ? kLast : 0));
-    p->wire = static_cast<uint16_t>(fr.data_wire(payload, m.op == Opcode::kWrite && k == 0));
-    p->aux = c.nxt_msg;
+    p = build_data(c, c.snd_nxt);
     ++c.snd_nxt;
-    ++c.ctr.data_packets_sent;
   }
-  p->opcode = m.op;
-  p->dst = c.dst;
-  p->conn = c.id;
-  p->tc = c.tc;
-  p->flow_hash = c.flow_hash;
   if (p->psn < c.snd_max) {
     ++c.ctr.retransmitted_packets;
     c.ctr.retransmitted_bytes += p->payload;
@@ -160,6 +177,35 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
   arm_timer(c);
   more = c.snd_nxt < c.snd_end;
   if (!more) c.requester_active = false;
+  return p;
+}
+
+size_t RcEngine::message_of(const RcConnection& c, uint64_t psn) const {
+  const auto it = std::upper_bound(c.msgs.begin(), c.msgs.end(), psn,
+                                   [](uint64_t v, const RcMessage& m) { return v < m.end_psn; });
+  return static_cast<size_t>(it - c.msgs.begin());
+}
+
+Packet* RcEngine::build_data(RcConnection& c, uint64_t psn) {
+  const RcMessage& cur = c.msgs[c.nxt_msg];
+  const size_t mi = psn >= cur.first_psn && psn < cur.end_psn ? c.nxt_msg : message_of(c, psn);
+  const RcMessage& m = c.msgs[mi];
+  const uint64_t k = psn - m.first_psn;
+  Packet* p = net_.new_packet(PktType::kData);
+  const int64_t offset = static_cast<int64_t>(k) * cfg_.mtu;
+  const auto payload = static_cast<uint32_t>(std::clamp<int64_t>(m.size - offset, 0, cfg_.mtu));
+  p->psn = psn;
+  p->payload = static_cast<uint16_t>(payload);
+  // RoCEv2 NICs send data ECN-capable (ECT) so switches can mark it.
+  p->flags = static_cast<uint8_t>(kEct | (k == 0 ? kFirst : 0) | (psn + 1 == m.end_psn ? kLast : 0));
+  p->wire = static_cast<uint16_t>(net_.framing().data_wire(payload, m.op == Opcode::kWrite && k == 0));
+  p->aux = mi;
+  p->opcode = m.op;
+  p->dst = c.dst;
+  p->conn = c.id;
+  p->tc = c.tc;
+  p->flow_hash = c.flow_hash;
+  ++c.ctr.data_packets_sent;
   return p;
 }
 
@@ -182,6 +228,9 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
         c.snd_nxt = p->psn;
         c.rnr_wait_until = net_.sim().now() + cfg_.rnr_timer;
         nic.schedule_rnr_retry(c.rnr_wait_until, c.id);
+      } else if (p->flags & kSack) {
+        ++c.ctr.naks_received;
+        on_sack(c, p->psn, p->aux);
       } else {
         ++c.ctr.naks_received;
         on_nak(c, p->psn);
@@ -209,6 +258,10 @@ void RcEngine::on_data(RcConnection& c, Packet* p) {
       ++c.cnps_sent;
       send_control(c, PktType::kCnp, 0);
     }
+  }
+  if (cfg_.recovery == LossRecovery::kIrn) {
+    on_data_irn(c, p);
+    return;
   }
   if (p->psn == c.epsn) {
     if (p->opcode == Opcode::kSend && (p->flags & kFirst) && c.counted_recv) {
@@ -254,6 +307,49 @@ void RcEngine::on_data(RcConnection& c, Packet* p) {
   }
 }
 
+void RcEngine::on_data_irn(RcConnection& c, Packet* p) {
+  if (p->psn < c.epsn) {
+    send_control(c, PktType::kAck, c.epsn - 1);  // duplicate
+    return;
+  }
+  const uint64_t off = p->psn - c.epsn;
+  if (c.ooo.size() <= off) c.ooo.resize(off + 1, 0);
+  if (c.ooo[off]) return;  // already have it
+  c.ooo[off] = 1;
+  if (off != 0) {
+    // Keep it, and tell the requester exactly what arrived (IRN's NACK).
+    ++c.ctr.out_of_order_discards;  // counted as out of order, though kept
+    ++c.ctr.naks_sent;
+    send_control(c, PktType::kNak, c.epsn, kSack, p->psn);
+    return;
+  }
+  while (!c.ooo.empty() && c.ooo.front()) {
+    c.ooo.pop_front();
+    ++c.epsn;
+  }
+  while (c.recv_msg < c.msgs.size() && c.msgs[c.recv_msg].end_psn <= c.epsn) {
+    const RcMessage& m = c.msgs[c.recv_msg++];
+    if (c.sink != nullptr) c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
+  }
+  send_control(c, PktType::kAck, c.epsn - 1);
+}
+
+void RcEngine::on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn) {
+  if (cumulative > 0) on_ack(c, cumulative - 1);
+  if (sacked_psn >= c.snd_una && sacked_psn < c.snd_max) {
+    const uint64_t off = sacked_psn - c.snd_una;
+    if (c.sacked.size() <= off) c.sacked.resize(off + 1, 0);
+    c.sacked[off] = 1;
+    c.highest_sacked = std::max(c.highest_sacked, sacked_psn + 1);
+  }
+  if (!c.in_recovery) {
+    c.in_recovery = true;
+    c.retx_next = c.snd_una;
+    c.recovery_end = c.snd_max;
+  }
+  activate(c, 0);
+}
+
 void RcEngine::on_read_request(RcConnection& c, Packet* p) {
   if (p->psn > c.epsn) {
     if (!c.nak_outstanding) {
@@ -285,7 +381,7 @@ void RcEngine::on_read_response(RcConnection& c, Packet* p) {
     ++c.snd_una;
     c.rto_exp = 0;
     c.retries = 0;
-    c.rto_deadline = net_.sim().now() + cfg_.rto;
+    c.rto_deadline = net_.sim().now() + rto_of(c);
     const RcMessage& m = c.msgs[c.una_msg];
     if (c.snd_una == m.end_psn) {
       ++c.una_msg;
@@ -317,12 +413,22 @@ void RcEngine::advance_una(RcConnection& c, bool& progressed) {
 void RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
   if (last_psn + 1 <= c.acked_upto) return;
   c.acked_upto = last_psn + 1;
+  const uint64_t old_una = c.snd_una;
   bool progressed = false;
   advance_una(c, progressed);
   if (progressed) {
     c.rto_exp = 0;
     c.retries = 0;
-    c.rto_deadline = net_.sim().now() + cfg_.rto;
+    c.rto_deadline = net_.sim().now() + rto_of(c);
+    if (cfg_.recovery == LossRecovery::kIrn) {
+      const uint64_t moved = c.snd_una - old_una;
+      if (moved >= c.sacked.size())
+        c.sacked.clear();
+      else
+        c.sacked.erase(c.sacked.begin(), c.sacked.begin() + static_cast<std::ptrdiff_t>(moved));
+      if (c.in_recovery && c.snd_una >= c.recovery_end) c.in_recovery = false;
+      if (c.snd_nxt < c.snd_end || c.in_recovery) activate(c, 0);  // the window moved
+    }
   }
 }
 
@@ -332,14 +438,20 @@ void RcEngine::on_nak(RcConnection& c, uint64_t expected_psn) {
 }
 
 void RcEngine::go_back(RcConnection& c, uint64_t psn) {
+  if (cfg_.recovery == LossRecovery::kGoBack0) {
+    // Early NICs restart the whole message that holds the loss.
+    const size_t mi = message_of(c, psn);
+    if (mi < c.msgs.size()) psn = c.msgs[mi].first_psn;
+  }
   c.snd_nxt = psn;
   activate(c, 0);
 }
 
-void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags) {
+void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags, uint64_t aux) {
   Packet* p = net_.new_packet(t);
   p->psn = psn;
   p->flags = flags;
+  p->aux = aux;
   p->dst = c.src;
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
@@ -349,10 +461,15 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   nics_[c.dst]->send_control(c.dst_nic_port, p);
 }
 
+Time RcEngine::rto_of(const RcConnection& c) const {
+  if (cfg_.recovery != LossRecovery::kIrn) return cfg_.rto;
+  return c.snd_max - c.snd_una <= cfg_.irn_low_packets ? cfg_.irn_rto_low : cfg_.irn_rto_high;
+}
+
 void RcEngine::arm_timer(RcConnection& c) {
   if (c.timer_armed) return;
   c.timer_armed = true;
-  c.rto_deadline = net_.sim().now() + cfg_.rto * (int64_t{1} << c.rto_exp);
+  c.rto_deadline = net_.sim().now() + rto_of(c) * (int64_t{1} << c.rto_exp);
   nics_[c.src]->schedule_timer(c.rto_deadline, c.id);
 }
 
@@ -372,7 +489,16 @@ void RcEngine::on_timer(uint32_t conn) {
   c.rto_exp = std::min(c.rto_exp + 1, cfg_.rto_max_backoff);
   c.read_retry_psn = ~0ull;
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
-  go_back(c, c.snd_una);
+  if (cfg_.recovery == LossRecovery::kIrn) {
+    // Everything outstanding and not SACKed is presumed lost.
+    c.in_recovery = true;
+    c.retx_next = c.snd_una;
+    c.highest_sacked = c.snd_max;
+    c.recovery_end = c.snd_max;
+    activate(c, 0);
+  } else {
+    go_back(c, c.snd_una);
+  }
   arm_timer(c);
 }
 

@@ -20,6 +20,15 @@ namespace rdmasim {
 class Nic;
 class Network;
 
+// How a requester recovers lost packets.
+//  go-back-n: resend from the first unacknowledged PSN (RoCE/IB default).
+//  go-back-0: resend the whole message holding the loss (early RoCE NICs).
+//  irn: selective repeat with a window of about one BDP (Mittal et al.,
+//       "Revisiting Network Support for RDMA", SIGCOMM 2018): the responder
+//       keeps out-of-order packets and NACKs each with the PSN that arrived;
+//       the requester resends only the holes. READ responses keep go-back-n.
+enum class LossRecovery : uint8_t { kGoBackN, kGoBack0, kIrn };
+
 struct RcConfig {
   uint32_t mtu = 1000;        // payload bytes per packet
   uint32_t ack_interval = 1;  // ACK every N in-order packets (and every message end)
@@ -35,6 +44,14 @@ struct RcConfig {
   Time rnr_timer = Time::from_us(640);
   uint8_t data_tc = 3;
   uint8_t ack_tc = 7;  // ACK/NAK ride a strict-priority class
+  LossRecovery recovery = LossRecovery::kGoBackN;
+  uint32_t irn_window = 0;  // IRN: max packets in flight (the fabric sets ~1 BDP); 0 = unlimited
+  // IRN's two timeouts (Mittal et al. 2018, §4.1): RTO_low when at most
+  // irn_low_packets are outstanding (a tail loss has nothing behind it to
+  // trigger a NACK), else RTO_high.
+  Time irn_rto_low = Time::from_us(100);
+  Time irn_rto_high = Time::from_us(320);
+  uint32_t irn_low_packets = 3;
 };
 
 struct Completion {
@@ -132,6 +149,16 @@ struct RcConnection {
   std::deque<ReadRange> read_ranges;
   bool responder_active = false;
 
+  // IRN requester: SACKed PSNs at and above snd_una, and the hole scan.
+  std::deque<char> sacked;
+  uint64_t highest_sacked = 0;  // one past the highest SACKed PSN
+  uint64_t retx_next = 0;
+  uint64_t recovery_end = 0;
+  bool in_recovery = false;
+  // IRN responder: PSNs at and above epsn that have arrived.
+  std::deque<char> ooo;
+  size_t recv_msg = 0;  // next message whose arrival is to be reported
+
   RcCounters ctr;
 
   [[nodiscard]] bool idle() const { return snd_una == snd_end && read_ranges.empty(); }
@@ -189,8 +216,13 @@ class RcEngine final : public CcHost {
   void on_nak(RcConnection& c, uint64_t expected_psn);
   void advance_una(RcConnection& c, bool& progressed);
   void go_back(RcConnection& c, uint64_t psn);
-  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0);
+  Packet* build_data(RcConnection& c, uint64_t psn);
+  void on_data_irn(RcConnection& c, Packet* p);
+  void on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn);
+  [[nodiscard]] size_t message_of(const RcConnection& c, uint64_t psn) const;
+  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint64_t aux = 0);
   void arm_timer(RcConnection& c);
+  [[nodiscard]] Time rto_of(const RcConnection& c) const;
   void activate(RcConnection& c, int role);
   void complete(RcConnection& c, const RcMessage& m);
 

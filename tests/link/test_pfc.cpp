@@ -146,3 +146,77 @@ TEST(Ecn, RedMarksAboveKmaxAndNeverBelowKmin) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+struct RecoveryRun {
+  size_t done = 0;
+  Time last;
+  uint64_t drops = 0, retx = 0, timeouts = 0;
+  std::string invariants;
+};
+
+// 16 x 1 MiB incast through one switch with a 1 MiB buffer (PFC headroom for
+// 17 ports takes ~0.7 MiB of it), 100G, 1 us links.
+RecoveryRun incast_with(LossRecovery rec, bool pfc) {
+  Simulation sim(11);
+  FabricConfig cfg;
+  cfg.sw.mmu.buffer_bytes = 1 << 20;
+  cfg.rc.rto = Time::from_us(500);
+  cfg.rc.recovery = rec;
+  // IRN caps in-flight packets at about one BDP: 100G x ~8.4 us / 1082 B ~ 100.
+  if (rec == LossRecovery::kIrn) cfg.rc.irn_window = 100;
+  if (pfc) cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;
+  Fabric f(sim, make_star(17, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  testing::Recorder r;
+  std::vector<uint32_t> qps;
+  for (int s = 1; s <= 16; ++s) {
+    qps.push_back(f.rc().connect(s, 0, &r, cfg.rc.data_tc));
+    f.rc().post(qps.back(), Opcode::kWrite, 1 << 20, static_cast<uint64_t>(s));
+  }
+  sim.run(Time::from_ms(500));
+  RecoveryRun out;
+  out.done = r.done.size();
+  for (const auto& c : r.done) out.last = std::max(out.last, c.completed);
+  out.drops = f.switches()[0]->counters().buffer_drops;
+  for (uint32_t q : qps) {
+    out.retx += f.rc().connection(q).ctr.retransmitted_packets;
+    out.timeouts += f.rc().connection(q).ctr.timeouts;
+  }
+  out.invariants = f.check_invariants();
+  return out;
+}
+
+TEST(LossRecovery, IrnWithoutPfcVersusGoBackNWithAndWithoutPfc) {
+  const RecoveryRun gbn_pfc = incast_with(LossRecovery::kGoBackN, true);
+  const RecoveryRun gbn = incast_with(LossRecovery::kGoBackN, false);
+  const RecoveryRun gb0 = incast_with(LossRecovery::kGoBack0, false);
+  const RecoveryRun irn = incast_with(LossRecovery::kIrn, false);
+  for (const auto* r : {&gbn_pfc, &gbn, &gb0, &irn}) {
+    EXPECT_EQ(r->done, 16u);
+    EXPECT_EQ(r->invariants, "");
+  }
+  EXPECT_EQ(gbn_pfc.drops, 0u);
+  // 16 senders x a 100-packet window overflow the buffer: IRN does lose packets.
+  EXPECT_GT(irn.drops, 0u);
+  EXPECT_GT(irn.retx, 0u);
+  // Selective repeat resends far less than go-back-N, and go-back-0 the most.
+  EXPECT_LT(irn.retx * 5, gbn.retx);
+  EXPECT_GE(gb0.retx, gbn.retx);
+  // Selective repeat resends each dropped packet exactly once here.
+  EXPECT_EQ(irn.retx, irn.drops);
+  // Without PFC, IRN finishes well before go-back-N. It does not match lossless
+  // GBN+PFC in this incast with no congestion control (measured 2.2 ms vs
+  // 1.46 ms): its retransmissions meet a buffer that is still full. The IRN
+  // paper's comparison runs with congestion control; that run is still to come.
+  EXPECT_LT(irn.last.sec(), 0.6 * gbn.last.sec());
+  std::printf("16x1MiB incast, last completion: GBN+PFC %.0f us, GBN %.0f us (%llu retx), GB0 %.0f us (%llu retx), "
+              "IRN %.0f us (%llu retx, %llu drops)\n",
+              gbn_pfc.last.us(), gbn.last.us(), static_cast<unsigned long long>(gbn.retx), gb0.last.us(),
+              static_cast<unsigned long long>(gb0.retx), irn.last.us(), static_cast<unsigned long long>(irn.retx),
+              static_cast<unsigned long long>(irn.drops));
+}
+
+}  // namespace
+}  // namespace rdmasim

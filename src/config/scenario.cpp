@@ -201,6 +201,29 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     }
     ecn->finish();
   }
+  const std::string rec = f->choice("recovery", {"go-back-n", "go-back-0", "irn"},
+                                    c.rc.recovery == LossRecovery::kIrn       ? "irn"
+                                    : c.rc.recovery == LossRecovery::kGoBack0 ? "go-back-0"
+                                                                              : "go-back-n");
+  c.rc.recovery = rec == "irn" ? LossRecovery::kIrn : rec == "go-back-0" ? LossRecovery::kGoBack0 : LossRecovery::kGoBackN;
+  if (f->has("irn_window")) {
+    const std::string w = f->str("irn_window");
+    if (w == "auto") {
+      c.rc.irn_window = 0;
+      c.irn_window_auto = true;
+    } else {
+      try {
+        const long long v = std::stoll(w);
+        if (v < 1 || v > (1 << 24) || std::to_string(v) != w) throw std::invalid_argument(w);
+        c.rc.irn_window = static_cast<uint32_t>(v);
+        c.irn_window_auto = false;
+      } catch (const std::exception&) {
+        throw f->error("irn_window", "expected 'auto' (one bandwidth-delay product) or a packet count, e.g. 128");
+      }
+    }
+  }
+  c.rc.irn_rto_low = f->time("irn_rto_low", c.rc.irn_rto_low);
+  c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
   c.cc = f->choice("cc", {"none", "dcqcn"}, c.cc);
   if (auto d = f->opt_child("dcqcn")) {
     DcqcnConfig& q = c.dcqcn;

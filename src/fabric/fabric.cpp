@@ -9,7 +9,43 @@ namespace rdmasim {
 
 Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     : sim_(sim), topo_(std::move(topo)), cfg_(std::move(cfg)), net_(sim, cfg_.framing), rc_(net_, cfg_.rc) {
+  if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0) {
+    cfg_.rc.irn_window = bdp_packets();
+    rc_.set_irn_window(cfg_.rc.irn_window);
+  }
   build();
+}
+
+uint32_t Fabric::bdp_packets() const {
+  // Longest host-to-host path from host 0 (fabrics here are symmetric), at the
+  // host link rate: RTT = 2 x per hop (delay + serialization of a full packet)
+  // plus the switches' pipeline both ways.
+  const auto adj = port_adjacency(topo_);
+  std::vector<int> dist(topo_.nodes.size(), -1);
+  std::vector<int> queue{topo_.hosts[0]};
+  dist[topo_.hosts[0]] = 0;
+  int longest = 1;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const int n = queue[head];
+    if (n != topo_.hosts[0] && topo_.nodes[n].kind == TopoNodeKind::kHost) {
+      longest = std::max(longest, dist[n]);
+      continue;  // hosts do not forward
+    }
+    for (const auto& [m, unused] : adj[n])
+      if (dist[m] < 0) {
+        dist[m] = dist[n] + 1;
+        queue.push_back(m);
+      }
+  }
+  const TopoLink* host_link = nullptr;
+  for (const auto& l : topo_.links)
+    if (l.a == topo_.hosts[0] || l.b == topo_.hosts[0]) host_link = &l;
+  if (host_link == nullptr) return 1;
+  const uint32_t wire = cfg_.framing.data_wire(cfg_.rc.mtu, false);
+  const Time per_hop = host_link->delay + host_link->rate.tx_time(Bytes(wire));
+  const Time rtt = per_hop * (2 * longest) + cfg_.sw.latency * (2 * (longest - 1));
+  const int64_t bytes = host_link->rate.bytes_in(rtt).count();
+  return static_cast<uint32_t>(std::max<int64_t>(1, (bytes + wire - 1) / wire));
 }
 
 void Fabric::build() {

@@ -44,6 +44,9 @@ struct FabricConfig {
   NicConfig nic;
   RcConfig rc;
   std::string cc = "none";  // none | dcqcn
+  // IRN window: one bandwidth-delay product of the longest host-to-host path,
+  // computed from the topology, unless rc.irn_window is set explicitly.
+  bool irn_window_auto = true;
   DcqcnConfig dcqcn;
 };
 
@@ -82,6 +85,7 @@ class Fabric {
 
  private:
   void build();
+  [[nodiscard]] uint32_t bdp_packets() const;
 
   Simulation& sim_;
   Topology topo_;

@@ -102,6 +102,11 @@ json scenario_json(const Scenario& s) {
               {"retry_limit", f.rc.retry_limit},
               {"data_tc", f.rc.data_tc},
               {"ack_tc", f.rc.ack_tc},
+              {"recovery", f.rc.recovery == LossRecovery::kIrn       ? "irn"
+                           : f.rc.recovery == LossRecovery::kGoBack0 ? "go-back-0"
+                                                                     : "go-back-n"},
+              {"irn_window", s.fabric.irn_window_auto && f.rc.irn_window == 0 ? nlohmann::ordered_json("auto")
+                                                                               : nlohmann::ordered_json(f.rc.irn_window)},
               {"buffer_alpha", f.sw.mmu.alpha},
               {"ecmp_seed", f.sw.same_ecmp_seed ? "same" : "per-switch"},
               {"nic_tx_latency", format_time(f.nic.tx_latency)},

@@ -202,6 +202,7 @@ class RcEngine final : public CcHost {
   void on_rnr_retry(uint32_t conn);
 
   [[nodiscard]] const RcConfig& config() const { return cfg_; }
+  void set_irn_window(uint32_t packets) { cfg_.irn_window = packets; }
   [[nodiscard]] size_t num_connections() const { return conns_.size(); }
   [[nodiscard]] const RcConnection& connection(uint32_t id) const { return conns_[id]; }
   [[nodiscard]] uint32_t packets_for(int64_t bytes) const {

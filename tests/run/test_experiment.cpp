@@ -92,3 +92,50 @@ workload: [{type: incast, senders: 2, size: 1MiB}]
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+TEST(Experiment, IrnWithAutoBdpWindowMatchesLosslessOnAnIncast) {
+  const char* yaml = R"(
+duration: 50ms
+topology: {type: star, hosts: 17, link: {rate: 100Gbps, delay: 1us}, switch: {buffer: 1MiB}}
+fabric: {recovery: RECOVERY}
+workload: [{type: incast, senders: 16, size: 1MiB}]
+)";
+  auto run = [&](const std::string& recovery, const std::string& extra) {
+    std::string y = yaml;
+    y.replace(y.find("RECOVERY"), 8, recovery + extra);
+    Experiment e(load_scenario_text(y, "t.yaml"));
+    e.run();
+    EXPECT_EQ(e.invariant_error(), "");
+    Time last;
+    for (const auto& f : e.flows()) last = std::max(last, f.end);
+    return std::make_pair(last, results_json(e)["network"]["switch_buffer_drops"].get<uint64_t>());
+  };
+  const auto irn = run("irn", ", irn_window: auto");
+  const auto pfc = run("go-back-n, pfc: {enabled: true}", "");
+  const auto gbn = run("go-back-n", "");
+  EXPECT_EQ(irn.second, 0u);  // 16 x one BDP fits the buffer
+  EXPECT_EQ(irn.first, pfc.first);
+  EXPECT_GT(gbn.second, 0u);
+  EXPECT_GT(gbn.first, irn.first);
+}
+
+TEST(Experiment, IrnWindowMustBeAutoOrACount) {
+  try {
+    (void)load_scenario_text(R"(
+topology: {type: star, hosts: 3}
+fabric: {recovery: irn, irn_window: lots}
+workload: [{type: incast, senders: 2, size: 1MiB}]
+)",
+                             "t.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:3:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'fabric.irn_window': expected 'auto'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -283,6 +283,7 @@ void read_workloads(const CfgNode& root, Scenario& s) {
     ws.line = w.line();
     ws.type = w.choice("type", {"incast", "permutation", "all-to-all", "cdf", "flows-file"});
     ws.start = w.time("start", Time::zero());
+    ws.qps = static_cast<int>(w.integer("qps", 1, 1, 256));
     if (ws.type != "cdf" && ws.type != "flows-file") {
       ws.size = w.bytes("size");
       if (ws.size.count() < 1) throw w.error("size", "expected a message size of at least 1B");

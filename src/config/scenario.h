@@ -45,6 +45,7 @@ struct WorkloadSpec {
   Time window;                 // cdf: arrival window
   double time_offset_s = 0.0;  // flows-file: subtract from start times
   std::string op = "write";    // write | read | send
+  int qps = 1;                 // QPs per flow: the message is striped over them
   int line = 0;
 };
 

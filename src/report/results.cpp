@@ -157,6 +157,7 @@ json scenario_json(const Scenario& s) {
       j["size"] = format_bytes(w.size);
       j["op"] = w.op;
     }
+    j["qps"] = w.qps;
     if (w.type == "incast") {
       j["senders"] = w.senders;
       j["receiver"] = w.receiver;
@@ -296,7 +297,9 @@ std::string flows_csv(const Experiment& e) {
   const RcEngine& rc = e.fabric().rc();
   for (const auto& f : e.flows()) {
     const bool done = f.finished();
-    const uint64_t retx = f.started ? rc.connection(f.conn).ctr.retransmitted_packets : 0;
+    uint64_t retx = 0;
+    if (f.started)
+      for (uint32_t q = 0; q < f.qps; ++q) retx += rc.connection(f.conn + q).ctr.retransmitted_packets;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst,
                        f.spec.size_bytes, ns3(f.spec.start), done ? ns3(f.fct()) : "",
                        f.started ? ns3(f.ideal) : "", done ? fmt::format("{:.6f}", slowdown(f)) : "",

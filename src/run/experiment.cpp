@@ -69,6 +69,7 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
       r.spec = f;
       r.op = opcode_of(w.op);
       r.workload = static_cast<uint16_t>(wi);
+      r.qps = static_cast<uint16_t>(w.qps);
       flows_.push_back(r);
     }
   }
@@ -110,14 +111,22 @@ void Experiment::start_flow(size_t i) {
   FlowRecord& f = flows_[i];
   // One QP per flow, as the HPCC simulator does, so flows never wait behind
   // one another inside a QP.
-  QueuePair qp = QueuePair::create(*fabric_, f.spec.src, f.spec.dst, this);
-  f.conn = qp.id();
+  // Striping over several QPs gives each part its own UDP source port, hence
+  // its own ECMP path. Parts differ by at most one byte.
   f.started = true;
-  qp.post(f.op, f.spec.size_bytes, i);
+  f.parts_left = f.qps;
+  for (int q = 0; q < f.qps; ++q) {
+    QueuePair qp = QueuePair::create(*fabric_, f.spec.src, f.spec.dst, this);
+    if (q == 0) f.conn = qp.id();
+    const int64_t part = f.spec.size_bytes / f.qps + (q < f.spec.size_bytes % f.qps ? 1 : 0);
+    qp.post(f.op, part, i);
+  }
 }
 
 void Experiment::on_complete(const Completion& c) {
-  flows_[c.wr_id].end = c.completed;
+  FlowRecord& f = flows_[c.wr_id];
+  if (--f.parts_left > 0) return;
+  f.end = c.completed;
   if (++completed_ == flows_.size()) sim_.stop();
 }
 

@@ -139,3 +139,37 @@ workload: [{type: incast, senders: 2, size: 1MiB}]
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+TEST(Experiment, StripingAFlowOverSeveralQpsSpreadsItOverEcmpPaths) {
+  // A permutation on a k=8 fat-tree: with one QP per flow, ECMP hashing puts
+  // several flows on one core link while others idle; 8 QPs per flow (as
+  // NCCL uses) spread the load and bring the slowest flow in sooner.
+  auto slowest = [](int qps) {
+    Experiment e(load_scenario_text(R"(
+duration: 50ms
+topology: {type: fat-tree, k: 8, link: {rate: 100Gbps, delay: 1us}}
+fabric: {profile: ideal}
+workload: [{type: permutation, size: 1MiB, qps: QPS}]
+)",
+                                    "t.yaml", {"workload[0].qps=" + std::to_string(qps)}));
+    e.run();
+    EXPECT_EQ(e.completed(), 128u);
+    EXPECT_EQ(e.invariant_error(), "");
+    Time worst;
+    for (const auto& f : e.flows()) worst = std::max(worst, f.fct());
+    return std::make_pair(worst, e.flows()[0].ideal);
+  };
+  const auto one = slowest(1);
+  const auto eight = slowest(8);
+  EXPECT_LT(eight.first.sec(), 0.8 * one.first.sec());
+  // Neither beats the host link: a flow alone takes its ideal time.
+  EXPECT_GE(eight.first, eight.second);
+  std::printf("permutation k=8, slowest flow: 1 QP %.0f us, 8 QPs %.0f us (alone: %.0f us)\n", one.first.us(),
+              eight.first.us(), one.second.us());
+}
+
+}  // namespace
+}  // namespace rdmasim

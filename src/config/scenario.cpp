@@ -325,6 +325,13 @@ Scenario load_scenario(const CfgNode& root) {
     s.output.dir = o->str("dir", "out/" + s.name);
     s.output.flows_csv = o->boolean("flows_csv", true);
     s.output.ports_csv = o->boolean("ports_csv", true);
+    if (auto ts = o->opt_child("timeseries")) {
+      s.output.timeseries_interval = ts->time("interval");
+      if (s.output.timeseries_interval < Time::from_ns(10))
+        throw ts->error("interval", "expected a sampling interval of at least 10ns");
+      s.output.timeseries_start = ts->time("start", Time::zero());
+      ts->finish();
+    }
     o->finish();
   } else {
     s.output.dir = "out/" + s.name;

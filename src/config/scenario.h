@@ -53,6 +53,8 @@ struct OutputSpec {
   std::string dir = "out";
   bool flows_csv = true;
   bool ports_csv = true;
+  Time timeseries_interval;  // 0: no timeseries.csv
+  Time timeseries_start;
 };
 
 struct Scenario {

@@ -252,6 +252,11 @@ json results_json(const Experiment& e) {
                    {"hosts", fab.topology().num_hosts()},
                    {"switches", fab.topology().num_switches()},
                    {"links", fab.topology().links.size()}};
+  if (e.timeseries() != nullptr)
+    j["timeseries"] = {{"file", "timeseries.csv"},
+                       {"interval", format_time(e.scenario().output.timeseries_interval)},
+                       {"samples", e.timeseries()->samples()},
+                       {"rows_dropped_over_cap", e.timeseries()->dropped_rows()}};
   j["run"] = {{"simulated_end_ps", e.sim().now().ps()},
               {"simulated_end", format_time(e.sim().now())},
               {"events", e.sim().events_processed()},
@@ -369,6 +374,8 @@ void write_outputs(const Experiment& e, const std::string& dir) {
   write_file_atomic((fs::path(dir) / "results.json").string(), results_json(e).dump(2) + "\n");
   if (e.scenario().output.flows_csv) write_file_atomic((fs::path(dir) / "flows.csv").string(), flows_csv(e));
   if (e.scenario().output.ports_csv) write_file_atomic((fs::path(dir) / "ports.csv").string(), ports_csv(e));
+  if (e.timeseries() != nullptr)
+    write_file_atomic((fs::path(dir) / "timeseries.csv").string(), e.timeseries()->csv());
 }
 
 }  // namespace rdmasim

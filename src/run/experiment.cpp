@@ -83,6 +83,9 @@ Experiment::~Experiment() = default;
 void Experiment::run(const std::function<void(const Experiment&)>& progress,
                      const std::atomic<bool>* interrupt) {
   if (!flows_.empty()) sim_.schedule(flows_[0].spec.start, this, 0, 0);
+  if (s_.output.timeseries_interval > Time::zero())
+    timeseries_ = std::make_unique<QueueTimeseries>(sim_, fabric_->net(), s_.output.timeseries_start,
+                                                    s_.output.timeseries_interval);
   auto poll = [&] {
     if (interrupt != nullptr && interrupt->load()) {
       interrupted_ = true;

@@ -12,6 +12,7 @@
 #include "config/scenario.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "metrics/timeseries.h"
 #include "workload/flow_spec.h"
 
 namespace rdmasim {
@@ -53,6 +54,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   [[nodiscard]] const std::string& invariant_error() const { return invariant_error_; }
   // Σ over completed flows of packets × links on the path (data only).
   [[nodiscard]] uint64_t data_packet_hops() const;
+  [[nodiscard]] const QueueTimeseries* timeseries() const { return timeseries_.get(); }
 
   void on_event(uint32_t kind, uint64_t arg) override;
   void on_complete(const Completion& c) override;
@@ -63,6 +65,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   Scenario s_;
   Simulation sim_;
   std::unique_ptr<Fabric> fabric_;
+  std::unique_ptr<QueueTimeseries> timeseries_;
   std::vector<FlowRecord> flows_;  // sorted by start time
   size_t completed_ = 0;
   bool interrupted_ = false;

@@ -173,3 +173,33 @@ workload: [{type: permutation, size: 1MiB, qps: QPS}]
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+TEST(Experiment, TimeseriesRecordsQueueDepthAndPauses) {
+  Experiment e(load_scenario_text(R"(
+duration: 10ms
+topology: {type: star, hosts: 9, link: {rate: 100Gbps, delay: 1us}, switch: {buffer: 2MiB}}
+fabric: {pfc: {enabled: true}}
+workload: [{type: incast, senders: 8, size: 1MiB, placement: sequential}]
+output: {timeseries: {interval: 10us}}
+)",
+                                  "t.yaml"));
+  e.run();
+  ASSERT_NE(e.timeseries(), nullptr);
+  const std::string csv = e.timeseries()->csv();
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "time_ns,node,port,tc,queue_bytes,paused");
+  // The switch port toward host 0 (sw0 port 0) holds a queue of class 3 ...
+  EXPECT_NE(csv.find(",sw0,0,3,"), std::string::npos);
+  // ... and senders' NIC ports are paused at some sample.
+  size_t paused_rows = 0;
+  for (size_t pos = csv.find(",1\n"); pos != std::string::npos; pos = csv.find(",1\n", pos + 1)) ++paused_rows;
+  EXPECT_GT(paused_rows, 0u);
+  // Sampled every 10 us until the incast completes (~740 us).
+  EXPECT_GT(e.timeseries()->samples(), 60u);
+  EXPECT_LT(e.timeseries()->samples(), 100u);
+}
+
+}  // namespace
+}  // namespace rdmasim

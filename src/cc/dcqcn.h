@@ -26,7 +26,7 @@ struct DcqcnConfig {
   Rate rate_ai = Rate::from_bps(40'000'000);    // R_AI
   Rate rate_hai = Rate::from_bps(200'000'000);  // R_HAI
   Rate min_rate = Rate::from_bps(10'000'000);
-  Time cnp_interval = Time::from_us(50);        // NP: at most one CNP per QP per interval
+  Time cnp_interval = Time::from_us(50);  // NP: at most one CNP per QP per interval
   double initial_alpha = 1.0;
 };
 
@@ -50,7 +50,7 @@ class Dcqcn final : public CongestionControl {
     double rc_bps = 0;  // current rate
     double rt_bps = 0;  // target rate
     double alpha = 1.0;
-    Time alpha_at;      // alpha is exact as of this time
+    Time alpha_at;  // alpha is exact as of this time
     int timer_stage = 0;
     int byte_stage = 0;
     int64_t bytes = 0;

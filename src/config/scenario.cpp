@@ -152,7 +152,8 @@ void read_fabric(const CfgNode& root, Scenario& s) {
       }
     }
     m.lossless_mask = on ? mask : 0;
-    const std::string xoff = pfc->str("xoff", m.xoff_bytes == 0 ? "dynamic" : format_bytes(Bytes(static_cast<int64_t>(m.xoff_bytes))));
+    const std::string xoff = pfc->str(
+        "xoff", m.xoff_bytes == 0 ? "dynamic" : format_bytes(Bytes(static_cast<int64_t>(m.xoff_bytes))));
     if (xoff == "dynamic") {
       m.xoff_bytes = 0;
     } else {
@@ -164,9 +165,14 @@ void read_fabric(const CfgNode& root, Scenario& s) {
       if (m.xoff_bytes == 0) throw pfc->error("xoff", "expected a positive XOFF threshold or 'dynamic'");
     }
     m.pfc_alpha = pfc->real("alpha", m.pfc_alpha, 1.0 / 1024, 64.0);
-    m.xon_offset_bytes = static_cast<uint64_t>(pfc->bytes("xon_offset", Bytes(static_cast<int64_t>(m.xon_offset_bytes))).count());
-    m.pg_reserved_bytes = static_cast<uint64_t>(pfc->bytes("reserved", Bytes(static_cast<int64_t>(m.pg_reserved_bytes))).count());
-    const std::string hr = pfc->str("headroom", c.sw.pfc_headroom_bytes == 0 ? "auto" : format_bytes(Bytes(static_cast<int64_t>(c.sw.pfc_headroom_bytes))));
+    m.xon_offset_bytes = static_cast<uint64_t>(
+        pfc->bytes("xon_offset", Bytes(static_cast<int64_t>(m.xon_offset_bytes))).count());
+    m.pg_reserved_bytes = static_cast<uint64_t>(
+        pfc->bytes("reserved", Bytes(static_cast<int64_t>(m.pg_reserved_bytes))).count());
+    const std::string hr =
+        pfc->str("headroom", c.sw.pfc_headroom_bytes == 0
+                                 ? "auto"
+                                 : format_bytes(Bytes(static_cast<int64_t>(c.sw.pfc_headroom_bytes))));
     if (hr == "auto") {
       c.sw.pfc_headroom_bytes = 0;
     } else {
@@ -175,7 +181,8 @@ void read_fabric(const CfgNode& root, Scenario& s) {
       } catch (const std::invalid_argument& e) {
         throw pfc->error("headroom", std::string("expected 'auto' or a size, e.g. 40KB (") + e.what() + ")");
       }
-      if (c.sw.pfc_headroom_bytes == 0) throw pfc->error("headroom", "expected a positive headroom or 'auto'");
+      if (c.sw.pfc_headroom_bytes == 0)
+        throw pfc->error("headroom", "expected a positive headroom or 'auto'");
     }
     c.sw.pfc_response_time = pfc->time("response_time", c.sw.pfc_response_time);
     c.sw.pfc.quanta = static_cast<uint32_t>(pfc->integer("quanta", c.sw.pfc.quanta, 1, 0xFFFF));
@@ -185,18 +192,22 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   if (auto ecn = f->opt_child("ecn")) {
     EcnConfig& e = c.sw.ecn;
     e.enabled = ecn->boolean("enabled", true);
-    e.kmin_bytes = static_cast<uint64_t>(ecn->bytes("kmin", Bytes(static_cast<int64_t>(e.kmin_bytes))).count());
-    e.kmax_bytes = static_cast<uint64_t>(ecn->bytes("kmax", Bytes(static_cast<int64_t>(e.kmax_bytes))).count());
+    e.kmin_bytes =
+        static_cast<uint64_t>(ecn->bytes("kmin", Bytes(static_cast<int64_t>(e.kmin_bytes))).count());
+    e.kmax_bytes =
+        static_cast<uint64_t>(ecn->bytes("kmax", Bytes(static_cast<int64_t>(e.kmax_bytes))).count());
     if (e.kmax_bytes <= e.kmin_bytes) throw ecn->error("kmax", "expected kmax above kmin");
     e.pmax = ecn->real("pmax", e.pmax, 0.0, 1.0);
-    const std::string ref = ecn->str("reference_rate", e.reference_rate.bps() == 0 ? "none" : format_rate(e.reference_rate));
+    const std::string ref =
+        ecn->str("reference_rate", e.reference_rate.bps() == 0 ? "none" : format_rate(e.reference_rate));
     if (ref == "none") {
       e.reference_rate = Rate::from_bps(0);
     } else {
       try {
         e.reference_rate = parse_rate(ref);
       } catch (const std::invalid_argument& err) {
-        throw ecn->error("reference_rate", std::string("expected 'none' or a rate, e.g. 100Gbps (") + err.what() + ")");
+        throw ecn->error("reference_rate",
+                         std::string("expected 'none' or a rate, e.g. 100Gbps (") + err.what() + ")");
       }
     }
     ecn->finish();
@@ -205,7 +216,9 @@ void read_fabric(const CfgNode& root, Scenario& s) {
                                     c.rc.recovery == LossRecovery::kIrn       ? "irn"
                                     : c.rc.recovery == LossRecovery::kGoBack0 ? "go-back-0"
                                                                               : "go-back-n");
-  c.rc.recovery = rec == "irn" ? LossRecovery::kIrn : rec == "go-back-0" ? LossRecovery::kGoBack0 : LossRecovery::kGoBackN;
+  c.rc.recovery = rec == "irn"         ? LossRecovery::kIrn
+                  : rec == "go-back-0" ? LossRecovery::kGoBack0
+                                       : LossRecovery::kGoBackN;
   if (f->has("irn_window")) {
     const std::string w = f->str("irn_window");
     if (w == "auto") {
@@ -218,20 +231,34 @@ void read_fabric(const CfgNode& root, Scenario& s) {
         c.rc.irn_window = static_cast<uint32_t>(v);
         c.irn_window_auto = false;
       } catch (const std::exception&) {
-        throw f->error("irn_window", "expected 'auto' (one bandwidth-delay product) or a packet count, e.g. 128");
+        throw f->error("irn_window",
+                       "expected 'auto' (one bandwidth-delay product) or a packet count, e.g. 128");
       }
     }
   }
   c.rc.irn_rto_low = f->time("irn_rto_low", c.rc.irn_rto_low);
   c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
-  c.cc = f->choice("cc", {"none", "dcqcn"}, c.cc);
+  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp"}, c.cc);
+  if (auto d = f->opt_child("dctcp")) {
+    c.dctcp.g = d->real("g", c.dctcp.g, 1e-6, 1.0);
+    if (d->has("initial_window")) {
+      const std::string w = d->str("initial_window");
+      if (w == "auto") {
+        c.dctcp.initial_window = 0;
+      } else {
+        c.dctcp.initial_window = static_cast<uint32_t>(d->integer("initial_window", 1, 1 << 24));
+      }
+    }
+    d->finish();
+  }
   if (auto d = f->opt_child("dcqcn")) {
     DcqcnConfig& q = c.dcqcn;
     q.g = d->real("g", q.g, 1e-6, 1.0);
     q.alpha_timer = d->time("alpha_timer", q.alpha_timer);
     q.increase_timer = d->time("increase_timer", q.increase_timer);
     q.byte_counter = d->bytes("byte_counter", Bytes(q.byte_counter)).count();
-    q.fast_recovery_steps = static_cast<int>(d->integer("fast_recovery_steps", q.fast_recovery_steps, 0, 1000));
+    q.fast_recovery_steps =
+        static_cast<int>(d->integer("fast_recovery_steps", q.fast_recovery_steps, 0, 1000));
     q.rate_ai = d->rate("rate_ai", q.rate_ai);
     q.rate_hai = d->rate("rate_hai", q.rate_hai);
     q.min_rate = d->rate("min_rate", q.min_rate);

@@ -44,8 +44,8 @@ struct CacheAlignedAllocator {
   CacheAlignedAllocator() = default;
   template <typename U>
   explicit CacheAlignedAllocator(const CacheAlignedAllocator<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  T* allocate(size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
   friend bool operator==(const CacheAlignedAllocator&, const CacheAlignedAllocator&) { return true; }
 };
 
@@ -109,7 +109,8 @@ class EventQueue {
         size_t w[kArity / 2];
         for (size_t k = 0; k < kArity / 2; ++k) w[k] = c[2 * k + 1].key < c[2 * k].key ? 2 * k + 1 : 2 * k;
         for (size_t span = kArity / 4; span >= 1; span /= 2)
-          for (size_t k = 0; k < span; ++k) w[k] = c[w[2 * k + 1]].key < c[w[2 * k]].key ? w[2 * k + 1] : w[2 * k];
+          for (size_t k = 0; k < span; ++k)
+            w[k] = c[w[2 * k + 1]].key < c[w[2 * k]].key ? w[2 * k + 1] : w[2 * k];
         best = first + w[0];
       } else {
         for (size_t c = first + 1; c < n; ++c) best = at(c).key < at(best).key ? c : best;

@@ -106,7 +106,9 @@ void Fabric::build() {
         // PAUSE frame itself.
         if (h == 0)
           h = static_cast<uint64_t>(
-                  p.rate().bytes_in(p.delay() * 2 + sw->ingress_latency() + cfg_.sw.pfc_response_time).count()) +
+                  p.rate()
+                      .bytes_in(p.delay() * 2 + sw->ingress_latency() + cfg_.sw.pfc_response_time)
+                      .count()) +
               2ull * max_frame + cfg_.framing.pfc_wire();
         sw->mmu().set_headroom(static_cast<uint16_t>(i), h);
       }
@@ -117,8 +119,9 @@ void Fabric::build() {
       if (!cfg_.sw.mmu.unlimited && lossless > 0 && carved >= cfg_.sw.mmu.buffer_bytes)
         throw std::invalid_argument("switch '" + sw->name() + "': PFC headroom and reserved bytes for " +
                                     std::to_string(sw->num_ports()) + " ports x " + std::to_string(lossless) +
-                                    " lossless classes need " + std::to_string(carved) + " bytes, more than its " +
-                                    std::to_string(cfg_.sw.mmu.buffer_bytes) + "-byte buffer");
+                                    " lossless classes need " + std::to_string(carved) +
+                                    " bytes, more than its " + std::to_string(cfg_.sw.mmu.buffer_bytes) +
+                                    "-byte buffer");
     } else {
       auto* nic = static_cast<Nic*>(self);
       nic->set_routes(std::move(tables[n]));
@@ -127,10 +130,16 @@ void Fabric::build() {
     }
   }
   rc_.attach_nics(nics_);
-  if (cfg_.cc == "dcqcn")
+  if (cfg_.cc == "dcqcn") {
     rc_.set_congestion_control(std::make_unique<Dcqcn>(cfg_.dcqcn));
-  else if (cfg_.cc != "none")
-    throw std::invalid_argument("unknown congestion control '" + cfg_.cc + "' (expected none or dcqcn)");
+  } else if (cfg_.cc == "dctcp") {
+    DctcpConfig d = cfg_.dctcp;
+    if (d.initial_window == 0) d.initial_window = bdp_packets();
+    rc_.set_congestion_control(std::make_unique<Dctcp>(d));
+  } else if (cfg_.cc != "none") {
+    throw std::invalid_argument("unknown congestion control '" + cfg_.cc +
+                                "' (expected none, dcqcn or dctcp)");
+  }
 }
 
 std::vector<const Port*> Fabric::path(int src, int dst, uint64_t flow_hash, uint16_t first_port) const {

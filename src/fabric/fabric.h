@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "cc/dcqcn.h"
+#include "cc/dctcp.h"
 #include "engine/simulation.h"
 #include "net/framing.h"
 #include "net/mmu.h"
 #include "net/network.h"
 #include "net/switch.h"
 #include "net/tc_scheduler.h"
-#include "cc/dcqcn.h"
 #include "nic/nic.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
@@ -43,11 +44,12 @@ struct FabricConfig {
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
-  std::string cc = "none";  // none | dcqcn
+  std::string cc = "none";  // none | dcqcn | dctcp
   // IRN window: one bandwidth-delay product of the longest host-to-host path,
   // computed from the topology, unless rc.irn_window is set explicitly.
   bool irn_window_auto = true;
   DcqcnConfig dcqcn;
+  DctcpConfig dctcp;
 };
 
 class Fabric {

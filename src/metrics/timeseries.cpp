@@ -19,8 +19,8 @@ void QueueTimeseries::on_event(uint32_t, uint64_t) {
           ++dropped_;
           continue;
         }
-        rows_.push_back(Row{now.ps(), static_cast<uint32_t>(n), static_cast<uint16_t>(i), static_cast<uint8_t>(tc),
-                            paused, q});
+        rows_.push_back(Row{now.ps(), static_cast<uint32_t>(n), static_cast<uint16_t>(i),
+                            static_cast<uint8_t>(tc), paused, q});
       }
     }
   }
@@ -31,8 +31,8 @@ std::string QueueTimeseries::csv() const {
   std::string out = "time_ns,node,port,tc,queue_bytes,paused\n";
   out.reserve(out.size() + rows_.size() * 40);
   for (const Row& r : rows_)
-    out += fmt::format("{}.{:03d},{},{},{},{},{}\n", r.t_ps / 1000, r.t_ps % 1000, net_.node(r.node).name(), r.port,
-                       r.tc, r.bytes, r.paused ? 1 : 0);
+    out += fmt::format("{}.{:03d},{},{},{},{},{}\n", r.t_ps / 1000, r.t_ps % 1000, net_.node(r.node).name(),
+                       r.port, r.tc, r.bytes, r.paused ? 1 : 0);
   return out;
 }
 

@@ -82,16 +82,16 @@ class Mmu {
     uint64_t shared = 0;    // bytes held in the shared pool
     uint64_t headroom = 0;  // bytes held in headroom
     uint64_t headroom_size = 0;
-    bool paused = false;    // we sent XOFF and have not yet sent XON
+    bool paused = false;  // we sent XOFF and have not yet sent XON
   };
   void recompute_pool();
 
   MmuConfig cfg_;
   std::vector<std::array<uint64_t, kNumTcs>> queue_bytes_;  // egress
-  std::vector<std::array<Pg, kNumTcs>> pg_;                  // ingress (lossless)
-  uint64_t shared_pool_ = 0;  // buffer minus reservations and headroom
+  std::vector<std::array<Pg, kNumTcs>> pg_;                 // ingress (lossless)
+  uint64_t shared_pool_ = 0;                                // buffer minus reservations and headroom
   uint64_t shared_used_ = 0;
-  uint64_t used_ = 0;         // every byte in the buffer
+  uint64_t used_ = 0;  // every byte in the buffer
   uint64_t peak_ = 0;
   bool pool_ready_ = false;
 };

@@ -42,7 +42,8 @@ void Switch::send_pause(uint16_t port, uint8_t tc, uint32_t quanta) {
   } else {
     ++ctr_.pfc_xoff_sent;
     const Time pause = p.rate().tx_time(Bytes(int64_t{64} * quanta));
-    const Time at = net_.sim().now() + Time::from_ps(static_cast<int64_t>(pfc_.refresh_fraction * pause.ps()));
+    const Time at =
+        net_.sim().now() + Time::from_ps(static_cast<int64_t>(pfc_.refresh_fraction * pause.ps()));
     refresh_at_[port][tc] = at;
     net_.sim().schedule(at, this, kPfcRefresh, static_cast<uint64_t>(port) << 3 | tc);
   }
@@ -57,7 +58,8 @@ void Switch::maybe_mark(Packet* p, const Port& out) {
   if (q > kmax)
     mark = true;
   else if (q > kmin)
-    mark = ecn_rng_.uniform01() < ecn_.pmax * static_cast<double>(q - kmin) / static_cast<double>(kmax - kmin);
+    mark =
+        ecn_rng_.uniform01() < ecn_.pmax * static_cast<double>(q - kmin) / static_cast<double>(kmax - kmin);
   if (mark) {
     p->flags |= kCe;
     ++ctr_.ecn_marked;

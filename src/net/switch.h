@@ -48,7 +48,8 @@ class Switch final : public Node {
  public:
   static constexpr uint32_t kPfcRefresh = 1;
 
-  Switch(Network& net, int id, std::string name, const MmuConfig& mmu_cfg, size_t num_ports_hint, uint64_t ecmp_seed)
+  Switch(Network& net, int id, std::string name, const MmuConfig& mmu_cfg, size_t num_ports_hint,
+         uint64_t ecmp_seed)
       : Node(net, id, NodeKind::kSwitch, std::move(name)),
         mmu_(mmu_cfg, num_ports_hint),
         ecmp_seed_(ecmp_seed),
@@ -77,7 +78,7 @@ class Switch final : public Node {
   PfcConfig pfc_;
   EcnConfig ecn_;
   std::vector<std::array<uint64_t, 2>> ecn_thresholds_;  // per port: kmin, kmax
-  std::vector<std::array<Time, kNumTcs>> refresh_at_;     // per port: pending XOFF refresh
+  std::vector<std::array<Time, kNumTcs>> refresh_at_;    // per port: pending XOFF refresh
   uint64_t ecmp_seed_;
   Rng ecn_rng_;
 };

@@ -105,8 +105,9 @@ json scenario_json(const Scenario& s) {
               {"recovery", f.rc.recovery == LossRecovery::kIrn       ? "irn"
                            : f.rc.recovery == LossRecovery::kGoBack0 ? "go-back-0"
                                                                      : "go-back-n"},
-              {"irn_window", s.fabric.irn_window_auto && f.rc.irn_window == 0 ? nlohmann::ordered_json("auto")
-                                                                               : nlohmann::ordered_json(f.rc.irn_window)},
+              {"irn_window", s.fabric.irn_window_auto && f.rc.irn_window == 0
+                                 ? nlohmann::ordered_json("auto")
+                                 : nlohmann::ordered_json(f.rc.irn_window)},
               {"buffer_alpha", f.sw.mmu.alpha},
               {"ecmp_seed", f.sw.same_ecmp_seed ? "same" : "per-switch"},
               {"nic_tx_latency", format_time(f.nic.tx_latency)},
@@ -115,19 +116,20 @@ json scenario_json(const Scenario& s) {
   json lossless = json::array();
   for (int i = 0; i < kNumTcs; ++i)
     if ((f.sw.mmu.lossless_mask >> i) & 1u) lossless.push_back(i);
-  fabric["pfc"] = {{"enabled", f.sw.mmu.lossless_mask != 0},
-                   {"classes", lossless},
-                   {"xoff", f.sw.mmu.xoff_bytes == 0 ? std::string("dynamic")
-                                                     : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xoff_bytes)))},
-                   {"alpha", f.sw.mmu.pfc_alpha},
-                   {"xon_offset", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xon_offset_bytes)))},
-                   {"reserved", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.pg_reserved_bytes)))},
-                   {"headroom", f.sw.pfc_headroom_bytes == 0
-                                    ? std::string("auto")
-                                    : format_bytes(Bytes(static_cast<int64_t>(f.sw.pfc_headroom_bytes)))},
-                   {"response_time", format_time(f.sw.pfc_response_time)},
-                   {"quanta", f.sw.pfc.quanta},
-                   {"refresh", f.sw.pfc.refresh_fraction}};
+  fabric["pfc"] = {
+      {"enabled", f.sw.mmu.lossless_mask != 0},
+      {"classes", lossless},
+      {"xoff", f.sw.mmu.xoff_bytes == 0 ? std::string("dynamic")
+                                        : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xoff_bytes)))},
+      {"alpha", f.sw.mmu.pfc_alpha},
+      {"xon_offset", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xon_offset_bytes)))},
+      {"reserved", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.pg_reserved_bytes)))},
+      {"headroom", f.sw.pfc_headroom_bytes == 0
+                       ? std::string("auto")
+                       : format_bytes(Bytes(static_cast<int64_t>(f.sw.pfc_headroom_bytes)))},
+      {"response_time", format_time(f.sw.pfc_response_time)},
+      {"quanta", f.sw.pfc.quanta},
+      {"refresh", f.sw.pfc.refresh_fraction}};
   fabric["cc"] = f.cc;
   if (f.cc == "dcqcn")
     fabric["dcqcn"] = {{"g", f.dcqcn.g},
@@ -140,12 +142,18 @@ json scenario_json(const Scenario& s) {
                        {"min_rate", format_rate(f.dcqcn.min_rate)},
                        {"cnp_interval", format_time(f.dcqcn.cnp_interval)},
                        {"initial_alpha", f.dcqcn.initial_alpha}};
-  fabric["ecn"] = {{"enabled", f.sw.ecn.enabled},
-                   {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},
-                   {"kmax", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmax_bytes)))},
-                   {"pmax", f.sw.ecn.pmax},
-                   {"reference_rate", f.sw.ecn.reference_rate.bps() == 0 ? std::string("none")
-                                                                         : format_rate(f.sw.ecn.reference_rate)}};
+  if (f.cc == "dctcp")
+    fabric["dctcp"] = {
+        {"g", f.dctcp.g},
+        {"initial_window", f.dctcp.initial_window == 0 ? nlohmann::ordered_json("auto")
+                                                       : nlohmann::ordered_json(f.dctcp.initial_window)}};
+  fabric["ecn"] = {
+      {"enabled", f.sw.ecn.enabled},
+      {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},
+      {"kmax", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmax_bytes)))},
+      {"pmax", f.sw.ecn.pmax},
+      {"reference_rate",
+       f.sw.ecn.reference_rate.bps() == 0 ? std::string("none") : format_rate(f.sw.ecn.reference_rate)}};
   json cites = json::array();
   for (const auto& d : find_profile(s.profile).defaults)
     cites.push_back({{"key", d.key}, {"default", d.value}, {"source", d.source}});
@@ -227,7 +235,8 @@ json results_json(const Experiment& e) {
     rc.out_of_order_discards += c.out_of_order_discards;
     cnps += fab.rc().connection(static_cast<uint32_t>(i)).cnps_sent;
   }
-  uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0, lossless_drops = 0, ecn_marked = 0, xoff = 0, xon = 0;
+  uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0, lossless_drops = 0, ecn_marked = 0, xoff = 0,
+           xon = 0;
   for (const Switch* sw : fab.switches()) {
     buffer_drops += sw->counters().buffer_drops;
     no_route += sw->counters().no_route_drops;
@@ -317,7 +326,8 @@ std::string ports_csv(const Experiment& e) {
   std::string out =
       "node,port,peer,rate_gbps,tx_packets,tx_bytes,rx_packets,rx_bytes,tx_payload_bytes,drop_packets,drop_"
       "bytes,"
-      "queue_watermark_bytes,utilization,pfc_tx_frames,pfc_rx_frames,pfc_paused_us,ecn_marked,lossless_drops\n";
+      "queue_watermark_bytes,utilization,pfc_tx_frames,pfc_rx_frames,pfc_paused_us,ecn_marked,lossless_"
+      "drops\n";
   const Network& net = e.fabric().net();
   const double t = e.sim().now().sec();
   for (size_t n = 0; n < net.num_nodes(); ++n) {
@@ -337,10 +347,10 @@ std::string ports_csv(const Experiment& e) {
         lld += c.lossless_drop_packets[tc];
         paused_us += p.paused_time(static_cast<uint8_t>(tc), e.sim().now()).us();
       }
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}\n", node.name(), i,
-                         p.peer()->name(), p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes,
-                         c.tx_data_payload_bytes, dp, db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0,
-                         ptx, prx, paused_us, ecn, lld);
+      out += fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}\n", node.name(), i, p.peer()->name(),
+          p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes, c.tx_data_payload_bytes, dp,
+          db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0, ptx, prx, paused_us, ecn, lld);
     }
   }
   return out;

@@ -130,7 +130,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
       Packet* p = build_data(c, psn);
       ++c.ctr.retransmitted_packets;
       c.ctr.retransmitted_bytes += p->payload;
-      if (c.pace_rate.bps() > 0) c.next_send = std::max(c.next_send, now) + c.pace_rate.tx_time(Bytes(p->wire));
+      if (c.pace_rate.bps() > 0)
+        c.next_send = std::max(c.next_send, now) + c.pace_rate.tx_time(Bytes(p->wire));
       if (cc_) cc_->on_send(c, *p);
       arm_timer(c);
       more = true;
@@ -142,7 +143,8 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     more = false;
     return nullptr;
   }
-  if (cfg_.irn_window != 0 && c.snd_nxt - c.snd_una >= cfg_.irn_window) {
+  if ((cfg_.irn_window != 0 && c.snd_nxt - c.snd_una >= cfg_.irn_window) ||
+      (c.cwnd != 0 && c.snd_nxt - c.snd_una >= c.cwnd)) {
     c.requester_active = false;  // window full: an ACK reactivates it
     more = false;
     return nullptr;
@@ -220,6 +222,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
       break;
     case PktType::kAck:
       on_ack(c, p->psn);
+      if (cc_) cc_->on_ack(c, *p);
       break;
     case PktType::kNak:
       if (p->flags & kRnr) {
@@ -250,6 +253,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
 }
 
 void RcEngine::on_data(RcConnection& c, Packet* p) {
+  if (p->flags & kCe) c.ce_since_ack = true;
   if ((p->flags & kCe) && cc_ && cc_->wants_cnp()) {
     // Notification point: at most one CNP per QP per interval (DCQCN §3.2).
     const Time now = net_.sim().now();
@@ -329,7 +333,8 @@ void RcEngine::on_data_irn(RcConnection& c, Packet* p) {
   }
   while (c.recv_msg < c.msgs.size() && c.msgs[c.recv_msg].end_psn <= c.epsn) {
     const RcMessage& m = c.msgs[c.recv_msg++];
-    if (c.sink != nullptr) c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
+    if (c.sink != nullptr)
+      c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
   }
   send_control(c, PktType::kAck, c.epsn - 1);
 }
@@ -428,6 +433,8 @@ void RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
         c.sacked.erase(c.sacked.begin(), c.sacked.begin() + static_cast<std::ptrdiff_t>(moved));
       if (c.in_recovery && c.snd_una >= c.recovery_end) c.in_recovery = false;
       if (c.snd_nxt < c.snd_end || c.in_recovery) activate(c, 0);  // the window moved
+    } else if (c.cwnd != 0 && c.snd_nxt < c.snd_end) {
+      activate(c, 0);  // the window moved
     }
   }
 }
@@ -452,6 +459,10 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->psn = psn;
   p->flags = flags;
   p->aux = aux;
+  if (t == PktType::kAck && c.ce_since_ack) {
+    p->flags |= kCe;  // ECN-Echo: what the ACK covers saw congestion (DCTCP)
+    c.ce_since_ack = false;
+  }
   p->dst = c.src;
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
@@ -504,7 +515,9 @@ void RcEngine::on_timer(uint32_t conn) {
 
 Time RcEngine::now() const { return net_.sim().now(); }
 
-void RcEngine::schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) { nics_[c.src]->schedule_cc_timer(at, c.id, tag); }
+void RcEngine::schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) {
+  nics_[c.src]->schedule_cc_timer(at, c.id, tag);
+}
 
 Rate RcEngine::line_rate(const RcConnection& c) const { return nics_[c.src]->port(c.src_nic_port).rate(); }
 

@@ -7,9 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <vector>
-
 #include <memory>
+#include <vector>
 
 #include "cc/congestion_control.h"
 #include "engine/units.h"
@@ -125,9 +124,11 @@ struct RcConnection {
   bool timer_armed = false;
   bool requester_active = false;
 
-  Time rnr_wait_until;  // no sending before this (after an RNR NAK)
-  Rate pace_rate;       // set by congestion control; 0 = line rate
-  Time next_send;       // pacing: the next data packet may start then
+  Time rnr_wait_until;        // no sending before this (after an RNR NAK)
+  Rate pace_rate;             // set by congestion control; 0 = line rate
+  uint32_t cwnd = 0;          // set by window-based congestion control: packets in flight; 0 = unlimited
+  bool ce_since_ack = false;  // responder: a CE mark arrived since the last ACK (ECN-Echo)
+  Time next_send;             // pacing: the next data packet may start then
   bool wake_pending = false;
   uint64_t cnps_received = 0;
 

@@ -74,7 +74,8 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration) {
   r.mean_queue_bytes = q.mean();
   double sum = 0, sq = 0;
   for (int s = 1; s <= n; ++s) {
-    const double g = (f.nic(s).port(0).counters().tx_data_payload_bytes - at_half[s - 1]) * 8.0 / half.sec() / 1e9;
+    const double g =
+        (f.nic(s).port(0).counters().tx_data_payload_bytes - at_half[s - 1]) * 8.0 / half.sec() / 1e9;
     r.gbps.push_back(g);
     sum += g;
     sq += g * g;

@@ -44,7 +44,8 @@ IncastResult incast(bool pfc, int senders, int64_t bytes, uint64_t buffer, uint6
   r.xoff = sw.counters().pfc_xoff_sent;
   r.xon = sw.counters().pfc_xon_sent;
   for (uint32_t q : qps) r.retx += f.rc().connection(q).ctr.retransmitted_packets;
-  for (int s = 1; s <= senders; ++s) r.sender_paused += f.nic(s).port(0).paused_time(cfg.rc.data_tc, sim.now());
+  for (int s = 1; s <= senders; ++s)
+    r.sender_paused += f.nic(s).port(0).paused_time(cfg.rc.data_tc, sim.now());
   r.invariants = f.check_invariants();
   return r;
 }
@@ -211,11 +212,12 @@ TEST(LossRecovery, IrnWithoutPfcVersusGoBackNWithAndWithoutPfc) {
   // 1.46 ms): its retransmissions meet a buffer that is still full. The IRN
   // paper's comparison runs with congestion control; that run is still to come.
   EXPECT_LT(irn.last.sec(), 0.6 * gbn.last.sec());
-  std::printf("16x1MiB incast, last completion: GBN+PFC %.0f us, GBN %.0f us (%llu retx), GB0 %.0f us (%llu retx), "
-              "IRN %.0f us (%llu retx, %llu drops)\n",
-              gbn_pfc.last.us(), gbn.last.us(), static_cast<unsigned long long>(gbn.retx), gb0.last.us(),
-              static_cast<unsigned long long>(gb0.retx), irn.last.us(), static_cast<unsigned long long>(irn.retx),
-              static_cast<unsigned long long>(irn.drops));
+  std::printf(
+      "16x1MiB incast, last completion: GBN+PFC %.0f us, GBN %.0f us (%llu retx), GB0 %.0f us (%llu retx), "
+      "IRN %.0f us (%llu retx, %llu drops)\n",
+      gbn_pfc.last.us(), gbn.last.us(), static_cast<unsigned long long>(gbn.retx), gb0.last.us(),
+      static_cast<unsigned long long>(gb0.retx), irn.last.us(), static_cast<unsigned long long>(irn.retx),
+      static_cast<unsigned long long>(irn.drops));
 }
 
 }  // namespace

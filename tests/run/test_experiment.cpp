@@ -133,7 +133,8 @@ workload: [{type: incast, senders: 2, size: 1MiB}]
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("t.yaml:3:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("'fabric.irn_window': expected 'auto'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'fabric.irn_window': expected 'auto'"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -194,7 +195,8 @@ output: {timeseries: {interval: 10us}}
   EXPECT_NE(csv.find(",sw0,0,3,"), std::string::npos);
   // ... and senders' NIC ports are paused at some sample.
   size_t paused_rows = 0;
-  for (size_t pos = csv.find(",1\n"); pos != std::string::npos; pos = csv.find(",1\n", pos + 1)) ++paused_rows;
+  for (size_t pos = csv.find(",1\n"); pos != std::string::npos; pos = csv.find(",1\n", pos + 1))
+    ++paused_rows;
   EXPECT_GT(paused_rows, 0u);
   // Sampled every 10 us until the incast completes (~740 us).
   EXPECT_GT(e.timeseries()->samples(), 60u);

@@ -1,0 +1,41 @@
+// DCTCP-style window control over RC (Alizadeh et al., SIGCOMM 2010), as the
+// HPCC paper uses it for comparison: the responder echoes CE marks on ACKs;
+// once per window the sender updates alpha <- (1-g) alpha + g F (F: share of
+// ACKs that echoed CE) and, if any did, cuts the window by alpha/2; otherwise
+// it grows by one packet per window. No slow start: a QP starts at one BDP,
+// as RDMA NICs start at line rate.
+#pragma once
+
+#include <vector>
+
+#include "cc/congestion_control.h"
+
+namespace rdmasim {
+
+struct DctcpConfig {
+  double g = 1.0 / 16;          // DCTCP paper's estimation gain
+  uint32_t initial_window = 0;  // packets; 0 = one BDP (set by the fabric)
+  uint32_t min_window = 1;
+};
+
+class Dctcp final : public CongestionControl {
+ public:
+  explicit Dctcp(const DctcpConfig& cfg) : cfg_(cfg) {}
+  [[nodiscard]] const char* name() const override { return "dctcp"; }
+  void on_connect(RcConnection& c) override;
+  void on_ack(RcConnection& c, const Packet& ack) override;
+
+ private:
+  struct State {
+    double window = 0;
+    double alpha = 0;
+    uint64_t window_end = 0;  // PSN that closes the current observation window
+    uint32_t acks = 0;
+    uint32_t marked = 0;
+    uint64_t last_una = 0;
+  };
+  DctcpConfig cfg_;
+  std::vector<State> st_;
+};
+
+}  // namespace rdmasim

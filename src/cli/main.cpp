@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
+#include "validate/validate.h"
 #include "workload/perftest.h"
 
 namespace {
@@ -110,6 +111,7 @@ int main_impl(int argc, char** argv) {
 
   auto* profiles =
       app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
+  auto* validate = app.add_subcommand("validate", "run the VALIDATION.md cases: measured vs expected");
 
   try {
     app.parse(argc, argv);
@@ -123,6 +125,18 @@ int main_impl(int argc, char** argv) {
                          mtu);
   if (*demo) return cli::demo_command(demo_out, demo_jobs, g_interrupt);
   if (*bench) return cli::bench_command(only, list);
+  if (*validate) {
+    const auto results = run_validation();
+    int failed = 0;
+    std::printf("%-5s %-58s %-22s %-24s %s\n", "case", "what", "measured", "expected", "verdict");
+    for (const auto& r : results) {
+      std::printf("%-5s %-58s %-22s %-24s %s\n", r.id.c_str(), r.name.c_str(), r.measured.c_str(),
+                  r.expected.c_str(), r.pass ? "ok" : "FAIL");
+      failed += r.pass ? 0 : 1;
+    }
+    std::printf("\n%zu passed, %d failed\n", results.size() - failed, failed);
+    return failed == 0 ? cli::kExitOk : cli::kExitFailure;
+  }
   if (*profiles) {
     for (const auto& n : profile_names()) {
       const Profile p = find_profile(n);

@@ -1,8 +1,9 @@
 // DCTCP-style window control (Alizadeh et al., SIGCOMM 2010) over RC.
 #include <gtest/gtest.h>
 
-#include "cc/dcqcn_fixture.h"
 #include "cc/dctcp.h"
+#include "support/recorder.h"
+#include "validate/dcqcn_experiment.h"
 
 namespace rdmasim {
 namespace {
@@ -27,7 +28,7 @@ TEST(Dctcp, LongFlowsShareFairlyWithTheQueueNearTheMarkingThreshold) {
   for (int s = 1; s <= n; ++s)
     f.rc().post(f.rc().connect(s, 0, &rec, 3), Opcode::kWrite, int64_t{1} << 40, 0);
   const Time half = Time::from_ms(20);
-  testing::QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, half, Time::from_us(1));
+  QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, half, Time::from_us(1));
   sim.run(half);
   std::vector<uint64_t> at_half;
   for (int s = 1; s <= n; ++s) at_half.push_back(f.nic(s).port(0).counters().tx_data_payload_bytes);

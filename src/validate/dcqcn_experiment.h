@@ -9,9 +9,9 @@
 #include "cc/dcqcn.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
-#include "support/recorder.h"
+#include "transport/rc.h"
 
-namespace rdmasim::testing {
+namespace rdmasim {
 
 struct DcqcnRun {
   double mean_queue_bytes = 0;
@@ -57,7 +57,9 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration) {
   cfg.sw.ecn.reference_rate = Rate::from_bps(0);
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
   f.rc().set_congestion_control(std::make_unique<Dcqcn>(DcqcnConfig{}));
-  Recorder rec;
+  struct : CompletionSink {
+    void on_complete(const Completion&) override {}
+  } rec;
   std::vector<uint32_t> qps;
   for (int s = 1; s <= n; ++s) {
     qps.push_back(f.rc().connect(s, 0, &rec, cfg.rc.data_tc));
@@ -87,4 +89,4 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration) {
   return r;
 }
 
-}  // namespace rdmasim::testing
+}  // namespace rdmasim

@@ -1,0 +1,164 @@
+#include "validate/validate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "fabric/profiles.h"
+#include "validate/dcqcn_experiment.h"
+#include "workload/flow_size_cdf.h"
+#include "workload/perftest.h"
+
+namespace rdmasim {
+namespace {
+
+struct Sink : CompletionSink {
+  std::vector<Completion> done, received;
+  void on_complete(const Completion& c) override { done.push_back(c); }
+  void on_receive(const Completion& c) override { received.push_back(c); }
+};
+
+Topology chain(int switches, LinkSpec l) {
+  Topology t;
+  t.add_node(TopoNodeKind::kHost, "a", 0);
+  t.add_node(TopoNodeKind::kHost, "b", 0);
+  int prev = 0;
+  for (int s = 0; s < switches; ++s) {
+    const int id = t.add_node(TopoNodeKind::kSwitch, "s" + std::to_string(s), 1);
+    t.add_link(prev, id, l.rate, l.delay);
+    prev = id;
+  }
+  t.add_link(prev, 1, l.rate, l.delay);
+  return t;
+}
+
+void latency_cases(std::vector<ValidationResult>& out) {
+  for (const bool ct : {false, true})
+    for (const int hops : {1, 3, 5}) {
+      Simulation sim(1);
+      FabricConfig cfg;
+      cfg.sw.cut_through = ct;
+      cfg.sw.latency = Time::from_ns(600);
+      Fabric f(sim, chain(hops - 1, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+      Sink s;
+      f.rc().post(f.rc().connect(0, 1, &s, 3), Opcode::kWrite, 1000, 0);
+      sim.run(Time::from_ms(1));
+      // By hand: 1098 wire bytes x 80 ps; cut-through forwards after 64 B.
+      const int64_t ser = 1098 * 80, sw = hops - 1;
+      const int64_t expect = ct ? sw * (64 * 80 + 1'000'000 + 600'000) + ser + 1'000'000
+                                : hops * (ser + 1'000'000) + sw * 600'000;
+      const int64_t got = s.received.empty() ? -1 : s.received[0].completed.ps();
+      out.push_back(
+          {"A.1",
+           fmt::format("one-way latency, {} hop(s), {}", hops, ct ? "cut-through" : "store-and-forward"),
+           fmt::format("{} ps", got), fmt::format("{} ps (exact)", expect), got == expect});
+    }
+}
+
+void goodput_case(std::vector<ValidationResult>& out) {
+  Simulation sim(1);
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), FabricConfig{});
+  Sink s;
+  const int64_t bytes = 200'000'000;
+  f.rc().post(f.rc().connect(0, 1, &s, 3), Opcode::kWrite, bytes, 0);
+  sim.run(Time::from_s(1));
+  const double got = s.done.empty() ? 0 : bytes * 8.0 / (s.done[0].completed - s.done[0].posted).sec() / 1e9;
+  const double expect = 100.0 * 1000 / 1082;
+  out.push_back({"A.2", "single-flow goodput, RoCEv2, 100G, 1000 B payload", fmt::format("{:.4f} Gb/s", got),
+                 fmt::format("{:.4f} Gb/s +-0.1%", expect), std::fabs(got / expect - 1) <= 0.001});
+}
+
+void dcqcn_cases(std::vector<ValidationResult>& out) {
+  const struct {
+    int n;
+    double q_kb;
+  } cases[] = {{2, 23}, {4, 50}, {8, 119}};
+  for (const auto& k : cases) {
+    const DcqcnRun r = run_dcqcn_incast(k.n, Time::from_ms(60));
+    out.push_back({"B.5", fmt::format("DCQCN {} flows into 40G: steady queue", k.n),
+                   fmt::format("{:.1f} KB", r.mean_queue_bytes / 1e3), fmt::format("{:.0f} KB +-30%", k.q_kb),
+                   std::fabs(r.mean_queue_bytes / 1e3 / k.q_kb - 1) <= 0.3});
+    out.push_back({"B.5", fmt::format("DCQCN {} flows into 40G: fairness", k.n),
+                   fmt::format("Jain {:.3f}", r.jain), ">= 0.95", r.jain >= 0.95});
+  }
+}
+
+void pfc_cases(std::vector<ValidationResult>& out) {
+  for (const bool pfc : {true, false}) {
+    Simulation sim(11);
+    FabricConfig cfg;
+    cfg.sw.mmu.buffer_bytes = 2 << 20;
+    if (pfc) cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;
+    Fabric f(sim, make_star(17, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+    Sink s;
+    for (int h = 1; h <= 16; ++h) f.rc().post(f.rc().connect(h, 0, &s, 3), Opcode::kWrite, 1 << 20, 0);
+    sim.run(Time::from_ms(200));
+    const auto& c = f.switches()[0]->counters();
+    if (pfc)
+      out.push_back({"B.7", "16-to-1 incast, PFC on: drops / XOFF sent",
+                     fmt::format("{} drops, {} XOFF", c.buffer_drops, c.pfc_xoff_sent), "0 drops, XOFF > 0",
+                     c.buffer_drops == 0 && c.pfc_xoff_sent > 0 && s.done.size() == 16});
+    else
+      out.push_back({"B.7", "16-to-1 incast, PFC off: drops (recovered by go-back-N)",
+                     fmt::format("{} drops, {}/16 done", c.buffer_drops, s.done.size()),
+                     "drops > 0, 16/16 done", c.buffer_drops > 0 && s.done.size() == 16});
+  }
+}
+
+void cdf_cases(std::vector<ValidationResult>& out) {
+  for (const char* file : {"data/cdf/websearch.txt", "data/cdf/vl2_datamining.txt"}) {
+    std::string path = file;
+    if (!std::ifstream(path)) path = std::string(RDMASIM_SOURCE_DIR) + "/" + file;
+    const FlowSizeCdf cdf = FlowSizeCdf::load(path);
+    Rng rng(1, "validate-cdf");
+    std::vector<int64_t> v(100000);
+    for (auto& x : v) x = cdf.sample(rng);
+    std::sort(v.begin(), v.end());
+    double worst = 0;
+    for (const auto& [size, frac] : cdf.points()) {
+      const double emp = static_cast<double>(std::upper_bound(v.begin(), v.end(), size) - v.begin()) /
+                         static_cast<double>(v.size());
+      worst = std::max(worst, std::fabs(emp - frac));
+    }
+    out.push_back({"B.8", fmt::format("flow-size CDF {}, 100k samples", file),
+                   fmt::format("max deviation {:.3f}%", worst * 100), "<= 1% at every point", worst <= 0.01});
+  }
+}
+
+void perftest_cases(std::vector<ValidationResult>& out) {
+  PerftestOptions o;
+  o.fabric = find_profile("rocev2-dcqcn").config;
+  o.fabric.sw.cut_through = true;
+  o.fabric.sw.latency = Time::from_ns(600);
+  o.fabric.rc.mtu = 4096;
+  o.link = {Rate::from_gbps(400), Time::from_ns(100)};
+  o.test = "write_lat";
+  o.iters = 100;
+  const PerftestResult lat = run_perftest(o);
+  double avg = 0;
+  for (double x : lat.latency_us) avg += x / lat.latency_us.size();
+  out.push_back({"C.9", "perftest write_lat, rocev2-dcqcn, 400G, 1 switch", fmt::format("{:.2f} us", avg),
+                 "<= 2.5 us", avg <= 2.5});
+  o.test = "write_bw";
+  o.iters = 2000;
+  const PerftestResult bw = run_perftest(o);
+  out.push_back({"C.9", "perftest write_bw, rocev2-dcqcn, 400G", fmt::format("{:.1f} Gb/s", bw.gbps),
+                 ">= 90% of 400 Gb/s", bw.gbps >= 360});
+}
+
+}  // namespace
+
+std::vector<ValidationResult> run_validation() {
+  std::vector<ValidationResult> out;
+  latency_cases(out);
+  goodput_case(out);
+  dcqcn_cases(out);
+  pfc_cases(out);
+  cdf_cases(out);
+  perftest_cases(out);
+  return out;
+}
+
+}  // namespace rdmasim

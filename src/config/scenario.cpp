@@ -38,6 +38,22 @@ std::string resolve_path(const CfgNode& n, std::string_view key, const std::stri
                          "' and in the working directory)");
 }
 
+// A list of traffic classes, e.g. [3, 4], as a bit mask.
+uint8_t read_tc_list(const CfgNode& parent, std::string_view key) {
+  uint8_t mask = 0;
+  for (const auto& e : parent.list(key)) {
+    int tc = -1;
+    try {
+      tc = std::stoi(e.scalar());
+    } catch (...) {
+    }
+    if (tc < 0 || tc > 7 || std::to_string(tc) != e.scalar())
+      throw e.error("", "expected a traffic class 0..7");
+    mask |= static_cast<uint8_t>(1u << tc);
+  }
+  return mask;
+}
+
 void read_topology(const CfgNode& root, Scenario& s) {
   const CfgNode t = root.child("topology");
   TopologySpec& ts = s.topology;
@@ -139,18 +155,7 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     MmuConfig& m = c.sw.mmu;
     const bool on = pfc->boolean("enabled", m.lossless_mask != 0);
     uint8_t mask = m.lossless_mask != 0 ? m.lossless_mask : static_cast<uint8_t>(1u << c.rc.data_tc);
-    if (pfc->has("classes")) {
-      mask = 0;
-      for (const auto& e : pfc->list("classes")) {
-        int tc = -1;
-        try {
-          tc = std::stoi(e.scalar());
-        } catch (...) {
-        }
-        if (tc < 0 || tc > 7) throw e.error("", "expected a traffic class 0..7");
-        mask |= static_cast<uint8_t>(1u << tc);
-      }
-    }
+    if (pfc->has("classes")) mask = read_tc_list(*pfc, "classes");
     m.lossless_mask = on ? mask : 0;
     const std::string xoff = pfc->str(
         "xoff", m.xoff_bytes == 0 ? "dynamic" : format_bytes(Bytes(static_cast<int64_t>(m.xoff_bytes))));
@@ -273,16 +278,8 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     // strict: list of traffic classes served by strict priority; the rest DWRR.
     auto& cfg = c.sw.scheduler;
     if (sch->has("strict")) {
-      cfg.strict.fill(false);
-      for (const auto& e : sch->list("strict")) {
-        int tc = -1;
-        try {
-          tc = std::stoi(e.scalar());
-        } catch (...) {
-        }
-        if (tc < 0 || tc > 7) throw e.error("", "expected a traffic class 0..7");
-        cfg.strict[tc] = true;
-      }
+      const uint8_t mask = read_tc_list(*sch, "strict");
+      for (int tc = 0; tc < kNumTcs; ++tc) cfg.strict[tc] = (mask >> tc) & 1u;
     }
     if (sch->has("weights")) {
       const auto w = sch->list("weights");

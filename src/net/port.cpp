@@ -33,6 +33,16 @@ uint32_t Port::eligible_mask(Time now) const {
   return m;
 }
 
+bool Port::receive_frame(Packet* p) {
+  ctr_.rx_packets += 1;
+  ctr_.rx_bytes += p->wire;
+  if (p->type != PktType::kPfc) return false;
+  ctr_.pfc_rx_frames[p->tc] += 1;
+  apply_pause(p->tc, static_cast<uint32_t>(p->psn));
+  net_.deliver(p);
+  return true;
+}
+
 bool Port::paused(uint8_t tc) const { return paused_until_[tc] > net_.sim().now(); }
 
 void Port::apply_pause(uint8_t tc, uint32_t quanta) {

@@ -60,6 +60,9 @@ class Port final : public EventHandler {
   // port's rate; 0 resumes at once).
   void apply_pause(uint8_t tc, uint32_t quanta);
   [[nodiscard]] bool paused(uint8_t tc) const;
+  // A packet arrived on this port: counts it; if it is a PFC frame, applies
+  // it to this port's transmitter, frees it and returns true.
+  bool receive_frame(Packet* p);
   // Time paused for `tc` up to `now` (pauses granted past `now` not counted).
   [[nodiscard]] Time paused_time(uint8_t tc, Time now) const;
 

@@ -69,14 +69,7 @@ void Switch::maybe_mark(Packet* p, const Port& out) {
 
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];
-  in.counters().rx_packets += 1;
-  in.counters().rx_bytes += p->wire;
-  if (p->type == PktType::kPfc) {
-    in.counters().pfc_rx_frames[p->tc] += 1;
-    in.apply_pause(p->tc, static_cast<uint32_t>(p->psn));
-    net_.deliver(p);
-    return;
-  }
+  if (in.receive_frame(p)) return;
   const int out_idx = routes_.select(p->dst, p->flow_hash, ecmp_seed_);
   if (out_idx < 0) {
     ++ctr_.no_route_drops;

@@ -9,15 +9,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kArrive: {
       Packet* p = reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */;
-      Port& in = *ports_[p->in_port];
-      in.counters().rx_packets += 1;
-      in.counters().rx_bytes += p->wire;
-      if (p->type == PktType::kPfc) {
-        in.counters().pfc_rx_frames[p->tc] += 1;
-        in.apply_pause(p->tc, static_cast<uint32_t>(p->psn));
-        net_.deliver(p);
-        break;
-      }
+      if (ports_[p->in_port]->receive_frame(p)) break;
       rc_->on_packet(*this, p);
       break;
     }

@@ -25,6 +25,22 @@ Topology make_star(int hosts, LinkSpec link) {
   return t;
 }
 
+Topology make_chain(int switches, LinkSpec link) {
+  require(switches >= 0 && switches <= 64, "switches must be between 0 and 64");
+  Topology t;
+  t.description = "2 hosts through " + std::to_string(switches) + " switch(es)";
+  t.add_node(TopoNodeKind::kHost, "client", 0);
+  t.add_node(TopoNodeKind::kHost, "server", 0);
+  int prev = 0;
+  for (int s = 0; s < switches; ++s) {
+    const int id = t.add_node(TopoNodeKind::kSwitch, "sw" + std::to_string(s), 1);
+    t.add_link(prev, id, link.rate, link.delay);
+    prev = id;
+  }
+  t.add_link(prev, 1, link.rate, link.delay);
+  return t;
+}
+
 Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck) {
   require(left >= 1 && left <= 100000, "left must be between 1 and 100000");
   require(right >= 1 && right <= 100000, "right must be between 1 and 100000");

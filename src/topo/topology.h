@@ -51,6 +51,8 @@ struct LinkSpec {
 };
 
 Topology make_star(int hosts, LinkSpec link);
+// Two hosts joined through `switches` switches in a line (0: back to back).
+Topology make_chain(int switches, LinkSpec link);
 // `left` senders and `right` receivers behind two switches joined by `bottleneck`.
 Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck);
 // Two-tier Clos. When spines == 0 the spine count follows from the

@@ -20,20 +20,6 @@ struct Sink : CompletionSink {
   void on_receive(const Completion& c) override { received.push_back(c); }
 };
 
-Topology chain(int switches, LinkSpec l) {
-  Topology t;
-  t.add_node(TopoNodeKind::kHost, "a", 0);
-  t.add_node(TopoNodeKind::kHost, "b", 0);
-  int prev = 0;
-  for (int s = 0; s < switches; ++s) {
-    const int id = t.add_node(TopoNodeKind::kSwitch, "s" + std::to_string(s), 1);
-    t.add_link(prev, id, l.rate, l.delay);
-    prev = id;
-  }
-  t.add_link(prev, 1, l.rate, l.delay);
-  return t;
-}
-
 void latency_cases(std::vector<ValidationResult>& out) {
   for (const bool ct : {false, true})
     for (const int hops : {1, 3, 5}) {
@@ -41,7 +27,7 @@ void latency_cases(std::vector<ValidationResult>& out) {
       FabricConfig cfg;
       cfg.sw.cut_through = ct;
       cfg.sw.latency = Time::from_ns(600);
-      Fabric f(sim, chain(hops - 1, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+      Fabric f(sim, make_chain(hops - 1, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
       Sink s;
       f.rc().post(f.rc().connect(0, 1, &s, 3), Opcode::kWrite, 1000, 0);
       sim.run(Time::from_ms(1));

@@ -12,21 +12,6 @@
 namespace rdmasim {
 namespace {
 
-Topology two_hosts(int switches, LinkSpec link) {
-  Topology t;
-  t.description = "2 hosts through " + std::to_string(switches) + " switch(es)";
-  t.add_node(TopoNodeKind::kHost, "client", 0);
-  t.add_node(TopoNodeKind::kHost, "server", 0);
-  int prev = 0;
-  for (int s = 0; s < switches; ++s) {
-    const int id = t.add_node(TopoNodeKind::kSwitch, "sw" + std::to_string(s), 1);
-    t.add_link(prev, id, link.rate, link.delay);
-    prev = id;
-  }
-  t.add_link(prev, 1, link.rate, link.delay);
-  return t;
-}
-
 Opcode op_of(const std::string& test) {
   if (test.starts_with("read")) return Opcode::kRead;
   if (test.starts_with("send")) return Opcode::kSend;
@@ -123,7 +108,7 @@ PerftestResult run_perftest(const PerftestOptions& o) {
   if (o.switches < 0 || o.switches > 16) throw std::invalid_argument("switches must be between 0 and 16");
   if (o.tx_depth < 1) throw std::invalid_argument("tx-depth must be at least 1");
   Simulation sim(o.seed);
-  Fabric f(sim, two_hosts(o.switches, o.link), o.fabric);
+  Fabric f(sim, make_chain(o.switches, o.link), o.fabric);
   const Opcode op = op_of(o.test);
   if (lat) {
     LatencyLoop loop(f, op, r.size, r.iters);

@@ -13,21 +13,6 @@ namespace {
 
 using testing::Recorder;
 
-// A chain host - sw - sw - ... - host with `switches` switches.
-Topology chain(int switches, Rate rate, Time delay) {
-  Topology t;
-  t.add_node(TopoNodeKind::kHost, "a", 0);
-  t.add_node(TopoNodeKind::kHost, "b", 0);
-  int prev = 0;
-  for (int s = 0; s < switches; ++s) {
-    const int id = t.add_node(TopoNodeKind::kSwitch, "s" + std::to_string(s), 1);
-    t.add_link(prev, id, rate, delay);
-    prev = id;
-  }
-  t.add_link(prev, 1, rate, delay);
-  return t;
-}
-
 struct Case {
   int hops;
   bool cut_through;
@@ -44,7 +29,7 @@ TEST_P(LatencyTest, OnePacketWriteIsExact) {
   FabricConfig cfg;
   cfg.sw.cut_through = k.cut_through;
   cfg.sw.latency = sw_lat;
-  Fabric f(sim, chain(k.hops - 1, rate, prop), cfg);
+  Fabric f(sim, make_chain(k.hops - 1, LinkSpec{rate, prop}), cfg);
   Recorder rec;
   const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
   const int64_t payload = 1000;

@@ -21,6 +21,7 @@ class CcHost {
   // Calls on_timer(conn, tag) at `at`.
   virtual void schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) = 0;
   [[nodiscard]] virtual Rate line_rate(const RcConnection& c) const = 0;
+  [[nodiscard]] virtual int64_t mtu() const = 0;  // payload bytes per packet
 
  protected:
   ~CcHost() = default;

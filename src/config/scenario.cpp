@@ -243,7 +243,22 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   }
   c.rc.irn_rto_low = f->time("irn_rto_low", c.rc.irn_rto_low);
   c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
-  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp"}, c.cc);
+  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp", "timely"}, c.cc);
+  if (auto d = f->opt_child("timely")) {
+    TimelyConfig& t = c.timely;
+    t.ewma_alpha = d->real("ewma_alpha", t.ewma_alpha, 0.0, 1.0);
+    t.beta = d->real("beta", t.beta, 0.0, 1.0);
+    t.delta = d->rate("delta", t.delta);
+    t.t_low = d->time("t_low", t.t_low);
+    t.t_high = d->time("t_high", t.t_high);
+    t.min_rtt = d->time("min_rtt", t.min_rtt);
+    t.hai_after = static_cast<int>(d->integer("hai_after", t.hai_after, 1, 1000));
+    t.segment_bytes = d->bytes("segment", Bytes(t.segment_bytes)).count();
+    t.min_rate = d->rate("min_rate", t.min_rate);
+    if (t.t_high <= t.t_low) throw d->error("t_high", "expected t_high above t_low");
+    if (t.min_rtt <= Time::zero()) throw d->error("min_rtt", "expected a positive time");
+    d->finish();
+  }
   if (auto d = f->opt_child("dctcp")) {
     c.dctcp.g = d->real("g", c.dctcp.g, 1e-6, 1.0);
     if (d->has("initial_window")) {

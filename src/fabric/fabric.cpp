@@ -136,9 +136,11 @@ void Fabric::build() {
     DctcpConfig d = cfg_.dctcp;
     if (d.initial_window == 0) d.initial_window = bdp_packets();
     rc_.set_congestion_control(std::make_unique<Dctcp>(d));
+  } else if (cfg_.cc == "timely") {
+    rc_.set_congestion_control(std::make_unique<Timely>(cfg_.timely));
   } else if (cfg_.cc != "none") {
     throw std::invalid_argument("unknown congestion control '" + cfg_.cc +
-                                "' (expected none, dcqcn or dctcp)");
+                                "' (expected none, dcqcn, dctcp or timely)");
   }
 }
 

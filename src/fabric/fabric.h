@@ -9,6 +9,7 @@
 
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
+#include "cc/timely.h"
 #include "engine/simulation.h"
 #include "net/framing.h"
 #include "net/mmu.h"
@@ -44,12 +45,13 @@ struct FabricConfig {
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
-  std::string cc = "none";  // none | dcqcn | dctcp
+  std::string cc = "none";  // none | dcqcn | dctcp | timely
   // IRN window: one bandwidth-delay product of the longest host-to-host path,
   // computed from the topology, unless rc.irn_window is set explicitly.
   bool irn_window_auto = true;
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
+  TimelyConfig timely;
 };
 
 class Fabric {

@@ -254,6 +254,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
 
 void RcEngine::on_data(RcConnection& c, Packet* p) {
   if (p->flags & kCe) c.ce_since_ack = true;
+  c.echo_sent_at = p->sent_at;  // echoed on the next ACK for RTT samples (TIMELY)
   if ((p->flags & kCe) && cc_ && cc_->wants_cnp()) {
     // Notification point: at most one CNP per QP per interval (DCQCN §3.2).
     const Time now = net_.sim().now();
@@ -459,6 +460,7 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->psn = psn;
   p->flags = flags;
   p->aux = aux;
+  if (t == PktType::kAck) p->aux = static_cast<uint64_t>(c.echo_sent_at.ps());
   if (t == PktType::kAck && c.ce_since_ack) {
     p->flags |= kCe;  // ECN-Echo: what the ACK covers saw congestion (DCTCP)
     c.ce_since_ack = false;

@@ -128,6 +128,7 @@ struct RcConnection {
   Rate pace_rate;             // set by congestion control; 0 = line rate
   uint32_t cwnd = 0;          // set by window-based congestion control: packets in flight; 0 = unlimited
   bool ce_since_ack = false;  // responder: a CE mark arrived since the last ACK (ECN-Echo)
+  Time echo_sent_at;          // responder: send time of the newest in-order data packet
   Time next_send;             // pacing: the next data packet may start then
   bool wake_pending = false;
   uint64_t cnps_received = 0;
@@ -181,6 +182,7 @@ class RcEngine final : public CcHost {
   [[nodiscard]] Time now() const override;
   void schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) override;
   [[nodiscard]] Rate line_rate(const RcConnection& c) const override;
+  [[nodiscard]] int64_t mtu() const override { return cfg_.mtu; }
   void on_cc_timer(uint32_t conn, uint32_t tag);
   void on_wake(uint32_t conn);
   void attach_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }

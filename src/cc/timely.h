@@ -1,0 +1,48 @@
+// TIMELY (Mittal et al., "TIMELY: RTT-based Congestion Control for the
+// Datacenter", SIGCOMM 2015): rate control from the RTT and its gradient.
+// Below T_low the rate grows by delta; above T_high it falls in proportion
+// to how far the RTT overshoots; in between the sign of the smoothed RTT
+// gradient decides (additive increase, hyper-additive after N negative
+// gradients in a row, or a multiplicative cut proportional to the gradient).
+// RTT samples come from ACKs echoing the data packet's send time.
+#pragma once
+
+#include <vector>
+
+#include "cc/congestion_control.h"
+
+namespace rdmasim {
+
+struct TimelyConfig {
+  double ewma_alpha = 0.875;                // weight of the newest RTT difference
+  double beta = 0.8;                        // multiplicative-decrease factor
+  Rate delta = Rate::from_bps(10'000'000);  // additive step
+  Time t_low = Time::from_us(50);
+  Time t_high = Time::from_us(500);
+  Time min_rtt = Time::from_us(20);   // normalizes the gradient
+  int hai_after = 5;                  // N: negative gradients before hyper-additive increase
+  int64_t segment_bytes = 64 * 1024;  // one rate update per this many bytes ACKed
+  Rate min_rate = Rate::from_bps(10'000'000);
+};
+
+class Timely final : public CongestionControl {
+ public:
+  explicit Timely(const TimelyConfig& cfg) : cfg_(cfg) {}
+  [[nodiscard]] const char* name() const override { return "timely"; }
+  void on_connect(RcConnection& c) override;
+  void on_ack(RcConnection& c, const Packet& ack) override;
+
+ private:
+  struct State {
+    double rate_bps = 0;
+    double prev_rtt_ps = 0;
+    double rtt_diff_ps = 0;
+    int negative_run = 0;
+    uint64_t una_at_update = 0;
+    bool have_prev = false;
+  };
+  TimelyConfig cfg_;
+  std::vector<State> st_;
+};
+
+}  // namespace rdmasim

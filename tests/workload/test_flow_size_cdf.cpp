@@ -10,29 +10,13 @@
 #include <vector>
 
 #include "config/error.h"
+#include "support/temp_file.h"
 #include "workload/flow_size_cdf.h"
 
 namespace rdmasim {
 namespace {
 
-// Named by test, process and object so parallel ctest runs (one process per
-// test) and files alive at the same time cannot collide.
-class TempFile {
- public:
-  explicit TempFile(const std::string& contents) {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = (std::filesystem::temp_directory_path() /
-             ("rdmasim_cdf_" + std::string(info->name()) + "_" + std::to_string(::getpid()) + "_" +
-              std::to_string(reinterpret_cast<uintptr_t>(this)) + ".txt"))
-                .string();
-    std::ofstream(path_) << contents;
-  }
-  ~TempFile() { std::filesystem::remove(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempFile;
 
 std::vector<int64_t> draw(const FlowSizeCdf& cdf, int n, uint64_t seed) {
   Rng rng(seed, "flow_size_test");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/units.h"
+#include "net/int_telemetry.h"
 #include "net/packet.h"
 
 namespace rdmasim {
@@ -22,6 +23,8 @@ class CcHost {
   virtual void schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) = 0;
   [[nodiscard]] virtual Rate line_rate(const RcConnection& c) const = 0;
   [[nodiscard]] virtual int64_t mtu() const = 0;  // payload bytes per packet
+  // The INT stack an ACK carries (nullptr: none).
+  [[nodiscard]] virtual const IntStack* telemetry(const Packet& p) const = 0;
 
  protected:
   ~CcHost() = default;
@@ -35,6 +38,8 @@ class CongestionControl {
   // often per QP (the NP side of DCQCN).
   [[nodiscard]] virtual bool wants_cnp() const { return false; }
   [[nodiscard]] virtual Time cnp_interval() const { return Time::zero(); }
+  // Whether data packets must collect in-band telemetry (HPCC).
+  [[nodiscard]] virtual bool wants_int() const { return false; }
 
   virtual void on_connect(RcConnection& c) = 0;
   virtual void on_send(RcConnection& c, const Packet& p) {}

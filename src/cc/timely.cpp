@@ -15,8 +15,8 @@ void Timely::on_connect(RcConnection& c) {
 
 void Timely::on_ack(RcConnection& c, const Packet& ack) {
   State& s = st_[c.id];
-  if (ack.aux == 0) return;  // no timestamp echoed
-  const double rtt = static_cast<double>(host_->now().ps() - static_cast<int64_t>(ack.aux));
+  if (ack.sent_at == Time::zero()) return;  // no timestamp echoed
+  const double rtt = static_cast<double>((host_->now() - ack.sent_at).ps());
   if (!s.have_prev) {
     s.prev_rtt_ps = rtt;
     s.have_prev = true;

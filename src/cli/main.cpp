@@ -31,6 +31,7 @@ int perftest_main(const std::string& test, const std::string& size, int iters, i
   o.test = test;
   try {
     o.fabric = find_profile(profile).config;
+    o.link.rate = o.fabric.link_rate;
     if (!size.empty()) o.size = bytes_arg(size).count();
     if (!rate.empty()) o.link.rate = parse_rate(rate);
     if (!delay.empty()) o.link.delay = parse_time(delay);

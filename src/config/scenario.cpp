@@ -59,7 +59,7 @@ void read_topology(const CfgNode& root, Scenario& s) {
   TopologySpec& ts = s.topology;
   ts.line = t.line();
   ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "file"});
-  ts.link = read_link(t, "link", LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)});
+  ts.link = read_link(t, "link", LinkSpec{s.fabric.link_rate, Time::from_ns(1000)});
   if (ts.type == "star") {
     ts.hosts = static_cast<int>(t.integer("hosts", 2, 100000));
   } else if (ts.type == "dumbbell") {
@@ -243,7 +243,23 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   }
   c.rc.irn_rto_low = f->time("irn_rto_low", c.rc.irn_rto_low);
   c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
-  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp", "timely"}, c.cc);
+  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp", "timely", "hpcc"}, c.cc);
+  if (auto d = f->opt_child("hpcc")) {
+    HpccConfig& h = c.hpcc;
+    h.eta = d->real("eta", h.eta, 0.01, 1.0);
+    h.max_stage = static_cast<int>(d->integer("max_stage", h.max_stage, 0, 1000));
+    h.rate_ai = d->rate("rate_ai", h.rate_ai);
+    h.min_rate = d->rate("min_rate", h.min_rate);
+    if (d->has("base_rtt")) {
+      if (d->str("base_rtt") == "auto")
+        h.base_rtt = Time::zero();
+      else
+        h.base_rtt = d->time("base_rtt", h.base_rtt);
+    }
+    h.int_header_bytes = static_cast<uint32_t>(d->bytes("int_header", Bytes(h.int_header_bytes)).count());
+    if (h.int_header_bytes > 1024) throw d->error("int_header", "expected at most 1024 B");
+    d->finish();
+  }
   if (auto d = f->opt_child("timely")) {
     TimelyConfig& t = c.timely;
     t.ewma_alpha = d->real("ewma_alpha", t.ewma_alpha, 0.0, 1.0);

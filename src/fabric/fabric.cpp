@@ -7,8 +7,20 @@
 
 namespace rdmasim {
 
+namespace {
+// HPCC's INT header rides every data packet and ACK.
+FabricConfig with_int_header(FabricConfig cfg) {
+  if (cfg.cc == "hpcc") cfg.framing.int_header = cfg.hpcc.int_header_bytes;
+  return cfg;
+}
+}  // namespace
+
 Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
-    : sim_(sim), topo_(std::move(topo)), cfg_(std::move(cfg)), net_(sim, cfg_.framing), rc_(net_, cfg_.rc) {
+    : sim_(sim),
+      topo_(std::move(topo)),
+      cfg_(with_int_header(std::move(cfg))),
+      net_(sim, cfg_.framing),
+      rc_(net_, cfg_.rc) {
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0) {
     cfg_.rc.irn_window = bdp_packets();
     rc_.set_irn_window(cfg_.rc.irn_window);
@@ -17,6 +29,16 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
 }
 
 uint32_t Fabric::bdp_packets() const {
+  const TopoLink* host_link = nullptr;
+  for (const auto& l : topo_.links)
+    if (l.a == topo_.hosts[0] || l.b == topo_.hosts[0]) host_link = &l;
+  if (host_link == nullptr) return 1;
+  const uint32_t wire = cfg_.framing.data_wire(cfg_.rc.mtu, false);
+  const int64_t bytes = host_link->rate.bytes_in(max_base_rtt()).count();
+  return static_cast<uint32_t>(std::max<int64_t>(1, (bytes + wire - 1) / wire));
+}
+
+Time Fabric::max_base_rtt() const {
   // Longest host-to-host path from host 0 (fabrics here are symmetric), at the
   // host link rate: RTT = 2 x per hop (delay + serialization of a full packet)
   // plus the switches' pipeline both ways.
@@ -40,12 +62,10 @@ uint32_t Fabric::bdp_packets() const {
   const TopoLink* host_link = nullptr;
   for (const auto& l : topo_.links)
     if (l.a == topo_.hosts[0] || l.b == topo_.hosts[0]) host_link = &l;
-  if (host_link == nullptr) return 1;
+  if (host_link == nullptr) return Time::zero();
   const uint32_t wire = cfg_.framing.data_wire(cfg_.rc.mtu, false);
   const Time per_hop = host_link->delay + host_link->rate.tx_time(Bytes(wire));
-  const Time rtt = per_hop * (2 * longest) + cfg_.sw.latency * (2 * (longest - 1));
-  const int64_t bytes = host_link->rate.bytes_in(rtt).count();
-  return static_cast<uint32_t>(std::max<int64_t>(1, (bytes + wire - 1) / wire));
+  return per_hop * (2 * longest) + cfg_.sw.latency * (2 * (longest - 1));
 }
 
 void Fabric::build() {
@@ -138,9 +158,12 @@ void Fabric::build() {
     rc_.set_congestion_control(std::make_unique<Dctcp>(d));
   } else if (cfg_.cc == "timely") {
     rc_.set_congestion_control(std::make_unique<Timely>(cfg_.timely));
+  } else if (cfg_.cc == "hpcc") {
+    if (cfg_.hpcc.base_rtt == Time::zero()) cfg_.hpcc.base_rtt = max_base_rtt();
+    rc_.set_congestion_control(std::make_unique<Hpcc>(cfg_.hpcc));
   } else if (cfg_.cc != "none") {
     throw std::invalid_argument("unknown congestion control '" + cfg_.cc +
-                                "' (expected none, dcqcn, dctcp or timely)");
+                                "' (expected none, dcqcn, dctcp, timely or hpcc)");
   }
 }
 

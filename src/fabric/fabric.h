@@ -9,6 +9,7 @@
 
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
+#include "cc/hpcc.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
 #include "net/framing.h"
@@ -42,16 +43,20 @@ struct SwitchSettings {
 struct FabricConfig {
   std::string name = "ethernet-lossy";
   Framing framing = Framing::rocev2();
+  // The link rate the profile is built for: the default of a scenario's
+  // topology.link and of perftest.
+  Rate link_rate = Rate::from_gbps(100);
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
-  std::string cc = "none";  // none | dcqcn | dctcp | timely
+  std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc
   // IRN window: one bandwidth-delay product of the longest host-to-host path,
   // computed from the topology, unless rc.irn_window is set explicitly.
   bool irn_window_auto = true;
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
   TimelyConfig timely;
+  HpccConfig hpcc;
 };
 
 class Fabric {
@@ -82,6 +87,9 @@ class Fabric {
   // The bottleneck rate on the connection's forward path.
   [[nodiscard]] Rate path_bottleneck(uint32_t conn) const;
   [[nodiscard]] int path_links(uint32_t conn) const;
+  // The longest unloaded host-to-host RTT of a full packet and its ACK (the
+  // base RTT T that HPCC and the IRN window use).
+  [[nodiscard]] Time max_base_rtt() const;
 
   // End-of-run invariants (packet conservation, buffer accounting). Empty
   // string when they hold.

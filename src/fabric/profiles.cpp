@@ -28,6 +28,7 @@ Profile ethernet_base(std::string name, std::string summary) {
       {"fabric.buffer_alpha", "8", "dynamic threshold alpha = 2^3 (SONiC egress_lossy_profile dynamic_th 3)"},
       {"topology.switch.buffer", "32MiB", "HPCC paper simulations: 32 MB shared buffer per switch"},
       {"topology.switch.latency", "0ns", "switch pipeline latency off unless the scenario sets it"},
+      {"topology.link", "100Gbps", "100GbE host links, as in the HPCC and DCQCN simulations"},
       {"topology.switch.forwarding", "store-and-forward",
        "ns-3 / HPCC simulator switches are store-and-forward"},
   };
@@ -75,7 +76,57 @@ Profile rocev2_dcqcn() {
   return p;
 }
 
-std::vector<std::string> profile_names() { return {"ethernet-lossy", "ideal", "rocev2-dcqcn"}; }
+// RoCEv2 with PFC on the RDMA class and HPCC window + pacing from INT.
+Profile rocev2_hpcc() {
+  Profile p = ethernet_base("rocev2-hpcc",
+                            "RoCEv2 with PFC on traffic class 3 and HPCC (INT telemetry per hop, window + "
+                            "pacing; the HPCC simulator's settings); go-back-N recovery");
+  FabricConfig& c = p.config;
+  c.sw.mmu.lossless_mask = 1u << c.rc.data_tc;
+  c.sw.mmu.xoff_bytes = 0;
+  c.sw.mmu.pfc_alpha = 1.0 / 8;
+  c.sw.ecn.enabled = false;
+  c.cc = "hpcc";
+  c.hpcc = HpccConfig{};
+  const std::vector<ProfileDefault> more = {
+      {"fabric.pfc.classes", "[3]", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"},
+      {"fabric.pfc.xoff", "dynamic", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"},
+      {"fabric.pfc.alpha", "0.125", "HPCC simulator: XOFF at free buffer / 8"},
+      {"fabric.pfc.headroom", "auto",
+       "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"},
+      {"fabric.ecn.enabled", "false", "HPCC reacts to INT, not to ECN marks"},
+      {"fabric.hpcc.eta", "0.95", "HPCC paper §5.1 and the simulator's U_TARGET 0.95"},
+      {"fabric.hpcc.max_stage", "0", "HPCC simulator MI_THRESH 0 (the project page: maxStage=0)"},
+      {"fabric.hpcc.rate_ai", "50Mbps", "HPCC simulator RATE_AI 50Mb/s (W_AI = R_AI x T)"},
+      {"fabric.hpcc.min_rate", "100Mbps", "HPCC simulator MIN_RATE 100Mb/s"},
+      {"fabric.hpcc.base_rtt", "auto",
+       "the longest unloaded RTT of the topology for every flow (the simulator's GLOBAL_T 1)"},
+      {"fabric.hpcc.int_header", "42B", "HPCC simulator IntHeader: 5 hops x 8 B + 2 B"},
+  };
+  p.defaults.insert(p.defaults.end(), more.begin(), more.end());
+  return p;
+}
+
+// A 400 Gb/s deployment of a 100 Gb/s profile: the links and the RoCE MTU
+// change; ECN thresholds already scale with link rate.
+Profile at_400g(Profile p) {
+  p.name += "-400g";
+  p.config.name = p.name;
+  p.summary += "; 400 Gb/s links, 4096 B MTU";
+  p.config.link_rate = Rate::from_gbps(400);
+  p.config.rc.mtu = 4096;
+  for (auto& d : p.defaults) {
+    if (d.key == "fabric.mtu")
+      d = {d.key, "4096B", "largest RoCE MTU; NVIDIA recommends 4096 for RDMA on 400GbE (ConnectX-7 docs)"};
+    else if (d.key == "topology.link")
+      d = {d.key, "400Gbps", "400GbE host and fabric links (ConnectX-7 / Spectrum-4 class)"};
+  }
+  return p;
+}
+
+std::vector<std::string> profile_names() {
+  return {"ethernet-lossy", "ideal", "rocev2-dcqcn", "rocev2-dcqcn-400g", "rocev2-hpcc", "rocev2-hpcc-400g"};
+}
 
 Profile find_profile(const std::string& name) {
   if (name == "ethernet-lossy")
@@ -83,6 +134,9 @@ Profile find_profile(const std::string& name) {
                          "RoCEv2 framing over plain lossy Ethernet: shared-buffer tail drop, no PFC, no "
                          "congestion control, go-back-N recovery");
   if (name == "rocev2-dcqcn") return rocev2_dcqcn();
+  if (name == "rocev2-dcqcn-400g") return at_400g(rocev2_dcqcn());
+  if (name == "rocev2-hpcc") return rocev2_hpcc();
+  if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "

@@ -17,14 +17,15 @@ struct Framing {
   uint32_t aeth = 0;         // ACK Extended Transport Header (ACK / NAK)
   uint32_t min_frame = 0;    // shorter frames are padded to this
   uint32_t wire_extra = 0;   // preamble, SFD and inter-frame gap
+  uint32_t int_header = 0;   // in-band telemetry carried by data and ACKs (HPCC)
 
   [[nodiscard]] uint32_t frame(uint32_t header_and_payload) const {
     return std::max(header_and_payload, min_frame) + wire_extra;
   }
   [[nodiscard]] uint32_t data_wire(uint32_t payload, bool with_reth) const {
-    return frame(base_header + (with_reth ? reth : 0) + payload);
+    return frame(base_header + int_header + (with_reth ? reth : 0) + payload);
   }
-  [[nodiscard]] uint32_t ack_wire() const { return frame(base_header + aeth); }
+  [[nodiscard]] uint32_t ack_wire() const { return frame(base_header + int_header + aeth); }
   [[nodiscard]] uint32_t read_request_wire() const { return frame(base_header + reth); }
   // CNP: BTH + 16 reserved bytes + ICRC (IBTA Annex A17 §A17.9.3).
   [[nodiscard]] uint32_t cnp_wire() const { return frame(base_header + 16); }
@@ -34,7 +35,7 @@ struct Framing {
   // RoCEv2 (IBTA Annex A17): Ethernet II 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
   // + FCS 4 = 62 B; RETH 16 B and AETH 4 B (IBTA Vol.1 §9.3); 64 B minimum
   // frame and 20 B of preamble/SFD/IFG (IEEE 802.3).
-  static Framing rocev2() { return Framing{"rocev2", 62, 16, 4, 64, 20}; }
+  static Framing rocev2() { return Framing{"rocev2", 62, 16, 4, 64, 20, 0}; }
 };
 
 }  // namespace rdmasim

@@ -11,6 +11,7 @@
 #include "engine/pool.h"
 #include "engine/simulation.h"
 #include "net/framing.h"
+#include "net/int_telemetry.h"
 #include "net/node.h"
 #include "net/packet.h"
 
@@ -43,15 +44,19 @@ class Network {
   }
   // The endpoint is done with `p`.
   void deliver(Packet* p) {
+    if (p->int_slot != 0) int_.release(p->int_slot);
     ++ledger_.delivered[static_cast<int>(p->type)];
     --ledger_.live[static_cast<int>(p->type)];
     pool_.put(p);
   }
   void drop(Packet* p) {
+    if (p->int_slot != 0) int_.release(p->int_slot);
     ++ledger_.dropped[static_cast<int>(p->type)];
     --ledger_.live[static_cast<int>(p->type)];
     pool_.put(p);
   }
+  [[nodiscard]] IntTable& telemetry() { return int_; }
+  [[nodiscard]] const IntTable& telemetry() const { return int_; }
   [[nodiscard]] const PacketLedger& ledger() const { return ledger_; }
   [[nodiscard]] size_t packets_in_pool_use() const { return pool_.live(); }
   [[nodiscard]] size_t packet_pool_capacity() const { return pool_.capacity(); }
@@ -71,6 +76,7 @@ class Network {
   Simulation& sim_;
   Framing framing_;
   Pool<Packet> pool_;
+  IntTable int_;
   PacketLedger ledger_;
   std::vector<std::unique_ptr<Node>> nodes_;
 };

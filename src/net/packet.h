@@ -29,7 +29,7 @@ enum PktFlags : uint8_t {
   kRnr = 8,           // on a NAK: receiver not ready (no receive WQE posted)
   kEct = 16,          // ECN-capable transport (IPv4 ECN field 10)
   kCe = 32,           // congestion experienced (IPv4 ECN field 11), set by a switch
-  kSack = 64,         // on a NAK: IRN selective NACK; aux = the PSN that arrived
+  kSack = 64,         // on a NAK: IRN selective NACK; aux = arrived PSN - psn
 };
 
 // One cache line: the datapath touches a packet at every hop, and when many
@@ -37,11 +37,14 @@ enum PktFlags : uint8_t {
 struct alignas(64) Packet {
   Packet* next = nullptr;  // intrusive queue link
   uint64_t psn = 0;        // 64-bit internally; the wire carries the low 24 bits
-  uint64_t aux = 0;        // data: message index; READ request: one past its last PSN
-  Time sent_at;            // when the NIC put it on the wire (for RTT samples)
+  // Data: when the NIC put it on the wire. ACK: the echoed sent_at of the
+  // newest in-order data packet it covers (RTT samples for TIMELY).
+  Time sent_at;
   Time tail_ready;         // cut-through: when its last bit is in this switch
   uint32_t flow_hash = 0;  // hash of the 5-tuple; switches mix in their seed
   uint32_t conn = 0;       // RC connection (QP pair) index
+  uint32_t aux = 0;        // data, READ request: message index; SACK NAK: see kSack
+  uint32_t int_slot = 0;   // in-band telemetry stack (HPCC) in the network's IntTable; 0 = none
   int32_t dst = 0;         // destination endpoint (host) id
   uint16_t payload = 0;    // payload bytes (MTU <= 9000)
   uint16_t wire = 0;       // bytes on the wire incl. preamble and inter-frame gap

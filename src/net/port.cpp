@@ -116,7 +116,7 @@ void Port::transmit(Packet* p, Time now) {
   ctr_.tx_bytes += p->wire;
   ctr_.busy_ps += static_cast<uint64_t>(ser.ps());
   if (p->type == PktType::kData) ctr_.tx_data_payload_bytes += p->payload;
-  if (p->hops == 0) p->sent_at = start;
+  if (p->hops == 0 && p->type != PktType::kAck) p->sent_at = start;  // an ACK carries an echo
   ++p->hops;
   p->in_port = peer_index_;
   Node* peer = peer_;

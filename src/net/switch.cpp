@@ -101,6 +101,13 @@ void Switch::receive(Packet* p) {
 
 void Switch::on_dequeue(const Packet& p, uint16_t out) {
   mmu_.release(p.in_port, out, p.tc, p.wire);
+  if (p.int_slot != 0 && p.type == PktType::kData) {
+    // HPCC's INT record at egress (ACKs carry their stack back untouched): the port's tx counter including
+    // this packet and the queue it leaves behind (all classes).
+    const Port& port = this->port(out);
+    net_.telemetry().push(p.int_slot, IntHop{net_.sim().now(), port.counters().tx_bytes + p.wire,
+                                             port.queues().total_bytes(), port.rate()});
+  }
   if (mmu_.lossless(p.tc) && mmu_.should_resume(p.in_port, p.tc)) {
     mmu_.set_paused(p.in_port, p.tc, false);
     send_pause(p.in_port, p.tc, 0);

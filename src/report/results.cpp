@@ -147,6 +147,21 @@ json scenario_json(const Scenario& s) {
         {"g", f.dctcp.g},
         {"initial_window", f.dctcp.initial_window == 0 ? nlohmann::ordered_json("auto")
                                                        : nlohmann::ordered_json(f.dctcp.initial_window)}};
+  if (f.cc == "timely")
+    fabric["timely"] = {
+        {"ewma_alpha", f.timely.ewma_alpha},         {"beta", f.timely.beta},
+        {"delta", format_rate(f.timely.delta)},      {"t_low", format_time(f.timely.t_low)},
+        {"t_high", format_time(f.timely.t_high)},    {"min_rtt", format_time(f.timely.min_rtt)},
+        {"hai_after", f.timely.hai_after},           {"segment", format_bytes(Bytes(f.timely.segment_bytes))},
+        {"min_rate", format_rate(f.timely.min_rate)}};
+  if (f.cc == "hpcc")
+    fabric["hpcc"] = {
+        {"eta", f.hpcc.eta},
+        {"max_stage", f.hpcc.max_stage},
+        {"rate_ai", format_rate(f.hpcc.rate_ai)},
+        {"min_rate", format_rate(f.hpcc.min_rate)},
+        {"base_rtt", f.hpcc.base_rtt == Time::zero() ? std::string("auto") : format_time(f.hpcc.base_rtt)},
+        {"int_header", format_bytes(Bytes(f.hpcc.int_header_bytes))}};
   fabric["ecn"] = {
       {"enabled", f.sw.ecn.enabled},
       {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},

@@ -89,7 +89,7 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     // READ response First/Last/Only carry an AETH (IBTA Vol.1 §9.3.5).
     p->wire =
         static_cast<uint16_t>(fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false));
-    p->aux = r.msg;
+    p->aux = static_cast<uint32_t>(r.msg);
     p->dst = c.src;
     p->conn = c.id;
     p->tc = c.tc;
@@ -156,7 +156,7 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
   if (m.op == Opcode::kRead) {
     p = net_.new_packet(PktType::kReadRequest);
     p->psn = c.snd_nxt;
-    p->aux = m.end_psn;
+    p->aux = static_cast<uint32_t>(c.nxt_msg);  // the RETH's length gives the responder m.end_psn
     p->payload = 0;
     p->wire = static_cast<uint16_t>(fr.read_request_wire());
     c.snd_nxt = m.end_psn;
@@ -201,7 +201,8 @@ Packet* RcEngine::build_data(RcConnection& c, uint64_t psn) {
   // RoCEv2 NICs send data ECN-capable (ECT) so switches can mark it.
   p->flags = static_cast<uint8_t>(kEct | (k == 0 ? kFirst : 0) | (psn + 1 == m.end_psn ? kLast : 0));
   p->wire = static_cast<uint16_t>(net_.framing().data_wire(payload, m.op == Opcode::kWrite && k == 0));
-  p->aux = mi;
+  p->aux = static_cast<uint32_t>(mi);
+  if (int_enabled_) p->int_slot = net_.telemetry().acquire();
   p->opcode = m.op;
   p->dst = c.dst;
   p->conn = c.id;
@@ -233,7 +234,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
         nic.schedule_rnr_retry(c.rnr_wait_until, c.id);
       } else if (p->flags & kSack) {
         ++c.ctr.naks_received;
-        on_sack(c, p->psn, p->aux);
+        on_sack(c, p->psn, p->psn + p->aux);
       } else {
         ++c.ctr.naks_received;
         on_nak(c, p->psn);
@@ -255,6 +256,12 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
 void RcEngine::on_data(RcConnection& c, Packet* p) {
   if (p->flags & kCe) c.ce_since_ack = true;
   c.echo_sent_at = p->sent_at;  // echoed on the next ACK for RTT samples (TIMELY)
+  if (p->int_slot != 0) {
+    // The next ACK carries the newest telemetry (HPCC); older stacks are spent.
+    if (c.echo_int != 0) net_.telemetry().release(c.echo_int);
+    c.echo_int = p->int_slot;
+    p->int_slot = 0;
+  }
   if ((p->flags & kCe) && cc_ && cc_->wants_cnp()) {
     // Notification point: at most one CNP per QP per interval (DCQCN §3.2).
     const Time now = net_.sim().now();
@@ -325,7 +332,7 @@ void RcEngine::on_data_irn(RcConnection& c, Packet* p) {
     // Keep it, and tell the requester exactly what arrived (IRN's NACK).
     ++c.ctr.out_of_order_discards;  // counted as out of order, though kept
     ++c.ctr.naks_sent;
-    send_control(c, PktType::kNak, c.epsn, kSack, p->psn);
+    send_control(c, PktType::kNak, c.epsn, kSack, static_cast<uint32_t>(p->psn - c.epsn));
     return;
   }
   while (!c.ooo.empty() && c.ooo.front()) {
@@ -367,17 +374,14 @@ void RcEngine::on_read_request(RcConnection& c, Packet* p) {
   }
   if (p->psn < c.epsn) c.read_ranges.clear();  // a retried READ restarts the response stream
   c.nak_outstanding = false;
-  c.epsn = std::max(c.epsn, p->aux);
-  // Locate the message for completion bookkeeping on the requester side.
-  size_t mi = c.nxt_msg;
-  while (mi > 0 && c.msgs[mi].first_psn > p->psn) --mi;
-  while (mi + 1 < c.msgs.size() && c.msgs[mi].end_psn <= p->psn) ++mi;
   // The RETH carries the length still to read; the shared message table
   // gives the same number.
+  const size_t mi = p->aux;
   const RcMessage& m = c.msgs[mi];
+  c.epsn = std::max(c.epsn, m.end_psn);
   const int64_t remaining =
       std::max<int64_t>(0, m.size - static_cast<int64_t>(p->psn - m.first_psn) * cfg_.mtu);
-  c.read_ranges.push_back(RcConnection::ReadRange{p->psn, p->aux, remaining, mi});
+  c.read_ranges.push_back(RcConnection::ReadRange{p->psn, m.end_psn, remaining, mi});
   activate(c, 1);
 }
 
@@ -455,12 +459,16 @@ void RcEngine::go_back(RcConnection& c, uint64_t psn) {
   activate(c, 0);
 }
 
-void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags, uint64_t aux) {
+void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags, uint32_t aux) {
   Packet* p = net_.new_packet(t);
   p->psn = psn;
   p->flags = flags;
   p->aux = aux;
-  if (t == PktType::kAck) p->aux = static_cast<uint64_t>(c.echo_sent_at.ps());
+  if (t == PktType::kAck) p->sent_at = c.echo_sent_at;
+  if (c.echo_int != 0 && t != PktType::kCnp) {
+    p->int_slot = c.echo_int;
+    c.echo_int = 0;
+  }
   if (t == PktType::kAck && c.ce_since_ack) {
     p->flags |= kCe;  // ECN-Echo: what the ACK covers saw congestion (DCTCP)
     c.ce_since_ack = false;
@@ -472,6 +480,10 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->wire = static_cast<uint16_t>(t == PktType::kCnp ? net_.framing().cnp_wire() : net_.framing().ack_wire());
   if (t == PktType::kAck) ++c.ctr.acks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, p);
+}
+
+const IntStack* RcEngine::telemetry(const Packet& p) const {
+  return p.int_slot != 0 ? &net_.telemetry().at(p.int_slot) : nullptr;
 }
 
 Time RcEngine::rto_of(const RcConnection& c) const {

@@ -129,6 +129,7 @@ struct RcConnection {
   uint32_t cwnd = 0;          // set by window-based congestion control: packets in flight; 0 = unlimited
   bool ce_since_ack = false;  // responder: a CE mark arrived since the last ACK (ECN-Echo)
   Time echo_sent_at;          // responder: send time of the newest in-order data packet
+  uint32_t echo_int = 0;      // responder: telemetry of the newest data packet, for the next ACK
   Time next_send;             // pacing: the next data packet may start then
   bool wake_pending = false;
   uint64_t cnps_received = 0;
@@ -175,6 +176,7 @@ class RcEngine final : public CcHost {
   void set_congestion_control(std::unique_ptr<CongestionControl> cc) {
     cc_ = std::move(cc);
     if (cc_) cc_->attach(this);
+    int_enabled_ = cc_ && cc_->wants_int();
   }
   [[nodiscard]] const CongestionControl* congestion_control() const { return cc_.get(); }
 
@@ -183,6 +185,7 @@ class RcEngine final : public CcHost {
   void schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) override;
   [[nodiscard]] Rate line_rate(const RcConnection& c) const override;
   [[nodiscard]] int64_t mtu() const override { return cfg_.mtu; }
+  [[nodiscard]] const IntStack* telemetry(const Packet& p) const override;
   void on_cc_timer(uint32_t conn, uint32_t tag);
   void on_wake(uint32_t conn);
   void attach_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
@@ -224,7 +227,7 @@ class RcEngine final : public CcHost {
   void on_data_irn(RcConnection& c, Packet* p);
   void on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn);
   [[nodiscard]] size_t message_of(const RcConnection& c, uint64_t psn) const;
-  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint64_t aux = 0);
+  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint32_t aux = 0);
   void arm_timer(RcConnection& c);
   [[nodiscard]] Time rto_of(const RcConnection& c) const;
   void activate(RcConnection& c, int role);
@@ -233,6 +236,7 @@ class RcEngine final : public CcHost {
   Network& net_;
   RcConfig cfg_;
   std::unique_ptr<CongestionControl> cc_;
+  bool int_enabled_ = false;  // data packets collect INT (the CC reads it from ACKs)
   std::vector<Nic*> nics_;
   std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references
 };

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cc/timely.h"
+#include "support/fake_cc_host.h"
 #include "support/recorder.h"
 #include "transport/rc.h"
 #include "validate/dcqcn_experiment.h"
@@ -9,17 +10,8 @@
 namespace rdmasim {
 namespace {
 
-// A host with a settable clock, to drive the update rule ACK by ACK.
-struct FakeHost : CcHost {
-  Time t;
-  [[nodiscard]] Time now() const override { return t; }
-  void schedule_cc_timer(RcConnection&, Time, uint32_t) override {}
-  [[nodiscard]] Rate line_rate(const RcConnection&) const override { return Rate::from_gbps(40); }
-  [[nodiscard]] int64_t mtu() const override { return 1000; }
-};
-
 struct TimelyRule : ::testing::Test {
-  FakeHost host;
+  FakeCcHost host;
   TimelyConfig cfg;
   std::unique_ptr<Timely> cc;
   RcConnection c;
@@ -34,7 +26,7 @@ struct TimelyRule : ::testing::Test {
   double feed(Time rtt) {
     host.t += Time::from_us(100);
     c.snd_una += 66;
-    ack.aux = static_cast<uint64_t>((host.t - rtt).ps());
+    ack.sent_at = host.t - rtt;
     cc->on_ack(c, ack);
     return c.pace_rate.gbps();
   }

@@ -1,0 +1,68 @@
+// HPCC (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019),
+// Algorithm 1. Every switch egress stamps the data packet with its queue
+// length, cumulative tx bytes, timestamp and line rate (INT); the ACK brings
+// the stack back. Per ACK the sender estimates each link's normalized
+// inflight bytes
+//     U_j = min(qlen, qlen_prev) / (B_j T) + txRate_j / B_j
+// takes the most loaded link, smooths it over one base RTT T
+//     U <- (1 - tau/T) U + (tau/T) max_j U_j,
+// and sets the window W = Wc / (U / eta) + W_AI (when U >= eta or after
+// maxStage additive steps) or W = Wc + W_AI. Wc, the reference window, moves
+// once per RTT (when the ACK passes the PSN that was next when it last
+// moved); the ACKs in between react from the same reference ("fast react").
+// The window bounds bytes in flight and paces at R = W / T.
+#pragma once
+
+#include <vector>
+
+#include "cc/congestion_control.h"
+
+namespace rdmasim {
+
+struct HpccConfig {
+  // The HPCC simulator's defaults (alibaba-edu/High-Precision-Congestion-
+  // Control, mix/config.txt: U_TARGET 0.95, MI_THRESH 0, RATE_AI 50Mb/s,
+  // MIN_RATE 100Mb/s; the paper's §5.1 uses the same eta and maxStage).
+  double eta = 0.95;                          // target utilization
+  int max_stage = 0;                          // additive-increase steps before a multiplicative one
+  Rate rate_ai = Rate::from_bps(50'000'000);  // W_AI = R_AI x T
+  Rate min_rate = Rate::from_bps(100'000'000);
+  // Base RTT T (and Winit = line rate x T). 0 = the fabric's longest unloaded
+  // RTT, one T for every flow (the simulator's GLOBAL_T 1).
+  Time base_rtt = Time::zero();
+  // INT bytes every data packet and ACK carries: that simulator's IntHeader
+  // (5 hops x 8 B + 2 B).
+  uint32_t int_header_bytes = 42;
+};
+
+class Hpcc final : public CongestionControl {
+ public:
+  explicit Hpcc(const HpccConfig& cfg) : cfg_(cfg) {}
+  [[nodiscard]] const char* name() const override { return "hpcc"; }
+  [[nodiscard]] bool wants_int() const override { return true; }
+
+  void on_connect(RcConnection& c) override;
+  void on_ack(RcConnection& c, const Packet& ack) override;
+
+  [[nodiscard]] double utilization(uint32_t conn) const { return st_[conn].u; }
+  [[nodiscard]] double window_bytes(uint32_t conn) const { return st_[conn].w; }
+  [[nodiscard]] const HpccConfig& config() const { return cfg_; }
+
+ private:
+  struct State {
+    double w = 0;   // current window, bytes
+    double wc = 0;  // reference window, bytes
+    double u = 0;   // smoothed normalized inflight
+    int inc_stage = 0;
+    uint64_t last_update_psn = 0;
+    bool have_ref = false;
+    IntStack last;  // L: the previous ACK's telemetry
+  };
+  void apply(RcConnection& c, const State& s) const;
+  [[nodiscard]] double bdp_bytes(Rate r) const;  // r x T
+
+  HpccConfig cfg_;
+  std::vector<State> st_;
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,67 @@
+// In-band network telemetry (INT) as HPCC uses it (Li et al., SIGCOMM 2019,
+// §3.2 and Fig. 4): every switch egress a data packet leaves pushes one
+// record of that port's state; the receiver copies the stack into its ACK.
+//
+// Stacks live in a side table owned by the Network, not in the packet: only
+// HPCC runs pay for them, and the packet stays one cache line.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "engine/units.h"
+
+namespace rdmasim {
+
+// What one egress port reports (the HPCC paper's L[i]: B, ts, txBytes, qLen).
+struct IntHop {
+  Time ts;                // when the packet left the egress queue
+  uint64_t tx_bytes = 0;  // bytes this port has sent, cumulative, incl. this packet
+  uint64_t qlen = 0;      // bytes queued at the port after this packet left
+  Rate rate;              // the port's line rate
+};
+
+// Three-tier fat-trees cross at most 5 switches; 8 leaves room for deeper
+// topologies. Hops beyond it are not recorded (counted as overflow).
+inline constexpr int kMaxIntHops = 8;
+
+struct IntStack {
+  uint8_t n = 0;
+  std::array<IntHop, kMaxIntHops> hop{};
+};
+
+// Index-addressed stacks with a free list; slot 0 means "no telemetry".
+class IntTable {
+ public:
+  uint32_t acquire() {
+    if (free_.empty()) {
+      stacks_.emplace_back();
+      if (stacks_.size() == 1) stacks_.emplace_back();  // reserve slot 0
+      return static_cast<uint32_t>(stacks_.size() - 1);
+    }
+    const uint32_t s = free_.back();
+    free_.pop_back();
+    stacks_[s].n = 0;
+    return s;
+  }
+  void release(uint32_t slot) { free_.push_back(slot); }
+  [[nodiscard]] IntStack& at(uint32_t slot) { return stacks_[slot]; }
+  [[nodiscard]] const IntStack& at(uint32_t slot) const { return stacks_[slot]; }
+  [[nodiscard]] size_t in_use() const { return stacks_.empty() ? 0 : stacks_.size() - 1 - free_.size(); }
+  void push(uint32_t slot, const IntHop& h) {
+    IntStack& s = stacks_[slot];
+    if (s.n < kMaxIntHops)
+      s.hop[s.n++] = h;
+    else
+      ++overflow_;
+  }
+  [[nodiscard]] uint64_t overflow() const { return overflow_; }
+
+ private:
+  std::vector<IntStack> stacks_;
+  std::vector<uint32_t> free_;
+  uint64_t overflow_ = 0;
+};
+
+}  // namespace rdmasim

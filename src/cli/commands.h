@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "config/shipped_path.h"
+
 namespace rdmasim::cli {
 
 inline constexpr int kExitOk = 0;
@@ -25,9 +27,5 @@ struct RunOptions {
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);
 int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt);
 int bench_command(const std::vector<std::string>& only, bool list);
-
-// Finds a file shipped with rdmasim (scenarios/, data/): relative to the
-// working directory first, then to the source tree it was built from.
-std::string find_shipped(const std::string& relative);
 
 }  // namespace rdmasim::cli

@@ -113,6 +113,8 @@ int main_impl(int argc, char** argv) {
   auto* profiles =
       app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
   auto* validate = app.add_subcommand("validate", "run the VALIDATION.md cases: measured vs expected");
+  bool full = false;
+  validate->add_flag("--full", full, "paper-sized topologies where the default is scaled down (slow)");
 
   try {
     app.parse(argc, argv);
@@ -127,7 +129,7 @@ int main_impl(int argc, char** argv) {
   if (*demo) return cli::demo_command(demo_out, demo_jobs, g_interrupt);
   if (*bench) return cli::bench_command(only, list);
   if (*validate) {
-    const auto results = run_validation();
+    const auto results = run_validation(full);
     int failed = 0;
     std::printf("%-5s %-58s %-22s %-24s %s\n", "case", "what", "measured", "expected", "verdict");
     for (const auto& r : results) {

@@ -15,6 +15,8 @@ struct ValidationResult {
   bool pass = false;
 };
 
-[[nodiscard]] std::vector<ValidationResult> run_validation();
+// `full`: the paper-sized versions of the cases that have a scaled-down one
+// (§B.6 on the 320-host fat-tree); minutes instead of seconds.
+[[nodiscard]] std::vector<ValidationResult> run_validation(bool full = false);
 
 }  // namespace rdmasim

@@ -42,26 +42,37 @@ std::string b6_scenario_yaml(const std::string& cc, int load_percent, bool full,
       full ? "10ms" : "5ms");
 }
 
-B6Run run_b6(const std::string& cc, int load_percent, bool full, int seeds) {
+B6Run run_b6(const std::string& cc, int load_percent, bool full, int seeds,
+             const std::vector<std::string>& overrides) {
   B6Run r;
-  std::vector<double> sd;
+  std::vector<double> sd, all;
   for (int seed = 1; seed <= seeds; ++seed) {
     Experiment e(load_scenario_text(b6_scenario_yaml(cc, load_percent, full, static_cast<uint64_t>(seed)),
-                                    "<validate B.6>"));
+                                    "<validate B.6>", overrides));
     e.run();
     if (r.invariants.empty()) r.invariants = e.invariant_error();
     for (const auto& f : e.flows()) {
       ++r.flows;
       if (!f.finished()) continue;
       ++r.completed;
-      if (f.spec.size_bytes < 10'000)
-        sd.push_back(static_cast<double>(f.fct().ps()) / static_cast<double>(f.ideal.ps()));
+      const double x = static_cast<double>(f.fct().ps()) / static_cast<double>(f.ideal.ps());
+      all.push_back(x);
+      if (f.spec.size_bytes < 10'000) sd.push_back(x);
     }
-    for (const Switch* s : e.fabric().switches()) r.lossless_drops += s->counters().lossless_drops;
+    for (const Switch* s : e.fabric().switches()) {
+      r.lossless_drops += s->counters().lossless_drops;
+      r.drops += s->counters().buffer_drops;
+      r.pfc_xoff += s->counters().pfc_xoff_sent;
+    }
+    const RcEngine& rc = e.fabric().rc();
+    for (uint32_t c = 0; c < rc.num_connections(); ++c)
+      r.retransmitted += rc.connection(c).ctr.retransmitted_packets;
   }
   r.short_flows = sd.size();
   std::sort(sd.begin(), sd.end());
+  std::sort(all.begin(), all.end());
   if (!sd.empty()) r.p95_short = percentile_sorted(sd, 0.95);
+  if (!all.empty()) r.p99_all = percentile_sorted(all, 0.99);
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rdmasim {
 
@@ -16,6 +17,10 @@ struct B6Run {
   size_t completed = 0;
   size_t flows = 0;
   uint64_t lossless_drops = 0;
+  uint64_t drops = 0;  // every class, every switch
+  uint64_t retransmitted = 0;
+  uint64_t pfc_xoff = 0;
+  double p99_all = 0;      // 99th-percentile slowdown of every completed flow
   std::string invariants;  // empty when they held
 };
 
@@ -30,7 +35,9 @@ struct B6Run {
 
 // Pools the short flows of runs with seeds 1..seeds: one scaled-down run holds
 // only ~100-170 short flows, too few for a stable 95th percentile under DCQCN.
-[[nodiscard]] B6Run run_b6(const std::string& cc, int load_percent, bool full, int seeds);
+// `overrides`: `key=value` as for --set (e.g. fabric.recovery=irn).
+[[nodiscard]] B6Run run_b6(const std::string& cc, int load_percent, bool full, int seeds,
+                           const std::vector<std::string>& overrides = {});
 // Seeds the validate case pools: 3 scaled-down runs, or 1 full-size run.
 [[nodiscard]] inline int b6_default_seeds(bool full) { return full ? 1 : 3; }
 

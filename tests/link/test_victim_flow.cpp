@@ -1,6 +1,6 @@
 // Congestion spreading (issue: RoCEv2 fabric): a flow that shares no
 // bottleneck with an incast is slowed by PFC back-pressure; DCQCN reduces the
-// damage. Leaf-spine with a non-blocking 1 Tb/s spine; 8 hosts under leaf0
+// damage, HPCC more. Leaf-spine with a non-blocking 1 Tb/s spine; 8 hosts under leaf0
 // send 4 MiB each to host 9 under leaf1 while host 0 (leaf0) sends 4 MiB to
 // host 10 (leaf1). The only congested link is leaf1 -> host 9.
 #include <gtest/gtest.h>
@@ -20,12 +20,13 @@ struct VictimResult {
   size_t done = 0;
 };
 
-VictimResult run(bool pfc, bool dcqcn) {
+// cc: "none", "dcqcn" or "hpcc", each from its RoCEv2 profile.
+VictimResult run(bool pfc, const std::string& cc) {
   Simulation sim(5);
-  FabricConfig cfg = find_profile("rocev2-dcqcn").config;
+  FabricConfig cfg = find_profile(cc == "hpcc" ? "rocev2-hpcc" : "rocev2-dcqcn").config;
   cfg.sw.mmu.buffer_bytes = 4 << 20;
   if (!pfc) cfg.sw.mmu.lossless_mask = 0;
-  if (!dcqcn) {
+  if (cc == "none") {
     cfg.cc = "none";
     cfg.sw.ecn.enabled = false;
   }
@@ -48,13 +49,15 @@ VictimResult run(bool pfc, bool dcqcn) {
   return r;
 }
 
-TEST(VictimFlow, PfcBackPressureSlowsAnInnocentFlowAndDcqcnReducesIt) {
-  const VictimResult lossy = run(false, false);
-  const VictimResult pfc = run(true, false);
-  const VictimResult dcqcn = run(true, true);
+TEST(VictimFlow, PfcBackPressureSlowsAnInnocentFlowAndDcqcnOrHpccReducesIt) {
+  const VictimResult lossy = run(false, "none");
+  const VictimResult pfc = run(true, "none");
+  const VictimResult dcqcn = run(true, "dcqcn");
+  const VictimResult hpcc = run(true, "hpcc");
   ASSERT_EQ(lossy.done, 9u);
   ASSERT_EQ(pfc.done, 9u);
   ASSERT_EQ(dcqcn.done, 9u);
+  ASSERT_EQ(hpcc.done, 9u);
   // Without PFC the victim runs near its 100G line rate (92.4 Gb/s of payload).
   EXPECT_GT(lossy.victim_gbps, 80);
   EXPECT_GT(lossy.drops, 0u);
@@ -65,8 +68,12 @@ TEST(VictimFlow, PfcBackPressureSlowsAnInnocentFlowAndDcqcnReducesIt) {
   // DCQCN slows the incast senders at the source: fewer pauses, a faster victim.
   EXPECT_EQ(dcqcn.drops, 0u);
   EXPECT_GT(dcqcn.victim_gbps, 1.5 * pfc.victim_gbps);
-  std::printf("victim flow: lossy %.1f Gb/s, PFC %.1f Gb/s, PFC+DCQCN %.1f Gb/s\n", lossy.victim_gbps,
-              pfc.victim_gbps, dcqcn.victim_gbps);
+  // HPCC sees the incast's queue in its first RTT of INT and cuts to the fair
+  // share at once: the victim keeps most of its line rate.
+  EXPECT_EQ(hpcc.drops, 0u);
+  EXPECT_GT(hpcc.victim_gbps, dcqcn.victim_gbps);
+  std::printf("victim flow: lossy %.1f Gb/s, PFC %.1f Gb/s, PFC+DCQCN %.1f Gb/s, PFC+HPCC %.1f Gb/s\n",
+              lossy.victim_gbps, pfc.victim_gbps, dcqcn.victim_gbps, hpcc.victim_gbps);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "cc/dctcp.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
+#include "link/credit.h"
 #include "net/framing.h"
 #include "net/mmu.h"
 #include "net/network.h"
@@ -39,6 +40,13 @@ struct SwitchSettings {
   Time pfc_response_time = Time::from_ns(1000);
 };
 
+// The InfiniBand side of a fabric: credit-based link layer and the subnet
+// manager's routing. Off for Ethernet fabrics, whose ports keep PFC/lossy.
+struct InfinibandSettings {
+  bool enabled = false;
+  CreditConfig credit;
+};
+
 struct FabricConfig {
   std::string name = "ethernet-lossy";
   Framing framing = Framing::rocev2();
@@ -52,6 +60,7 @@ struct FabricConfig {
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
   TimelyConfig timely;
+  InfinibandSettings ib;
 };
 
 class Fabric {
@@ -86,9 +95,12 @@ class Fabric {
   // End-of-run invariants (packet conservation, buffer accounting). Empty
   // string when they hold.
   [[nodiscard]] std::string check_invariants() const;
+  // Credit conservation on every InfiniBand link (part of check_invariants).
+  [[nodiscard]] std::string check_credits() const;
 
  private:
   void build();
+  void enable_credits();
   [[nodiscard]] uint32_t bdp_packets() const;
 
   Simulation& sim_;

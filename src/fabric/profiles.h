@@ -20,6 +20,8 @@ struct Profile {
   std::string summary;
   FabricConfig config;
   std::vector<ProfileDefault> defaults;
+  // The host link perftest uses when no rate or delay is given.
+  LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
 };
 
 // Throws std::invalid_argument naming the known profiles for an unknown name.

@@ -101,6 +101,8 @@ void Switch::receive(Packet* p) {
 
 void Switch::on_dequeue(const Packet& p, uint16_t out) {
   mmu_.release(p.in_port, out, p.tc, p.wire);
+  Port& in = *ports_[p.in_port];
+  if (in.credit() != nullptr) in.credit_release(p.tc, p.wire);
   if (mmu_.lossless(p.tc) && mmu_.should_resume(p.in_port, p.tc)) {
     mmu_.set_paused(p.in_port, p.tc, false);
     send_pause(p.in_port, p.tc, 0);

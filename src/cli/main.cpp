@@ -31,7 +31,7 @@ int perftest_main(const std::string& test, const std::string& size, int iters, i
   o.test = test;
   try {
     o.fabric = find_profile(profile).config;
-    o.link.rate = o.fabric.link_rate;
+    o.link = o.fabric.link;
     if (!size.empty()) o.size = bytes_arg(size).count();
     if (!rate.empty()) o.link.rate = parse_rate(rate);
     if (!delay.empty()) o.link.delay = parse_time(delay);
@@ -91,8 +91,8 @@ int main_impl(int argc, char** argv) {
   pt->add_option("-t,--tx-depth", depth, "outstanding messages in bandwidth tests")
       ->check(CLI::Range(1, 1 << 16));
   pt->add_option("--fabric", profile, "fabric profile");
-  pt->add_option("--rate", rate, "link rate, e.g. 400Gbps (default 100Gbps)");
-  pt->add_option("--delay", delay, "propagation delay per link (default 1us)");
+  pt->add_option("--rate", rate, "link rate, e.g. 400Gbps (default: the profile's, 100Gbps for Ethernet)");
+  pt->add_option("--delay", delay, "propagation delay per link (default: the profile's, 1us for Ethernet)");
   pt->add_option("--switch-latency", sw_latency, "switch pipeline latency");
   pt->add_option("--mtu", mtu, "payload bytes per packet");
   pt->add_option("--switches", switches, "switches between the two hosts")->check(CLI::Range(0, 16));

@@ -54,7 +54,8 @@ Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<
     out.text += fmt::format("wall       {:.2f} s  ({:.2f}M events/s, {:.2f}M data packet-hops/s)\n", wall,
                             e.sim().events_processed() / 1e6 / std::max(wall, 1e-9),
                             e.data_packet_hops() / 1e6 / std::max(wall, 1e-9));
-    out.text += "outputs    " + dir + "/{results.json,flows.csv,ports.csv}\n";
+    out.text += "outputs    " + dir + "/{results.json,flows.csv,ports.csv" +
+                (e.fabric().config().ib.enabled ? ",ib_ports.csv" : "") + "}\n";
     if (!e.invariant_error().empty()) {
       out.code = kExitInvariant;
       out.text += "error: simulation invariant violated: " + e.invariant_error() + "\n";

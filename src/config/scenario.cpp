@@ -59,7 +59,7 @@ void read_topology(const CfgNode& root, Scenario& s) {
   TopologySpec& ts = s.topology;
   ts.line = t.line();
   ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "file"});
-  ts.link = read_link(t, "link", LinkSpec{s.fabric.link_rate, Time::from_ns(1000)});
+  ts.link = read_link(t, "link", s.fabric.link);
   if (ts.type == "star") {
     ts.hosts = static_cast<int>(t.integer("hosts", 2, 100000));
   } else if (ts.type == "dumbbell") {
@@ -120,6 +120,75 @@ void read_topology(const CfgNode& root, Scenario& s) {
     n->finish();
   }
   t.finish();
+}
+
+// A small integer from a list element, e.g. a VL in [0, 7].
+int list_int(const CfgNode& e, int lo, int hi, const std::string& what) {
+  int v = -1;
+  try {
+    v = std::stoi(e.scalar());
+  } catch (...) {
+  }
+  if (v < lo || v > hi || std::to_string(v) != e.scalar())
+    throw e.error("", "expected " + what + " " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+// A VLArbitrationTable: entries "vl:weight", e.g. [0:4, 1:8].
+std::vector<VlArbEntry> read_vlarb(const CfgNode& parent, std::string_view key) {
+  std::vector<VlArbEntry> t;
+  for (const auto& e : parent.list(key)) {
+    const std::string v = e.scalar();
+    const auto colon = v.find(':');
+    int vl = -1, w = -1;
+    try {
+      if (colon != std::string::npos) {
+        vl = std::stoi(v.substr(0, colon));
+        w = std::stoi(v.substr(colon + 1));
+        if (std::to_string(vl) + ":" + std::to_string(w) != v) vl = -1;
+      }
+    } catch (...) {
+      vl = -1;
+    }
+    if (vl < 0 || vl >= kNumVls || w < 0 || w > 255)
+      throw e.error("",
+                    "expected a 'vl:weight' entry with vl 0..7 and weight 0..255 (64-byte units), e.g. 1:4");
+    t.push_back(VlArbEntry{static_cast<uint8_t>(vl), static_cast<uint8_t>(w)});
+  }
+  if (t.size() > 64) throw parent.error(key, "expected at most 64 entries (IBTA Vol.1 §7.6.9)");
+  return t;
+}
+
+void read_infiniband(const CfgNode& f, FabricConfig& c, const std::string& profile) {
+  auto ib = f.opt_child("ib");
+  if (!ib) return;
+  if (!c.ib.enabled)
+    throw f.error("ib", "applies to InfiniBand profiles (ib-ndr, ib-hdr), not '" + profile + "'");
+  CreditConfig& cr = c.ib.credit;
+  if (ib->has("vl_buffer")) {
+    const std::string v = ib->str("vl_buffer");
+    if (v == "auto") {
+      cr.vl_buffer_bytes = 0;
+    } else {
+      const Bytes b = ib->bytes("vl_buffer");
+      const uint32_t mtu_packet = c.framing.data_wire(c.rc.mtu, true);
+      if (b.count() < mtu_packet || b.count() > (int64_t{1} << 30))
+        throw ib->error("vl_buffer", "expected 'auto' or a size between one MTU packet (" +
+                                         std::to_string(mtu_packet) + "B) and 1GiB");
+      cr.vl_buffer_bytes = static_cast<uint32_t>(b.count());
+    }
+  }
+  cr.update_period = ib->time("credit_update", cr.update_period);
+  if (ib->has("sl2vl")) {
+    const auto l = ib->list("sl2vl");
+    if (l.size() != kNumSls) throw ib->error("sl2vl", "expected 16 VLs, one per SL 0..15");
+    for (size_t i = 0; i < l.size(); ++i)
+      cr.sl2vl[i] = static_cast<uint8_t>(list_int(l[i], 0, 7, "a data VL"));
+  }
+  if (ib->has("vlarb_high")) cr.vlarb_high = read_vlarb(*ib, "vlarb_high");
+  if (ib->has("vlarb_low")) cr.vlarb_low = read_vlarb(*ib, "vlarb_low");
+  cr.high_limit = static_cast<uint32_t>(ib->integer("high_limit", cr.high_limit, 0, 255));
+  ib->finish();
 }
 
 void read_fabric(const CfgNode& root, Scenario& s) {
@@ -305,6 +374,7 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     if (q.byte_counter <= 0) throw d->error("byte_counter", "expected a positive size");
     d->finish();
   }
+  read_infiniband(*f, c, profile_name);
   if (auto sch = f->opt_child("scheduler")) {
     // strict: list of traffic classes served by strict priority; the rest DWRR.
     auto& cfg = c.sw.scheduler;

@@ -149,6 +149,7 @@ void Fabric::build() {
       nic->init_scheduler();
     }
   }
+  if (cfg_.ib.enabled) enable_credits();
   rc_.attach_nics(nics_);
   if (cfg_.cc == "dcqcn") {
     rc_.set_congestion_control(std::make_unique<Dcqcn>(cfg_.dcqcn));
@@ -165,6 +166,79 @@ void Fabric::build() {
     throw std::invalid_argument("unknown congestion control '" + cfg_.cc +
                                 "' (expected none, dcqcn, dctcp, timely or hpcc)");
   }
+}
+
+void Fabric::enable_credits() {
+  const uint32_t max_packet = cfg_.framing.data_wire(cfg_.rc.mtu, true);
+  for (size_t n = 0; n < net_.num_nodes(); ++n) {
+    Node& node = net_.node(n);
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      Port& p = node.port(i);
+      uint64_t bytes = cfg_.ib.credit.vl_buffer_bytes;
+      // Auto: one credit loop at line rate (the cable both ways and our
+      // pipeline, during which the sender keeps sending) plus a packet being
+      // sent at each end, so one flow alone never waits for credit.
+      if (bytes == 0)
+        bytes = static_cast<uint64_t>(p.rate().bytes_in(p.delay() * 2 + node.ingress_latency()).count()) +
+                2ull * max_packet + kFcpBytes;
+      const uint64_t blocks =
+          std::max<uint64_t>(credit_blocks(static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))),
+                             credit_blocks(max_packet));
+      p.enable_credit(&cfg_.ib.credit, blocks, max_packet);
+    }
+  }
+  for (size_t n = 0; n < net_.num_nodes(); ++n) {
+    Node& node = net_.node(n);
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      Port& p = node.port(i);
+      p.init_peer_credit(p.peer()->port(p.peer_index()).credit()->capacity);
+    }
+  }
+}
+
+std::string Fabric::check_credits() const {
+  bool quiet = true;  // nothing in flight: every credit must be back home
+  for (const uint64_t live : net_.ledger().live) quiet = quiet && live == 0;
+  for (size_t n = 0; n < net_.num_nodes(); ++n) {
+    const Node& node = net_.node(n);
+    // Blocks each ingress port still holds in this switch's egress queues.
+    std::vector<std::array<uint64_t, kNumVls>> queued(node.num_ports());
+    if (node.kind() == NodeKind::kSwitch)
+      for (size_t o = 0; o < node.num_ports(); ++o)
+        for (int vl = 0; vl < kNumVls; ++vl)
+          for (const Packet* q = node.port(o).queues().head(vl); q != nullptr; q = q->next)
+            queued[q->in_port][vl] += credit_blocks(q->wire);
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      const CreditState* cs = node.port(i).credit();
+      if (cs == nullptr) continue;
+      const std::string where = node.name() + " port " + std::to_string(i);
+      if (cs->ctr.sent_without_credit != 0)
+        return "credit flow control violated: " + where + " sent " +
+               std::to_string(cs->ctr.sent_without_credit) + " packets without credit";
+      if (cs->ctr.buffer_overruns != 0)
+        return "credit flow control violated: " + where + " received " +
+               std::to_string(cs->ctr.buffer_overruns) + " packets beyond its advertised buffer";
+      const Port& p = node.port(i);
+      const CreditState& peer = *p.peer()->port(p.peer_index()).credit();
+      for (int vl = 0; vl < kNumVls; ++vl) {
+        const std::string at = where + " VL" + std::to_string(vl) + ": ";
+        if (cs->held[vl] != queued[i][vl])
+          return "credit conservation violated at " + at + "holds " + std::to_string(cs->held[vl]) +
+                 " blocks, its packets in the buffer need " + std::to_string(queued[i][vl]);
+        // Our sent blocks either arrived at the peer or are on the wire; the
+        // limit we use never exceeds what the peer can still take.
+        if (cs->fctbs[vl] < peer.abr[vl] || cs->fccl[vl] > peer.advertise(vl))
+          return "credit conservation violated at " + at + "FCTBS " + std::to_string(cs->fctbs[vl]) +
+                 ", FCCL " + std::to_string(cs->fccl[vl]) + " vs peer ABR " + std::to_string(peer.abr[vl]) +
+                 ", peer free " + std::to_string(peer.capacity - peer.held[vl]);
+        if (quiet && (cs->fctbs[vl] != peer.abr[vl] || cs->available(vl) != peer.capacity))
+          return "credit conservation violated at " + at + "network idle but " +
+                 std::to_string(cs->available(vl)) + " of " + std::to_string(peer.capacity) +
+                 " credits are back";
+      }
+    }
+  }
+  return {};
 }
 
 std::vector<const Port*> Fabric::path(int src, int dst, uint64_t flow_hash, uint16_t first_port) const {
@@ -268,6 +342,10 @@ int Fabric::path_links(uint32_t conn) const {
 std::string Fabric::check_invariants() const {
   std::string err = net_.check_conservation();
   if (!err.empty()) return err;
+  if (cfg_.ib.enabled) {
+    err = check_credits();
+    if (!err.empty()) return err;
+  }
   for (const Switch* sw : switches_) {
     uint64_t queued = 0;
     for (size_t i = 0; i < sw->num_ports(); ++i) queued += sw->port(i).queues().total_bytes();

@@ -12,6 +12,7 @@
 #include "cc/hpcc.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
+#include "link/credit.h"
 #include "net/framing.h"
 #include "net/mmu.h"
 #include "net/network.h"
@@ -40,12 +41,19 @@ struct SwitchSettings {
   Time pfc_response_time = Time::from_ns(1000);
 };
 
+// The InfiniBand side of a fabric: credit-based link layer and the subnet
+// manager's routing. Off for Ethernet fabrics, whose ports keep PFC/lossy.
+struct InfinibandSettings {
+  bool enabled = false;
+  CreditConfig credit;
+};
+
 struct FabricConfig {
   std::string name = "ethernet-lossy";
   Framing framing = Framing::rocev2();
-  // The link rate the profile is built for: the default of a scenario's
+  // The host link the profile is built for: the default of a scenario's
   // topology.link and of perftest.
-  Rate link_rate = Rate::from_gbps(100);
+  LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
@@ -57,6 +65,7 @@ struct FabricConfig {
   DctcpConfig dctcp;
   TimelyConfig timely;
   HpccConfig hpcc;
+  InfinibandSettings ib;
 };
 
 class Fabric {
@@ -94,9 +103,12 @@ class Fabric {
   // End-of-run invariants (packet conservation, buffer accounting). Empty
   // string when they hold.
   [[nodiscard]] std::string check_invariants() const;
+  // Credit conservation on every InfiniBand link (part of check_invariants).
+  [[nodiscard]] std::string check_credits() const;
 
  private:
   void build();
+  void enable_credits();
   [[nodiscard]] uint32_t bdp_packets() const;
 
   Simulation& sim_;

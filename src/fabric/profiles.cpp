@@ -113,7 +113,7 @@ Profile at_400g(Profile p) {
   p.name += "-400g";
   p.config.name = p.name;
   p.summary += "; 400 Gb/s links, 4096 B MTU";
-  p.config.link_rate = Rate::from_gbps(400);
+  p.config.link.rate = Rate::from_gbps(400);
   p.config.rc.mtu = 4096;
   for (auto& d : p.defaults) {
     if (d.key == "fabric.mtu")
@@ -124,8 +124,76 @@ Profile at_400g(Profile p) {
   return p;
 }
 
+// Native InfiniBand: credit-based lossless links, cut-through switches, RC
+// transport with go-back-N. NDR and HDR differ in rate and switch latency.
+Profile infiniband(std::string name, int gbps, Time switch_latency, std::string latency_source) {
+  Profile p;
+  p.name = std::move(name);
+  p.summary = "InfiniBand " + std::to_string(gbps) +
+              " Gb/s: credit-based flow control per VL (never drops for buffer), cut-through switches, "
+              "OpenSM-default SL2VL and VL arbitration, RC with go-back-N";
+  FabricConfig& c = p.config;
+  c.link = {Rate::from_gbps(gbps), Time::from_ns(25)};
+  c.name = p.name;
+  c.framing = Framing::infiniband();
+  c.rc.mtu = 4096;
+  c.rc.ack_interval = 1;
+  c.rc.data_tc = 0;  // on IB links the transport's class is the SL
+  c.rc.ack_tc = 0;
+  c.rc.rto = Time::from_ps(4'096'000 * (int64_t{1} << 14));
+  c.sw.cut_through = true;
+  c.sw.cut_through_bytes = 8;
+  c.sw.latency = switch_latency;
+  c.sw.mmu.unlimited = true;  // the per-VL credit buffers are the limit
+  c.sw.mmu.lossless_mask = 0;
+  c.sw.ecn.enabled = false;
+  c.nic.tx_latency = Time::from_ns(300);
+  c.nic.rx_latency = Time::from_ns(300);
+  c.cc = "none";
+  c.ib.enabled = true;
+  c.ib.credit = CreditConfig{};
+  p.defaults = {
+      {"fabric.framing", "infiniband",
+       "LRH 8 + BTH 12 + ICRC 4 + VCRC 2 per packet; RETH 16, AETH 4 (IBTA Vol.1 §7.7, §9.2-9.3); no "
+       "IFG: delimiters are inside the 64b/66b line code"},
+      {"fabric.mtu", "4096B",
+       "largest IB path MTU (IBTA Vol.1 §7.7.8 MTU 4096), the ConnectX/Quantum default"},
+      {"fabric.ack_interval", "1", "ACK every packet: ConnectX ACK coalescing is not published"},
+      {"fabric.rto", "67.108864ms", "local ACK timeout 4.096us x 2^14: perftest's default -u 14"},
+      {"fabric.data_tc", "0", "SL 0: the default service level of perftest and NCCL (--sl 0)"},
+      {"fabric.ack_tc", "0", "ACKs travel on the QP's SL (IBTA Vol.1 §9.7.5: same path as the QP)"},
+      {"fabric.nic_tx_latency", "300ns",
+       "assumption: no published ConnectX-7 split; NIC tx+rx 600ns is the class of adapter latency "
+       "vendors quote"},
+      {"fabric.nic_rx_latency", "300ns", "see nic_tx_latency"},
+      {"topology.switch.forwarding", "cut-through", "InfiniBand switches forward cut-through"},
+      {"topology.switch.cut_through_bytes", "8B", "LRH (8 B) holds DLID, SL and VL: all a lookup needs"},
+      {"topology.switch.latency", std::to_string(switch_latency.ps() / 1000) + "ns",
+       std::move(latency_source)},
+      {"topology.switch.buffer", "per VL",
+       "credits, not a shared buffer, bound what a switch holds: see fabric.ib.vl_buffer"},
+      {"fabric.ib.vl_buffer", "auto",
+       "per port and VL: one credit loop at line rate (2 x cable + pipeline) + 2 MTU packets, so a lone flow "
+       "never waits for credit (IBTA Vol.1 §7.9.4 credit loop)"},
+      {"fabric.ib.credit_update", "0ns",
+       "an FCP whenever buffer frees (one waiting per VL, sent with the newest FCCL); the spec bounds only "
+       "the longest gap between FCPs (IBTA Vol.1 §7.9.4.2)"},
+      {"fabric.ib.sl2vl", "[0..7,7x8]",
+       "OpenSM qos_sl2vl 0,1,...,14,7 folded onto 8 data VLs (SL8-15 -> VL7)"},
+      {"fabric.ib.vlarb_high", "[0:4]", "OpenSM qos_vlarb_high 0:4 (VL0, weight 4 x 64 B)"},
+      {"fabric.ib.vlarb_low", "[1:4,...,7:4]", "OpenSM qos_vlarb_low 0:0,1:4,...,7:4"},
+      {"fabric.ib.high_limit", "0", "OpenSM qos_high_limit 0 (one high-priority packet, IBTA Vol.1 §7.6.9)"},
+      {"topology.link", std::to_string(gbps) + "Gbps, 25ns",
+       "the port rate; 25 ns = a 5 m in-rack cable at ~5 ns/m"},
+      {"fabric.cc", "none",
+       "IB congestion control is off unless the SM enables it (OpenSM congestion_control FALSE)"},
+  };
+  return p;
+}
+
 std::vector<std::string> profile_names() {
-  return {"ethernet-lossy", "ideal", "rocev2-dcqcn", "rocev2-dcqcn-400g", "rocev2-hpcc", "rocev2-hpcc-400g"};
+  return {"ethernet-lossy",   "ideal",  "rocev2-dcqcn", "rocev2-dcqcn-400g", "rocev2-hpcc",
+          "rocev2-hpcc-400g", "ib-ndr", "ib-hdr"};
 }
 
 Profile find_profile(const std::string& name) {
@@ -137,6 +205,15 @@ Profile find_profile(const std::string& name) {
   if (name == "rocev2-dcqcn-400g") return at_400g(rocev2_dcqcn());
   if (name == "rocev2-hpcc") return rocev2_hpcc();
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
+  if (name == "ib-ndr")
+    return infiniband(
+        name, 400, Time::from_ns(330),
+        "Quantum-2 NDR cut-through port-to-port ~330 ns (yobitel.com/knowledge-base/nvidia-quantum-2; "
+        "the QM97xx user manual states none)");
+  if (name == "ib-hdr")
+    return infiniband(
+        name, 200, Time::from_ns(130),
+        "Quantum QM87xx HDR switch: 130 ns port-to-port (NVIDIA QM87xx user manual, Introduction)");
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "

@@ -36,6 +36,11 @@ struct Framing {
   // + FCS 4 = 62 B; RETH 16 B and AETH 4 B (IBTA Vol.1 §9.3); 64 B minimum
   // frame and 20 B of preamble/SFD/IFG (IEEE 802.3).
   static Framing rocev2() { return Framing{"rocev2", 62, 16, 4, 64, 20, 0}; }
+  // Native InfiniBand (IBTA Vol.1 §7.7 and §9.2-9.3): LRH 8 + BTH 12 + ICRC 4
+  // + VCRC 2 = 26 B; RETH 16 B, AETH 4 B. No minimum frame and no inter-frame
+  // gap: the start/end delimiters live in the 64b/66b line code, which the
+  // data rate (400 Gb/s NDR, 200 Gb/s HDR) already excludes.
+  static Framing infiniband() { return Framing{"infiniband", 26, 16, 4, 0, 0, 0}; }
 };
 
 }  // namespace rdmasim

@@ -5,7 +5,7 @@
 namespace rdmasim {
 
 std::string Network::check_conservation() const {
-  static constexpr const char* kNames[] = {"data", "ack", "nak", "read-request", "pfc", "cnp"};
+  static constexpr const char* kNames[] = {"data", "ack", "nak", "read-request", "pfc", "cnp", "credit"};
   uint64_t live_total = 0;
   for (int t = 0; t < kNumPktTypes; ++t) {
     const uint64_t accounted = ledger_.delivered[t] + ledger_.dropped[t] + ledger_.live[t];

@@ -15,6 +15,7 @@ enum class PktType : uint8_t {
   kReadRequest,  // RDMA READ request (RETH, no payload)
   kPfc,          // IEEE 802.1Qbb PAUSE: tc = priority, psn = quanta (0 = XON)
   kCnp,          // RoCEv2 congestion notification packet (DCQCN NP -> RP)
+  kCredit,       // InfiniBand link flow-control packet: tc = VL, psn = FCCL (IBTA Vol.1 §7.9.4)
   kCount
 };
 inline constexpr int kNumPktTypes = static_cast<int>(PktType::kCount);
@@ -49,7 +50,8 @@ struct alignas(64) Packet {
   uint16_t payload = 0;    // payload bytes (MTU <= 9000)
   uint16_t wire = 0;       // bytes on the wire incl. preamble and inter-frame gap
   uint16_t in_port = 0;    // ingress port at the node that holds it
-  uint16_t hops = 0;
+  uint8_t hops = 0;
+  uint8_t sl = 0;  // InfiniBand service level (LRH.SL); on IB links tc holds the VL
   PktType type = PktType::kData;
   uint8_t tc = 0;  // traffic class 0..7
   uint8_t flags = 0;

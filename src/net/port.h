@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "engine/event_queue.h"
 #include "engine/units.h"
+#include "link/credit.h"
 #include "net/counters.h"
 #include "net/packet.h"
 #include "net/tc_scheduler.h"
@@ -35,7 +37,8 @@ class PacketSource {
 class Port final : public EventHandler {
  public:
   static constexpr uint32_t kTxDone = 0;
-  static constexpr uint32_t kResume = 1;  // a PFC pause may have expired
+  static constexpr uint32_t kResume = 1;       // a PFC pause may have expired
+  static constexpr uint32_t kCreditBatch = 2;  // an IB credit-update period ended
 
   Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
       : net_(net), owner_(owner), rate_(rate), delay_(delay), index_(index) {}
@@ -68,6 +71,22 @@ class Port final : public EventHandler {
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
+  // InfiniBand link layer: this port's transmitter sends only with credit
+  // from its peer, and it returns credits for what it receives. Call before
+  // traffic, on both ends of the link; `capacity_blocks` is this port's
+  // receive buffer per VL and `max_packet_bytes` the largest packet a NIC
+  // source may hand it.
+  void enable_credit(const CreditConfig* cfg, uint64_t capacity_blocks, uint32_t max_packet_bytes);
+  // The peer's receive buffer: all of it is credit at link-up.
+  void init_peer_credit(uint64_t peer_capacity_blocks);
+  [[nodiscard]] CreditState* credit() { return credit_.get(); }
+  [[nodiscard]] const CreditState* credit() const { return credit_.get(); }
+  // A packet that arrived on this port left our buffer: its blocks are free.
+  void credit_release(uint8_t vl, uint32_t wire);
+  // XmitWait up to `now`, counting a wait still in progress (port, or one VL).
+  [[nodiscard]] Time xmit_wait(Time now) const;
+  [[nodiscard]] Time vl_xmit_wait(int vl, Time now) const;
+
   [[nodiscard]] Node& owner() const { return owner_; }
   [[nodiscard]] Node* peer() const { return peer_; }
   [[nodiscard]] uint16_t index() const { return index_; }
@@ -82,6 +101,10 @@ class Port final : public EventHandler {
  private:
   void transmit(Packet* p, Time now);
   uint32_t eligible_mask(Time now) const;
+  void kick_credit(Time now);
+  void queue_fcp(uint8_t vl);
+  void note_wait(uint32_t blocked_vls, bool port_blocked, Time now);
+  void credit_arrival(Packet* p);
 
   Network& net_;
   Node& owner_;
@@ -94,6 +117,8 @@ class Port final : public EventHandler {
   std::array<Time, kNumTcs> paused_until_{};
   uint8_t pause_seen_ = 0;  // bit per class that has ever been paused (fast path)
   PortCounters ctr_;
+  std::unique_ptr<CreditState> credit_;  // null unless the link layer is InfiniBand
+  uint32_t max_packet_blocks_ = 0;
   Time busy_until_;
   Rate rate_;
   Time delay_;

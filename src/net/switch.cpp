@@ -101,6 +101,8 @@ void Switch::receive(Packet* p) {
 
 void Switch::on_dequeue(const Packet& p, uint16_t out) {
   mmu_.release(p.in_port, out, p.tc, p.wire);
+  Port& in = *ports_[p.in_port];
+  if (in.credit() != nullptr) in.credit_release(p.tc, p.wire);
   if (p.int_slot != 0 && p.type == PktType::kData) {
     // HPCC's INT record at egress (ACKs carry their stack back untouched): the port's tx counter including
     // this packet and the queue it leaves behind (all classes).

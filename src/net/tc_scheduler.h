@@ -40,6 +40,11 @@ class TcScheduler {
   [[nodiscard]] uint64_t bytes(int tc) const { return q_[tc].bytes; }
   [[nodiscard]] uint64_t total_bytes() const { return total_bytes_; }
   [[nodiscard]] uint32_t packets(int tc) const { return q_[tc].packets; }
+  [[nodiscard]] uint32_t nonempty_mask() const { return nonempty_; }
+  [[nodiscard]] const Packet* head(int tc) const { return q_[tc].head; }
+  // Removes the head of `tc` (which must be non-empty), bypassing the arbiter:
+  // for link layers that arbitrate themselves (InfiniBand VL arbitration).
+  Packet* take_head(int tc) { return take(tc); }
 
   // Next packet to transmit, or nullptr. `eligible` masks classes that may
   // send now (bit per class; PFC pauses clear bits).

@@ -232,7 +232,7 @@ json results_json(const Experiment& e) {
       last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
 
   const auto& led = fab.net().ledger();
-  static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request", "pfc", "cnp"};
+  static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request", "pfc", "cnp", "credit"};
   json pk;
   for (int t = 0; t < kNumPktTypes; ++t)
     pk[kTypes[t]] = {{"created", led.created[t]},
@@ -316,6 +316,20 @@ json results_json(const Experiment& e) {
                   {"timeouts", rc.timeouts},
                   {"naks", rc.naks_sent},
                   {"out_of_order_discards", rc.out_of_order_discards}};
+  if (e.fabric().config().ib.enabled) {
+    double wait_us = 0;
+    uint64_t fcps = 0, fault = 0;
+    const Network& net = e.fabric().net();
+    for (size_t n = 0; n < net.num_nodes(); ++n)
+      for (size_t i = 0; i < net.node(n).num_ports(); ++i) {
+        const Port& p = net.node(n).port(i);
+        wait_us += p.xmit_wait(e.sim().now()).us();
+        fcps += p.credit()->ctr.fcp_sent;
+        fault += p.credit()->ctr.fault_drop_packets;
+      }
+    j["network"]["infiniband"] = {
+        {"port_xmit_wait_us", wait_us}, {"flow_control_packets", fcps}, {"fault_drops", fault}};
+  }
   return j;
 }
 
@@ -371,6 +385,32 @@ std::string ports_csv(const Experiment& e) {
   return out;
 }
 
+std::string ib_ports_csv(const Experiment& e) {
+  std::string out =
+      "node,port,peer,vl,PortXmitData,PortRcvData,PortXmitPkts,PortRcvPkts,PortVLXmitWait_us,PortXmitWait_us,"
+      "fcp_sent,fcp_received,SymbolErrorCounter,LinkErrorRecoveryCounter,LinkDownedCounter,fault_drops\n";
+  const Network& net = e.fabric().net();
+  const Time now = e.sim().now();
+  for (size_t n = 0; n < net.num_nodes(); ++n) {
+    const Node& node = net.node(n);
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      const Port& p = node.port(i);
+      const CreditState* cs = p.credit();
+      if (cs == nullptr) continue;
+      const IbPortCounters& c = cs->ctr;
+      for (int vl = 0; vl < kNumVls; ++vl) {
+        if (c.xmit_pkts[vl] == 0 && c.rcv_pkts[vl] == 0 && vl != 0) continue;
+        out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{},{},{},{}\n", node.name(), i,
+                           p.peer()->name(), vl, c.xmit_data_bytes[vl] / 4, c.rcv_data_bytes[vl] / 4,
+                           c.xmit_pkts[vl], c.rcv_pkts[vl], p.vl_xmit_wait(vl, now).us(),
+                           p.xmit_wait(now).us(), c.fcp_sent, c.fcp_received, c.symbol_errors,
+                           c.link_error_recovery, c.link_downed, c.fault_drop_packets);
+      }
+    }
+  }
+  return out;
+}
+
 std::string summary_text(const Experiment& e) {
   const json j = results_json(e);
   const auto& fl = j["flows"];
@@ -399,6 +439,8 @@ void write_outputs(const Experiment& e, const std::string& dir) {
   write_file_atomic((fs::path(dir) / "results.json").string(), results_json(e).dump(2) + "\n");
   if (e.scenario().output.flows_csv) write_file_atomic((fs::path(dir) / "flows.csv").string(), flows_csv(e));
   if (e.scenario().output.ports_csv) write_file_atomic((fs::path(dir) / "ports.csv").string(), ports_csv(e));
+  if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled)
+    write_file_atomic((fs::path(dir) / "ib_ports.csv").string(), ib_ports_csv(e));
   if (e.timeseries() != nullptr)
     write_file_atomic((fs::path(dir) / "timeseries.csv").string(), e.timeseries()->csv());
 }

@@ -16,6 +16,10 @@ inline constexpr int kResultsSchemaVersion = 1;
 [[nodiscard]] nlohmann::ordered_json results_json(const Experiment& e);
 [[nodiscard]] std::string flows_csv(const Experiment& e);
 [[nodiscard]] std::string ports_csv(const Experiment& e);
+// InfiniBand fabrics: per port and VL, the counters perfquery shows
+// (PortXmitData/PortRcvData in 4-byte words, packets, PortVLXmitWait) and the
+// port's PortXmitWait, flow-control packets and error counters.
+[[nodiscard]] std::string ib_ports_csv(const Experiment& e);
 [[nodiscard]] std::string summary_text(const Experiment& e);
 
 // Writes results.json and the CSVs into `dir` (each atomically).

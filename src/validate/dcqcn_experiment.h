@@ -45,7 +45,7 @@ class QueueSampler : public EventHandler {
   uint64_t n_ = 0;
 };
 
-inline DcqcnRun run_dcqcn_incast(int n, Time duration) {
+inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn = DcqcnConfig{}) {
   Simulation sim(3);
   FabricConfig cfg;
   cfg.rc.mtu = 1000;
@@ -56,7 +56,7 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration) {
   cfg.sw.ecn.pmax = 0.01;
   cfg.sw.ecn.reference_rate = Rate::from_bps(0);
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
-  f.rc().set_congestion_control(std::make_unique<Dcqcn>(DcqcnConfig{}));
+  f.rc().set_congestion_control(std::make_unique<Dcqcn>(dcqcn));
   struct : CompletionSink {
     void on_complete(const Completion&) override {}
   } rec;

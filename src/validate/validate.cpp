@@ -186,6 +186,58 @@ void irn_cases(std::vector<ValidationResult>& out) {
        irn.p99_all <= 1.3 * g.p99_all && irn.completed >= g.completed * 98 / 100 && irn.invariants.empty()});
 }
 
+// C.9 on native InfiniBand: perftest through one NDR switch with the
+// profile's own link (400 Gb/s, 25 ns cables).
+void ib_perftest_cases(std::vector<ValidationResult>& out) {
+  const Profile prof = find_profile("ib-ndr");
+  PerftestOptions o;
+  o.fabric = prof.config;
+  o.link = prof.config.link;
+  o.test = "write_lat";
+  o.iters = 100;
+  const PerftestResult lat = run_perftest(o);
+  double avg = 0;
+  for (double x : lat.latency_us) avg += x / static_cast<double>(lat.latency_us.size());
+  out.push_back({"C.9", "perftest write_lat, ib-ndr, 1 switch", fmt::format("{:.3f} us", avg),
+                 "~1 us, <= 2.5 us", avg <= 2.5 && avg >= 0.5 && lat.invariant_error.empty()});
+  o.test = "write_bw";
+  o.iters = 2000;
+  const PerftestResult bw = run_perftest(o);
+  out.push_back({"C.9", "perftest write_bw, ib-ndr", fmt::format("{:.1f} Gb/s", bw.gbps),
+                 ">= 90% of 400 Gb/s", bw.gbps >= 360 && bw.invariant_error.empty()});
+}
+
+// An N-to-1 incast on IB: credits keep it lossless, the receiver link stays
+// saturated, and the back-pressure shows as PortXmitWait at the senders.
+void ib_incast_case(std::vector<ValidationResult>& out) {
+  const Profile prof = find_profile("ib-ndr");
+  const int senders = 16;
+  const int64_t bytes = 1 << 20;
+  Simulation sim(1);
+  Fabric f(sim, make_star(senders + 1, prof.config.link), prof.config);
+  Sink s;
+  for (int h = 1; h <= senders; ++h) f.rc().post(f.rc().connect(h, 0, &s, 0), Opcode::kWrite, bytes, 0);
+  sim.run(Time::from_ms(100));
+  uint64_t dropped = 0;
+  for (uint64_t d : f.net().ledger().dropped) dropped += d;
+  Time last, wait;
+  for (const auto& c : s.received) last = std::max(last, c.completed);
+  for (int h = 1; h <= senders; ++h) wait += f.nic(h).port(0).xmit_wait(sim.now());
+  const Port& down = f.switches()[0]->port(0);
+  const double util = static_cast<double>(down.counters().busy_ps) / static_cast<double>(last.ps());
+  const std::string inv = f.check_invariants();
+  out.push_back(
+      {"ib-incast", fmt::format("{}-to-1 incast, ib-ndr: drops, receiver link busy", senders),
+       fmt::format("{} drops, {:.1f}% busy", dropped, util * 100), "0 drops, >= 99% busy",
+       dropped == 0 && util >= 0.99 && s.done.size() == static_cast<size_t>(senders) && inv.empty()});
+  out.push_back({"ib-incast", "sender PortXmitWait (sum) vs (N-1) x drain time",
+                 fmt::format("{:.1f} us", wait.us()),
+                 fmt::format("{:.1f} us +-5%", (senders - 1) * last.us() * util),
+                 std::fabs(wait.us() / ((senders - 1) * last.us() * util) - 1) <= 0.05});
+  out.push_back(
+      {"ib-incast", "credit conservation at end of run", inv.empty() ? "ok" : inv, "ok", inv.empty()});
+}
+
 }  // namespace
 
 std::vector<ValidationResult> run_validation(bool full) {
@@ -198,6 +250,8 @@ std::vector<ValidationResult> run_validation(bool full) {
   perftest_cases(out);
   hpcc_cases(out, full);
   irn_cases(out);
+  ib_perftest_cases(out);
+  ib_incast_case(out);
   return out;
 }
 

@@ -528,3 +528,51 @@ TEST_F(CliTest, NoSubcommand) {
 
 }  // namespace
 }  // namespace rdmasim
+
+// --- InfiniBand ----------------------------------------------------------------------------------------
+
+namespace rdmasim {
+namespace {
+
+TEST_F(CliTest, InfinibandRunWritesIbPortCounters) {
+  const CliResult r = run_scenario(
+      std::string(kGood) + "fabric:\n  profile: ib-ndr\n  ib: {vlarb_low: ['1:4', '2:8'], high_limit: 8}\n");
+  expect_clean_exit(r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = split(read_text(dir_ / "out" / "ib_ports.csv"), '\n');
+  ASSERT_GT(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("node,port,peer,vl,PortXmitData,PortRcvData,PortXmitPkts,PortRcvPkts,", 0), 0u);
+  const auto results = nlohmann::json::parse(read_text(dir_ / "out" / "results.json"));
+  EXPECT_TRUE(results["invariants"]["ok"].get<bool>());
+  EXPECT_EQ(results["network"]["switch_buffer_drops"].get<uint64_t>(), 0u);
+  EXPECT_GT(results["network"]["infiniband"]["flow_control_packets"].get<uint64_t>(), 0u);
+}
+
+TEST_F(CliTest, InfinibandKeysOnEthernetProfile) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn\n  ib: {high_limit: 1}\n"),
+      at("16:7: 'fabric.ib': applies to InfiniBand profiles (ib-ndr, ib-hdr), not 'rocev2-dcqcn'"));
+}
+
+TEST_F(CliTest, InfinibandBadVlArbitrationEntry) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) +
+                   "fabric:\n  profile: ib-ndr\n  ib:\n    vlarb_high: ['0:4', '9:1']\n"),
+      at("17:25: 'fabric.ib.vlarb_high[1]': expected a 'vl:weight' entry with vl 0..7 and weight 0..255 "
+         "(64-byte units), e.g. 1:4"));
+}
+
+TEST_F(CliTest, InfinibandSl2VlNeedsSixteenEntries) {
+  expect_bad_input(run_scenario(std::string(kGood) + "fabric:\n  profile: ib-hdr\n  ib: {sl2vl: [0, 1]}\n"),
+                   at("16:15: 'fabric.ib.sl2vl': expected 16 VLs, one per SL 0..15"));
+}
+
+TEST_F(CliTest, InfinibandVlBufferBelowOnePacket) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: ib-ndr\n  ib: {vl_buffer: 1KiB}\n"),
+      at("16:19: 'fabric.ib.vl_buffer': expected 'auto' or a size between one MTU packet (4138B) "
+         "and 1GiB"));
+}
+
+}  // namespace
+}  // namespace rdmasim

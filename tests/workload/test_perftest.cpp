@@ -22,6 +22,43 @@ TEST(Perftest, WriteLatencyIsHalfTheExactRoundTrip) {
   EXPECT_EQ(r.invariant_error, "");
 }
 
+// ib-ndr through one switch, by hand: NIC tx 300 ns; 2-byte WRITE = LRH 8 +
+// BTH 12 + RETH 16 + 2 + ICRC 4 + VCRC 2 = 44 B; the switch forwards once
+// the 8-byte LRH is in (8 B x 20 ps) and after 330 ns; the NIC takes the
+// whole packet (44 x 20 ps) and 300 ns rx; two 25 ns cables. VALIDATION.md
+// §C.9: ~1 us, under the 2.5 us acceptance bound.
+TEST(Perftest, InfinibandNdrWriteLatencyIsExact) {
+  const Profile prof = find_profile("ib-ndr");
+  PerftestOptions o;
+  o.test = "write_lat";
+  o.iters = 20;
+  o.fabric = prof.config;
+  o.link = prof.config.link;
+  const PerftestResult r = run_perftest(o);
+  ASSERT_EQ(r.latency_us.size(), 20u);
+  const int64_t one_way_ps = 300'000 + 8 * 20 + 25'000 + 330'000 + 44 * 20 + 25'000 + 300'000;
+  for (double v : r.latency_us) EXPECT_DOUBLE_EQ(v, static_cast<double>(one_way_ps) / 1e6);
+  EXPECT_LT(r.latency_us[0], 2.5);
+  EXPECT_EQ(r.invariant_error, "");
+}
+
+// 64 KiB WRITEs at 4096-byte MTU: 16 packets of 4096 + 26 header bytes and
+// one RETH per message, i.e. 65536 / 65968 of 400 Gb/s = 397.4 Gb/s, less
+// one 6-byte FCP per ACK (16 per message) sharing the sender's link.
+TEST(Perftest, InfinibandNdrWriteBandwidthIsLineRateTimesPayloadShare) {
+  const Profile prof = find_profile("ib-ndr");
+  PerftestOptions o;
+  o.test = "write_bw";
+  o.iters = 2000;
+  o.fabric = prof.config;
+  o.link = prof.config.link;
+  const PerftestResult r = run_perftest(o);
+  const double expect = 400.0 * 65536 / (65968 + 16 * 6);
+  EXPECT_NEAR(r.gbps, expect, 0.005 * expect);
+  EXPECT_GE(r.gbps, 360.0);
+  EXPECT_EQ(r.invariant_error, "");
+}
+
 TEST(Perftest, ReadLatencyIsTheFullRequestResponseTime) {
   PerftestOptions o;
   o.test = "read_lat";

@@ -1,0 +1,170 @@
+// InfiniBand link-level flow control (IBTA Vol.1 §7.9): per virtual lane, the
+// receiver advertises its free buffer in 64-byte credit blocks and the sender
+// never starts a packet the advertised space cannot hold, so the link never
+// drops for lack of buffer.
+//
+// The counters are the spec's: the sender's FCTBS (total blocks sent) and the
+// receiver's ABR (adjusted blocks received). A flow-control packet (FCP)
+// carries FCCL = ABR + free blocks; the sender may send while
+// FCTBS + blocks <= FCCL. Here the counters are 64-bit instead of the wire's
+// 12-bit modular ones, which changes nothing while FCPs are not lost.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "engine/units.h"
+#include "net/tc_scheduler.h"
+
+namespace rdmasim {
+
+inline constexpr uint32_t kCreditBlockBytes = 64;  // IBTA Vol.1 §7.9.4: one credit = 64 bytes
+inline constexpr int kNumVls = kNumTcs;            // data VLs 0..7 (VL15 rides the control queue)
+inline constexpr int kNumSls = 16;
+// An FCP is 6 bytes: Op 4 + FCTBS 12 + VL 4 + FCCL 12 + LPCRC 16 bits (IBTA Vol.1 §7.9.4.1).
+inline constexpr uint32_t kFcpBytes = 6;
+
+[[nodiscard]] inline uint32_t credit_blocks(uint32_t wire_bytes) {
+  return (wire_bytes + kCreditBlockBytes - 1) / kCreditBlockBytes;
+}
+
+// One entry of a VLArbitrationTable (IBTA Vol.1 §7.6.9): a VL and its weight
+// in 64-byte units; weight 0 skips the entry.
+struct VlArbEntry {
+  uint8_t vl = 0;
+  uint8_t weight = 0;
+};
+
+struct CreditConfig {
+  // Receive buffer per port and data VL; 0 = sized per link to cover the
+  // credit loop (see Fabric::build).
+  uint32_t vl_buffer_bytes = 0;
+  // 0: return credits with an FCP whenever buffer is freed (one FCP at a time
+  // per VL waits for the wire, carrying the newest FCCL when it leaves).
+  // Otherwise freed credits are batched for up to this long, and returned at
+  // once when the VL's buffer drains empty.
+  Time update_period;
+  // SL -> VL (one table for every port, as OpenSM's qos_sl2vl programs it).
+  std::array<uint8_t, kNumSls> sl2vl{0, 1, 2, 3, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7};
+  std::vector<VlArbEntry> vlarb_high{{0, 4}};
+  std::vector<VlArbEntry> vlarb_low{{1, 4}, {2, 4}, {3, 4}, {4, 4}, {5, 4}, {6, 4}, {7, 4}};
+  // LimitOfHighPriority in 4096-byte units before a waiting low-priority
+  // packet gets a turn; 0 = one packet; 255 = unlimited (IBTA Vol.1 §7.6.9).
+  uint32_t high_limit = 0;
+};
+
+// IB port counters as perfquery reports them (IBTA Vol.1 §16.1.3.5 PortCounters
+// and PortXmitDataVL/PortRcvDataVL/PortVLXmitWait of the extended set).
+// Byte counts here; perfquery's *Data counters are these divided by 4.
+struct IbPortCounters {
+  std::array<uint64_t, kNumVls> xmit_data_bytes{};
+  std::array<uint64_t, kNumVls> rcv_data_bytes{};
+  std::array<uint64_t, kNumVls> xmit_pkts{};
+  std::array<uint64_t, kNumVls> rcv_pkts{};
+  std::array<int64_t, kNumVls> vl_xmit_wait_ps{};  // VL had a packet queued and no credit for it
+  int64_t xmit_wait_ps = 0;                        // port idle while holding data it had no credit to send
+  uint64_t fcp_sent = 0;
+  uint64_t fcp_received = 0;
+  uint64_t symbol_errors = 0;  // no bit-error model yet: stays 0
+  uint64_t link_error_recovery = 0;
+  uint64_t link_downed = 0;
+  uint64_t fault_drop_packets = 0;  // lost with a failed link (not a flow-control failure)
+  // Must stay 0: a packet sent without credit, a receive buffer overrun.
+  uint64_t sent_without_credit = 0;
+  uint64_t buffer_overruns = 0;
+};
+
+// IBTA Vol.1 §7.6.9 two-level weighted round robin over the data VLs: the
+// high-priority table is served first, but after `high_limit` x 4 KiB of it
+// a waiting low-priority packet is sent. Weights may be overrun by the packet
+// that exhausts them (the spec lets a packet finish).
+class VlArbiter {
+ public:
+  explicit VlArbiter(const CreditConfig* cfg = nullptr) : cfg_(cfg) {}
+  void set_config(const CreditConfig* cfg) { cfg_ = cfg; }
+
+  // Picks the VL to send from among `ready` (bit per VL: a packet queued and
+  // credit for it), or -1. `wire_of(vl)` is the size of that VL's head packet.
+  template <typename WireOf>
+  int pick(uint32_t ready, WireOf wire_of) {
+    if (ready == 0) return -1;
+    const bool high_ready = table_ready(cfg_->vlarb_high, ready);
+    const bool low_ready = table_ready(cfg_->vlarb_low, ready);
+    if (!low_ready) high_sent_ = 0;  // the limit counts only while low priority waits
+    const bool limit_hit =
+        low_ready && cfg_->high_limit != 255 && high_sent_ > static_cast<uint64_t>(cfg_->high_limit) * 4096;
+    if (high_ready && !limit_hit) {
+      const int vl = next(cfg_->vlarb_high, high_, ready, wire_of);
+      if (vl >= 0) high_sent_ += wire_of(vl);
+      return vl;
+    }
+    if (low_ready) {
+      high_sent_ = 0;
+      return next(cfg_->vlarb_low, low_, ready, wire_of);
+    }
+    return -1;  // only VLs no table serves are ready
+  }
+
+ private:
+  struct Cursor {
+    size_t idx = 0;
+    int64_t left = -1;  // bytes of weight left in the current entry; < 0: entry not started
+  };
+  static bool table_ready(const std::vector<VlArbEntry>& t, uint32_t ready) {
+    for (const auto& e : t)
+      if (e.weight > 0 && ((ready >> e.vl) & 1u)) return true;
+    return false;
+  }
+  template <typename WireOf>
+  static int next(const std::vector<VlArbEntry>& t, Cursor& c, uint32_t ready, WireOf wire_of) {
+    if (t.empty()) return -1;
+    for (size_t tries = 0; tries <= t.size(); ++tries) {
+      const VlArbEntry& e = t[c.idx];
+      if (c.left < 0) c.left = int64_t{e.weight} * kCreditBlockBytes;
+      if (e.weight > 0 && c.left > 0 && ((ready >> e.vl) & 1u)) {
+        c.left -= wire_of(e.vl);
+        if (c.left <= 0) advance(t, c);
+        return e.vl;
+      }
+      advance(t, c);
+    }
+    return -1;
+  }
+  static void advance(const std::vector<VlArbEntry>& t, Cursor& c) {
+    c.idx = (c.idx + 1) % t.size();
+    c.left = -1;
+  }
+
+  const CreditConfig* cfg_;
+  Cursor high_, low_;
+  uint64_t high_sent_ = 0;
+};
+
+// The credit state of one port: as a sender toward its peer (FCTBS, FCCL)
+// and as a receiver of its peer's packets (ABR, buffer held).
+struct CreditState {
+  const CreditConfig* cfg = nullptr;
+  // Sender side.
+  std::array<uint64_t, kNumVls> fctbs{};
+  std::array<uint64_t, kNumVls> fccl{};
+  // Receiver side.
+  std::array<uint64_t, kNumVls> abr{};
+  std::array<uint64_t, kNumVls> held{};      // blocks in our buffer, not yet freed
+  uint64_t capacity = 0;                     // blocks per VL
+  std::array<uint64_t, kNumVls> reported{};  // FCCL last sent to the peer
+  uint8_t fcp_queued = 0;                    // bit per VL: an FCP waits for the wire
+  uint8_t batch_armed = 0;                   // bit per VL: an update-period timer is pending
+  // PortXmitWait bookkeeping.
+  std::array<Time, kNumVls> vl_wait_since{};
+  Time port_wait_since;
+  uint8_t vl_waiting = 0;
+  bool port_waiting = false;
+  VlArbiter arbiter;
+  IbPortCounters ctr;
+
+  [[nodiscard]] uint64_t available(int vl) const { return fccl[vl] - fctbs[vl]; }
+  [[nodiscard]] uint64_t advertise(int vl) const { return abr[vl] + capacity - held[vl]; }
+};
+
+}  // namespace rdmasim

@@ -37,15 +37,47 @@ Profile ethernet_base(std::string name, std::string summary) {
 
 }  // namespace
 
-// RoCEv2 as deployed for RDMA: PFC on the RDMA class, ECN marking, DCQCN.
-Profile rocev2_dcqcn() {
-  Profile p = ethernet_base("rocev2-dcqcn",
-                            "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN rate control (the "
-                            "DCQCN paper's reaction-point parameters); go-back-N recovery");
+// RoCEv2 as deployed for RDMA: PFC on the RDMA class with the HPCC
+// simulator's dynamic threshold; the congestion control is added on top.
+Profile lossless_rocev2(std::string name, std::string summary, std::vector<ProfileDefault> more) {
+  Profile p = ethernet_base(std::move(name), std::move(summary));
   FabricConfig& c = p.config;
   c.sw.mmu.lossless_mask = 1u << c.rc.data_tc;
   c.sw.mmu.xoff_bytes = 0;
   c.sw.mmu.pfc_alpha = 1.0 / 8;
+  p.defaults.push_back(
+      {"fabric.pfc.classes", "[3]", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"});
+  p.defaults.push_back(
+      {"fabric.pfc.xoff", "dynamic", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"});
+  p.defaults.push_back({"fabric.pfc.alpha", "0.125", "HPCC simulator: XOFF at free buffer / 8"});
+  p.defaults.push_back({"fabric.pfc.headroom", "auto",
+                        "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"});
+  p.defaults.insert(p.defaults.end(), more.begin(), more.end());
+  return p;
+}
+
+// PFC, RED/ECN marking and DCQCN with the DCQCN paper's parameters.
+Profile rocev2_dcqcn() {
+  Profile p = lossless_rocev2(
+      "rocev2-dcqcn",
+      "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN rate control (the DCQCN paper's "
+      "reaction-point parameters); go-back-N recovery",
+      {
+          {"fabric.ecn.kmin", "400KB", "HPCC simulator config.txt KMIN_MAP at 100 Gb/s"},
+          {"fabric.ecn.kmax", "1600KB", "HPCC simulator config.txt KMAX_MAP at 100 Gb/s"},
+          {"fabric.ecn.pmax", "0.2", "HPCC simulator config.txt PMAX_MAP"},
+          {"fabric.ecn.reference_rate", "100Gbps",
+           "thresholds scale with link rate, as HPCC's per-rate maps do"},
+          {"fabric.dcqcn.g", "1/256", "DCQCN paper (Zhu et al., SIGCOMM 2015)"},
+          {"fabric.dcqcn.alpha_timer", "55us", "DCQCN paper"},
+          {"fabric.dcqcn.increase_timer", "55us", "DCQCN paper"},
+          {"fabric.dcqcn.byte_counter", "10MB", "DCQCN paper"},
+          {"fabric.dcqcn.fast_recovery_steps", "5", "DCQCN paper (F)"},
+          {"fabric.dcqcn.rate_ai", "40Mbps", "DCQCN paper (R_AI)"},
+          {"fabric.dcqcn.rate_hai", "200Mbps", "HPCC simulator's DCQCN (RATE_HAI)"},
+          {"fabric.dcqcn.cnp_interval", "50us", "DCQCN paper (NP: one CNP per QP per 50 us)"},
+      });
+  FabricConfig& c = p.config;
   c.sw.ecn.enabled = true;
   c.sw.ecn.kmin_bytes = 400'000;
   c.sw.ecn.kmax_bytes = 1'600'000;
@@ -53,57 +85,28 @@ Profile rocev2_dcqcn() {
   c.sw.ecn.reference_rate = Rate::from_gbps(100);
   c.cc = "dcqcn";
   c.dcqcn = DcqcnConfig{};
-  const std::vector<ProfileDefault> more = {
-      {"fabric.pfc.classes", "[3]", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"},
-      {"fabric.pfc.xoff", "dynamic", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"},
-      {"fabric.pfc.alpha", "0.125", "HPCC simulator: XOFF at free buffer / 8"},
-      {"fabric.pfc.headroom", "auto",
-       "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"},
-      {"fabric.ecn.kmin", "400KB", "HPCC simulator config.txt KMIN_MAP at 100 Gb/s"},
-      {"fabric.ecn.kmax", "1600KB", "HPCC simulator config.txt KMAX_MAP at 100 Gb/s"},
-      {"fabric.ecn.pmax", "0.2", "HPCC simulator config.txt PMAX_MAP"},
-      {"fabric.ecn.reference_rate", "100Gbps", "thresholds scale with link rate, as HPCC's per-rate maps do"},
-      {"fabric.dcqcn.g", "1/256", "DCQCN paper (Zhu et al., SIGCOMM 2015)"},
-      {"fabric.dcqcn.alpha_timer", "55us", "DCQCN paper"},
-      {"fabric.dcqcn.increase_timer", "55us", "DCQCN paper"},
-      {"fabric.dcqcn.byte_counter", "10MB", "DCQCN paper"},
-      {"fabric.dcqcn.fast_recovery_steps", "5", "DCQCN paper (F)"},
-      {"fabric.dcqcn.rate_ai", "40Mbps", "DCQCN paper (R_AI)"},
-      {"fabric.dcqcn.rate_hai", "200Mbps", "HPCC simulator's DCQCN (RATE_HAI)"},
-      {"fabric.dcqcn.cnp_interval", "50us", "DCQCN paper (NP: one CNP per QP per 50 us)"},
-  };
-  p.defaults.insert(p.defaults.end(), more.begin(), more.end());
   return p;
 }
 
-// RoCEv2 with PFC on the RDMA class and HPCC window + pacing from INT.
+// PFC and HPCC window + pacing from INT, with the HPCC simulator's settings.
 Profile rocev2_hpcc() {
-  Profile p = ethernet_base("rocev2-hpcc",
-                            "RoCEv2 with PFC on traffic class 3 and HPCC (INT telemetry per hop, window + "
-                            "pacing; the HPCC simulator's settings); go-back-N recovery");
-  FabricConfig& c = p.config;
-  c.sw.mmu.lossless_mask = 1u << c.rc.data_tc;
-  c.sw.mmu.xoff_bytes = 0;
-  c.sw.mmu.pfc_alpha = 1.0 / 8;
-  c.sw.ecn.enabled = false;
-  c.cc = "hpcc";
-  c.hpcc = HpccConfig{};
-  const std::vector<ProfileDefault> more = {
-      {"fabric.pfc.classes", "[3]", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"},
-      {"fabric.pfc.xoff", "dynamic", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"},
-      {"fabric.pfc.alpha", "0.125", "HPCC simulator: XOFF at free buffer / 8"},
-      {"fabric.pfc.headroom", "auto",
-       "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"},
-      {"fabric.ecn.enabled", "false", "HPCC reacts to INT, not to ECN marks"},
-      {"fabric.hpcc.eta", "0.95", "HPCC paper §5.1 and the simulator's U_TARGET 0.95"},
-      {"fabric.hpcc.max_stage", "0", "HPCC simulator MI_THRESH 0 (the project page: maxStage=0)"},
-      {"fabric.hpcc.rate_ai", "50Mbps", "HPCC simulator RATE_AI 50Mb/s (W_AI = R_AI x T)"},
-      {"fabric.hpcc.min_rate", "100Mbps", "HPCC simulator MIN_RATE 100Mb/s"},
-      {"fabric.hpcc.base_rtt", "auto",
-       "the longest unloaded RTT of the topology for every flow (the simulator's GLOBAL_T 1)"},
-      {"fabric.hpcc.int_header", "42B", "HPCC simulator IntHeader: 5 hops x 8 B + 2 B"},
-  };
-  p.defaults.insert(p.defaults.end(), more.begin(), more.end());
+  Profile p = lossless_rocev2(
+      "rocev2-hpcc",
+      "RoCEv2 with PFC on traffic class 3 and HPCC (INT telemetry per hop, window + pacing; the HPCC "
+      "simulator's settings); go-back-N recovery",
+      {
+          {"fabric.ecn.enabled", "false", "HPCC reacts to INT, not to ECN marks"},
+          {"fabric.hpcc.eta", "0.95", "HPCC paper §5.1 and the simulator's U_TARGET 0.95"},
+          {"fabric.hpcc.max_stage", "0", "HPCC simulator MI_THRESH 0 (the project page: maxStage=0)"},
+          {"fabric.hpcc.rate_ai", "50Mbps", "HPCC simulator RATE_AI 50Mb/s (W_AI = R_AI x T)"},
+          {"fabric.hpcc.min_rate", "100Mbps", "HPCC simulator MIN_RATE 100Mb/s"},
+          {"fabric.hpcc.base_rtt", "auto",
+           "the longest unloaded RTT of the topology for every flow (the simulator's GLOBAL_T 1)"},
+          {"fabric.hpcc.int_header", "42B", "HPCC simulator IntHeader: 5 hops x 8 B + 2 B"},
+      });
+  p.config.sw.ecn.enabled = false;
+  p.config.cc = "hpcc";
+  p.config.hpcc = HpccConfig{};
   return p;
 }
 

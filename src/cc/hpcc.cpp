@@ -27,7 +27,7 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
   State& s = st_[c.id];
   if (!s.have_ref || s.last.n != in->n) {
     // First feedback (or the path changed length): only a reference.
-    s.last = *in;
+    remember(s, *in);
     s.have_ref = true;
     s.last_update_psn = c.snd_nxt;
     return;
@@ -49,7 +49,7 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
       tau = static_cast<double>(dt);
     }
   }
-  s.last = *in;
+  remember(s, *in);
   if (u_max < 0) return;
   tau = std::min(tau, t_ps);
   s.u = (1 - tau / t_ps) * s.u + tau / t_ps * u_max;
@@ -71,6 +71,11 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
     s.last_update_psn = c.snd_nxt;
   }
   apply(c, s);
+}
+
+void Hpcc::remember(State& s, const IntStack& in) {
+  s.last.n = in.n;  // only the hops in use: a full stack copy per ACK is measurable
+  std::copy_n(in.hop.begin(), in.n, s.last.hop.begin());
 }
 
 void Hpcc::apply(RcConnection& c, const State& s) const {

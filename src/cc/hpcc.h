@@ -59,6 +59,7 @@ class Hpcc final : public CongestionControl {
     IntStack last;  // L: the previous ACK's telemetry
   };
   void apply(RcConnection& c, const State& s) const;
+  static void remember(State& s, const IntStack& in);
   [[nodiscard]] double bdp_bytes(Rate r) const;  // r x T
 
   HpccConfig cfg_;

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace rdmasim::cli {
 
 inline constexpr int kExitOk = 0;
@@ -25,6 +29,20 @@ struct RunOptions {
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);
 int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt);
 int bench_command(const std::vector<std::string>& only, bool list);
+
+// nccl-tests <name>_perf (nccl_tests_command.cpp).
+struct NcclTestsCli {
+  std::string test;
+  std::string minbytes = "32M", maxbytes = "32M", chunk = "512K", mtu = "4096";
+  long long stepfactor = 2;
+  int gpus = 8, nodes = 4, root = 0, channels = 0, qps = 1;
+  std::string fabric = "rocev2-dcqcn", algo, topo = "leaf-spine";
+  double oversub = 1.0;
+  std::string rate, nvlink_bw, nvlink_latency, step_latency, launch_latency, json;
+  long long seed = 1;
+};
+void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
+int nccl_tests_command(const NcclTestsCli& o);
 
 // Finds a file shipped with rdmasim (scenarios/, data/): relative to the
 // working directory first, then to the source tree it was built from.

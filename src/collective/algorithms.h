@@ -33,10 +33,13 @@ struct PlanRequest {
 // request is malformed.
 [[nodiscard]] Plan build_plan(const PlanRequest& r, const CommShape& shape);
 
-// The ring a channel follows: within each server the GPUs in order starting
-// at local (channel % gpus), so the hop leaving a server starts at local
-// (channel - 1) and enters the next at local channel: over `gpus` channels
-// every NIC sends in exactly one channel and receives in exactly one.
+// The ring a channel follows, rail-aligned as NCCL's ring search makes it:
+// server s visits its GPUs c, c+1, ..., c-1 (channel c) when s is even and
+// in the reverse order when s is odd, so every hop between servers joins the
+// same local GPU index (the same rail: NIC c-1 to NIC c-1, or c to c). Over
+// `gpus` channels every NIC sends in exactly one channel and receives in
+// exactly one. With an odd number of servers the alternation cannot close, and
+// all servers use the forward order (the hop s -> s+1 then goes c-1 -> c).
 [[nodiscard]] std::vector<int> ring_order(const CommShape& shape, int channel);
 
 // Double binary tree over `n` nodes: parent of each node in tree t (0 or 1),

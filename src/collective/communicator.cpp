@@ -13,6 +13,7 @@ Communicator::Communicator(GpuCluster& cluster, std::vector<int> ranks, CommShap
     throw std::invalid_argument("communicator rank list does not match its servers x gpus shape");
   if (cfg_.qps_per_conn < 1 || cfg_.qps_per_conn > 64)
     throw std::invalid_argument("qps_per_conn must be between 1 and 64");
+  if (cfg_.slots < 1) throw std::invalid_argument("slots must be >= 1");
 }
 
 Communicator::Communicator(GpuCluster& cluster, CommConfig cfg)
@@ -44,11 +45,19 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   parts_left_.assign(nx, 0);
   first_conn_.assign(nx, 0);
   fabric_bytes_ = nvlink_bytes_ = 0;
+  link_of_.assign(nx, 0);
+  links_.clear();
+  std::unordered_map<uint64_t, uint32_t> link_ids;
   for (size_t i = 0; i < nx; ++i) {
     Transfer& t = plan_.xfers[i];
     t.src = ranks_[t.src];  // to cluster ranks
     t.dst = ranks_[t.dst];
     deps_left_[i] = t.deps;
+    const uint64_t lk = (static_cast<uint64_t>(t.channel) << 40) | (static_cast<uint64_t>(t.src) << 20) |
+                        static_cast<uint64_t>(t.dst);
+    const auto [it, fresh] = link_ids.emplace(lk, static_cast<uint32_t>(links_.size()));
+    if (fresh) links_.emplace_back();
+    link_of_[i] = it->second;
     if (!cl_.same_server(t.src, t.dst)) {
       const int parts = static_cast<int>(std::clamp<int64_t>(t.bytes, 1, cfg_.qps_per_conn));
       parts_left_[i] = static_cast<uint16_t>(parts);
@@ -92,6 +101,16 @@ void Communicator::on_event(uint32_t kind, uint64_t arg) {
 }
 
 void Communicator::launch_ready(uint32_t x) {
+  PeerLink& l = links_[link_of_[x]];
+  if (l.in_flight >= cfg_.slots) {
+    l.waiting.push_back(x);
+    return;
+  }
+  ++l.in_flight;
+  transmit(x);
+}
+
+void Communicator::transmit(uint32_t x) {
   const Transfer& t = plan_.xfers[x];
   Simulation& sim = cl_.sim();
   if (cl_.same_server(t.src, t.dst)) {
@@ -118,6 +137,14 @@ void Communicator::on_receive(const Completion& c) {
 
 void Communicator::delivered(uint32_t x) {
   const Transfer& t = plan_.xfers[x];
+  PeerLink& l = links_[link_of_[x]];
+  if (!l.waiting.empty()) {
+    const uint32_t next = l.waiting.front();
+    l.waiting.pop_front();
+    transmit(next);  // the freed slot goes to the next waiting chunk
+  } else {
+    --l.in_flight;
+  }
   for (uint32_t i = t.succ_begin; i < t.succ_end; ++i) {
     const uint32_t s = plan_.succ[i];
     if (--deps_left_[s] == 0) cl_.sim().schedule_in(cfg_.step_latency, this, kReady, s);

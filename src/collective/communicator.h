@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,12 @@ struct CommConfig {
   // measured for a CUDA launch without CUDA graphs (see e.g. NVIDIA Nsight
   // Systems guide measurements); configurable.
   Time launch_latency = Time::from_us(5);
+  // Chunks a channel may have in flight to one peer: NCCL's staging buffer
+  // has NCCL_STEPS = 8 slots, and a sender waits for a free slot at the
+  // receiver. Without this bound a rank with all its data ready (a broadcast
+  // root) would queue every chunk of channel 0 ahead of channel 1 on its
+  // NVLink instead of the channels sharing it.
+  int slots = 8;
 };
 
 // Notified when a collective finishes.
@@ -82,6 +89,7 @@ class Communicator final : public EventHandler, public CompletionSink {
  private:
   enum Kind : uint32_t { kReady = 1, kNvlinkArrive = 2, kLaunched = 3 };
   void launch_ready(uint32_t x);
+  void transmit(uint32_t x);
   void delivered(uint32_t x);
   void finish();
   uint32_t conn_for(int channel, int src, int dst, int stripe);
@@ -95,6 +103,13 @@ class Communicator final : public EventHandler, public CompletionSink {
   std::vector<uint16_t> deps_left_;
   std::vector<uint16_t> parts_left_;
   std::vector<uint32_t> first_conn_;  // per transfer crossing the fabric: its first QP
+  // Per (channel, src, dst): chunks in flight and those waiting for a slot.
+  struct PeerLink {
+    int in_flight = 0;
+    std::deque<uint32_t> waiting;
+  };
+  std::vector<uint32_t> link_of_;  // per transfer
+  std::vector<PeerLink> links_;
   std::unordered_map<uint64_t, uint32_t> conns_;
   size_t delivered_ = 0;
   bool running_ = false;

@@ -13,8 +13,13 @@ namespace rdmasim {
 std::vector<int> ring_order(const CommShape& shape, int channel) {
   std::vector<int> ring;
   ring.reserve(shape.ranks());
+  const int g = shape.gpus;
   for (int s = 0; s < shape.servers; ++s)
-    for (int i = 0; i < shape.gpus; ++i) ring.push_back(shape.rank(s, (channel + i) % shape.gpus));
+    for (int i = 0; i < g; ++i) {
+      // Even servers: c, c+1, ..., c-1; odd servers the reverse, c-1, ..., c.
+      const int step = (s % 2 == 0 || shape.servers % 2 == 1) ? i : g - 1 - i;
+      ring.push_back(shape.rank(s, (channel + step) % g));
+    }
   return ring;
 }
 

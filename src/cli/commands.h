@@ -44,6 +44,19 @@ struct NcclTestsCli {
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
 int nccl_tests_command(const NcclTestsCli& o);
 
+// train: one training iteration (train_command.cpp).
+struct TrainCli {
+  std::string model = "gpt3-xl";
+  double params = 0;
+  int layers = 0, hidden = 0, seq = 0, micro_batch = 1, micro_batches = 8;
+  int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8, mtu = 4096, qps = 1;
+  double peak_tflops = 989.4, mfu = 0.40, oversub = 1.0;
+  std::string bucket = "25MB", fabric = "rocev2-dcqcn", topo = "rail", rate, trace;
+  long long seed = 1;
+};
+void add_train_subcommand(CLI::App& app, TrainCli& o);
+int train_command(const TrainCli& o);
+
 // Finds a file shipped with rdmasim (scenarios/, data/): relative to the
 // working directory first, then to the source tree it was built from.
 std::string find_shipped(const std::string& relative);

@@ -76,16 +76,15 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   delivered_ = 0;
   start_ = cl_.sim().now();
   end_ = start_;
-  if (nx == 0) {
-    finish();
-    return;
-  }
+  // Even an empty plan completes through the event queue, never inside
+  // start(): listeners may start the next collective from the callback.
   cl_.sim().schedule_in(cfg_.launch_latency, this, kLaunched);
 }
 
 void Communicator::on_event(uint32_t kind, uint64_t arg) {
   switch (kind) {
     case kLaunched:
+      if (plan_.xfers.empty()) finish();
       for (uint32_t i = 0; i < plan_.xfers.size(); ++i)
         if (deps_left_[i] == 0) cl_.sim().schedule_in(cfg_.step_latency, this, kReady, i);
       break;

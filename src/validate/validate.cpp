@@ -136,6 +136,8 @@ void perftest_cases(std::vector<ValidationResult>& out) {
 
 }  // namespace
 
+void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
+
 std::vector<ValidationResult> run_validation() {
   std::vector<ValidationResult> out;
   latency_cases(out);
@@ -144,6 +146,7 @@ std::vector<ValidationResult> run_validation() {
   pfc_cases(out);
   cdf_cases(out);
   perftest_cases(out);
+  collective_cases(out);
   return out;
 }
 

@@ -40,6 +40,9 @@ struct NcclTestsCli {
   double oversub = 1.0;
   std::string rate, nvlink_bw, nvlink_latency, step_latency, launch_latency, json;
   long long seed = 1;
+  double background_load = 0;
+  std::string background_cdf = "data/cdf/alistorage2019.txt";
+  std::string background_horizon = "100ms";
 };
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
 int nccl_tests_command(const NcclTestsCli& o);
@@ -53,6 +56,9 @@ struct TrainCli {
   double peak_tflops = 989.4, mfu = 0.40, oversub = 1.0;
   std::string bucket = "25MB", fabric = "rocev2-dcqcn", topo = "rail", rate, trace;
   long long seed = 1;
+  double background_load = 0;
+  std::string background_cdf = "data/cdf/alistorage2019.txt";
+  std::string background_horizon = "100ms";
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);
 int train_command(const TrainCli& o);

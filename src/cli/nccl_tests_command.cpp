@@ -71,6 +71,12 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("--nvlink-latency", o.nvlink_latency, "NVLink one-way latency (default 1us)");
   nt->add_option("--step-latency", o.step_latency, "GPU time per pipeline step (default 1us)");
   nt->add_option("--launch-latency", o.launch_latency, "kernel launch per collective (default 5us)");
+  nt->add_option("--background-load", o.background_load,
+                 "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
+  nt->add_option("--background-cdf", o.background_cdf,
+                 "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
+  nt->add_option("--background-horizon", o.background_horizon,
+                 "background arrivals are generated over this much simulated time (default 100ms)");
   nt->add_option("--seed", o.seed, "random seed (ECMP hashing)");
   nt->add_option("--json", o.json, "also write the table as JSON to this file");
 }
@@ -112,6 +118,17 @@ int nccl_tests_command(const NcclTestsCli& c) {
     if (mtu < 64 || mtu > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
     o.fabric.rc.mtu = static_cast<uint32_t>(mtu);
     o.seed = static_cast<uint64_t>(c.seed);
+    if (c.background_load < 0 || c.background_load > 1)
+      throw std::invalid_argument("--background-load must be between 0 and 1");
+    if (c.background_load > 0) {
+      o.background.load = c.background_load;
+      o.background.horizon = parse_time(c.background_horizon);
+      try {
+        o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
+      }
+    }
     (void)make_cluster_topology(o.cluster);  // validates the geometry with a clear message
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());

@@ -39,6 +39,12 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
   t->add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
   t->add_option("--mtu", o.mtu, "RDMA payload bytes per packet (default 4096)")->check(CLI::Range(64, 9000));
   t->add_option("--qps", o.qps, "QPs per connection")->check(CLI::Range(1, 64));
+  t->add_option("--background-load", o.background_load,
+                "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
+  t->add_option("--background-cdf", o.background_cdf,
+                "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
+  t->add_option("--background-horizon", o.background_horizon,
+                "background arrivals are generated over this much simulated time (default 100ms)");
   t->add_option("--seed", o.seed, "random seed");
   t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here");
 }
@@ -70,6 +76,17 @@ int train_command(const TrainCli& c) {
     o.fabric.rc.mtu = static_cast<uint32_t>(c.mtu);
     o.comm.qps_per_conn = c.qps;
     o.seed = static_cast<uint64_t>(c.seed);
+    if (c.background_load < 0 || c.background_load > 1)
+      throw std::invalid_argument("--background-load must be between 0 and 1");
+    if (c.background_load > 0) {
+      o.background.load = c.background_load;
+      o.background.horizon = parse_time(c.background_horizon);
+      try {
+        o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
+      }
+    }
     validate_training(o.train, o.cluster.gpus_per_server);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: train: %s\n", e.what());

@@ -5,9 +5,11 @@
 // simulation is deterministic, so nccl-tests' -n iterations would repeat it).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collective/background.h"
 #include "collective/communicator.h"
 #include "fabric/fabric.h"
 
@@ -26,6 +28,9 @@ struct NcclTestsOptions {
   FabricConfig fabric;
   CommConfig comm;
   uint64_t seed = 1;
+  // Background traffic sharing the fabric during every size (none when unset).
+  std::optional<FlowSizeCdf> background_cdf;
+  BackgroundConfig background;
 };
 
 struct NcclTestsRow {

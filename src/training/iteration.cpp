@@ -61,6 +61,8 @@ class Trainer final : public EventHandler, public CollectiveListener {
     ClusterConfig cc = o.cluster;
     cc.servers = (par_.gpus() + G - 1) / G;
     cl_ = std::make_unique<GpuCluster>(cc, o.fabric, o.seed);
+    if (o.background_cdf && o.background.load > 0)
+      background_ = std::make_unique<BackgroundTraffic>(*cl_, *o.background_cdf, o.background);
     build_sets();
     build_schedules();
   }
@@ -395,7 +397,13 @@ class Trainer final : public EventHandler, public CollectiveListener {
     r.dp = dp_;
     r.pp = pp_;
     r.trace = std::move(trace_);
-    r.invariant_error = cl_->fabric().check_invariants();
+    if (background_) {
+      r.background_flows = background_->started();
+      r.background_completed = background_->completed();
+      r.background_mean_fct = background_->mean_fct();
+    } else {
+      r.invariant_error = cl_->fabric().check_invariants();  // only once the fabric has drained
+    }
     return r;
   }
 
@@ -403,6 +411,7 @@ class Trainer final : public EventHandler, public CollectiveListener {
   const TrainingConfig& t_;
   const ParallelConfig& par_;
   std::unique_ptr<GpuCluster> cl_;
+  std::unique_ptr<BackgroundTraffic> background_;
   std::deque<CommSet> sets_;  // stable addresses; CommSet is move-only
   std::vector<int> tp_set_, dp_set_, ep_set_, pp_fwd_set_, pp_bwd_set_;
   std::vector<Stage> stages_;
@@ -477,6 +486,10 @@ std::string format_training(const TrainingResult& r, const TrainingRunOptions& o
   line("MoE AllToAll", r.moe);
   line("DP AllReduce (buckets)", r.dp);
   line("PP send/recv", r.pp);
+  if (r.background_flows > 0)
+    s += fmt::format(
+        "background: {} flows started at load {}, {} completed during the iteration, mean FCT {:.1f} us\n",
+        r.background_flows, o.background.load, r.background_completed, r.background_mean_fct.us());
   return s;
 }
 

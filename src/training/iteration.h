@@ -9,9 +9,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collective/background.h"
 #include "collective/cluster.h"
 #include "collective/communicator.h"
 #include "training/model.h"
@@ -42,6 +44,10 @@ struct TrainingResult {
   double exposed_share = 0;  // exposed_comm / iteration
   CollStats tp, moe, dp, pp;
   std::vector<TraceEvent> trace;
+  // Background traffic sharing the fabric (when configured).
+  size_t background_flows = 0;
+  size_t background_completed = 0;
+  Time background_mean_fct;
   std::string invariant_error;
 };
 
@@ -52,6 +58,10 @@ struct TrainingRunOptions {
   CommConfig comm;
   int channels = 0;  // 0: per communicator, min(8, max(2, its GPUs per server))
   uint64_t seed = 1;
+  // Storage/other-job traffic on the same fabric: flow sizes from this CDF
+  // at background.load of every NIC (none when unset).
+  std::optional<FlowSizeCdf> background_cdf;
+  BackgroundConfig background;
 };
 
 // Throws std::invalid_argument for an invalid layout.

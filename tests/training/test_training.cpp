@@ -148,3 +148,27 @@ TEST(Training, BadLayoutIsRejected) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Interference: web-search flows at 50% of every NIC share the links with the
+// data-parallel AllReduce, which loses bandwidth, and the iteration gets longer.
+TEST(Training, BackgroundTrafficSlowsDataParallelAllReduce) {
+  TrainingRunOptions o = gpt3_xl(8, 1, 4);
+  o.train.model.micro_batches = 1;
+  o.train.model.seq_len = 512;   // a short iteration (~2 ms) keeps the packet count small
+  o.train.model.params = 1.3e8;  // 32 MB of gradients per GPU
+  const TrainingResult quiet = run_training_iteration(o);
+  o.background_cdf = FlowSizeCdf::load("data/cdf/websearch.txt");
+  o.background.load = 0.5;
+  o.background.horizon = Time::from_ms(5);
+  const TrainingResult busy = run_training_iteration(o);
+  EXPECT_GT(busy.background_completed, 100u);
+  EXPECT_LT(busy.dp.busbw, 0.9 * quiet.dp.busbw);
+  EXPECT_GT(busy.iteration, quiet.iteration);
+  EXPECT_EQ(busy.compute_per_stage, quiet.compute_per_stage);
+}
+
+}  // namespace
+}  // namespace rdmasim

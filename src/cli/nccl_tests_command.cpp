@@ -53,7 +53,8 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("--nodes", o.nodes, "servers (default 4)")->check(CLI::Range(1, 4096));
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
   nt->add_option("--fabric", o.fabric, "fabric profile (default rocev2-dcqcn)");
-  nt->add_option("--algo", o.algo, "ring | tree | hierarchical | pairwise (default: ring, pairwise for p2p)");
+  nt->add_option("--algo", o.algo,
+                 "ring | tree | hierarchical | sharp (CollNet) | pairwise (default: ring, pairwise for p2p)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));

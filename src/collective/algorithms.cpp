@@ -9,6 +9,7 @@ Plan build_ring(const PlanRequest& r, const CommShape& shape);
 Plan build_tree(const PlanRequest& r, const CommShape& shape);
 Plan build_hierarchical(const PlanRequest& r, const CommShape& shape);
 Plan build_pairwise(const PlanRequest& r, const CommShape& shape);
+Plan build_sharp(const PlanRequest& r, const CommShape& shape);
 
 Plan build_plan(const PlanRequest& r, const CommShape& shape) {
   if (shape.servers < 1 || shape.gpus < 1)
@@ -31,7 +32,7 @@ Plan build_plan(const PlanRequest& r, const CommShape& shape) {
     case Algo::kPairwise:
       return build_pairwise(r, shape);
     case Algo::kSharp:
-      throw std::invalid_argument("sharp is run by the communicator, not as a host plan");
+      return build_sharp(r, shape);
   }
   return {};
 }

@@ -36,6 +36,8 @@ GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint6
     : cfg_(c),
       sim_(seed),
       fabric_(std::make_unique<Fabric>(sim_, make_cluster_topology(c), fabric)),
-      nvlink_free_(c.ranks()) {}
+      nvlink_free_(c.ranks()),
+      sharp_free_(c.ranks()),
+      sharp_(std::make_unique<SharpManager>(fabric_->topology(), c.sharp)) {}
 
 }  // namespace rdmasim

@@ -11,6 +11,7 @@
 #include "engine/simulation.h"
 #include "engine/units.h"
 #include "fabric/fabric.h"
+#include "sharp/sharp.h"
 #include "topo/topology.h"
 
 namespace rdmasim {
@@ -40,6 +41,7 @@ struct ClusterConfig {
   LinkSpec nic_link{Rate::from_gbps(400), Time::from_ns(1000)};
   LinkSpec fabric_link{Rate::from_gbps(400), Time::from_ns(1000)};
   NvlinkConfig nvlink;
+  SharpConfig sharp;  // used by --algo sharp when the switches offer it
 
   [[nodiscard]] int ranks() const { return servers * gpus_per_server; }
 };
@@ -63,12 +65,17 @@ class GpuCluster {
   [[nodiscard]] bool same_server(int a, int b) const { return server_of(a) == server_of(b); }
   // When GPU `rank`'s NVLink egress is next free (shared by every communicator).
   [[nodiscard]] Time& nvlink_free(int rank) { return nvlink_free_[rank]; }
+  // When NIC `rank` is next free of SHARP streaming.
+  [[nodiscard]] Time& sharp_free(int rank) { return sharp_free_[rank]; }
+  [[nodiscard]] SharpManager& sharp() { return *sharp_; }
 
  private:
   ClusterConfig cfg_;
   Simulation sim_;
   std::unique_ptr<Fabric> fabric_;
   std::vector<Time> nvlink_free_;
+  std::vector<Time> sharp_free_;
+  std::unique_ptr<SharpManager> sharp_;
 };
 
 }  // namespace rdmasim

@@ -26,6 +26,10 @@ Communicator::Communicator(GpuCluster& cluster, CommConfig cfg)
           }(),
           CommShape{cluster.config().servers, cluster.config().gpus_per_server}, cfg, 0) {}
 
+Communicator::~Communicator() {
+  if (sharp_group_) cl_.sharp().release(*sharp_group_);
+}
+
 uint32_t Communicator::conn_for(int channel, int src, int dst, int stripe) {
   const uint64_t key = (static_cast<uint64_t>(channel) << 48) | (static_cast<uint64_t>(stripe) << 40) |
                        (static_cast<uint64_t>(src) << 20) | static_cast<uint64_t>(dst);
@@ -39,7 +43,21 @@ uint32_t Communicator::conn_for(int channel, int src, int dst, int stripe) {
 
 void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListener* listener) {
   if (running_) throw std::logic_error("communicator already runs a collective");
-  plan_ = build_plan(req, shape_);
+  PlanRequest r = req;
+  sharp_fallback_ = false;
+  if (r.algo == Algo::kSharp) {
+    // NCCL CollNet: one aggregation group per communicator, set up on first use.
+    if (!sharp_tried_) {
+      sharp_tried_ = true;
+      sharp_group_ = cl_.sharp().allocate(ranks_);
+    }
+    if (!sharp_group_ || r.type != CollType::kAllReduce) {
+      sharp_fallback_ = true;
+      r.algo = default_algo(r.type);
+    }
+  }
+  last_algo_ = r.algo;
+  plan_ = build_plan(r, shape_);
   const size_t nx = plan_.xfers.size();
   deps_left_.assign(nx, 0);
   parts_left_.assign(nx, 0);
@@ -53,11 +71,15 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
     t.src = ranks_[t.src];  // to cluster ranks
     t.dst = ranks_[t.dst];
     deps_left_[i] = t.deps;
-    const uint64_t lk = (static_cast<uint64_t>(t.channel) << 40) | (static_cast<uint64_t>(t.src) << 20) |
-                        static_cast<uint64_t>(t.dst);
+    const uint64_t lk = (static_cast<uint64_t>(t.sharp) << 62) | (static_cast<uint64_t>(t.channel) << 40) |
+                        (static_cast<uint64_t>(t.src) << 20) | static_cast<uint64_t>(t.dst);
     const auto [it, fresh] = link_ids.emplace(lk, static_cast<uint32_t>(links_.size()));
     if (fresh) links_.emplace_back();
     link_of_[i] = it->second;
+    if (t.sharp) {
+      fabric_bytes_ += t.bytes * shape_.servers;  // streamed into the switches by every NIC of the rail
+      continue;
+    }
     if (!cl_.same_server(t.src, t.dst)) {
       const int parts = static_cast<int>(std::clamp<int64_t>(t.bytes, 1, cfg_.qps_per_conn));
       parts_left_[i] = static_cast<uint16_t>(parts);
@@ -112,6 +134,23 @@ void Communicator::launch_ready(uint32_t x) {
 void Communicator::transmit(uint32_t x) {
   const Transfer& t = plan_.xfers[x];
   Simulation& sim = cl_.sim();
+  if (t.sharp) {
+    // Every server's GPU on this rail streams its chunk into the tree.
+    sharp_hosts_.clear();
+    const int local = cl_.local_of(t.src);
+    Time begin = sim.now();
+    for (int s = 0; s < shape_.servers; ++s) {
+      const int h = ranks_[shape_.rank(s, 0)] - cl_.local_of(ranks_[shape_.rank(s, 0)]) + local;
+      sharp_hosts_.push_back(h);
+      begin = std::max(begin, cl_.sharp_free(h));
+    }
+    SharpManager& sm = cl_.sharp();
+    Time stream;
+    for (int h : sharp_hosts_) stream = std::max(stream, sm.streaming_time(h, t.bytes));
+    for (int h : sharp_hosts_) cl_.sharp_free(h) = begin + stream;
+    sim.schedule(begin + stream + sm.path_latency(*sharp_group_, sharp_hosts_) * 2, this, kNvlinkArrive, x);
+    return;
+  }
   if (cl_.same_server(t.src, t.dst)) {
     const NvlinkConfig& nv = cl_.config().nvlink;
     Time& free_at = cl_.nvlink_free(t.src);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +63,9 @@ class Communicator final : public EventHandler, public CompletionSink {
   Communicator(GpuCluster& cluster, std::vector<int> ranks, CommShape shape, CommConfig cfg, uint32_t id = 0);
   // The whole cluster as one communicator.
   Communicator(GpuCluster& cluster, CommConfig cfg);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
 
   // Starts a collective now. Throws std::invalid_argument for an inapplicable
   // algorithm; std::logic_error if one is already running.
@@ -75,6 +79,10 @@ class Communicator final : public EventHandler, public CompletionSink {
   // Bytes of the last collective that crossed the fabric / NVLink.
   [[nodiscard]] int64_t fabric_bytes() const { return fabric_bytes_; }
   [[nodiscard]] int64_t nvlink_bytes() const { return nvlink_bytes_; }
+  // --algo sharp: whether the last request fell back to ring because the
+  // switches had no aggregation group left (or offer no SHARP).
+  [[nodiscard]] bool sharp_fallback() const { return sharp_fallback_; }
+  [[nodiscard]] Algo last_algo() const { return last_algo_; }
   // Transfers in the last plan (what ran).
   [[nodiscard]] size_t transfers() const { return plan_.xfers.size(); }
 
@@ -117,6 +125,10 @@ class Communicator final : public EventHandler, public CompletionSink {
   CollectiveListener* listener_ = nullptr;
   Time start_, end_;
   int64_t fabric_bytes_ = 0, nvlink_bytes_ = 0;
+  std::optional<SharpGroup> sharp_group_;
+  bool sharp_tried_ = false, sharp_fallback_ = false;
+  Algo last_algo_ = Algo::kRing;
+  std::vector<int> sharp_hosts_;  // scratch: the hosts of one SHARP operation
 };
 
 }  // namespace rdmasim

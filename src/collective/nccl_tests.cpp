@@ -26,7 +26,6 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o) {
                                 " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
                                 "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
                                 "sendrecv)");
-  if (o.algo == Algo::kSharp) throw std::invalid_argument("--algo sharp is not implemented yet");
   NcclTestsResult res;
   res.nranks = o.cluster.ranks();
   res.channels = o.channels > 0 ? o.channels : std::max(2, o.cluster.gpus_per_server);
@@ -55,6 +54,7 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o) {
     row.algbw = t.ps() > 0 ? static_cast<double>(bytes) / t.sec() / 1e9 : 0;
     row.busbw = row.algbw * factor;
     row.fabric_bytes = comm.fabric_bytes();
+    row.sharp_fallback = comm.sharp_fallback();
     if (!bg) row.invariant_error = cl.fabric().check_invariants();  // background flows may still be in flight
     sum += row.busbw;
     res.rows.push_back(row);
@@ -102,6 +102,11 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
         row.bytes, row.count, "float", redop, root, row.time_us, row.algbw, row.busbw, "N/A", row.time_us,
         row.algbw, row.busbw, "N/A");
   }
+  for (const auto& row : r.rows)
+    if (row.sharp_fallback) {
+      s += "# SHARP: no aggregation group available (switch resources or no SHARP): ran the ring algorithm\n";
+      break;
+    }
   s += "# Out of bounds values : 0 OK\n";
   s += fmt::format("# Avg bus bandwidth    : {:.4f} \n", r.avg_busbw);
   if (!r.rows.empty())

@@ -40,6 +40,7 @@ struct NcclTestsRow {
   double algbw = 0;  // GB/s (1e9 bytes/s, as nccl-tests)
   double busbw = 0;
   int64_t fabric_bytes = 0;
+  bool sharp_fallback = false;  // --algo sharp ran ring instead
   std::string invariant_error;
 };
 

@@ -44,6 +44,7 @@ struct Transfer {
   int64_t bytes = 0;
   uint16_t channel = 0;
   uint16_t deps = 0;        // transfers that must deliver before this one starts
+  bool sharp = false;       // an in-network aggregation over the rail of `src` (src == dst)
   uint32_t succ_begin = 0;  // successors: Plan::succ[succ_begin, succ_end)
   uint32_t succ_end = 0;
 };
@@ -66,6 +67,13 @@ class PlanBuilder {
     t.channel = static_cast<uint16_t>(channel);
     plan_.xfers.push_back(t);
     return static_cast<uint32_t>(plan_.xfers.size() - 1);
+  }
+  // One SHARP aggregation of `bytes` per host over every server's GPU with
+  // the local index of `rank` (its rail).
+  uint32_t add_sharp(int rank, int64_t bytes, int channel) {
+    const uint32_t t = add(rank, rank, bytes, channel);
+    plan_.xfers[t].sharp = true;
+    return t;
   }
   // `after` may start only once `before` has delivered.
   void edge(uint32_t before, uint32_t after) { edges_.emplace_back(before, after); }

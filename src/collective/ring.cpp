@@ -47,7 +47,12 @@ std::vector<std::vector<uint32_t>> ring_pass(PlanBuilder& b, const std::vector<i
         if (j > 0) {
           b.edge(prev[p * k + q], t);
         } else if (!entry.empty()) {
-          for (uint32_t e : entry[ring[p]]) b.edge(e, t);
+          const auto& in = entry[ring[p]];
+          if (static_cast<int64_t>(in.size()) == k) {
+            b.edge(in[q], t);  // chunk-aligned: chunk q waits only for the entry's chunk q
+          } else {
+            for (uint32_t e : in) b.edge(e, t);
+          }
         }
         cur[next * k + q] = t;
       }

@@ -110,6 +110,11 @@ int main_impl(int argc, char** argv) {
   bench->add_option("--only", only, "run only these bench scenarios (by name)");
   bench->add_flag("--list", list, "list the bench scenarios");
 
+  cli::NcclTestsCli nccl;
+  cli::add_nccl_tests_subcommand(app, nccl);
+  cli::TrainCli train;
+  cli::add_train_subcommand(app, train);
+
   auto* profiles =
       app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
   auto* validate = app.add_subcommand("validate", "run the VALIDATION.md cases: measured vs expected");
@@ -126,6 +131,8 @@ int main_impl(int argc, char** argv) {
   if (*pt)
     return perftest_main(test, size, iters, depth, profile, rate, delay, sw_latency, cut_through, switches,
                          mtu);
+  if (*app.get_subcommand("nccl-tests")) return cli::nccl_tests_command(nccl);
+  if (*app.get_subcommand("train")) return cli::train_command(train);
   if (*demo) return cli::demo_command(demo_out, demo_jobs, g_interrupt);
   if (*bench) return cli::bench_command(only, list);
   if (*validate) {

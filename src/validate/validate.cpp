@@ -240,6 +240,8 @@ void ib_incast_case(std::vector<ValidationResult>& out) {
 
 }  // namespace
 
+void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
+
 std::vector<ValidationResult> run_validation(bool full) {
   std::vector<ValidationResult> out;
   latency_cases(out);
@@ -252,6 +254,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   irn_cases(out);
   ib_perftest_cases(out);
   ib_incast_case(out);
+  collective_cases(out);
   return out;
 }
 

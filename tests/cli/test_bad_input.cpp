@@ -526,6 +526,49 @@ TEST_F(CliTest, NoSubcommand) {
   expect_bad_input(r, "A subcommand is required\nRun with --help for more information.\n");
 }
 
+// --- nccl-tests --------------------------------------------------------------------------------------
+
+TEST_F(CliTest, NcclTestsUnknownTest) {
+  const CliResult r = run_cli({"nccl-tests", "all_reduc_perf"});
+  expect_bad_input(r,
+                   "error: nccl-tests: test: unknown collective 'all_reduc' (known: all_reduce, all_gather, "
+                   "reduce_scatter, broadcast, reduce, alltoall, sendrecv)\n");
+}
+
+TEST_F(CliTest, NcclTestsBadSize) {
+  const CliResult r = run_cli({"nccl-tests", "all_reduce_perf", "-b", "12Q"});
+  expect_bad_input(r, "error: nccl-tests: -b '12Q': expected a size such as 8, 128K, 1G or 64MiB\n");
+}
+
+TEST_F(CliTest, NcclTestsAlgorithmThatDoesNotApply) {
+  const CliResult r = run_cli({"nccl-tests", "alltoall_perf", "--algo", "tree", "-b", "1K", "-e", "1K"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: nccl-tests: --algo tree does not implement alltoall"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, NcclTestsUnknownFabric) {
+  const CliResult r = run_cli({"nccl-tests", "all_reduce_perf", "--fabric", "ib-xdr"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: nccl-tests: --fabric: unknown fabric profile 'ib-xdr'"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, NcclTestsPrintsTableAndJson) {
+  const auto json = dir_ / "nccl.json";
+  const CliResult r = run_cli({"nccl-tests", "all_gather_perf", "-b", "1K", "-e", "4K", "-f", "2", "--nodes",
+                               "2", "-g", "2", "--fabric", "ideal", "--json", json.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("#       size        count     type  redop   root     time   algbw   busbw #wrong"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# Avg bus bandwidth"), std::string::npos);
+  const auto j = nlohmann::json::parse(read_text(json));
+  ASSERT_EQ(j["rows"].size(), 3u);
+  EXPECT_EQ(j["rows"][2]["size"], 4096);
+  EXPECT_EQ(j["nranks"], 4);
+}
+
 }  // namespace
 }  // namespace rdmasim
 

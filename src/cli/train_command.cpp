@@ -1,0 +1,114 @@
+// rdmasim train: one training iteration of a model layout over a simulated
+// GPU cluster (see training/iteration.h); prints the summary and writes the
+// Chrome/Perfetto trace.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <stdexcept>
+
+#include "cli/commands.h"
+#include "config/units_parse.h"
+#include "fabric/profiles.h"
+#include "report/atomic_file.h"
+#include "training/iteration.h"
+#include "training/presets.h"
+
+namespace rdmasim::cli {
+
+void add_train_subcommand(CLI::App& app, TrainCli& o) {
+  auto* t = app.add_subcommand("train", "one training iteration: compute, TP/PP/DP/EP communication, trace");
+  t->add_option("--model", o.model,
+                "gpt3-175b | gpt3-xl | llama2-7b | llama2-70b | mixtral-8x7b (default gpt3-xl)");
+  t->add_option("--params", o.params, "override: parameter count");
+  t->add_option("--layers", o.layers, "override: transformer layers")->check(CLI::Range(1, 100000));
+  t->add_option("--hidden", o.hidden, "override: hidden size")->check(CLI::Range(1, 1 << 20));
+  t->add_option("--seq", o.seq, "override: sequence length")->check(CLI::Range(1, 1 << 22));
+  t->add_option("--micro-batch", o.micro_batch, "sequences per micro-batch")->check(CLI::Range(1, 1 << 16));
+  t->add_option("--micro-batches", o.micro_batches, "micro-batches per iteration")
+      ->check(CLI::Range(1, 4096));
+  t->add_option("--tp", o.tp, "tensor parallel degree")->check(CLI::Range(1, 64));
+  t->add_option("--pp", o.pp, "pipeline stages")->check(CLI::Range(1, 1024));
+  t->add_option("--dp", o.dp, "data parallel replicas")->check(CLI::Range(1, 4096));
+  t->add_option("--ep", o.ep, "expert parallel degree (divides dp)")->check(CLI::Range(1, 4096));
+  t->add_option("--peak-tflops", o.peak_tflops, "GPU peak TFLOP/s (default 989.4, H100 SXM BF16 dense)");
+  t->add_option("--mfu", o.mfu, "model FLOPs utilization (default 0.40)");
+  t->add_option("--bucket", o.bucket, "DP gradient bucket (default 25MB)");
+  t->add_option("-g,--gpus-per-server", o.gpus, "GPUs per server")->check(CLI::Range(1, 64));
+  t->add_option("--fabric", o.fabric, "fabric profile (default rocev2-dcqcn)");
+  t->add_option("--topo", o.topo, "rail | leaf-spine")->check(CLI::IsMember({"leaf-spine", "rail"}));
+  t->add_option("--oversubscription", o.oversub, "leaf down:up ratio (default 1)");
+  t->add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
+  t->add_option("--mtu", o.mtu, "RDMA payload bytes per packet (default 4096)")->check(CLI::Range(64, 9000));
+  t->add_option("--qps", o.qps, "QPs per connection")->check(CLI::Range(1, 64));
+  t->add_option("--background-load", o.background_load,
+                "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
+  t->add_option("--background-cdf", o.background_cdf,
+                "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
+  t->add_option("--background-horizon", o.background_horizon,
+                "background arrivals are generated over this much simulated time (default 100ms)");
+  t->add_option("--seed", o.seed, "random seed");
+  t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here");
+}
+
+int train_command(const TrainCli& c) {
+  TrainingRunOptions o;
+  try {
+    o.train.model = model_preset(c.model);
+    ModelConfig& m = o.train.model;
+    if (c.params > 0) m.params = c.params;
+    if (c.layers > 0) m.layers = c.layers;
+    if (c.hidden > 0) m.hidden = c.hidden;
+    if (c.seq > 0) m.seq_len = c.seq;
+    m.micro_batch = c.micro_batch;
+    m.micro_batches = c.micro_batches;
+    o.train.par = ParallelConfig{c.tp, c.pp, c.dp, c.ep};
+    o.train.gpu.peak_tflops = c.peak_tflops;
+    o.train.gpu.mfu = c.mfu;
+    o.train.bucket_bytes = parse_bytes(c.bucket).count();
+    o.cluster.gpus_per_server = c.gpus;
+    o.cluster.topology = c.topo == "rail" ? ClusterTopology::kRail : ClusterTopology::kLeafSpine;
+    o.cluster.oversubscription = c.oversub;
+    if (!c.rate.empty()) o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);
+    try {
+      o.fabric = find_profile(c.fabric).config;
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--fabric: ") + e.what());
+    }
+    o.fabric.rc.mtu = static_cast<uint32_t>(c.mtu);
+    o.comm.qps_per_conn = c.qps;
+    o.seed = static_cast<uint64_t>(c.seed);
+    if (c.background_load < 0 || c.background_load > 1)
+      throw std::invalid_argument("--background-load must be between 0 and 1");
+    if (c.background_load > 0) {
+      o.background.load = c.background_load;
+      o.background.horizon = parse_time(c.background_horizon);
+      try {
+        o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
+      } catch (const std::exception& e) {
+        throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
+      }
+    }
+    validate_training(o.train, o.cluster.gpus_per_server);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: train: %s\n", e.what());
+    return kExitBadInput;
+  }
+  TrainingResult r;
+  try {
+    r = run_training_iteration(o);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: train: %s\n", e.what());
+    return kExitBadInput;
+  }
+  std::fputs(format_training(r, o).c_str(), stdout);
+  if (!c.trace.empty()) {
+    write_file_atomic(c.trace, chrome_trace_json(r, o));
+    std::printf("trace: %s (%zu events; open in ui.perfetto.dev)\n", c.trace.c_str(), r.trace.size());
+  }
+  if (!r.invariant_error.empty()) {
+    std::fprintf(stderr, "error: simulation invariant violated: %s\n", r.invariant_error.c_str());
+    return kExitInvariant;
+  }
+  return kExitOk;
+}
+
+}  // namespace rdmasim::cli

@@ -1,0 +1,40 @@
+#include "collective/algorithms.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace rdmasim {
+
+Plan build_ring(const PlanRequest& r, const CommShape& shape);
+Plan build_tree(const PlanRequest& r, const CommShape& shape);
+Plan build_hierarchical(const PlanRequest& r, const CommShape& shape);
+Plan build_pairwise(const PlanRequest& r, const CommShape& shape);
+Plan build_sharp(const PlanRequest& r, const CommShape& shape);
+
+Plan build_plan(const PlanRequest& r, const CommShape& shape) {
+  if (shape.servers < 1 || shape.gpus < 1)
+    throw std::invalid_argument("a communicator needs at least one rank");
+  if (r.bytes < 0) throw std::invalid_argument("message size must be >= 0");
+  if (r.channels < 1 || r.channels > 64) throw std::invalid_argument("channels must be between 1 and 64");
+  if (r.chunk < 1) throw std::invalid_argument("chunk size must be >= 1 byte");
+  if (r.root < 0 || r.root >= shape.ranks())
+    throw std::invalid_argument("root must be a rank between 0 and " + std::to_string(shape.ranks() - 1));
+  if (!algo_applies(r.type, r.algo))
+    throw std::invalid_argument(std::string("algorithm '") + algo_name(r.algo) + "' does not implement " +
+                                coll_name(r.type));
+  switch (r.algo) {
+    case Algo::kRing:
+      return build_ring(r, shape);
+    case Algo::kTree:
+      return build_tree(r, shape);
+    case Algo::kHierarchical:
+      return build_hierarchical(r, shape);
+    case Algo::kPairwise:
+      return build_pairwise(r, shape);
+    case Algo::kSharp:
+      return build_sharp(r, shape);
+  }
+  return {};
+}
+
+}  // namespace rdmasim

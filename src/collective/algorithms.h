@@ -1,0 +1,52 @@
+// The algorithm builders: each turns one collective into a Plan (plan.h).
+// Ranks are the communicator's: rank r is local GPU (r % gpus) of server
+// (r / gpus). `bytes` follows nccl-tests' size column: the per-rank buffer for
+// AllReduce/Broadcast/Reduce/SendRecv, the gathered (output) buffer for
+// AllGather, the input buffer for ReduceScatter, each rank's send buffer for
+// AllToAll.
+#pragma once
+
+#include "collective/plan.h"
+
+namespace rdmasim {
+
+struct CommShape {
+  int servers = 1;
+  int gpus = 1;  // per server
+  [[nodiscard]] int ranks() const { return servers * gpus; }
+  [[nodiscard]] int rank(int server, int local) const { return server * gpus + local; }
+};
+
+struct PlanRequest {
+  CollType type = CollType::kAllReduce;
+  Algo algo = Algo::kRing;
+  int64_t bytes = 0;
+  int channels = 8;
+  // Bytes a channel moves per step of the pipeline. NCCL's Simple protocol
+  // splits its 4 MiB staging buffer (NCCL_BUFFSIZE default, NCCL env docs)
+  // into NCCL_STEPS = 8 slots: 512 KiB.
+  int64_t chunk = 512 * 1024;
+  int root = 0;
+};
+
+// Throws std::invalid_argument when the algorithm does not apply or the
+// request is malformed.
+[[nodiscard]] Plan build_plan(const PlanRequest& r, const CommShape& shape);
+
+// The ring a channel follows, rail-aligned as NCCL's ring search makes it:
+// server s visits its GPUs c, c+1, ..., c-1 (channel c) when s is even and
+// in the reverse order when s is odd, so every hop between servers joins the
+// same local GPU index (the same rail: NIC c-1 to NIC c-1, or c to c). Over
+// `gpus` channels every NIC sends in exactly one channel and receives in
+// exactly one. With an odd number of servers the alternation cannot close, and
+// all servers use the forward order (the hop s -> s+1 then goes c-1 -> c).
+[[nodiscard]] std::vector<int> ring_order(const CommShape& shape, int channel);
+
+// Double binary tree over `n` nodes: parent of each node in tree t (0 or 1),
+// -1 at the root. Tree 0 is the in-order balanced binary tree; tree 1 is its
+// mirror image (node i there plays node n-1-i), so most leaves of one tree
+// are interior in the other and both trees together use each node's
+// bandwidth evenly.
+[[nodiscard]] std::vector<int> binary_tree_parents(int n, int tree);
+
+}  // namespace rdmasim

@@ -1,0 +1,43 @@
+#include "collective/background.h"
+
+#include <numeric>
+#include <stdexcept>
+
+#include "workload/poisson_flows.h"
+
+namespace rdmasim {
+
+BackgroundTraffic::BackgroundTraffic(GpuCluster& cl, const FlowSizeCdf& sizes, const BackgroundConfig& cfg)
+    : cl_(cl) {
+  if (!(cfg.load > 0 && cfg.load <= 1)) throw std::invalid_argument("background load must be in (0, 1]");
+  std::vector<int> hosts(cl.ranks());
+  std::iota(hosts.begin(), hosts.end(), 0);
+  Rng rng = cl.sim().rng("background");
+  flows_ = generate_poisson_flows(sizes, hosts, cl.config().nic_link.rate, cfg.load, cl.sim().now(),
+                                  cfg.horizon, rng);
+  for (size_t i = 0; i < flows_.size(); ++i) cl.sim().schedule(flows_[i].start, this, 0, i);
+}
+
+void BackgroundTraffic::on_event(uint32_t, uint64_t arg) {
+  const FlowSpec& f = flows_[arg];
+  const uint64_t key = (static_cast<uint64_t>(f.src) << 32) | static_cast<uint64_t>(f.dst);
+  auto it = qps_.find(key);
+  if (it == qps_.end()) {
+    Fabric& fab = cl_.fabric();
+    it = qps_.emplace(key, fab.rc().connect(f.src, f.dst, this, fab.config().rc.data_tc)).first;
+  }
+  cl_.fabric().rc().post(it->second, Opcode::kWrite, f.size_bytes, arg);
+  ++started_;
+}
+
+void BackgroundTraffic::on_complete(const Completion& c) {
+  ++completed_;
+  bytes_done_ += c.bytes;
+  fct_sum_ += c.completed - flows_[c.wr_id].start;
+}
+
+Time BackgroundTraffic::mean_fct() const {
+  return completed_ == 0 ? Time::zero() : fct_sum_ / static_cast<int64_t>(completed_);
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,43 @@
+#include "collective/cluster.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace rdmasim {
+
+Topology make_cluster_topology(const ClusterConfig& c) {
+  if (c.servers < 1 || c.servers > 4096) throw std::invalid_argument("servers must be between 1 and 4096");
+  if (c.gpus_per_server < 1 || c.gpus_per_server > 64)
+    throw std::invalid_argument("gpus_per_server must be between 1 and 64");
+  if (!(c.oversubscription >= 1.0) || c.oversubscription > 64)
+    throw std::invalid_argument("oversubscription must be between 1 and 64 (1 = non-blocking, 2 = 2:1)");
+  if (c.nvlink.rate.bps() <= 0) throw std::invalid_argument("nvlink rate must be positive");
+  const double per_leaf_down = (c.topology == ClusterTopology::kLeafSpine ? c.gpus_per_server : c.servers) *
+                               static_cast<double>(c.nic_link.rate.bps());
+  const int spines = std::max(
+      1, static_cast<int>(std::ceil(per_leaf_down / (c.oversubscription * c.fabric_link.rate.bps()) - 1e-9)));
+  Topology t;
+  if (c.topology == ClusterTopology::kLeafSpine) {
+    // make_leaf_spine numbers hosts leaf-major: leaf l = server l.
+    t = make_leaf_spine(c.servers, c.gpus_per_server, spines, 1.0, c.nic_link, c.fabric_link);
+    for (int s = 0; s < c.servers; ++s)
+      for (int g = 0; g < c.gpus_per_server; ++g) {
+        auto& n = t.nodes[t.hosts[s * c.gpus_per_server + g]];
+        n.server = s;
+        n.name = "srv" + std::to_string(s) + ".gpu" + std::to_string(g);
+      }
+  } else {
+    t = make_servers(c.servers, c.gpus_per_server, spines, c.nic_link, c.fabric_link);
+  }
+  return t;
+}
+
+GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed)
+    : cfg_(c),
+      sim_(seed),
+      fabric_(std::make_unique<Fabric>(sim_, make_cluster_topology(c), fabric)),
+      nvlink_free_(c.ranks()),
+      sharp_free_(c.ranks()),
+      sharp_(std::make_unique<SharpManager>(fabric_->topology(), c.sharp)) {}
+
+}  // namespace rdmasim

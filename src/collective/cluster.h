@@ -1,0 +1,81 @@
+// A GPU cluster: servers of G GPUs each, joined inside a server by an
+// NVLink-class interconnect and across servers by the simulated fabric, one
+// NIC per GPU. Rank r is GPU (r % G) of server (r / G) and is fabric endpoint
+// r (the topology builders below number endpoints server-major).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/simulation.h"
+#include "engine/units.h"
+#include "fabric/fabric.h"
+#include "sharp/sharp.h"
+#include "topo/topology.h"
+
+namespace rdmasim {
+
+// The intra-server interconnect. Defaults: H100 SXM5 with NVLink 4 — 18 links
+// x 50 GB/s bidirectional = 900 GB/s per GPU, i.e. 450 GB/s each direction
+// (NVIDIA H100 datasheet; glennklockwood.com/garden/processors/h100 lists
+// "900 GB/s NVLink"). Latency: ~1 us GPU-to-GPU through an NVSwitch is an
+// order-of-magnitude assumption (no primary figure found); override it.
+struct NvlinkConfig {
+  Rate rate = Rate::from_gbps(450 * 8);  // per GPU, per direction
+  Time latency = Time::from_ns(1000);
+};
+
+enum class ClusterTopology : uint8_t {
+  kLeafSpine,  // every GPU NIC of one server on the server's leaf; leaves to spines (ECMP)
+  kRail,       // rail-optimized: NIC g of every server on rail leaf g; rails to spines
+};
+
+struct ClusterConfig {
+  int servers = 4;
+  int gpus_per_server = 8;
+  ClusterTopology topology = ClusterTopology::kLeafSpine;
+  // Leaf uplink capacity = downlink capacity / oversubscription (1 = non-blocking).
+  double oversubscription = 1.0;
+  // ConnectX-7 class NIC per GPU: 400 Gb/s (NDR / 400GbE), 1 us cables.
+  LinkSpec nic_link{Rate::from_gbps(400), Time::from_ns(1000)};
+  LinkSpec fabric_link{Rate::from_gbps(400), Time::from_ns(1000)};
+  NvlinkConfig nvlink;
+  SharpConfig sharp;  // used by --algo sharp when the switches offer it
+
+  [[nodiscard]] int ranks() const { return servers * gpus_per_server; }
+};
+
+// Throws std::invalid_argument naming the parameter when the cluster is invalid.
+[[nodiscard]] Topology make_cluster_topology(const ClusterConfig& c);
+
+// A simulation, its fabric and the cluster geometry: everything a
+// communicator needs. Owns the Simulation.
+class GpuCluster {
+ public:
+  GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed);
+  [[nodiscard]] Simulation& sim() { return sim_; }
+  [[nodiscard]] Fabric& fabric() { return *fabric_; }
+  [[nodiscard]] const ClusterConfig& config() const { return cfg_; }
+  [[nodiscard]] int ranks() const { return cfg_.ranks(); }
+  [[nodiscard]] int gpus_per_server() const { return cfg_.gpus_per_server; }
+  [[nodiscard]] int server_of(int rank) const { return rank / cfg_.gpus_per_server; }
+  [[nodiscard]] int local_of(int rank) const { return rank % cfg_.gpus_per_server; }
+  [[nodiscard]] int rank_of(int server, int local) const { return server * cfg_.gpus_per_server + local; }
+  [[nodiscard]] bool same_server(int a, int b) const { return server_of(a) == server_of(b); }
+  // When GPU `rank`'s NVLink egress is next free (shared by every communicator).
+  [[nodiscard]] Time& nvlink_free(int rank) { return nvlink_free_[rank]; }
+  // When NIC `rank` is next free of SHARP streaming.
+  [[nodiscard]] Time& sharp_free(int rank) { return sharp_free_[rank]; }
+  [[nodiscard]] SharpManager& sharp() { return *sharp_; }
+
+ private:
+  ClusterConfig cfg_;
+  Simulation sim_;
+  std::unique_ptr<Fabric> fabric_;
+  std::vector<Time> nvlink_free_;
+  std::vector<Time> sharp_free_;
+  std::unique_ptr<SharpManager> sharp_;
+};
+
+}  // namespace rdmasim

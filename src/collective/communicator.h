@@ -1,0 +1,134 @@
+// A communicator: a group of GPU ranks that runs collectives, one at a time,
+// the way NCCL's kernels do — a Plan's transfers start when their inputs have
+// arrived plus a per-step GPU latency (the kernel's reduce/copy and flag
+// handling), and leave either over NVLink (same server) or as RDMA WRITEs on
+// the channel's RC QPs (other servers). It talks to the fabric only through
+// the verbs layer (QueuePair-style connect/post and completions).
+//
+// NVLink is modelled analytically, not as topology links: each GPU has one
+// egress FIFO at the NVLink rate (450 GB/s per direction on H100) and a fixed
+// latency. NVSwitch is non-blocking for the patterns collectives use (each GPU
+// sends to and receives from a bounded set of peers at full rate), so the only
+// contention that matters is at the sending GPU; modelling NVSwitch ports as
+// packet-level links would add millions of events per collective for no
+// change in the result.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collective/algorithms.h"
+#include "collective/cluster.h"
+#include "transport/rc.h"
+
+namespace rdmasim {
+
+struct CommConfig {
+  // QPs per (channel, peer) connection; a transfer is striped over them, each
+  // with its own UDP source port (NCCL_IB_QPS_PER_CONNECTION, default 1).
+  int qps_per_conn = 1;
+  // GPU time per step before a chunk moves: the kernel's reduction/copy and
+  // its flag handshake. Assumption (no primary figure found): 1 us, the order
+  // of NCCL's per-hop latency in its tuning model; configurable.
+  Time step_latency = Time::from_ns(1000);
+  // Kernel launch per collective: ~5 us, the low end of the 5-50 us commonly
+  // measured for a CUDA launch without CUDA graphs (see e.g. NVIDIA Nsight
+  // Systems guide measurements); configurable.
+  Time launch_latency = Time::from_us(5);
+  // Chunks a channel may have in flight to one peer: NCCL's staging buffer
+  // has NCCL_STEPS = 8 slots, and a sender waits for a free slot at the
+  // receiver. Without this bound a rank with all its data ready (a broadcast
+  // root) would queue every chunk of channel 0 ahead of channel 1 on its
+  // NVLink instead of the channels sharing it.
+  int slots = 8;
+};
+
+// Notified when a collective finishes.
+class CollectiveListener {
+ public:
+  virtual void on_collective_done(uint32_t comm_id, uint64_t tag, Time start, Time end) = 0;
+
+ protected:
+  ~CollectiveListener() = default;
+};
+
+class Communicator final : public EventHandler, public CompletionSink {
+ public:
+  // `ranks`: the cluster ranks, shaped as `shape.servers` servers x
+  // `shape.gpus` GPUs (communicator rank s*gpus+g is ranks[s*gpus+g]).
+  Communicator(GpuCluster& cluster, std::vector<int> ranks, CommShape shape, CommConfig cfg, uint32_t id = 0);
+  // The whole cluster as one communicator.
+  Communicator(GpuCluster& cluster, CommConfig cfg);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  // Starts a collective now. Throws std::invalid_argument for an inapplicable
+  // algorithm; std::logic_error if one is already running.
+  void start(const PlanRequest& req, uint64_t tag, CollectiveListener* listener);
+  [[nodiscard]] bool busy() const { return running_; }
+  [[nodiscard]] int size() const { return shape_.ranks(); }
+  [[nodiscard]] const CommShape& shape() const { return shape_; }
+  [[nodiscard]] uint32_t id() const { return id_; }
+  [[nodiscard]] Time last_start() const { return start_; }
+  [[nodiscard]] Time last_end() const { return end_; }
+  // Bytes of the last collective that crossed the fabric / NVLink.
+  [[nodiscard]] int64_t fabric_bytes() const { return fabric_bytes_; }
+  [[nodiscard]] int64_t nvlink_bytes() const { return nvlink_bytes_; }
+  // --algo sharp: whether the last request fell back to ring because the
+  // switches had no aggregation group left (or offer no SHARP).
+  [[nodiscard]] bool sharp_fallback() const { return sharp_fallback_; }
+  [[nodiscard]] Algo last_algo() const { return last_algo_; }
+  // Transfers in the last plan (what ran).
+  [[nodiscard]] size_t transfers() const { return plan_.xfers.size(); }
+
+  // Runs one collective to completion on an otherwise idle simulation and
+  // returns its duration (a convenience for nccl-tests and tests).
+  Time run_one(const PlanRequest& req);
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+  void on_complete(const Completion&) override {}
+  void on_receive(const Completion& c) override;
+
+ private:
+  enum Kind : uint32_t { kReady = 1, kNvlinkArrive = 2, kLaunched = 3 };
+  void launch_ready(uint32_t x);
+  void transmit(uint32_t x);
+  void delivered(uint32_t x);
+  void finish();
+  uint32_t conn_for(int channel, int src, int dst, int stripe);
+
+  GpuCluster& cl_;
+  std::vector<int> ranks_;
+  CommShape shape_;
+  CommConfig cfg_;
+  uint32_t id_;
+  Plan plan_;
+  std::vector<uint16_t> deps_left_;
+  std::vector<uint16_t> parts_left_;
+  std::vector<uint32_t> first_conn_;  // per transfer crossing the fabric: its first QP
+  // Per (channel, src, dst): chunks in flight and those waiting for a slot.
+  struct PeerLink {
+    int in_flight = 0;
+    std::deque<uint32_t> waiting;
+  };
+  std::vector<uint32_t> link_of_;  // per transfer
+  std::vector<PeerLink> links_;
+  std::unordered_map<uint64_t, uint32_t> conns_;
+  size_t delivered_ = 0;
+  bool running_ = false;
+  uint64_t tag_ = 0;
+  CollectiveListener* listener_ = nullptr;
+  Time start_, end_;
+  int64_t fabric_bytes_ = 0, nvlink_bytes_ = 0;
+  std::optional<SharpGroup> sharp_group_;
+  bool sharp_tried_ = false, sharp_fallback_ = false;
+  Algo last_algo_ = Algo::kRing;
+  std::vector<int> sharp_hosts_;  // scratch: the hosts of one SHARP operation
+};
+
+}  // namespace rdmasim

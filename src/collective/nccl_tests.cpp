@@ -1,0 +1,140 @@
+#include "collective/nccl_tests.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <stdexcept>
+
+namespace rdmasim {
+
+std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor) {
+  if (min_bytes < 0) throw std::invalid_argument("-b (minbytes) must be >= 0");
+  if (max_bytes < min_bytes) throw std::invalid_argument("-e (maxbytes) must be >= -b (minbytes)");
+  if (factor < 2) throw std::invalid_argument("-f (stepfactor) must be >= 2");
+  std::vector<int64_t> sizes;
+  for (int64_t s = min_bytes; s <= max_bytes; s = s == 0 ? 1 : s * factor) {
+    sizes.push_back(s);
+    if (sizes.size() > 64) throw std::invalid_argument("-b/-e/-f give more than 64 sizes");
+  }
+  return sizes;
+}
+
+NcclTestsResult run_nccl_tests(const NcclTestsOptions& o) {
+  if (!algo_applies(o.type, o.algo))
+    throw std::invalid_argument(std::string("--algo ") + algo_name(o.algo) + " does not implement " +
+                                coll_name(o.type) +
+                                " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
+                                "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
+                                "sendrecv)");
+  NcclTestsResult res;
+  res.nranks = o.cluster.ranks();
+  res.channels = o.channels > 0 ? o.channels : std::max(2, o.cluster.gpus_per_server);
+  if (o.root < 0 || o.root >= res.nranks)
+    throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(res.nranks - 1));
+  const double factor = busbw_factor(o.type, res.nranks);
+  double sum = 0;
+  for (int64_t bytes : nccl_tests_sizes(o.min_bytes, o.max_bytes, o.step_factor)) {
+    GpuCluster cl(o.cluster, o.fabric, o.seed);
+    std::unique_ptr<BackgroundTraffic> bg;
+    if (o.background_cdf && o.background.load > 0)
+      bg = std::make_unique<BackgroundTraffic>(cl, *o.background_cdf, o.background);
+    Communicator comm(cl, o.comm);
+    PlanRequest r;
+    r.type = o.type;
+    r.algo = o.algo;
+    r.bytes = bytes;
+    r.channels = res.channels;
+    r.chunk = o.chunk;
+    r.root = o.root;
+    const Time t = comm.run_one(r);
+    NcclTestsRow row;
+    row.bytes = bytes;
+    row.count = bytes / 4;
+    row.time_us = t.us();
+    row.algbw = t.ps() > 0 ? static_cast<double>(bytes) / t.sec() / 1e9 : 0;
+    row.busbw = row.algbw * factor;
+    row.fabric_bytes = comm.fabric_bytes();
+    row.sharp_fallback = comm.sharp_fallback();
+    if (!bg) row.invariant_error = cl.fabric().check_invariants();  // background flows may still be in flight
+    sum += row.busbw;
+    res.rows.push_back(row);
+  }
+  res.avg_busbw = res.rows.empty() ? 0 : sum / static_cast<double>(res.rows.size());
+  return res;
+}
+
+namespace {
+bool has_redop(CollType t) {
+  return t == CollType::kAllReduce || t == CollType::kReduceScatter || t == CollType::kReduce;
+}
+bool has_root(CollType t) { return t == CollType::kBroadcast || t == CollType::kReduce; }
+const char* topo_name(ClusterTopology t) { return t == ClusterTopology::kRail ? "rail" : "leaf-spine"; }
+}  // namespace
+
+std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o) {
+  std::string s;
+  s += fmt::format("# rdmasim nccl-tests: {}_perf  algo {}  nranks {} ({} servers x {} GPUs)  channels {}\n",
+                   coll_name(o.type), algo_name(o.algo), r.nranks, o.cluster.servers,
+                   o.cluster.gpus_per_server, r.channels);
+  s += fmt::format("# fabric {}  topology {} {}:1  NIC {} Gb/s  MTU {}  QPs/conn {}  NVLink {} GB/s {} us\n",
+                   o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
+                   o.cluster.nic_link.rate.gbps(), o.fabric.rc.mtu, o.comm.qps_per_conn,
+                   o.cluster.nvlink.rate.gbps() / 8, o.cluster.nvlink.latency.us());
+  if (o.background_cdf && o.background.load > 0)
+    s += fmt::format("# background traffic: flow-size CDF at load {} per NIC\n", o.background.load);
+  s += "#\n";
+  s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6}   {:>27}   {:>27}\n", "", "", "", "", "",
+                   "out-of-place", "in-place");
+  s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}\n",
+                   "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+                   "algbw", "busbw", "#wrong");
+  s += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}\n",
+                   "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+                   "(GB/s)", "");
+  const char* redop = has_redop(o.type) ? "sum" : "none";
+  const int root = has_root(o.type) ? o.root : -1;
+  for (const auto& row : r.rows) {
+    // The simulation moves bytes, not values: in-place runs the same
+    // transfers, and there is no data to check (#wrong N/A, as nccl-tests -c 0).
+    s += fmt::format(
+        "  {:>10} {:>12} {:>8} {:>6} {:>6} {:>8.2f} {:>7.2f} {:>7.2f} {:>6} {:>8.2f} {:>7.2f} {:>7.2f} "
+        "{:>6}\n",
+        row.bytes, row.count, "float", redop, root, row.time_us, row.algbw, row.busbw, "N/A", row.time_us,
+        row.algbw, row.busbw, "N/A");
+  }
+  for (const auto& row : r.rows)
+    if (row.sharp_fallback) {
+      s += "# SHARP: no aggregation group available (switch resources or no SHARP): ran the ring algorithm\n";
+      break;
+    }
+  s += "# Out of bounds values : 0 OK\n";
+  s += fmt::format("# Avg bus bandwidth    : {:.4f} \n", r.avg_busbw);
+  if (!r.rows.empty())
+    s += fmt::format("# Per-NIC busbw at {} B: {:.2f} GB/s (busbw / NICs per server)\n", r.rows.back().bytes,
+                     r.rows.back().busbw / o.cluster.gpus_per_server);
+  return s;
+}
+
+std::string nccl_tests_json(const NcclTestsResult& r, const NcclTestsOptions& o) {
+  std::string s = "{\n  \"schema\": \"rdmasim.nccl-tests/1\",\n";
+  s += fmt::format(
+      "  \"test\": \"{}_perf\", \"algo\": \"{}\", \"fabric\": \"{}\", \"servers\": {}, \"gpus_per_server\": "
+      "{}, "
+      "\"nranks\": {}, \"channels\": {}, \"qps_per_conn\": {}, \"oversubscription\": {}, \"seed\": {},\n",
+      coll_name(o.type), algo_name(o.algo), o.fabric.name, o.cluster.servers, o.cluster.gpus_per_server,
+      r.nranks, r.channels, o.comm.qps_per_conn, o.cluster.oversubscription, o.seed);
+  s += "  \"rows\": [\n";
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const auto& row = r.rows[i];
+    s += fmt::format(
+        "    {{\"size\": {}, \"count\": {}, \"time_us\": {:.4f}, \"algbw_GBps\": {:.4f}, \"busbw_GBps\": "
+        "{:.4f}, "
+        "\"fabric_bytes\": {}}}{}\n",
+        row.bytes, row.count, row.time_us, row.algbw, row.busbw, row.fabric_bytes,
+        i + 1 < r.rows.size() ? "," : "");
+  }
+  s += fmt::format("  ],\n  \"avg_busbw_GBps\": {:.4f}\n}}\n", r.avg_busbw);
+  return s;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,93 @@
+// A collective as NCCL runs it, flattened into its transfers: every chunk of
+// every step of every channel is one Transfer from one rank to another, which
+// may start once the transfers it depends on have delivered their data (the
+// chunk it forwards or reduces has arrived). Algorithms (ring.cpp, tree.cpp,
+// hierarchical.cpp, alltoall.cpp) only build plans; the Communicator runs them.
+// Plans are built once per collective (allocation in setup, none per packet).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rdmasim {
+
+enum class CollType : uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSendRecv
+};
+enum class Algo : uint8_t { kRing, kTree, kHierarchical, kPairwise, kSharp };
+
+[[nodiscard]] const char* coll_name(CollType t);
+[[nodiscard]] const char* algo_name(Algo a);
+// nccl-tests test names: all_reduce, all_gather, reduce_scatter, broadcast,
+// reduce, alltoall, sendrecv. Throws std::invalid_argument for others.
+[[nodiscard]] CollType coll_from_name(const std::string& s);
+[[nodiscard]] Algo algo_from_name(const std::string& s);
+// NCCL's default algorithm for a collective (ring, or pairwise for AllToAll/SendRecv).
+[[nodiscard]] Algo default_algo(CollType t);
+// Whether `a` implements `t`.
+[[nodiscard]] bool algo_applies(CollType t, Algo a);
+
+// nccl-tests bus-bandwidth factor (VALIDATION.md §A.4; nccl-tests src/*.cu):
+// busbw = algbw x factor.
+[[nodiscard]] double busbw_factor(CollType t, int nranks);
+
+struct Transfer {
+  int src = 0;
+  int dst = 0;
+  int64_t bytes = 0;
+  uint16_t channel = 0;
+  uint16_t deps = 0;        // transfers that must deliver before this one starts
+  bool sharp = false;       // an in-network aggregation over the rail of `src` (src == dst)
+  uint32_t succ_begin = 0;  // successors: Plan::succ[succ_begin, succ_end)
+  uint32_t succ_end = 0;
+};
+
+struct Plan {
+  std::vector<Transfer> xfers;
+  std::vector<uint32_t> succ;
+  int channels = 1;
+};
+
+// Builds a plan incrementally: add transfers, then edges, then finish().
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(int channels) { plan_.channels = channels; }
+  uint32_t add(int src, int dst, int64_t bytes, int channel) {
+    Transfer t;
+    t.src = src;
+    t.dst = dst;
+    t.bytes = bytes;
+    t.channel = static_cast<uint16_t>(channel);
+    plan_.xfers.push_back(t);
+    return static_cast<uint32_t>(plan_.xfers.size() - 1);
+  }
+  // One SHARP aggregation of `bytes` per host over every server's GPU with
+  // the local index of `rank` (its rail).
+  uint32_t add_sharp(int rank, int64_t bytes, int channel) {
+    const uint32_t t = add(rank, rank, bytes, channel);
+    plan_.xfers[t].sharp = true;
+    return t;
+  }
+  // `after` may start only once `before` has delivered.
+  void edge(uint32_t before, uint32_t after) { edges_.emplace_back(before, after); }
+  [[nodiscard]] size_t size() const { return plan_.xfers.size(); }
+  Plan finish();
+
+ private:
+  Plan plan_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;
+};
+
+// Splits `total` bytes into `parts` near-equal pieces; piece i of them.
+[[nodiscard]] inline int64_t piece(int64_t total, int64_t parts, int64_t i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+
+}  // namespace rdmasim

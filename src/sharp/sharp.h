@@ -1,0 +1,76 @@
+// SHARP-style in-network aggregation as a switch capability (Graham et al.,
+// "Scalable Hierarchical Aggregation Protocol (SHArP)", COMHPC 2016; SHARPv2
+// streaming aggregation on Switch-IB 2 / Quantum). A communicator asks for an
+// aggregation group over the switches its NICs hang off: the leaf switch of
+// every NIC, and one switch adjacent to all those leaves as the root when
+// there is more than one leaf. Each switch holds a limited number of groups;
+// when any switch of the tree is full, the request fails and the caller falls
+// back to a host algorithm (as NCCL's CollNet does).
+//
+// Data path model (analytic, not packet-level): a NIC streams its data up to
+// its leaf, switches reduce at `aggregation_efficiency` of the port rate with
+// `switch_latency` each, the root multicasts the result back down. An
+// operation over hosts H of `bytes` per host takes
+//   bytes / (port rate x efficiency) + 2 x (path latency host -> root),
+// and occupies the NICs of H for the streaming part. It does not contend with
+// packet traffic on the simulated links (a stated approximation).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/units.h"
+#include "topo/topology.h"
+
+namespace rdmasim {
+
+struct SharpConfig {
+  bool enabled = true;  // the fabric's switches offer SHARP
+  // Streaming aggregation reaches ~95% of network bandwidth for large
+  // messages (Graham et al.; VALIDATION.md §C.11).
+  double aggregation_efficiency = 0.95;
+  // Per-switch reduction latency: assumption (no primary figure found),
+  // configurable.
+  Time switch_latency = Time::from_ns(500);
+  // Concurrent aggregation groups a switch can hold: assumption (SHARP
+  // switches hold a small number of streaming-aggregation trees),
+  // configurable; exceeding it makes the request fall back to a host algorithm.
+  int max_groups_per_switch = 2;
+};
+
+struct SharpGroup {
+  int id = -1;
+  std::vector<int> switches;  // topology node ids holding this group
+  std::vector<int> leaf_of;   // per endpoint in `hosts`: its leaf switch node id
+  std::vector<int> hosts;     // endpoint indices
+  int root = -1;              // topology node id
+};
+
+class SharpManager {
+ public:
+  SharpManager(const Topology& topo, SharpConfig cfg);
+  // Allocates a group over the leaves of `hosts` (endpoint indices) and a
+  // common root; nullopt when SHARP is disabled, no common root exists, or a
+  // switch of the tree already holds max_groups_per_switch groups.
+  [[nodiscard]] std::optional<SharpGroup> allocate(const std::vector<int>& hosts);
+  void release(const SharpGroup& g);
+  // Time for one aggregation of `bytes` per host over `hosts` (a subset of
+  // the group's hosts): streaming + up and down path latency.
+  [[nodiscard]] Time operation_time(const SharpGroup& g, const std::vector<int>& hosts, int64_t bytes) const;
+  [[nodiscard]] Time streaming_time(int host, int64_t bytes) const;
+  [[nodiscard]] Time path_latency(const SharpGroup& g, const std::vector<int>& hosts) const;
+  [[nodiscard]] const SharpConfig& config() const { return cfg_; }
+  [[nodiscard]] int groups_on(int switch_node) const { return used_[switch_node]; }
+
+ private:
+  const Topology& topo_;
+  SharpConfig cfg_;
+  std::vector<int> used_;              // groups per topology node
+  std::vector<std::vector<int>> adj_;  // switch neighbours per node
+  std::vector<int> host_leaf_;         // per endpoint: attached switch node
+  std::vector<TopoLink> host_link_;    // per endpoint: its access link
+  int next_id_ = 0;
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,147 @@
+// nccl-tests equivalents: bus-bandwidth factors (VALIDATION.md §A.4), the
+// per-NIC busbw NVIDIA quotes for large AllReduce (§C.10), the size sweep's
+// shape, and what oversubscription and ECMP collisions do to it.
+#include <gtest/gtest.h>
+
+#include "collective/nccl_tests.h"
+#include "fabric/profiles.h"
+
+namespace rdmasim {
+namespace {
+
+NcclTestsOptions options(const std::string& profile, CollType t, int64_t bytes) {
+  NcclTestsOptions o;
+  o.type = t;
+  o.algo = default_algo(t);
+  o.min_bytes = o.max_bytes = bytes;
+  o.fabric = find_profile(profile).config;
+  o.fabric.rc.mtu = 4096;
+  return o;
+}
+
+double per_nic(const NcclTestsResult& r, const NcclTestsOptions& o) {
+  return r.rows.back().busbw / o.cluster.gpus_per_server;
+}
+
+// §A.4: busbw = algbw x 2(n-1)/n (AllReduce), (n-1)/n (ReduceScatter,
+// AllGather, AlltoAll), 1 (Broadcast, Reduce, SendRecv); algbw = bytes / time.
+TEST(NcclTests, BusBandwidthFactorsAreNcclTests) {
+  const int n = 32;
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kAllReduce, n), 62.0 / 32);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kReduceScatter, n), 31.0 / 32);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kAllGather, n), 31.0 / 32);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kAllToAll, n), 31.0 / 32);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kBroadcast, n), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kReduce, n), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(CollType::kSendRecv, n), 1.0);
+  for (CollType t : {CollType::kAllReduce, CollType::kAllGather, CollType::kReduceScatter,
+                     CollType::kBroadcast, CollType::kReduce, CollType::kAllToAll, CollType::kSendRecv}) {
+    NcclTestsOptions o = options("ideal", t, 1 << 20);
+    o.cluster.servers = 2;
+    o.cluster.gpus_per_server = 4;
+    const NcclTestsResult r = run_nccl_tests(o);
+    ASSERT_EQ(r.rows.size(), 1u);
+    const auto& row = r.rows[0];
+    EXPECT_DOUBLE_EQ(row.algbw, (1 << 20) / (row.time_us * 1e-6) / 1e9) << coll_name(t);
+    EXPECT_DOUBLE_EQ(row.busbw, row.algbw * busbw_factor(t, 8)) << coll_name(t);
+    EXPECT_EQ(row.count, (1 << 20) / 4);
+    EXPECT_TRUE(row.invariant_error.empty()) << row.invariant_error;
+  }
+}
+
+// Conservation: what crosses the fabric is exactly what the algorithm moves
+// between servers. Ring AllReduce: each of the N server-to-server hops of a
+// channel's ring carries 2(n-1) blocks of S/(n·C): 2(n-1)·N·S/n in all.
+// Double binary tree: every chunk goes up and down each of the N-1 tree
+// edges: 2(N-1)·S. AlltoAll: every rank sends S/n to each of the n-G ranks
+// of other servers: (n-G)·S.
+TEST(NcclTests, FabricBytesAreExactlyTheAlgorithmsInterServerTraffic) {
+  const int64_t S = int64_t{1} << 24;  // divisible by n·C
+  const int N = 4, G = 8, n = N * G;
+  struct Case {
+    CollType t;
+    Algo a;
+    int64_t expected;
+  };
+  for (const Case& k : {Case{CollType::kAllReduce, Algo::kRing, 2 * (n - 1) * N * S / n},
+                        Case{CollType::kAllReduce, Algo::kTree, 2 * (N - 1) * S},
+                        Case{CollType::kAllGather, Algo::kRing, (n - 1) * N * S / n},
+                        Case{CollType::kAllToAll, Algo::kPairwise, (n - G) * S}}) {
+    NcclTestsOptions o = options("ideal", k.t, S);
+    o.algo = k.a;
+    o.cluster.topology = ClusterTopology::kRail;
+    const NcclTestsResult r = run_nccl_tests(o);
+    EXPECT_EQ(r.rows[0].fabric_bytes, k.expected) << coll_name(k.t) << " " << algo_name(k.a);
+  }
+}
+
+// §C.10: large AllReduce across >= 4 servers of 8 GPUs reaches 46-48 GB/s of
+// busbw per 400 Gb/s NIC, on a lossless RoCEv2 profile and on the ideal
+// reference, with rail-optimized wiring (every ring hop stays on its rail).
+TEST(NcclTests, LargeAllReduceReachesPerNicFigure) {
+  for (const char* profile : {"rocev2-dcqcn", "ideal"}) {
+    NcclTestsOptions o = options(profile, CollType::kAllReduce, 256 << 20);
+    o.cluster.topology = ClusterTopology::kRail;
+    const NcclTestsResult r = run_nccl_tests(o);
+    EXPECT_GE(per_nic(r, o), 46.0) << profile;
+    EXPECT_LE(per_nic(r, o), 48.5) << profile;
+    EXPECT_TRUE(r.rows[0].invariant_error.empty()) << r.rows[0].invariant_error;
+  }
+}
+
+// The sweep's shape: small sizes are latency-bound (time flat: 8 B and 8 KiB
+// take the same time within 1%), busbw grows with size, and the largest
+// sizes are bandwidth-bound (busbw flat within 2% between 128 and 256 MiB).
+TEST(NcclTests, SweepIsLatencyBoundSmallAndBandwidthBoundLarge) {
+  NcclTestsOptions o = options("rocev2-dcqcn", CollType::kAllReduce, 0);
+  o.cluster.topology = ClusterTopology::kRail;
+  o.min_bytes = 8;
+  o.max_bytes = 256 << 20;
+  o.step_factor = 32;  // 8 B, 256 B, 8 KiB, 256 KiB, 8 MiB, 256 MiB
+  const NcclTestsResult r = run_nccl_tests(o);
+  ASSERT_EQ(r.rows.size(), 6u);
+  EXPECT_NEAR(r.rows[2].time_us / r.rows[0].time_us, 1.0, 0.01);
+  for (size_t i = 1; i < r.rows.size(); ++i) EXPECT_GT(r.rows[i].busbw, r.rows[i - 1].busbw);
+  NcclTestsOptions o2 = options("rocev2-dcqcn", CollType::kAllReduce, 128 << 20);
+  o2.cluster.topology = ClusterTopology::kRail;
+  EXPECT_NEAR(run_nccl_tests(o2).rows[0].busbw / r.rows.back().busbw, 1.0, 0.02);
+}
+
+// A leaf-spine with one leaf per server sends every ring hop through the
+// spines. 2:1 oversubscription halves each leaf's uplink capacity, so busbw
+// cannot exceed half the non-blocking figure, and it drops below the 1:1
+// leaf-spine's. ECMP with one QP per connection hashes the 8 channels of a
+// leaf onto 8 spines with collisions; striping each connection over 8 QPs
+// (NCCL_IB_QPS_PER_CONNECTION) spreads the load and recovers much of it.
+TEST(NcclTests, OversubscriptionAndEcmpCollisionsCostBusbw) {
+  auto run = [](double oversub, int qps, ClusterTopology topo) {
+    NcclTestsOptions o = options("ideal", CollType::kAllReduce, 128 << 20);
+    o.cluster.topology = topo;
+    o.cluster.oversubscription = oversub;
+    o.comm.qps_per_conn = qps;
+    return per_nic(run_nccl_tests(o), o);
+  };
+  const double nonblocking = run(1, 1, ClusterTopology::kRail);
+  const double ls_1to1 = run(1, 8, ClusterTopology::kLeafSpine);
+  const double ls_2to1 = run(2, 8, ClusterTopology::kLeafSpine);
+  const double ls_1qp = run(1, 1, ClusterTopology::kLeafSpine);
+  EXPECT_LE(ls_2to1, nonblocking / 2 * 1.01);
+  EXPECT_LT(ls_2to1, 0.8 * ls_1to1);
+  EXPECT_LT(ls_1qp, 0.5 * nonblocking);  // hash collisions
+  EXPECT_GT(ls_1to1, 1.5 * ls_1qp);      // more QPs recover part of it
+}
+
+TEST(NcclTests, BadOptionsAreRejected) {
+  NcclTestsOptions o = options("ideal", CollType::kAllGather, 1024);
+  o.algo = Algo::kTree;
+  EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+  o = options("ideal", CollType::kAllReduce, 1024);
+  o.step_factor = 1;
+  EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+  o = options("ideal", CollType::kBroadcast, 1024);
+  o.root = 999;
+  EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -188,6 +188,15 @@ void read_infiniband(const CfgNode& f, FabricConfig& c, const std::string& profi
   if (ib->has("vlarb_high")) cr.vlarb_high = read_vlarb(*ib, "vlarb_high");
   if (ib->has("vlarb_low")) cr.vlarb_low = read_vlarb(*ib, "vlarb_low");
   cr.high_limit = static_cast<uint32_t>(ib->integer("high_limit", cr.high_limit, 0, 255));
+  SubnetManagerConfig& sm = c.ib.sm;
+  const std::string engine =
+      ib->choice("routing", {"minhop", "updn", "ftree"}, routing_engine_name(sm.engine));
+  sm.engine = engine == "minhop" ? RoutingEngine::kMinHop
+              : engine == "updn" ? RoutingEngine::kUpDown
+                                 : RoutingEngine::kFtree;
+  sm.adaptive = ib->boolean("adaptive_routing", sm.adaptive);
+  sm.detection_delay = ib->time("sm_detection_delay", sm.detection_delay);
+  sm.compute_time = ib->time("sm_compute_time", sm.compute_time);
   ib->finish();
 }
 

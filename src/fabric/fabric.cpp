@@ -9,6 +9,11 @@ namespace rdmasim {
 
 Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     : sim_(sim), topo_(std::move(topo)), cfg_(std::move(cfg)), net_(sim, cfg_.framing), rc_(net_, cfg_.rc) {
+  // Adaptive routing reorders a flow's packets; the NIC places them anyway.
+  if (cfg_.ib.enabled && cfg_.ib.sm.adaptive && !cfg_.rc.accept_out_of_order) {
+    cfg_.rc.accept_out_of_order = true;
+    rc_.set_accept_out_of_order(true);
+  }
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0) {
     cfg_.rc.irn_window = bdp_packets();
     rc_.set_irn_window(cfg_.rc.irn_window);
@@ -50,7 +55,8 @@ uint32_t Fabric::bdp_packets() const {
 
 void Fabric::build() {
   const auto adj = port_adjacency(topo_);
-  auto tables = shortest_path_routes(topo_);
+  // InfiniBand: the subnet manager's LFTs; Ethernet: ECMP over shortest paths.
+  auto tables = cfg_.ib.enabled ? compute_lfts(topo_, cfg_.ib.sm) : shortest_path_routes(topo_);
   by_topo_id_.resize(topo_.nodes.size());
   std::vector<int> host_index(topo_.nodes.size(), -1);
   for (int i = 0; i < topo_.num_hosts(); ++i) host_index[topo_.hosts[i]] = i;
@@ -95,6 +101,7 @@ void Fabric::build() {
     if (self->kind() == NodeKind::kSwitch) {
       auto* sw = static_cast<Switch*>(self);
       sw->set_routes(std::move(tables[n]));
+      sw->set_adaptive(cfg_.ib.enabled && cfg_.ib.sm.adaptive);
       sw->configure(cfg_.sw.pfc, cfg_.sw.ecn);
       const uint32_t max_frame = cfg_.framing.data_wire(cfg_.rc.mtu, true);
       for (size_t i = 0; i < sw->num_ports(); ++i) {

@@ -18,6 +18,7 @@
 #include "net/switch.h"
 #include "net/tc_scheduler.h"
 #include "nic/nic.h"
+#include "route/subnet_manager.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
 
@@ -45,6 +46,7 @@ struct SwitchSettings {
 struct InfinibandSettings {
   bool enabled = false;
   CreditConfig credit;
+  SubnetManagerConfig sm;
 };
 
 struct FabricConfig {

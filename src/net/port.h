@@ -97,6 +97,7 @@ class Port final : public EventHandler {
   [[nodiscard]] PortCounters& counters() { return ctr_; }
   [[nodiscard]] const PortCounters& counters() const { return ctr_; }
   [[nodiscard]] bool up() const { return up_; }
+  [[nodiscard]] Time busy_until() const { return busy_until_; }
 
  private:
   void transmit(Packet* p, Time now);

@@ -8,6 +8,7 @@
 
 #include "fabric/profiles.h"
 #include "validate/dcqcn_experiment.h"
+#include "validate/ib_experiments.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
 
@@ -186,6 +187,22 @@ void ib_incast_case(std::vector<ValidationResult>& out) {
       {"ib-incast", "credit conservation at end of run", inv.empty() ? "ok" : inv, "ok", inv.empty()});
 }
 
+// Fat-tree permutation: static ftree LFTs vs adaptive routing (k = 8, 128
+// hosts, 4 MiB per flow). AR must raise the mean and the minimum.
+void ib_ar_cases(std::vector<ValidationResult>& out) {
+  const int64_t bytes = 4 << 20;
+  const IbPermutationRun st = run_ib_permutation(8, RoutingEngine::kFtree, false, bytes, 1);
+  const IbPermutationRun ar = run_ib_permutation(8, RoutingEngine::kFtree, true, bytes, 1);
+  const bool clean = st.invariants.empty() && ar.invariants.empty() && st.dropped + ar.dropped == 0 &&
+                     st.completed == 128 && ar.completed == 128;
+  out.push_back({"ib-ar", "k=8 fat-tree permutation, mean flow throughput: ftree -> AR",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s", st.mean_gbps, ar.mean_gbps), "AR higher",
+                 clean && ar.mean_gbps > st.mean_gbps});
+  out.push_back({"ib-ar", "k=8 fat-tree permutation, slowest flow: ftree -> AR",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s", st.min_gbps, ar.min_gbps), "AR higher",
+                 clean && ar.min_gbps > st.min_gbps});
+}
+
 }  // namespace
 
 std::vector<ValidationResult> run_validation() {
@@ -198,6 +215,7 @@ std::vector<ValidationResult> run_validation() {
   perftest_cases(out);
   ib_perftest_cases(out);
   ib_incast_case(out);
+  ib_ar_cases(out);
   return out;
 }
 

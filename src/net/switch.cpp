@@ -79,6 +79,7 @@ int Switch::adaptive_port(const Packet& p) const {
   int64_t best_score = INT64_MAX;
   for (const uint16_t i : group) {
     const Port& o = *ports_[i];
+    if (!o.up()) continue;
     int64_t score = static_cast<int64_t>(o.queues().total_bytes());
     if (o.busy_until() > now) score += o.rate().bytes_in(o.busy_until() - now).count();
     if (o.credit() != nullptr) score -= static_cast<int64_t>(o.credit()->available(p.tc) * kCreditBlockBytes);
@@ -98,6 +99,7 @@ void Switch::receive(Packet* p) {
     ++ctr_.no_route_drops;
     in.counters().drop_packets[p->tc] += 1;
     in.counters().drop_bytes[p->tc] += p->wire;
+    if (in.credit() != nullptr) in.credit_release(p->tc, p->wire);  // it held ingress buffer since arrival
     net_.drop(p);
     return;
   }

@@ -203,6 +203,29 @@ void ib_ar_cases(std::vector<ValidationResult>& out) {
                  clean && ar.min_gbps > st.min_gbps});
 }
 
+// A link failure on an ib-ndr k=4 fat-tree with the profile's subnet
+// manager timing: traffic over the link stalls until the new LFTs are in.
+void ib_failure_case(std::vector<ValidationResult>& out) {
+  const SubnetManagerConfig sm;
+  const Time fail = Time::from_us(50);
+  const IbLinkFailureRun r =
+      run_ib_link_failure(4, false, 32 << 20, fail, sm.detection_delay, sm.compute_time, 3);
+  const Time reroute = fail + sm.detection_delay + sm.compute_time;
+  const bool ok = r.invariants.empty() && r.completed == r.flows && r.affected_flows > 0 &&
+                  r.rerouted_at == reroute && r.recovered_at >= reroute &&
+                  r.recovered_at <= reroute + Time::from_us(10) && r.retransmitted_packets >= r.fault_drops;
+  out.push_back({"ib-failure",
+                 fmt::format("link {} down: time to recover ({} flows hit)", r.failed_link, r.affected_flows),
+                 fmt::format("{:.1f} us", r.recovery.us()),
+                 fmt::format("{:.0f}-{:.0f} us (SM {:.0f}+{:.0f})", (reroute - fail).us(),
+                             (reroute - fail).us() + 10, sm.detection_delay.us(), sm.compute_time.us()),
+                 ok});
+  out.push_back(
+      {"ib-failure", "bytes retransmitted / packets lost to the failed link",
+       fmt::format("{:.2f} MB / {}", static_cast<double>(r.retransmitted_bytes) / 1e6, r.fault_drops),
+       "resent >= lost, credits ok", ok});
+}
+
 }  // namespace
 
 std::vector<ValidationResult> run_validation() {
@@ -216,6 +239,7 @@ std::vector<ValidationResult> run_validation() {
   ib_perftest_cases(out);
   ib_incast_case(out);
   ib_ar_cases(out);
+  ib_failure_case(out);
   return out;
 }
 

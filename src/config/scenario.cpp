@@ -188,6 +188,15 @@ void read_infiniband(const CfgNode& f, FabricConfig& c, const std::string& profi
   if (ib->has("vlarb_high")) cr.vlarb_high = read_vlarb(*ib, "vlarb_high");
   if (ib->has("vlarb_low")) cr.vlarb_low = read_vlarb(*ib, "vlarb_low");
   cr.high_limit = static_cast<uint32_t>(ib->integer("high_limit", cr.high_limit, 0, 255));
+  SubnetManagerConfig& sm = c.ib.sm;
+  const std::string engine =
+      ib->choice("routing", {"minhop", "updn", "ftree"}, routing_engine_name(sm.engine));
+  sm.engine = engine == "minhop" ? RoutingEngine::kMinHop
+              : engine == "updn" ? RoutingEngine::kUpDown
+                                 : RoutingEngine::kFtree;
+  sm.adaptive = ib->boolean("adaptive_routing", sm.adaptive);
+  sm.detection_delay = ib->time("sm_detection_delay", sm.detection_delay);
+  sm.compute_time = ib->time("sm_compute_time", sm.compute_time);
   ib->finish();
 }
 
@@ -434,6 +443,29 @@ void read_workloads(const CfgNode& root, Scenario& s) {
   }
 }
 
+void read_faults(const CfgNode& root, Scenario& s) {
+  for (const CfgNode& f : root.opt_list("faults")) {
+    FaultSpec fs;
+    fs.line = f.line();
+    fs.at = f.time("at");
+    const std::string link = f.str("link");
+    const auto colon = link.rfind(':');
+    int port = -1;
+    try {
+      if (colon != std::string::npos && colon > 0) port = std::stoi(link.substr(colon + 1));
+      if (colon == std::string::npos || std::to_string(port) != link.substr(colon + 1)) port = -1;
+    } catch (...) {
+      port = -1;
+    }
+    if (port < 0) throw f.error("link", "expected 'node:port', e.g. agg0_0:2");
+    fs.node = link.substr(0, colon);
+    fs.port = port;
+    fs.up = f.choice("action", {"down", "up"}) == "up";
+    f.finish();
+    s.faults.push_back(fs);
+  }
+}
+
 }  // namespace
 
 Scenario load_scenario(const CfgNode& root) {
@@ -446,6 +478,7 @@ Scenario load_scenario(const CfgNode& root) {
   read_fabric(root, s);  // first: the profile provides topology.switch defaults
   read_topology(root, s);
   read_workloads(root, s);
+  read_faults(root, s);
   if (auto o = root.opt_child("output")) {
     s.output.dir = o->str("dir", "out/" + s.name);
     s.output.flows_csv = o->boolean("flows_csv", true);
@@ -464,6 +497,24 @@ Scenario load_scenario(const CfgNode& root) {
   root.finish();
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
+  if (!s.faults.empty()) {
+    const auto faults = root.list("faults");
+    std::vector<int> degree(t.nodes.size(), 0);
+    for (const auto& l : t.links) {
+      ++degree[l.a];
+      ++degree[l.b];
+    }
+    for (size_t i = 0; i < s.faults.size(); ++i) {
+      const FaultSpec& fs = s.faults[i];
+      int id = -1;
+      for (size_t n = 0; n < t.nodes.size(); ++n)
+        if (t.nodes[n].name == fs.node) id = static_cast<int>(n);
+      if (id < 0) throw faults[i].error("link", "no node named '" + fs.node + "' in the topology");
+      if (fs.port >= degree[id])
+        throw faults[i].error("link",
+                              "expected a port of '" + fs.node + "' below " + std::to_string(degree[id]));
+    }
+  }
   const auto items = root.list("workload");
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     const auto& w = s.workloads[i];

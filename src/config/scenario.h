@@ -49,6 +49,16 @@ struct WorkloadSpec {
   int line = 0;
 };
 
+// A scheduled link-state change (DESIGN.md §5): `link` names one end as
+// "node:port" (port index in the topology's link order at that node).
+struct FaultSpec {
+  Time at;
+  std::string node;
+  int port = 0;
+  bool up = false;
+  int line = 0;
+};
+
 struct OutputSpec {
   std::string dir = "out";
   bool flows_csv = true;
@@ -66,6 +76,7 @@ struct Scenario {
   TopologySpec topology;
   FabricConfig fabric;
   std::vector<WorkloadSpec> workloads;
+  std::vector<FaultSpec> faults;
   OutputSpec output;
 };
 

@@ -21,6 +21,11 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
       cfg_(with_int_header(std::move(cfg))),
       net_(sim, cfg_.framing),
       rc_(net_, cfg_.rc) {
+  // Adaptive routing reorders a flow's packets; the NIC places them anyway.
+  if (cfg_.ib.enabled && cfg_.ib.sm.adaptive && !cfg_.rc.accept_out_of_order) {
+    cfg_.rc.accept_out_of_order = true;
+    rc_.set_accept_out_of_order(true);
+  }
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0) {
     cfg_.rc.irn_window = bdp_packets();
     rc_.set_irn_window(cfg_.rc.irn_window);
@@ -70,7 +75,8 @@ Time Fabric::max_base_rtt() const {
 
 void Fabric::build() {
   const auto adj = port_adjacency(topo_);
-  auto tables = shortest_path_routes(topo_);
+  // InfiniBand: the subnet manager's LFTs; Ethernet: ECMP over shortest paths.
+  auto tables = cfg_.ib.enabled ? compute_lfts(topo_, cfg_.ib.sm) : shortest_path_routes(topo_);
   by_topo_id_.resize(topo_.nodes.size());
   std::vector<int> host_index(topo_.nodes.size(), -1);
   for (int i = 0; i < topo_.num_hosts(); ++i) host_index[topo_.hosts[i]] = i;
@@ -115,6 +121,7 @@ void Fabric::build() {
     if (self->kind() == NodeKind::kSwitch) {
       auto* sw = static_cast<Switch*>(self);
       sw->set_routes(std::move(tables[n]));
+      sw->set_adaptive(cfg_.ib.enabled && cfg_.ib.sm.adaptive);
       sw->configure(cfg_.sw.pfc, cfg_.sw.ecn);
       const uint32_t max_frame = cfg_.framing.data_wire(cfg_.rc.mtu, true);
       for (size_t i = 0; i < sw->num_ports(); ++i) {
@@ -196,6 +203,55 @@ void Fabric::enable_credits() {
   }
 }
 
+int Fabric::port_towards(int a, int b) const {
+  const Node& n = *by_topo_id_[a];
+  for (size_t i = 0; i < n.num_ports(); ++i)
+    if (n.port(i).peer() == by_topo_id_[b]) return static_cast<int>(i);
+  return -1;
+}
+
+void Fabric::schedule_link_state(Time at, int node, uint16_t port, bool up) {
+  if (node < 0 || static_cast<size_t>(node) >= by_topo_id_.size() || port >= by_topo_id_[node]->num_ports())
+    throw std::invalid_argument("no port " + std::to_string(port) + " on node " + std::to_string(node));
+  link_changes_.push_back(LinkChange{node, port, up});
+  sim_.schedule(at, &fault_agent_, kLinkChange, link_changes_.size() - 1);
+}
+
+void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
+  if (kind == kLinkChange) {
+    const LinkChange& ch = link_changes_[arg];
+    Port& a = by_topo_id_[ch.node]->port(ch.port);
+    Port& b = a.peer()->port(a.peer_index());
+    if (a.up() == ch.up) return;
+    if (down_.empty()) {
+      down_.resize(topo_.nodes.size());
+      for (size_t n = 0; n < down_.size(); ++n) down_[n].assign(by_topo_id_[n]->num_ports(), 0);
+    }
+    down_[ch.node][ch.port] = ch.up ? 0 : 1;
+    down_[a.peer()->id()][a.peer_index()] = ch.up ? 0 : 1;
+    // Both ends first, then resynchronise: each end's credit state reads the other's.
+    a.set_up(ch.up);
+    b.set_up(ch.up);
+    if (cfg_.ib.enabled) sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep);
+    return;
+  }
+  if (kind == kSmSweep) {
+    // A heavy sweep sees the fabric as it is now; its LFTs land later.
+    ++sm_stats_.sweeps;
+    pending_tables_.push_back(compute_lfts(topo_, cfg_.ib.sm, &down_));
+    sim_.schedule_in(cfg_.ib.sm.compute_time, &fault_agent_, kSmInstall, pending_tables_.size() - 1);
+    return;
+  }
+  auto& tables = pending_tables_[arg];
+  for (Switch* sw : switches_) sw->set_routes(std::move(tables[sw->id()]));
+  for (Nic* nic : nics_) nic->set_routes(std::move(tables[nic->id()]));
+  tables.clear();
+  tables.shrink_to_fit();
+  ++sm_stats_.lft_installs;
+  sm_stats_.last_install = sim_.now();
+  sm_stats_.installs.push_back(sim_.now());
+}
+
 std::string Fabric::check_credits() const {
   bool quiet = true;  // nothing in flight: every credit must be back home
   for (const uint64_t live : net_.ledger().live) quiet = quiet && live == 0;
@@ -231,7 +287,7 @@ std::string Fabric::check_credits() const {
           return "credit conservation violated at " + at + "FCTBS " + std::to_string(cs->fctbs[vl]) +
                  ", FCCL " + std::to_string(cs->fccl[vl]) + " vs peer ABR " + std::to_string(peer.abr[vl]) +
                  ", peer free " + std::to_string(peer.capacity - peer.held[vl]);
-        if (quiet && (cs->fctbs[vl] != peer.abr[vl] || cs->available(vl) != peer.capacity))
+        if (quiet && p.up() && (cs->fctbs[vl] != peer.abr[vl] || cs->available(vl) != peer.capacity))
           return "credit conservation violated at " + at + "network idle but " +
                  std::to_string(cs->available(vl)) + " of " + std::to_string(peer.capacity) +
                  " credits are back";

@@ -19,6 +19,7 @@
 #include "net/switch.h"
 #include "net/tc_scheduler.h"
 #include "nic/nic.h"
+#include "route/subnet_manager.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
 
@@ -46,6 +47,7 @@ struct SwitchSettings {
 struct InfinibandSettings {
   bool enabled = false;
   CreditConfig credit;
+  SubnetManagerConfig sm;
 };
 
 struct FabricConfig {
@@ -66,6 +68,14 @@ struct FabricConfig {
   TimelyConfig timely;
   HpccConfig hpcc;
   InfinibandSettings ib;
+};
+
+// What the subnet manager did after link state changes.
+struct SmStats {
+  int sweeps = 0;        // heavy sweeps (one per detected link change)
+  int lft_installs = 0;  // times new LFTs were written to the switches
+  Time last_install = Time::never();
+  std::vector<Time> installs;
 };
 
 class Fabric {
@@ -100,6 +110,18 @@ class Fabric {
   // base RTT T that HPCC and the IRN window use).
   [[nodiscard]] Time max_base_rtt() const;
 
+  // Takes the link at port `port` of topology node `node` down or up (both
+  // ends) at `at`. On InfiniBand the subnet manager notices after
+  // sm.detection_delay, re-sweeps and writes new LFTs sm.compute_time later;
+  // until then traffic routed onto the failed link is lost (fault drops).
+  // Ethernet fabrics keep their routes (no repair is modelled there).
+  // Throws std::invalid_argument for a node/port that does not exist.
+  void schedule_link_state(Time at, int node, uint16_t port, bool up);
+  [[nodiscard]] const SmStats& sm_stats() const { return sm_stats_; }
+  // The port leading from topology node `a` to node `b` (-1 if not adjacent).
+  [[nodiscard]] int port_towards(int a, int b) const;
+  [[nodiscard]] Node& node_by_topo_id(int n) { return *by_topo_id_[n]; }
+
   // End-of-run invariants (packet conservation, buffer accounting). Empty
   // string when they hold.
   [[nodiscard]] std::string check_invariants() const;
@@ -109,6 +131,30 @@ class Fabric {
  private:
   void build();
   void enable_credits();
+  void on_fault_event(uint32_t kind, uint64_t arg);
+
+  // Delivers link-state changes and subnet-manager steps as simulation events.
+  class FaultAgent final : public EventHandler {
+   public:
+    explicit FaultAgent(Fabric& f) : f_(f) {}
+    void on_event(uint32_t kind, uint64_t arg) override { f_.on_fault_event(kind, arg); }
+
+   private:
+    Fabric& f_;
+  };
+  struct LinkChange {
+    int node;
+    uint16_t port;
+    bool up;
+  };
+  static constexpr uint32_t kLinkChange = 0;
+  static constexpr uint32_t kSmSweep = 1;
+  static constexpr uint32_t kSmInstall = 2;
+  FaultAgent fault_agent_{*this};
+  std::vector<LinkChange> link_changes_;
+  std::vector<std::vector<char>> down_;                  // per topology node and port
+  std::vector<std::vector<RouteTable>> pending_tables_;  // per sweep, until installed
+  SmStats sm_stats_;
   [[nodiscard]] uint32_t bdp_packets() const;
 
   Simulation& sim_;

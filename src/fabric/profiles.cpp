@@ -186,6 +186,16 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
       {"fabric.ib.vlarb_high", "[0:4]", "OpenSM qos_vlarb_high 0:4 (VL0, weight 4 x 64 B)"},
       {"fabric.ib.vlarb_low", "[1:4,...,7:4]", "OpenSM qos_vlarb_low 0:0,1:4,...,7:4"},
       {"fabric.ib.high_limit", "0", "OpenSM qos_high_limit 0 (one high-priority packet, IBTA Vol.1 §7.6.9)"},
+      {"fabric.ib.routing", "ftree",
+       "OpenSM's fat-tree engine (opensm(8) ROUTING: ftree), the usual choice for Clos fabrics; minhop and "
+       "updn also available"},
+      {"fabric.ib.adaptive_routing", "false",
+       "static LFT routing unless AR is enabled (OpenSM ar_* engines / UFM opt-in)"},
+      {"fabric.ib.sm_detection_delay", "100us",
+       "assumption: port-down trap to SM plus the start of a heavy sweep (OpenSM reacts to traps at once; "
+       "its periodic sweep_interval 10s is the slow path)"},
+      {"fabric.ib.sm_compute_time", "500us",
+       "assumption: LFT computation and SMP writes for a small fabric; scales with size in reality"},
       {"topology.link", std::to_string(gbps) + "Gbps, 25ns",
        "the port rate; 25 ns = a 5 m in-rack cable at ~5 ns/m"},
       {"fabric.cc", "none",

@@ -27,6 +27,7 @@ struct PortCounters {
   std::array<int64_t, kNumTcs> pfc_paused_ps{};
   std::array<uint64_t, kNumTcs> ecn_marked_packets{};
   std::array<uint64_t, kNumTcs> lossless_drop_packets{};  // must stay 0 unless misconfigured
+  uint64_t fault_drop_packets = 0;  // lost to a failed link (a fault, not a flow-control failure)
 };
 
 }  // namespace rdmasim

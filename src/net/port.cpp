@@ -8,7 +8,49 @@
 
 namespace rdmasim {
 
+void Port::fault_drop(Packet* p) {
+  ctr_.fault_drop_packets += 1;
+  if (credit_ != nullptr) credit_->ctr.fault_drop_packets += 1;
+  if (p->type == PktType::kCredit) credit_->fcp_queued &= static_cast<uint8_t>(~(1u << p->tc));
+  net_.drop(p);
+}
+
+void Port::set_up(bool up) {
+  if (up == up_) return;
+  up_ = up;
+  if (!up) {
+    if (credit_ != nullptr) credit_->ctr.link_downed += 1;
+    while (ctrl_head_ != nullptr) {
+      Packet* p = ctrl_head_;
+      ctrl_head_ = p->next;
+      fault_drop(p);
+    }
+    ctrl_tail_ = nullptr;
+    for (uint32_t m = queues_.nonempty_mask(); m != 0; m = queues_.nonempty_mask()) {
+      Packet* p = queues_.take_head(__builtin_ctz(m));
+      if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
+      fault_drop(p);
+    }
+    return;
+  }
+  if (credit_ != nullptr) {
+    const CreditState& r = *peer_->port(peer_index_).credit();
+    for (int vl = 0; vl < kNumVls; ++vl) {
+      credit_->fctbs[vl] = r.abr[vl];
+      credit_->fccl[vl] = r.advertise(vl);
+    }
+    for (int vl = 0; vl < kNumVls; ++vl) credit_->reported[vl] = credit_->advertise(vl);
+  }
+  kick();
+}
+
 void Port::enqueue(Packet* p) {
+  if (!up_) {
+    // Routed to a failed link before the fabric has rerouted around it.
+    if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
+    fault_drop(p);
+    return;
+  }
   if (credit_ != nullptr && sw_ == nullptr) {
     // A NIC's control packet: the transport stamped its SL in tc.
     p->sl = p->tc;
@@ -21,6 +63,10 @@ void Port::enqueue(Packet* p) {
 }
 
 void Port::send_control_frame(Packet* p) {
+  if (!up_) {
+    fault_drop(p);
+    return;
+  }
   p->next = nullptr;
   if (ctrl_tail_ != nullptr)
     ctrl_tail_->next = p;
@@ -204,6 +250,7 @@ void Port::kick_credit(Time now) {
 }
 
 void Port::kick() {
+  if (!up_) return;
   const Time now = net_.sim().now();
   if (now < busy_until_) {
     if (!tx_pending_) {

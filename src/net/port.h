@@ -97,6 +97,13 @@ class Port final : public EventHandler {
   [[nodiscard]] PortCounters& counters() { return ctr_; }
   [[nodiscard]] const PortCounters& counters() const { return ctr_; }
   [[nodiscard]] bool up() const { return up_; }
+  // Link state of this end. Going down loses what waits in this port's
+  // queues and anything later routed to it (fault drops); packets already on
+  // the wire still arrive. Coming up retrains the link: on InfiniBand the
+  // flow-control state is re-synchronised with the peer (IBTA Vol.1 §7.9.4.3
+  // link initialisation), so credits lost with the link come back.
+  void set_up(bool up);
+  [[nodiscard]] Time busy_until() const { return busy_until_; }
 
  private:
   void transmit(Packet* p, Time now);
@@ -105,6 +112,7 @@ class Port final : public EventHandler {
   void queue_fcp(uint8_t vl);
   void note_wait(uint32_t blocked_vls, bool port_blocked, Time now);
   void credit_arrival(Packet* p);
+  void fault_drop(Packet* p);
 
   Network& net_;
   Node& owner_;

@@ -67,14 +67,39 @@ void Switch::maybe_mark(Packet* p, const Port& out) {
   }
 }
 
+// The least-loaded equal-cost port: bytes waiting to leave it (queued, and
+// the rest of the packet on the wire) less the credit its downstream buffer
+// still offers on the packet's VL. Ties keep the LFT port, so an idle fabric
+// routes exactly as the static LFT does.
+int Switch::adaptive_port(const Packet& p) const {
+  const auto group = routes_.ports(p.dst);
+  if (group.empty()) return -1;
+  const Time now = net_.sim().now();
+  int best = group[0];
+  int64_t best_score = INT64_MAX;
+  for (const uint16_t i : group) {
+    const Port& o = *ports_[i];
+    if (!o.up()) continue;
+    int64_t score = static_cast<int64_t>(o.queues().total_bytes());
+    if (o.busy_until() > now) score += o.rate().bytes_in(o.busy_until() - now).count();
+    if (o.credit() != nullptr) score -= static_cast<int64_t>(o.credit()->available(p.tc) * kCreditBlockBytes);
+    if (score < best_score) {
+      best_score = score;
+      best = i;
+    }
+  }
+  return best;
+}
+
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];
   if (in.receive_frame(p)) return;
-  const int out_idx = routes_.select(p->dst, p->flow_hash, ecmp_seed_);
+  const int out_idx = adaptive_ ? adaptive_port(*p) : routes_.select(p->dst, p->flow_hash, ecmp_seed_);
   if (out_idx < 0) {
     ++ctr_.no_route_drops;
     in.counters().drop_packets[p->tc] += 1;
     in.counters().drop_bytes[p->tc] += p->wire;
+    if (in.credit() != nullptr) in.credit_release(p->tc, p->wire);  // it held ingress buffer since arrival
     net_.drop(p);
     return;
   }

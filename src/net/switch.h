@@ -61,6 +61,9 @@ class Switch final : public Node {
   void on_dequeue(const Packet& p, uint16_t out);
 
   void set_routes(RouteTable t) { routes_ = std::move(t); }
+  // InfiniBand adaptive routing: pick per packet among the entry's
+  // equal-cost ports (the LFT port first) instead of the LFT port alone.
+  void set_adaptive(bool on) { adaptive_ = on; }
   [[nodiscard]] const RouteTable& routes() const { return routes_; }
   [[nodiscard]] Mmu& mmu() { return mmu_; }
   [[nodiscard]] const Mmu& mmu() const { return mmu_; }
@@ -71,6 +74,7 @@ class Switch final : public Node {
   void receive(Packet* p);
   void send_pause(uint16_t port, uint8_t tc, uint32_t quanta);
   void maybe_mark(Packet* p, const Port& out);
+  [[nodiscard]] int adaptive_port(const Packet& p) const;
 
   Mmu mmu_;
   RouteTable routes_;
@@ -81,6 +85,7 @@ class Switch final : public Node {
   std::vector<std::array<Time, kNumTcs>> refresh_at_;    // per port: pending XOFF refresh
   uint64_t ecmp_seed_;
   Rng ecn_rng_;
+  bool adaptive_ = false;
 };
 
 }  // namespace rdmasim

@@ -327,8 +327,16 @@ json results_json(const Experiment& e) {
         fcps += p.credit()->ctr.fcp_sent;
         fault += p.credit()->ctr.fault_drop_packets;
       }
-    j["network"]["infiniband"] = {
-        {"port_xmit_wait_us", wait_us}, {"flow_control_packets", fcps}, {"fault_drops", fault}};
+    const SmStats& sm = e.fabric().sm_stats();
+    json installs = json::array();
+    for (const Time t : sm.installs) installs.push_back(t.us());
+    j["network"]["infiniband"] = {{"port_xmit_wait_us", wait_us},
+                                  {"flow_control_packets", fcps},
+                                  {"fault_drops", fault},
+                                  {"routing", routing_engine_name(e.fabric().config().ib.sm.engine)},
+                                  {"adaptive_routing", e.fabric().config().ib.sm.adaptive},
+                                  {"sm_sweeps", sm.sweeps},
+                                  {"lft_installs_us", installs}};
   }
   return j;
 }

@@ -30,6 +30,12 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
   } catch (const std::invalid_argument& e) {
     throw InputError(s_.file, 0, 0, "fabric", e.what());  // e.g. PFC headroom larger than the buffer
   }
+  for (const FaultSpec& fs : s_.faults) {
+    const Topology& t = fabric_->topology();
+    for (size_t n = 0; n < t.nodes.size(); ++n)
+      if (t.nodes[n].name == fs.node)
+        fabric_->schedule_link_state(fs.at, static_cast<int>(n), static_cast<uint16_t>(fs.port), fs.up);
+  }
 
   for (size_t wi = 0; wi < s_.workloads.size(); ++wi) {
     const WorkloadSpec& w = s_.workloads[wi];

@@ -275,6 +275,10 @@ void RcEngine::on_data(RcConnection& c, Packet* p) {
     on_data_irn(c, p);
     return;
   }
+  if (cfg_.accept_out_of_order) {
+    on_data_reordered(c, p);
+    return;
+  }
   if (p->psn == c.epsn) {
     if (p->opcode == Opcode::kSend && (p->flags & kFirst) && c.counted_recv) {
       if (c.recv_posted == 0) {
@@ -345,6 +349,37 @@ void RcEngine::on_data_irn(RcConnection& c, Packet* p) {
       c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
   }
   send_control(c, PktType::kAck, c.epsn - 1);
+}
+
+void RcEngine::on_data_reordered(RcConnection& c, Packet* p) {
+  if (p->psn < c.epsn) {
+    send_control(c, PktType::kAck, c.epsn - 1);  // a duplicate (after a timeout): say where we are
+    return;
+  }
+  const uint64_t off = p->psn - c.epsn;
+  if (c.ooo.size() <= off) c.ooo.resize(off + 1, 0);
+  if (c.ooo[off]) return;
+  c.ooo[off] = 1;
+  if (off != 0) {
+    ++c.ctr.out_of_order_placed;
+    return;  // placed; the gap before it is most likely a packet on a longer path
+  }
+  while (!c.ooo.empty() && c.ooo.front()) {
+    c.ooo.pop_front();
+    ++c.epsn;
+    ++c.since_ack;
+  }
+  bool message_end = false;
+  while (c.recv_msg < c.msgs.size() && c.msgs[c.recv_msg].end_psn <= c.epsn) {
+    const RcMessage& m = c.msgs[c.recv_msg++];
+    message_end = true;
+    if (c.sink != nullptr)
+      c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
+  }
+  if (message_end || c.since_ack >= cfg_.ack_interval) {
+    c.since_ack = 0;
+    send_control(c, PktType::kAck, c.epsn - 1);
+  }
 }
 
 void RcEngine::on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn) {

@@ -51,6 +51,12 @@ struct RcConfig {
   Time irn_rto_low = Time::from_us(100);
   Time irn_rto_high = Time::from_us(320);
   uint32_t irn_low_packets = 3;
+  // Go-back-N responder that keeps packets arriving ahead of a gap instead
+  // of NAKing them: adaptive routing reorders packets without losing them
+  // (ConnectX places out-of-order RDMA WRITE data when AR is on). Gaps that
+  // are real losses are recovered by the requester's timeout. SENDs are not
+  // refused with RNR NAK in this mode.
+  bool accept_out_of_order = false;
 };
 
 struct Completion {
@@ -94,6 +100,7 @@ struct RcCounters {
   uint64_t out_of_order_discards = 0;
   uint64_t rnr_naks_sent = 0;
   uint64_t rnr_naks_received = 0;
+  uint64_t out_of_order_placed = 0;  // accepted ahead of a gap (accept_out_of_order)
 };
 
 struct RcConnection {
@@ -209,6 +216,7 @@ class RcEngine final : public CcHost {
 
   [[nodiscard]] const RcConfig& config() const { return cfg_; }
   void set_irn_window(uint32_t packets) { cfg_.irn_window = packets; }
+  void set_accept_out_of_order(bool on) { cfg_.accept_out_of_order = on; }
   [[nodiscard]] size_t num_connections() const { return conns_.size(); }
   [[nodiscard]] const RcConnection& connection(uint32_t id) const { return conns_[id]; }
   [[nodiscard]] uint32_t packets_for(int64_t bytes) const {
@@ -225,6 +233,7 @@ class RcEngine final : public CcHost {
   void go_back(RcConnection& c, uint64_t psn);
   Packet* build_data(RcConnection& c, uint64_t psn);
   void on_data_irn(RcConnection& c, Packet* p);
+  void on_data_reordered(RcConnection& c, Packet* p);
   void on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn);
   [[nodiscard]] size_t message_of(const RcConnection& c, uint64_t psn) const;
   void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint32_t aux = 0);

@@ -11,6 +11,7 @@
 #include "fabric/profiles.h"
 #include "validate/dcqcn_experiment.h"
 #include "validate/hpcc_b6.h"
+#include "validate/ib_experiments.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
 
@@ -238,6 +239,45 @@ void ib_incast_case(std::vector<ValidationResult>& out) {
       {"ib-incast", "credit conservation at end of run", inv.empty() ? "ok" : inv, "ok", inv.empty()});
 }
 
+// Fat-tree permutation: static ftree LFTs vs adaptive routing (k = 8, 128
+// hosts, 4 MiB per flow). AR must raise the mean and the minimum.
+void ib_ar_cases(std::vector<ValidationResult>& out) {
+  const int64_t bytes = 4 << 20;
+  const IbPermutationRun st = run_ib_permutation(8, RoutingEngine::kFtree, false, bytes, 1);
+  const IbPermutationRun ar = run_ib_permutation(8, RoutingEngine::kFtree, true, bytes, 1);
+  const bool clean = st.invariants.empty() && ar.invariants.empty() && st.dropped + ar.dropped == 0 &&
+                     st.completed == 128 && ar.completed == 128;
+  out.push_back({"ib-ar", "k=8 fat-tree permutation, mean flow throughput: ftree -> AR",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s", st.mean_gbps, ar.mean_gbps), "AR higher",
+                 clean && ar.mean_gbps > st.mean_gbps});
+  out.push_back({"ib-ar", "k=8 fat-tree permutation, slowest flow: ftree -> AR",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s", st.min_gbps, ar.min_gbps), "AR higher",
+                 clean && ar.min_gbps > st.min_gbps});
+}
+
+// A link failure on an ib-ndr k=4 fat-tree with the profile's subnet
+// manager timing: traffic over the link stalls until the new LFTs are in.
+void ib_failure_case(std::vector<ValidationResult>& out) {
+  const SubnetManagerConfig sm;
+  const Time fail = Time::from_us(50);
+  const IbLinkFailureRun r =
+      run_ib_link_failure(4, false, 32 << 20, fail, sm.detection_delay, sm.compute_time, 3);
+  const Time reroute = fail + sm.detection_delay + sm.compute_time;
+  const bool ok = r.invariants.empty() && r.completed == r.flows && r.affected_flows > 0 &&
+                  r.rerouted_at == reroute && r.recovered_at >= reroute &&
+                  r.recovered_at <= reroute + Time::from_us(10) && r.retransmitted_packets >= r.fault_drops;
+  out.push_back({"ib-failure",
+                 fmt::format("link {} down: time to recover ({} flows hit)", r.failed_link, r.affected_flows),
+                 fmt::format("{:.1f} us", r.recovery.us()),
+                 fmt::format("{:.0f}-{:.0f} us (SM {:.0f}+{:.0f})", (reroute - fail).us(),
+                             (reroute - fail).us() + 10, sm.detection_delay.us(), sm.compute_time.us()),
+                 ok});
+  out.push_back(
+      {"ib-failure", "bytes retransmitted / packets lost to the failed link",
+       fmt::format("{:.2f} MB / {}", static_cast<double>(r.retransmitted_bytes) / 1e6, r.fault_drops),
+       "resent >= lost, credits ok", ok});
+}
+
 }  // namespace
 
 void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
@@ -255,6 +295,8 @@ std::vector<ValidationResult> run_validation(bool full) {
   ib_perftest_cases(out);
   ib_incast_case(out);
   collective_cases(out);
+  ib_ar_cases(out);
+  ib_failure_case(out);
   return out;
 }
 

@@ -250,7 +250,7 @@ TEST_F(CliTest, TooShortDurationLeavesFctEmptyAndSucceeds) {
 TEST_F(CliTest, UnknownTopLevelKeySuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "duration: 1ms", "duraton: 1ms")),
                    at("2:1: 'duraton': unknown key; did you mean 'duration'? (accepted keys here: duration, "
-                      "fabric, name, output, seed, topology, workload)"));
+                      "fabric, faults, name, output, seed, topology, workload)"));
 }
 
 TEST_F(CliTest, UnknownNestedKeySuggestsNearest) {
@@ -615,6 +615,17 @@ TEST_F(CliTest, InfinibandVlBufferBelowOnePacket) {
       run_scenario(std::string(kGood) + "fabric:\n  profile: ib-ndr\n  ib: {vl_buffer: 1KiB}\n"),
       at("16:19: 'fabric.ib.vl_buffer': expected 'auto' or a size between one MTU packet (4138B) "
          "and 1GiB"));
+}
+
+TEST_F(CliTest, FaultOnUnknownNode) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "faults:\n  - {at: 1us, link: 'agg9:0', action: down}\n"),
+      at("15:21: 'faults[0].link': no node named 'agg9' in the topology"));
+}
+
+TEST_F(CliTest, FaultLinkWithoutPort) {
+  expect_bad_input(run_scenario(std::string(kGood) + "faults:\n  - {at: 1us, link: sw0, action: down}\n"),
+                   at("15:21: 'faults[0].link': expected 'node:port', e.g. agg0_0:2"));
 }
 
 }  // namespace

@@ -1,0 +1,164 @@
+#include "validate/ib_experiments.h"
+
+#include <algorithm>
+
+#include "engine/rng.h"
+#include "engine/simulation.h"
+#include "fabric/fabric.h"
+#include "fabric/profiles.h"
+#include "workload/generators.h"
+
+namespace rdmasim {
+namespace {
+
+struct Sink final : CompletionSink {
+  std::vector<Completion> done;
+  void on_complete(const Completion& c) override { done.push_back(c); }
+};
+
+}  // namespace
+
+IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, int64_t bytes,
+                                    uint64_t seed) {
+  const Profile prof = find_profile("ib-ndr");
+  FabricConfig cfg = prof.config;
+  cfg.ib.sm.engine = engine;
+  cfg.ib.sm.adaptive = adaptive;
+  Simulation sim(seed);
+  Fabric f(sim, make_fat_tree(k, prof.config.link, prof.config.link), cfg);
+  Rng rng(seed, "ib-permutation");
+  const auto flows = make_permutation(f.num_hosts(), Bytes(bytes), Time::zero(), rng);
+  Sink sink;
+  for (const auto& fl : flows)
+    f.rc().post(f.rc().connect(fl.src, fl.dst, &sink, cfg.rc.data_tc), Opcode::kWrite, bytes, 0);
+  sim.run(Time::from_s(1));
+  IbPermutationRun r;
+  r.completed = sink.done.size();
+  for (const auto& c : sink.done)
+    r.gbps.push_back(static_cast<double>(bytes) * 8 / (c.completed - c.posted).sec() / 1e9);
+  if (!r.gbps.empty()) {
+    for (double g : r.gbps) r.mean_gbps += g / static_cast<double>(r.gbps.size());
+    r.min_gbps = *std::min_element(r.gbps.begin(), r.gbps.end());
+  }
+  for (uint64_t d : f.net().ledger().dropped) r.dropped += d;
+  for (size_t i = 0; i < f.rc().num_connections(); ++i)
+    r.out_of_order_placed += f.rc().connection(static_cast<uint32_t>(i)).ctr.out_of_order_placed;
+  r.invariants = f.check_invariants();
+  return r;
+}
+
+namespace {
+
+// Samples the responders' in-order points (epsn) of the watched connections
+// at a fixed interval, keeping for each the longest stretch without progress
+// that started after `from`, and when progress first resumed after it.
+class ProgressSampler final : public EventHandler {
+ public:
+  ProgressSampler(Fabric& f, std::vector<uint32_t> conns, Time every, Time from)
+      : f_(f),
+        conns_(std::move(conns)),
+        every_(every),
+        from_(from),
+        last_(conns_.size(), 0),
+        since_(conns_.size(), Time::zero()),
+        stall_(conns_.size()),
+        resumed_(conns_.size()) {}
+  void start() { f_.sim().schedule(Time::zero(), this, 0); }
+  void on_event(uint32_t, uint64_t) override {
+    const Time now = f_.sim().now();
+    bool active = false;
+    for (size_t i = 0; i < conns_.size(); ++i) {
+      const RcConnection& c = f_.rc().connection(conns_[i]);
+      if (c.epsn != last_[i]) {
+        if (since_[i] >= from_ && now - since_[i] > stall_[i]) {
+          stall_[i] = now - since_[i];
+          resumed_[i] = now;
+        }
+        last_[i] = c.epsn;
+        since_[i] = now;
+      }
+      active = active || !c.idle();
+    }
+    if (active) f_.sim().schedule(now + every_, this, 0);
+  }
+  Fabric& f_;
+  std::vector<uint32_t> conns_;
+  Time every_, from_;
+  std::vector<uint64_t> last_;
+  std::vector<Time> since_, stall_, resumed_;
+};
+
+}  // namespace
+
+IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at, Time detect,
+                                     Time compute, uint64_t seed) {
+  const Profile prof = find_profile("ib-ndr");
+  FabricConfig cfg = prof.config;
+  cfg.ib.sm.adaptive = adaptive;
+  cfg.ib.sm.detection_delay = detect;
+  cfg.ib.sm.compute_time = compute;
+  Simulation sim(seed);
+  Fabric f(sim, make_fat_tree(k, prof.config.link, prof.config.link), cfg);
+  Rng rng(seed, "ib-link-failure");
+  const auto flows = make_permutation(f.num_hosts(), Bytes(bytes), Time::zero(), rng);
+  Sink sink;
+  std::vector<uint32_t> conns;
+  for (const auto& fl : flows) {
+    conns.push_back(f.rc().connect(fl.src, fl.dst, &sink, cfg.rc.data_tc));
+    f.rc().post(conns.back(), Opcode::kWrite, bytes, 0);
+  }
+  IbLinkFailureRun r;
+  r.flows = flows.size();
+  r.failed_at = fail_at;
+  // The first aggregation -> core hop on any flow's LFT path.
+  const Topology& topo = f.topology();
+  const Port* victim = nullptr;
+  for (uint32_t q : conns) {
+    const RcConnection& c = f.rc().connection(q);
+    for (const Port* p : f.path(c.src, c.dst, c.flow_hash, c.src_nic_port))
+      if (topo.nodes[p->owner().id()].tier == 2 && topo.nodes[p->peer()->id()].tier == 3) {
+        victim = p;
+        break;
+      }
+    if (victim != nullptr) break;
+  }
+  std::vector<uint32_t> affected;
+  if (victim != nullptr) {
+    r.failed_link = victim->owner().name() + " -> " + victim->peer()->name();
+    for (uint32_t q : conns) {
+      const RcConnection& c = f.rc().connection(q);
+      const auto path = f.path(c.src, c.dst, c.flow_hash, c.src_nic_port);
+      for (const Port* p : path)
+        if (p == victim || (p->owner().id() == victim->peer()->id() && p->peer() == &victim->owner()))
+          affected.push_back(q);
+    }
+    std::sort(affected.begin(), affected.end());
+    affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+    f.schedule_link_state(fail_at, victim->owner().id(), victim->index(), false);
+  }
+  r.affected_flows = static_cast<int>(affected.size());
+  ProgressSampler sampler(f, affected, Time::from_ns(100), fail_at);
+  sampler.start();
+  sim.run(Time::from_s(2));
+  r.completed = sink.done.size();
+  if (!f.sm_stats().installs.empty()) r.rerouted_at = f.sm_stats().installs.front();
+  for (size_t i = 0; i < affected.size(); ++i) {
+    r.longest_stall = std::max(r.longest_stall, sampler.stall_[i]);
+    r.recovered_at = std::max(r.recovered_at, sampler.resumed_[i]);
+  }
+  r.recovery = r.recovered_at > fail_at ? r.recovered_at - fail_at : Time::zero();
+  const Network& net = f.net();
+  for (size_t n = 0; n < net.num_nodes(); ++n)
+    for (size_t i = 0; i < net.node(n).num_ports(); ++i)
+      r.fault_drops += net.node(n).port(i).counters().fault_drop_packets;
+  for (uint32_t q : conns) {
+    const auto& c = f.rc().connection(q).ctr;
+    r.retransmitted_bytes += c.retransmitted_bytes;
+    r.retransmitted_packets += c.retransmitted_packets;
+    r.timeouts += c.timeouts;
+  }
+  r.invariants = f.check_invariants();
+  return r;
+}
+
+}  // namespace rdmasim

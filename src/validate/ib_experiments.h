@@ -1,0 +1,53 @@
+// InfiniBand experiments shared by `rdmasim validate` and the tests: a
+// fat-tree permutation under static (LFT) versus adaptive routing, and a
+// link failure healed by the subnet manager.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/units.h"
+#include "route/subnet_manager.h"
+
+namespace rdmasim {
+
+struct IbPermutationRun {
+  std::vector<double> gbps;  // per flow: bytes / (completion - post)
+  double mean_gbps = 0;
+  double min_gbps = 0;
+  size_t completed = 0;
+  uint64_t dropped = 0;
+  uint64_t out_of_order_placed = 0;
+  std::string invariants;
+};
+
+// Every host of a k-ary fat-tree of ib-ndr links WRITEs `bytes` to a distinct
+// host (a random derangement drawn from `seed`).
+[[nodiscard]] IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, int64_t bytes,
+                                                  uint64_t seed);
+
+struct IbLinkFailureRun {
+  std::string failed_link;  // "agg0_0 -> core0"
+  int affected_flows = 0;   // flows whose LFT path crossed it
+  Time failed_at;
+  Time rerouted_at;          // the SM's new LFTs were in the switches
+  Time recovered_at;         // the last affected flow moved its in-order point again
+  Time recovery;             // recovered_at - failed_at
+  Time longest_stall;        // longest time an affected flow's in-order point stood still
+  uint64_t fault_drops = 0;  // packets lost to the failed link
+  uint64_t retransmitted_bytes = 0;
+  uint64_t retransmitted_packets = 0;
+  uint64_t timeouts = 0;
+  size_t completed = 0;
+  size_t flows = 0;
+  std::string invariants;
+};
+
+// A permutation of `bytes` WRITEs on a k-ary ib-ndr fat-tree; at `fail_at`
+// the first aggregation-to-core link on a flow's path goes down and the
+// subnet manager reroutes (detection `detect`, computation `compute`).
+[[nodiscard]] IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at,
+                                                   Time detect, Time compute, uint64_t seed);
+
+}  // namespace rdmasim

@@ -131,6 +131,17 @@ TEST(NcclTests, OversubscriptionAndEcmpCollisionsCostBusbw) {
   EXPECT_GT(ls_1to1, 1.5 * ls_1qp);      // more QPs recover part of it
 }
 
+// Same seed, same table: ECMP hashing, DCQCN and every timer are seeded.
+TEST(NcclTests, DeterministicForASeed) {
+  NcclTestsOptions o = options("rocev2-dcqcn", CollType::kAllReduce, 4 << 20);
+  o.cluster.servers = 2;
+  o.comm.qps_per_conn = 2;
+  o.seed = 7;
+  const auto a = run_nccl_tests(o), b = run_nccl_tests(o);
+  EXPECT_EQ(a.rows[0].time_us, b.rows[0].time_us);
+  EXPECT_EQ(a.rows[0].busbw, b.rows[0].busbw);
+}
+
 TEST(NcclTests, BadOptionsAreRejected) {
   NcclTestsOptions o = options("ideal", CollType::kAllGather, 1024);
   o.algo = Algo::kTree;

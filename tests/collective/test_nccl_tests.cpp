@@ -152,6 +152,9 @@ TEST(NcclTests, BadOptionsAreRejected) {
   o = options("ideal", CollType::kBroadcast, 1024);
   o.root = 999;
   EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+  o = options("ideal", CollType::kAllReduce, int64_t{1} << 30);
+  o.chunk = 16;  // billions of transfers: refused before any memory is spent
+  EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
 }
 
 }  // namespace

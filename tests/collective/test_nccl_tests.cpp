@@ -3,6 +3,7 @@
 // shape, and what oversubscription and ECMP collisions do to it.
 #include <gtest/gtest.h>
 
+#include "collective/algorithms.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
 
@@ -155,6 +156,40 @@ TEST(NcclTests, BadOptionsAreRejected) {
   o = options("ideal", CollType::kAllReduce, int64_t{1} << 30);
   o.chunk = 16;  // billions of transfers: refused before any memory is spent
   EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// The double binary tree: both trees span all nodes with one root each, and
+// few nodes are leaves in both (NCCL's point: each node sends up and down in
+// at most one tree as an interior node's worth of traffic).
+TEST(DoubleBinaryTree, TwoSpanningTreesWithFewSharedLeaves) {
+  for (int n : {2, 3, 4, 5, 8, 16, 31}) {
+    int shared = 0;
+    std::vector<char> leaf0(n, 1), leaf1(n, 1);
+    for (int t = 0; t < 2; ++t) {
+      const auto p = binary_tree_parents(n, t);
+      int roots = 0;
+      for (int i = 0; i < n; ++i) {
+        if (p[i] < 0) {
+          ++roots;
+          continue;
+        }
+        // Walking up reaches the root within n steps (no cycles).
+        int x = i, steps = 0;
+        while (p[x] >= 0 && steps <= n) x = p[x], ++steps;
+        EXPECT_LE(steps, n);
+        (t == 0 ? leaf0 : leaf1)[p[i]] = 0;
+      }
+      EXPECT_EQ(roots, 1) << "n=" << n << " tree " << t;
+    }
+    for (int i = 0; i < n; ++i) shared += leaf0[i] && leaf1[i];
+    EXPECT_LE(shared, (n + 3) / 4) << "n=" << n;
+  }
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ struct TrainCli {
   int layers = 0, hidden = 0, seq = 0, micro_batch = 1, micro_batches = 8;
   int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8, mtu = 4096, qps = 1;
   double peak_tflops = 989.4, mfu = 0.40, oversub = 1.0;
-  std::string bucket = "25MB", fabric = "rocev2-dcqcn", topo = "rail", rate, trace;
+  std::string bucket = "25MB", fabric = "rocev2-dcqcn", topo = "rail", rate, trace, dp_algo = "ring";
   long long seed = 1;
   double background_load = 0;
   std::string background_cdf = "data/cdf/alistorage2019.txt";

@@ -38,6 +38,7 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
   t->add_option("--oversubscription", o.oversub, "leaf down:up ratio (default 1)");
   t->add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
   t->add_option("--mtu", o.mtu, "RDMA payload bytes per packet (default 4096)")->check(CLI::Range(64, 9000));
+  t->add_option("--dp-algo", o.dp_algo, "gradient AllReduce algorithm: ring | tree | hierarchical | sharp");
   t->add_option("--qps", o.qps, "QPs per connection")->check(CLI::Range(1, 64));
   t->add_option("--background-load", o.background_load,
                 "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
@@ -75,6 +76,13 @@ int train_command(const TrainCli& c) {
     }
     o.fabric.rc.mtu = static_cast<uint32_t>(c.mtu);
     o.comm.qps_per_conn = c.qps;
+    try {
+      o.dp_algo = algo_from_name(c.dp_algo);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--dp-algo: ") + e.what());
+    }
+    if (!algo_applies(CollType::kAllReduce, o.dp_algo))
+      throw std::invalid_argument("--dp-algo: " + c.dp_algo + " does not implement all_reduce");
     o.seed = static_cast<uint64_t>(c.seed);
     if (c.background_load < 0 || c.background_load > 1)
       throw std::invalid_argument("--background-load must be between 0 and 1");

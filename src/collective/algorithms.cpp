@@ -19,6 +19,14 @@ Plan build_plan(const PlanRequest& r, const CommShape& shape) {
   if (r.chunk < 1) throw std::invalid_argument("chunk size must be >= 1 byte");
   if (r.root < 0 || r.root >= shape.ranks())
     throw std::invalid_argument("root must be a rank between 0 and " + std::to_string(shape.ranks() - 1));
+  // Every algorithm moves at most ~2 n S bytes in chunks of `chunk`: bound
+  // the plan before building it (memory grows with the number of transfers).
+  const double n = shape.ranks();
+  const double estimate =
+      2 * n * (static_cast<double>(r.bytes) / static_cast<double>(r.chunk) + n * r.channels);
+  if (estimate > double(1 << 26))
+    throw std::invalid_argument("the collective would split into about " + std::to_string(int64_t(estimate)) +
+                                " transfers: raise the chunk size (--chunk) or lower the message size");
   if (!algo_applies(r.type, r.algo))
     throw std::invalid_argument(std::string("algorithm '") + algo_name(r.algo) + "' does not implement " +
                                 coll_name(r.type));

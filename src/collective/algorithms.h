@@ -44,9 +44,9 @@ struct PlanRequest {
 
 // Double binary tree over `n` nodes: parent of each node in tree t (0 or 1),
 // -1 at the root. Tree 0 is the in-order balanced binary tree; tree 1 is its
-// mirror image (node i there plays node n-1-i), so most leaves of one tree
-// are interior in the other and both trees together use each node's
-// bandwidth evenly.
+// mirror image (node i plays n-1-i) or its shift by one (i+1 mod n), whichever
+// shares fewer leaves with tree 0, so a node that is a leaf in one tree is
+// mostly interior in the other and the two trees use nodes' links evenly.
 [[nodiscard]] std::vector<int> binary_tree_parents(int n, int tree);
 
 }  // namespace rdmasim

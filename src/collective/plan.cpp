@@ -98,8 +98,12 @@ double busbw_factor(CollType t, int n) {
 Plan PlanBuilder::finish() {
   auto& x = plan_.xfers;
   std::vector<uint32_t> count(x.size() + 1, 0);
+  if (x.size() > (size_t{1} << 26))
+    throw std::invalid_argument("the collective splits into more than 2^26 transfers: raise the chunk size");
   for (const auto& [b, a] : edges_) {
     ++count[b];
+    if (x[a].deps == UINT16_MAX)
+      throw std::invalid_argument("a transfer waits for more than 65535 chunks: raise the chunk size");
     ++x[a].deps;
   }
   uint32_t at = 0;

@@ -23,9 +23,27 @@ std::vector<int> binary_tree_parents(int n, int tree) {
   };
   build(0, n - 1);
   if (tree == 0) return parent;
-  std::vector<int> mirrored(n, -1);
-  for (int i = 0; i < n; ++i) mirrored[n - 1 - i] = parent[i] < 0 ? -1 : n - 1 - parent[i];
-  return mirrored;
+  // The second tree relabels the first: node i plays node map(i). Of the
+  // mirror (n-1-i) and the shift (i+1 mod n), keep the one whose leaves are
+  // least often leaves of the first tree, so the two trees load nodes evenly.
+  auto relabel = [&](auto map) {
+    std::vector<int> t(n, -1);
+    for (int i = 0; i < n; ++i) t[map(i)] = parent[i] < 0 ? -1 : map(parent[i]);
+    return t;
+  };
+  auto shared_leaves = [&](const std::vector<int>& t) {
+    std::vector<char> leaf0(n, 1), leaf1(n, 1);
+    for (int i = 0; i < n; ++i) {
+      if (parent[i] >= 0) leaf0[parent[i]] = 0;
+      if (t[i] >= 0) leaf1[t[i]] = 0;
+    }
+    int c = 0;
+    for (int i = 0; i < n; ++i) c += leaf0[i] && leaf1[i];
+    return c;
+  };
+  const auto mirrored = relabel([n](int i) { return n - 1 - i; });
+  const auto shifted = relabel([n](int i) { return (i + 1) % n; });
+  return shared_leaves(shifted) < shared_leaves(mirrored) ? shifted : mirrored;
 }
 
 Plan build_tree(const PlanRequest& r, const CommShape& shape) {

@@ -240,6 +240,7 @@ class Trainer final : public EventHandler, public CollectiveListener {
             if (bucket >= t_.bucket_bytes || l == 0) {
               Step s{Step::kDpAsync, {}, dp_set_[p], {}, 0, "DP AllReduce bucket"};
               s.req = request(CollType::kAllReduce, bucket, *sets_[dp_set_[p]].comms[0]);
+              s.req.algo = o_.dp_algo;
               st.push_back(s);
               bucket = 0;
             }

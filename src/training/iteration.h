@@ -56,7 +56,8 @@ struct TrainingRunOptions {
   ClusterConfig cluster;  // servers is derived from the layout (gpus / gpus_per_server, rounded up)
   FabricConfig fabric;
   CommConfig comm;
-  int channels = 0;  // 0: per communicator, min(8, max(2, its GPUs per server))
+  int channels = 0;            // 0: per communicator, min(8, max(2, its GPUs per server))
+  Algo dp_algo = Algo::kRing;  // the gradient AllReduce: ring | tree | hierarchical | sharp
   uint64_t seed = 1;
   // Storage/other-job traffic on the same fabric: flow sizes from this CDF
   // at background.load of every NIC (none when unset).

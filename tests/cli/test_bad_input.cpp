@@ -569,6 +569,32 @@ TEST_F(CliTest, NcclTestsPrintsTableAndJson) {
   EXPECT_EQ(j["nranks"], 4);
 }
 
+TEST_F(CliTest, TrainWritesAPerfettoTraceFile) {
+  const auto trace = dir_ / "trace.json";
+  const CliResult r = run_cli({"train", "--model", "gpt3-xl", "--tp", "2", "--pp", "2", "--dp", "4",
+                               "--micro-batches", "2", "--fabric", "ideal", "--trace", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("exposed communication"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(read_text(trace));
+  ASSERT_TRUE(j["traceEvents"].is_array());
+  size_t complete = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_TRUE(e["ts"].is_number() && e["dur"].is_number() && e["pid"].is_number() &&
+                  e["tid"].is_number());
+    }
+  EXPECT_GT(complete, 100u);
+}
+
+TEST_F(CliTest, TrainBadLayout) {
+  const CliResult r = run_cli({"train", "--tp", "3"});
+  expect_bad_input(
+      r,
+      "error: train: parallel.tp must divide the GPUs per server (8): tensor parallelism stays on "
+      "NVLink\n");
+}
+
 }  // namespace
 }  // namespace rdmasim
 

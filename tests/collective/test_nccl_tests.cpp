@@ -3,6 +3,7 @@
 // shape, and what oversubscription and ECMP collisions do to it.
 #include <gtest/gtest.h>
 
+#include "collective/algorithms.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
 
@@ -131,6 +132,17 @@ TEST(NcclTests, OversubscriptionAndEcmpCollisionsCostBusbw) {
   EXPECT_GT(ls_1to1, 1.5 * ls_1qp);      // more QPs recover part of it
 }
 
+// Same seed, same table: ECMP hashing, DCQCN and every timer are seeded.
+TEST(NcclTests, DeterministicForASeed) {
+  NcclTestsOptions o = options("rocev2-dcqcn", CollType::kAllReduce, 4 << 20);
+  o.cluster.servers = 2;
+  o.comm.qps_per_conn = 2;
+  o.seed = 7;
+  const auto a = run_nccl_tests(o), b = run_nccl_tests(o);
+  EXPECT_EQ(a.rows[0].time_us, b.rows[0].time_us);
+  EXPECT_EQ(a.rows[0].busbw, b.rows[0].busbw);
+}
+
 TEST(NcclTests, BadOptionsAreRejected) {
   NcclTestsOptions o = options("ideal", CollType::kAllGather, 1024);
   o.algo = Algo::kTree;
@@ -141,6 +153,43 @@ TEST(NcclTests, BadOptionsAreRejected) {
   o = options("ideal", CollType::kBroadcast, 1024);
   o.root = 999;
   EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+  o = options("ideal", CollType::kAllReduce, int64_t{1} << 30);
+  o.chunk = 16;  // billions of transfers: refused before any memory is spent
+  EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// The double binary tree: both trees span all nodes with one root each, and
+// few nodes are leaves in both (NCCL's point: each node sends up and down in
+// at most one tree as an interior node's worth of traffic).
+TEST(DoubleBinaryTree, TwoSpanningTreesWithFewSharedLeaves) {
+  for (int n : {2, 3, 4, 5, 8, 16, 31}) {
+    int shared = 0;
+    std::vector<char> leaf0(n, 1), leaf1(n, 1);
+    for (int t = 0; t < 2; ++t) {
+      const auto p = binary_tree_parents(n, t);
+      int roots = 0;
+      for (int i = 0; i < n; ++i) {
+        if (p[i] < 0) {
+          ++roots;
+          continue;
+        }
+        // Walking up reaches the root within n steps (no cycles).
+        int x = i, steps = 0;
+        while (p[x] >= 0 && steps <= n) x = p[x], ++steps;
+        EXPECT_LE(steps, n);
+        (t == 0 ? leaf0 : leaf1)[p[i]] = 0;
+      }
+      EXPECT_EQ(roots, 1) << "n=" << n << " tree " << t;
+    }
+    for (int i = 0; i < n; ++i) shared += leaf0[i] && leaf1[i];
+    EXPECT_LE(shared, (n + 3) / 4) << "n=" << n;
+  }
 }
 
 }  // namespace

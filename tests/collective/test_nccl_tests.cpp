@@ -79,13 +79,15 @@ TEST(NcclTests, FabricBytesAreExactlyTheAlgorithmsInterServerTraffic) {
 // §C.10: large AllReduce across >= 4 servers of 8 GPUs reaches 46-48 GB/s of
 // busbw per 400 Gb/s NIC, on a lossless RoCEv2 profile and on the ideal
 // reference, with rail-optimized wiring (every ring hop stays on its rail).
+// InfiniBand NDR lands a little higher: 26 B of headers per 4096 B packet
+// (99.4% efficiency) against RoCE's 82 B, a ceiling of 49.7 GB/s.
 TEST(NcclTests, LargeAllReduceReachesPerNicFigure) {
-  for (const char* profile : {"rocev2-dcqcn", "ideal"}) {
+  for (const char* profile : {"rocev2-dcqcn", "rocev2-dcqcn-400g", "ib-ndr", "ideal"}) {
     NcclTestsOptions o = options(profile, CollType::kAllReduce, 256 << 20);
     o.cluster.topology = ClusterTopology::kRail;
     const NcclTestsResult r = run_nccl_tests(o);
     EXPECT_GE(per_nic(r, o), 46.0) << profile;
-    EXPECT_LE(per_nic(r, o), 48.5) << profile;
+    EXPECT_LE(per_nic(r, o), 49.0) << profile;
     EXPECT_TRUE(r.rows[0].invariant_error.empty()) << r.rows[0].invariant_error;
   }
 }

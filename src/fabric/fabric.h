@@ -9,6 +9,7 @@
 
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
+#include "cc/ib_cc.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
 #include "link/credit.h"
@@ -55,7 +56,7 @@ struct FabricConfig {
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
-  std::string cc = "none";  // none | dcqcn | dctcp | timely
+  std::string cc = "none";  // none | dcqcn | dctcp | timely | ibcc (InfiniBand only)
   // IRN window: one bandwidth-delay product of the longest host-to-host path,
   // computed from the topology, unless rc.irn_window is set explicitly.
   bool irn_window_auto = true;
@@ -63,6 +64,7 @@ struct FabricConfig {
   DctcpConfig dctcp;
   TimelyConfig timely;
   InfinibandSettings ib;
+  IbCcConfig ibcc;
 };
 
 // What the subnet manager did after link state changes.

@@ -11,6 +11,7 @@
 #include "fabric/profiles.h"
 #include "support/recorder.h"
 #include "topo/topology.h"
+#include "validate/ib_experiments.h"
 
 namespace rdmasim {
 namespace {
@@ -100,6 +101,29 @@ TEST(IbCongestionControl, IncastMarksFecnReturnsBecnAndRecovers) {
     }
     EXPECT_EQ(becns, marked);  // one ACK per packet: every FECN comes back as one BECN
   }
+}
+
+// The effect IB CC exists for (Gran et al., "First experiences with
+// congestion control in InfiniBand hardware", IPDPS 2010): eight left hosts
+// WRITE to one right host (the hot spot) while a ninth left host WRITEs to
+// another right host over the same inter-switch link (4 Tb/s: room for all,
+// so the hot spot's port is the only root). Without CC the hot spot's
+// back-pressure fills the shared buffers (tree saturation) and the victim is
+// held to about 1/9 of the link's credit-limited rate; with CC the hot
+// senders are paced and the victim gets most of its 400G back, at some cost
+// to the hot spot's utilisation. Needs VL buffers deeper than the marking
+// threshold (256 KiB per VL, threshold 64 KiB); with the auto-sized buffers
+// the root's queue barely reaches a threshold and CC does little.
+TEST(IbCongestionControl, FreesTheVictimOfAHotSpot) {
+  const IbHotSpotRun off = run_ib_hot_spot(false);
+  const IbHotSpotRun on = run_ib_hot_spot(true);
+  EXPECT_EQ(off.invariants, "");
+  EXPECT_EQ(on.invariants, "");
+  // Without CC: the victim shares the credit-limited link FIFO with 8 hot
+  // flows draining at 400G in all: about (400 x 9/8) / 9 = 50 Gb/s.
+  EXPECT_NEAR(off.victim_gbps, 50, 5);
+  EXPECT_GT(on.victim_gbps, 3 * off.victim_gbps);
+  EXPECT_GT(on.hotspot_gbps, 0.75 * 400 * 4096 / 4122);
 }
 
 }  // namespace

@@ -321,7 +321,10 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   }
   c.rc.irn_rto_low = f->time("irn_rto_low", c.rc.irn_rto_low);
   c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
-  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp", "timely", "hpcc"}, c.cc);
+  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp", "timely", "hpcc", "ibcc"}, c.cc);
+  if (c.cc == "ibcc" && !c.ib.enabled)
+    throw f->error("cc",
+                   "'ibcc' (InfiniBand congestion control) needs an InfiniBand profile (ib-ndr, ib-hdr)");
   if (auto d = f->opt_child("hpcc")) {
     HpccConfig& h = c.hpcc;
     h.eta = d->real("eta", h.eta, 0.01, 1.0);
@@ -336,6 +339,21 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     }
     h.int_header_bytes = static_cast<uint32_t>(d->bytes("int_header", Bytes(h.int_header_bytes)).count());
     if (h.int_header_bytes > 1024) throw d->error("int_header", "expected at most 1024 B");
+    d->finish();
+  }
+  if (auto d = f->opt_child("ibcc")) {
+    IbCcConfig& q = c.ibcc;
+    q.threshold_bytes =
+        static_cast<uint64_t>(d->bytes("threshold", Bytes(static_cast<int64_t>(q.threshold_bytes))).count());
+    if (q.threshold_bytes == 0)
+      throw d->error("threshold", "expected a positive queue threshold, e.g. 32KiB");
+    q.ccti_increase = static_cast<uint32_t>(d->integer("ccti_increase", q.ccti_increase, 1, 255));
+    q.ccti_limit = static_cast<uint32_t>(d->integer("ccti_limit", q.ccti_limit, 0, 16383));
+    q.ccti_min = static_cast<uint32_t>(d->integer("ccti_min", q.ccti_min, 0, 16383));
+    if (q.ccti_min > q.ccti_limit) throw d->error("ccti_min", "expected ccti_min <= ccti_limit");
+    q.ccti_timer = d->time("ccti_timer", q.ccti_timer);
+    if (q.ccti_timer <= Time::zero()) throw d->error("ccti_timer", "expected a positive time");
+    q.cct_step = static_cast<uint32_t>(d->integer("cct_step", q.cct_step, 1, 1024));
     d->finish();
   }
   if (auto d = f->opt_child("timely")) {

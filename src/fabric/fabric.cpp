@@ -21,6 +21,19 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
       cfg_(with_int_header(std::move(cfg))),
       net_(sim, cfg_.framing),
       rc_(net_, cfg_.rc) {
+  // IB CC: switches set FECN (the CE bit) on packets that find the egress VL
+  // queue above the threshold, deterministically.
+  if (cfg_.cc == "ibcc") {
+    if (!cfg_.ib.enabled)
+      throw std::invalid_argument("congestion control 'ibcc' needs an InfiniBand profile (ib-ndr, ib-hdr)");
+    EcnConfig& e = cfg_.sw.ecn;
+    e.enabled = true;
+    e.kmin_bytes = cfg_.ibcc.threshold_bytes;
+    e.kmax_bytes = cfg_.ibcc.threshold_bytes + 1;
+    e.pmax = 1.0;
+    e.reference_rate = Rate::from_bps(0);
+    e.tc_mask = 0xff;
+  }
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.
   if (cfg_.ib.enabled && cfg_.ib.sm.adaptive && !cfg_.rc.accept_out_of_order) {
     cfg_.rc.accept_out_of_order = true;
@@ -169,9 +182,11 @@ void Fabric::build() {
   } else if (cfg_.cc == "hpcc") {
     if (cfg_.hpcc.base_rtt == Time::zero()) cfg_.hpcc.base_rtt = max_base_rtt();
     rc_.set_congestion_control(std::make_unique<Hpcc>(cfg_.hpcc));
+  } else if (cfg_.cc == "ibcc") {
+    rc_.set_congestion_control(std::make_unique<IbCc>(cfg_.ibcc));
   } else if (cfg_.cc != "none") {
     throw std::invalid_argument("unknown congestion control '" + cfg_.cc +
-                                "' (expected none, dcqcn, dctcp, timely or hpcc)");
+                                "' (expected none, dcqcn, dctcp, timely, hpcc or ibcc)");
   }
 }
 

@@ -10,6 +10,7 @@
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
 #include "cc/hpcc.h"
+#include "cc/ib_cc.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
 #include "link/credit.h"
@@ -59,7 +60,7 @@ struct FabricConfig {
   SwitchSettings sw;
   NicConfig nic;
   RcConfig rc;
-  std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc
+  std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
   // IRN window: one bandwidth-delay product of the longest host-to-host path,
   // computed from the topology, unless rc.irn_window is set explicitly.
   bool irn_window_auto = true;
@@ -68,6 +69,7 @@ struct FabricConfig {
   TimelyConfig timely;
   HpccConfig hpcc;
   InfinibandSettings ib;
+  IbCcConfig ibcc;
 };
 
 // What the subnet manager did after link state changes.

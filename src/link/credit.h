@@ -148,6 +148,7 @@ struct CreditState {
   // Sender side.
   std::array<uint64_t, kNumVls> fctbs{};
   std::array<uint64_t, kNumVls> fccl{};
+  uint64_t peer_capacity = 0;  // the peer's buffer per VL, in blocks
   // Receiver side.
   std::array<uint64_t, kNumVls> abr{};
   std::array<uint64_t, kNumVls> held{};      // blocks in our buffer, not yet freed
@@ -165,6 +166,12 @@ struct CreditState {
 
   [[nodiscard]] uint64_t available(int vl) const { return fccl[vl] - fctbs[vl]; }
   [[nodiscard]] uint64_t advertise(int vl) const { return abr[vl] + capacity - held[vl]; }
+  // IB CC (Annex A10): a congested port is a root of congestion unless its
+  // next packet on that VL is waiting for credit, which makes it a victim of
+  // congestion further downstream.
+  [[nodiscard]] bool congestion_root(int vl, uint32_t head_wire) const {
+    return head_wire == 0 || available(vl) >= credit_blocks(head_wire);
+  }
 };
 
 }  // namespace rdmasim

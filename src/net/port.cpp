@@ -144,6 +144,7 @@ void Port::enable_credit(const CreditConfig* cfg, uint64_t capacity_blocks, uint
 }
 
 void Port::init_peer_credit(uint64_t peer_capacity_blocks) {
+  credit_->peer_capacity = peer_capacity_blocks;
   for (int vl = 0; vl < kNumVls; ++vl) credit_->fccl[vl] = credit_->fctbs[vl] + peer_capacity_blocks;
 }
 

@@ -52,6 +52,12 @@ void Switch::send_pause(uint16_t port, uint8_t tc, uint32_t quanta) {
 
 void Switch::maybe_mark(Packet* p, const Port& out) {
   if (!(p->flags & kEct) || !((ecn_.tc_mask >> p->tc) & 1u)) return;
+  // InfiniBand FECN: only a root of congestion marks, not a port that is
+  // merely starved of credit by congestion further on (Annex A10 victim mask).
+  if (out.credit() != nullptr) {
+    const Packet* head = out.queues().head(p->tc);
+    if (!out.credit()->congestion_root(p->tc, head != nullptr ? head->wire : 0)) return;
+  }
   const uint64_t q = mmu_.egress_bytes(out.index(), p->tc);
   const auto [kmin, kmax] = ecn_thresholds_[out.index()];
   bool mark = false;

@@ -161,4 +161,28 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
   return r;
 }
 
+IbHotSpotRun run_ib_hot_spot(bool ib_cc) {
+  Simulation sim(5);
+  FabricConfig cfg = find_profile("ib-ndr").config;
+  cfg.cc = ib_cc ? "ibcc" : "none";
+  cfg.ib.credit.vl_buffer_bytes = 256 * 1024;
+  cfg.ibcc.threshold_bytes = 64 * 1024;
+  const LinkSpec host{Rate::from_gbps(400), Time::from_ns(25)};
+  Fabric f(sim, make_dumbbell(9, 2, host, LinkSpec{Rate::from_gbps(4000), Time::from_ns(25)}), cfg);
+  Sink hot, victim;
+  const int64_t bytes = 8 << 20;
+  for (int s = 0; s < 8; ++s) f.rc().post(f.rc().connect(s, 9, &hot, 0), Opcode::kWrite, bytes, 0);
+  f.rc().post(f.rc().connect(8, 10, &victim, 0), Opcode::kWrite, bytes, 0);
+  sim.run(Time::from_ms(50));
+  IbHotSpotRun r;
+  if (victim.done.size() == 1)
+    r.victim_gbps =
+        static_cast<double>(bytes) * 8 / (victim.done[0].completed - victim.done[0].posted).sec() / 1e9;
+  Time last;
+  for (const auto& c : hot.done) last = std::max(last, c.completed);
+  if (hot.done.size() == 8) r.hotspot_gbps = 8.0 * static_cast<double>(bytes) * 8 / last.sec() / 1e9;
+  r.invariants = f.check_invariants();
+  return r;
+}
+
 }  // namespace rdmasim

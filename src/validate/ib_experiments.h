@@ -50,4 +50,15 @@ struct IbLinkFailureRun {
 [[nodiscard]] IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at,
                                                    Time detect, Time compute, uint64_t seed);
 
+struct IbHotSpotRun {
+  double victim_gbps = 0;   // the flow that shares the path, not the destination
+  double hotspot_gbps = 0;  // aggregate into the hot spot
+  std::string invariants;
+};
+
+// Eight hosts on one ib-ndr switch WRITE 8 MiB each to one host on a second
+// switch (the hot spot) while a ninth WRITEs 8 MiB to another host there,
+// over a 4 Tb/s inter-switch link; VL buffers 256 KiB, IB CC threshold 64 KiB.
+[[nodiscard]] IbHotSpotRun run_ib_hot_spot(bool ib_cc);
+
 }  // namespace rdmasim

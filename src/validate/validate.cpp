@@ -278,6 +278,20 @@ void ib_failure_case(std::vector<ValidationResult>& out) {
        "resent >= lost, credits ok", ok});
 }
 
+// IB CC against tree saturation (Gran et al., IPDPS 2010): the victim of a
+// hot spot gets its bandwidth back when the hot senders are paced.
+void ib_cc_case(std::vector<ValidationResult>& out) {
+  const IbHotSpotRun off = run_ib_hot_spot(false);
+  const IbHotSpotRun on = run_ib_hot_spot(true);
+  const bool clean = off.invariants.empty() && on.invariants.empty();
+  out.push_back({"ib-cc", "hot spot victim throughput: no CC -> IB CC",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s", off.victim_gbps, on.victim_gbps), "much higher with CC",
+                 clean && on.victim_gbps > 3 * off.victim_gbps});
+  out.push_back({"ib-cc", "hot spot aggregate throughput: no CC -> IB CC",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s", off.hotspot_gbps, on.hotspot_gbps),
+                 ">= 75% of line with CC", clean && on.hotspot_gbps > 0.75 * 400 * 4096 / 4122});
+}
+
 }  // namespace
 
 void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
@@ -297,6 +311,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   collective_cases(out);
   ib_ar_cases(out);
   ib_failure_case(out);
+  ib_cc_case(out);
   return out;
 }
 

@@ -643,6 +643,12 @@ TEST_F(CliTest, InfinibandVlBufferBelowOnePacket) {
          "and 1GiB"));
 }
 
+TEST_F(CliTest, IbCongestionControlOnEthernetProfile) {
+  expect_bad_input(run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn\n  cc: ibcc\n"),
+                   at("16:7: 'fabric.cc': 'ibcc' (InfiniBand congestion control) needs an InfiniBand profile "
+                      "(ib-ndr, ib-hdr)"));
+}
+
 TEST_F(CliTest, FaultOnUnknownNode) {
   expect_bad_input(
       run_scenario(std::string(kGood) + "faults:\n  - {at: 1us, link: 'agg9:0', action: down}\n"),

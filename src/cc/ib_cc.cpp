@@ -1,0 +1,50 @@
+#include "cc/ib_cc.h"
+
+#include <algorithm>
+
+#include "transport/rc.h"
+
+namespace rdmasim {
+
+void IbCc::on_connect(RcConnection& c) {
+  if (st_.size() <= c.id) st_.resize(c.id + 1);
+  st_[c.id] = State{};
+  c.pace_rate = Rate::from_bps(0);
+}
+
+void IbCc::apply(RcConnection& c) {
+  const uint32_t entry = st_[c.id].ccti * cfg_.cct_step;
+  if (entry == 0) {
+    c.pace_rate = Rate::from_bps(0);  // line rate
+    return;
+  }
+  const __int128 bps = static_cast<__int128>(host_->line_rate(c).bps()) * 16 / (16 + entry);
+  c.pace_rate = Rate::from_bps(static_cast<int64_t>(bps));
+}
+
+void IbCc::on_ack(RcConnection& c, const Packet& ack) {
+  if (!(ack.flags & kCe)) return;  // no BECN
+  State& s = st_[c.id];
+  ++s.becns;
+  s.ccti = std::min(cfg_.ccti_limit, s.ccti + cfg_.ccti_increase);
+  apply(c);
+  if (!s.timer_armed) {
+    s.timer_armed = true;
+    host_->schedule_cc_timer(c, host_->now() + cfg_.ccti_timer, 0);
+  }
+}
+
+void IbCc::on_timer(RcConnection& c, uint32_t) {
+  State& s = st_[c.id];
+  s.timer_armed = false;
+  if (s.ccti > cfg_.ccti_min) {
+    --s.ccti;
+    apply(c);
+  }
+  if (s.ccti > cfg_.ccti_min) {
+    s.timer_armed = true;
+    host_->schedule_cc_timer(c, host_->now() + cfg_.ccti_timer, 0);
+  }
+}
+
+}  // namespace rdmasim

@@ -29,7 +29,7 @@ struct CommSet {
 };
 
 struct Step {
-  enum Kind { kCompute, kColl, kWaitRecv, kSendAsync, kDpAsync } kind;
+  enum Kind { kCompute, kColl, kWaitRecv, kSendAsync, kDpAsync } kind = kCompute;
   Time dur;
   int set = -1;
   PlanRequest req;
@@ -200,7 +200,8 @@ class Trainer final : public EventHandler, public CollectiveListener {
       auto& st = stages_[p].steps;
       auto coll = [&](int set, CollType type, int64_t bytes, const std::string& name, int root = 0) {
         if (set < 0) return;
-        Step s{Step::kColl};
+        Step s;
+        s.kind = Step::kColl;
         s.set = set;
         s.req = request(type, bytes, *sets_[set].comms[0], root);
         s.name = name;

@@ -68,7 +68,9 @@ workload: [{type: flows-file, file: data/bench/websearch_128hosts_load30_5ms_flo
   EXPECT_GT(e.completed(), 10u);
   // Paths in a k=8 fat-tree are 2, 4 or 6 links.
   for (const auto& f : e.flows())
-    if (f.started) EXPECT_TRUE(f.links == 2 || f.links == 4 || f.links == 6) << f.links;
+    if (f.started) {
+      EXPECT_TRUE(f.links == 2 || f.links == 4 || f.links == 6) << f.links;
+    }
 }
 
 TEST(Experiment, UnfinishedFlowsHaveEmptyFctInCsv) {

@@ -59,7 +59,7 @@ uint32_t Fabric::bdp_packets() const {
 Time Fabric::max_base_rtt() const {
   // Longest host-to-host path from host 0 (fabrics here are symmetric), at the
   // host link rate: RTT = 2 x per hop (delay + serialization of a full packet)
-  // plus the switches' pipeline both ways.
+  // plus the switches' pipeline and the NICs' latency both ways.
   const auto adj = port_adjacency(topo_);
   std::vector<int> dist(topo_.nodes.size(), -1);
   std::vector<int> queue{topo_.hosts[0]};
@@ -83,7 +83,9 @@ Time Fabric::max_base_rtt() const {
   if (host_link == nullptr) return Time::zero();
   const uint32_t wire = cfg_.framing.data_wire(cfg_.rc.mtu, false);
   const Time per_hop = host_link->delay + host_link->rate.tx_time(Bytes(wire));
-  return per_hop * (2 * longest) + cfg_.sw.latency * (2 * (longest - 1));
+  // Each way also crosses both NICs' processing latency.
+  return per_hop * (2 * longest) + cfg_.sw.latency * (2 * (longest - 1)) +
+         (cfg_.nic.tx_latency + cfg_.nic.rx_latency) * 2;
 }
 
 void Fabric::build() {

@@ -38,8 +38,8 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
   }
 }
 
-void Nic::activate(uint16_t port, uint32_t conn, int role) {
-  if (cfg_.tx_latency > Time::zero()) {
+void Nic::activate(uint16_t port, uint32_t conn, int role, bool doorbell) {
+  if (doorbell && cfg_.tx_latency > Time::zero()) {
     net_.sim().schedule_in(
         cfg_.tx_latency, this, kDoorbell,
         static_cast<uint64_t>(conn) << 17 | static_cast<uint64_t>(port) << 1 | static_cast<uint64_t>(role));

@@ -50,8 +50,9 @@ class Nic final : public Node, public PacketSource {
   Packet* pull(Port& port, uint32_t eligible) override;
   [[nodiscard]] bool has_more(const Port& port) const override { return !active_[port.index()].empty(); }
 
-  // Transport hooks: a connection role has packets to send on `port`.
-  void activate(uint16_t port, uint32_t conn, int role);
+  // Transport hooks: a connection role has packets to send on `port`; a
+  // doorbell first waits the NIC's tx latency.
+  void activate(uint16_t port, uint32_t conn, int role, bool doorbell);
   // Sends a control packet (ACK/NAK) ahead of data.
   void send_control(uint16_t port, Packet* p) { ports_[port]->enqueue(p); }
   void schedule_timer(Time at, uint32_t conn);

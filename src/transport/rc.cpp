@@ -50,7 +50,7 @@ void RcEngine::post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id) {
   m.end_psn = c.snd_end + packets_for(bytes);
   c.snd_end = m.end_psn;
   c.msgs.push_back(m);
-  activate(c, 0);
+  activate(c, 0, /*doorbell=*/true);
 }
 
 void RcEngine::post_recv(uint32_t conn, int64_t n) {
@@ -59,14 +59,14 @@ void RcEngine::post_recv(uint32_t conn, int64_t n) {
   c.recv_posted += n;
 }
 
-void RcEngine::activate(RcConnection& c, int role) {
+void RcEngine::activate(RcConnection& c, int role, bool doorbell) {
   bool& flag = role == 0 ? c.requester_active : c.responder_active;
   if (flag) return;
   flag = true;
   if (role == 0)
-    nics_[c.src]->activate(c.src_nic_port, c.id, 0);
+    nics_[c.src]->activate(c.src_nic_port, c.id, 0, doorbell);
   else
-    nics_[c.dst]->activate(c.dst_nic_port, c.id, 1);
+    nics_[c.dst]->activate(c.dst_nic_port, c.id, 1, doorbell);
 }
 
 Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
@@ -417,7 +417,7 @@ void RcEngine::on_read_request(RcConnection& c, Packet* p) {
   const int64_t remaining =
       std::max<int64_t>(0, m.size - static_cast<int64_t>(p->psn - m.first_psn) * cfg_.mtu);
   c.read_ranges.push_back(RcConnection::ReadRange{p->psn, m.end_psn, remaining, mi});
-  activate(c, 1);
+  activate(c, 1, /*doorbell=*/true);  // the responder NIC schedules a new READ response
 }
 
 void RcEngine::on_read_response(RcConnection& c, Packet* p) {

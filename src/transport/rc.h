@@ -239,7 +239,9 @@ class RcEngine final : public CcHost {
   void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint32_t aux = 0);
   void arm_timer(RcConnection& c);
   [[nodiscard]] Time rto_of(const RcConnection& c) const;
-  void activate(RcConnection& c, int role);
+  // `doorbell`: new work the NIC learns of (a posted WR, a READ to answer),
+  // which pays its tx latency; internal wake-ups (pacing, window, retry) do not.
+  void activate(RcConnection& c, int role, bool doorbell = false);
   void complete(RcConnection& c, const RcMessage& m);
 
   Network& net_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/background_flags.h"
 #include "cli/commands.h"
 #include "collective/nccl_tests.h"
 #include "config/units_parse.h"
@@ -119,17 +120,8 @@ int nccl_tests_command(const NcclTestsCli& c) {
     if (mtu < 64 || mtu > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
     o.fabric.rc.mtu = static_cast<uint32_t>(mtu);
     o.seed = static_cast<uint64_t>(c.seed);
-    if (c.background_load < 0 || c.background_load > 1)
-      throw std::invalid_argument("--background-load must be between 0 and 1");
-    if (c.background_load > 0) {
-      o.background.load = c.background_load;
-      o.background.horizon = parse_time(c.background_horizon);
-      try {
-        o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
-      } catch (const std::exception& e) {
-        throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
-      }
-    }
+    apply_background_flags(c.background_load, c.background_horizon, c.background_cdf, o.background,
+                           o.background_cdf);
     (void)make_cluster_topology(o.cluster);  // validates the geometry with a clear message
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/background_flags.h"
 #include "cli/commands.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
@@ -84,17 +85,8 @@ int train_command(const TrainCli& c) {
     if (!algo_applies(CollType::kAllReduce, o.dp_algo))
       throw std::invalid_argument("--dp-algo: " + c.dp_algo + " does not implement all_reduce");
     o.seed = static_cast<uint64_t>(c.seed);
-    if (c.background_load < 0 || c.background_load > 1)
-      throw std::invalid_argument("--background-load must be between 0 and 1");
-    if (c.background_load > 0) {
-      o.background.load = c.background_load;
-      o.background.horizon = parse_time(c.background_horizon);
-      try {
-        o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
-      } catch (const std::exception& e) {
-        throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
-      }
-    }
+    apply_background_flags(c.background_load, c.background_horizon, c.background_cdf, o.background,
+                           o.background_cdf);
     validate_training(o.train, o.cluster.gpus_per_server);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: train: %s\n", e.what());

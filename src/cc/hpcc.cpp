@@ -25,8 +25,9 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
   const IntStack* in = host_->telemetry(ack);
   if (in == nullptr || in->n == 0) return;
   State& s = st_[c.id];
-  if (!s.have_ref || s.last.n != in->n) {
-    // First feedback (or the path changed length): only a reference.
+  if (!s.have_ref || !same_path(s.last, *in)) {
+    // First feedback, or the path changed (adaptive routing, a re-route after
+    // a failure): reports from other ports cannot be differenced.
     remember(s, *in);
     s.have_ref = true;
     s.last_update_psn = c.snd_nxt;
@@ -65,12 +66,20 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
     if (update_wc) ++s.inc_stage;
   }
   w += bdp_bytes(cfg_.rate_ai);
-  s.w = std::clamp(w, bdp_bytes(cfg_.min_rate), bdp_bytes(host_->line_rate(c)));
+  const double w_max = bdp_bytes(host_->line_rate(c));
+  s.w = std::clamp(w, std::min(bdp_bytes(cfg_.min_rate), w_max), w_max);
   if (update_wc) {
     s.wc = s.w;
     s.last_update_psn = c.snd_nxt;
   }
   apply(c, s);
+}
+
+bool Hpcc::same_path(const IntStack& a, const IntStack& b) {
+  if (a.n != b.n) return false;
+  for (int i = 0; i < a.n; ++i)
+    if (a.hop[i].port_id != b.hop[i].port_id) return false;
+  return true;
 }
 
 void Hpcc::remember(State& s, const IntStack& in) {

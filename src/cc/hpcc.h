@@ -60,6 +60,7 @@ class Hpcc final : public CongestionControl {
   };
   void apply(RcConnection& c, const State& s) const;
   static void remember(State& s, const IntStack& in);
+  [[nodiscard]] static bool same_path(const IntStack& a, const IntStack& b);
   [[nodiscard]] double bdp_bytes(Rate r) const;  // r x T
 
   HpccConfig cfg_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 
@@ -30,7 +31,7 @@ int64_t parse_size(const std::string& flag, const std::string& v) {
       if (rest == "M" || rest == "m") mul = int64_t{1} << 20;
       if (rest == "G" || rest == "g") mul = int64_t{1} << 30;
       if (rest == "T" || rest == "t") mul = int64_t{1} << 40;
-      if (mul > 0 && n >= 0) return n * mul;
+      if (mul > 0 && n >= 0 && n <= INT64_MAX / mul) return n * mul;
     }
     return parse_bytes(v).count();
   } catch (const std::exception&) {

@@ -1,5 +1,7 @@
 #include "fabric/fabric.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -183,6 +185,11 @@ void Fabric::build() {
     rc_.set_congestion_control(std::make_unique<Timely>(cfg_.timely));
   } else if (cfg_.cc == "hpcc") {
     if (cfg_.hpcc.base_rtt == Time::zero()) cfg_.hpcc.base_rtt = max_base_rtt();
+    for (const Nic* nic : nics_)
+      for (size_t i = 0; i < nic->num_ports(); ++i)
+        if (cfg_.hpcc.min_rate >= nic->port(i).rate())
+          throw std::invalid_argument("fabric.hpcc.min_rate must be below every host link rate (" +
+                                      fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
     rc_.set_congestion_control(std::make_unique<Hpcc>(cfg_.hpcc));
   } else if (cfg_.cc == "ibcc") {
     rc_.set_congestion_control(std::make_unique<IbCc>(cfg_.ibcc));
@@ -418,6 +425,17 @@ std::string Fabric::check_invariants() const {
   if (cfg_.ib.enabled) {
     err = check_credits();
     if (!err.empty()) return err;
+  }
+  // INT stacks: with no packet in flight, the only ones in use wait at a
+  // responder for its next ACK.
+  uint64_t live = 0;
+  for (const uint64_t n : net_.ledger().live) live += n;
+  if (live == 0) {
+    size_t waiting = 0;
+    for (uint32_t i = 0; i < rc_.num_connections(); ++i) waiting += rc_.connection(i).echo_int != 0 ? 1 : 0;
+    if (net_.telemetry().in_use() != waiting)
+      return "INT stacks leaked: " + std::to_string(net_.telemetry().in_use()) + " in use, " +
+             std::to_string(waiting) + " held for an ACK, no packet in flight";
   }
   for (const Switch* sw : switches_) {
     uint64_t queued = 0;

@@ -20,6 +20,9 @@ struct IntHop {
   uint64_t tx_bytes = 0;  // bytes this port has sent, cumulative, incl. this packet
   uint64_t qlen = 0;      // bytes queued at the port after this packet left
   Rate rate;              // the port's line rate
+  // Which port reported (switch node id << 16 | port index): a sender must
+  // not difference two reports from different ports when its path changes.
+  uint64_t port_id = 0;
 };
 
 // Three-tier fat-trees cross at most 5 switches; 8 leaves room for deeper

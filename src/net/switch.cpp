@@ -138,8 +138,9 @@ void Switch::on_dequeue(const Packet& p, uint16_t out) {
     // HPCC's INT record at egress (ACKs carry their stack back untouched): the port's tx counter including
     // this packet and the queue it leaves behind (all classes).
     const Port& port = this->port(out);
-    net_.telemetry().push(p.int_slot, IntHop{net_.sim().now(), port.counters().tx_bytes + p.wire,
-                                             port.queues().total_bytes(), port.rate()});
+    net_.telemetry().push(
+        p.int_slot, IntHop{net_.sim().now(), port.counters().tx_bytes + p.wire, port.queues().total_bytes(),
+                           port.rate(), static_cast<uint64_t>(id()) << 16 | out});
   }
   if (mmu_.lossless(p.tc) && mmu_.should_resume(p.in_port, p.tc)) {
     mmu_.set_paused(p.in_port, p.tc, false);

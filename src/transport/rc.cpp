@@ -500,7 +500,7 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->flags = flags;
   p->aux = aux;
   if (t == PktType::kAck) p->sent_at = c.echo_sent_at;
-  if (c.echo_int != 0 && t != PktType::kCnp) {
+  if (c.echo_int != 0 && t == PktType::kAck) {  // congestion control reads ACKs only
     p->int_slot = c.echo_int;
     c.echo_int = 0;
   }

@@ -196,6 +196,74 @@ TEST(HpccInt, EverySwitchEgressStampsItsStateExactly) {
   EXPECT_EQ(f.net().telemetry().in_use(), 0u);
 }
 
+// Two senders into one host through one switch: the bottleneck egress
+// reports a queue, and one port's reports move forward in time and bytes.
+TEST(HpccInt, BottleneckReportsItsQueueAndCountersOnlyGrow) {
+  Simulation sim(1);
+  FabricConfig cfg;
+  cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;
+  Fabric f(sim, make_star(3, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  auto probe = std::make_unique<IntProbe>();
+  IntProbe* p = probe.get();
+  f.rc().set_congestion_control(std::move(probe));
+  testing::Recorder rec;
+  for (int s = 1; s <= 2; ++s)
+    f.rc().post(f.rc().connect(s, 0, &rec, cfg.rc.data_tc), Opcode::kWrite, 1 << 20, s);
+  sim.run(Time::from_ms(5));
+  ASSERT_EQ(rec.done.size(), 2u);
+  ASSERT_GT(p->seen.size(), 1000u);
+  uint64_t max_q = 0;
+  IntHop last{};
+  for (const IntStack& s : p->seen) {
+    ASSERT_EQ(s.n, 1);
+    const IntHop& h = s.hop[0];
+    max_q = std::max(max_q, h.qlen);
+    EXPECT_EQ(h.port_id, p->seen[0].hop[0].port_id);  // every report from the one egress to host 0
+    if (h.ts > last.ts) EXPECT_GT(h.tx_bytes, last.tx_bytes);
+    if (h.ts > last.ts) last = h;
+  }
+  // Two line-rate senders into one port: a queue of at least a packet builds.
+  EXPECT_GE(max_q, 1000u);
+  EXPECT_EQ(f.check_invariants(), "");
+}
+
+// Loss, NAKs and retransmissions move stacks around; none may leak
+// (check_invariants counts them once the network is idle).
+TEST(HpccInt, NoStackLeaksUnderLossAndIrn) {
+  Simulation sim(2);
+  FabricConfig cfg;
+  cfg.cc = "hpcc";
+  cfg.rc.recovery = LossRecovery::kIrn;
+  cfg.irn_window_auto = false;
+  cfg.rc.irn_window = 400;  // larger than a BDP: the incast overflows the buffer
+  cfg.sw.mmu.buffer_bytes = 200'000;
+  Fabric f(sim, make_star(9, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  testing::Recorder rec;
+  for (int s = 1; s <= 8; ++s)
+    f.rc().post(f.rc().connect(s, 0, &rec, cfg.rc.data_tc), Opcode::kWrite, 1 << 20, s);
+  sim.run(Time::from_ms(50));
+  ASSERT_EQ(rec.done.size(), 8u);
+  uint64_t drops = 0;
+  for (const Switch* sw : f.switches()) drops += sw->counters().buffer_drops;
+  EXPECT_GT(drops, 0u);
+  EXPECT_EQ(f.check_invariants(), "");
+}
+
+// A report from another port (a re-route of equal length) is a new
+// reference, not a sample: differencing two ports' counters is meaningless.
+TEST_F(HpccRule, PathChangeResetsTheReference) {
+  c.snd_nxt = 10;
+  stack.hop[0].port_id = 7;
+  feed(0);
+  advance(0, Time::from_us(10), 1.0, 125'000);
+  stack.hop[0].port_id = 8;
+  stack.hop[0].tx_bytes = 0;  // the new port has sent less than the old one
+  c.snd_nxt = 20;
+  feed(10);
+  EXPECT_DOUBLE_EQ(cc->utilization(c.id), 0.0);
+  EXPECT_DOUBLE_EQ(cc->window_bytes(c.id), kWinit);
+}
+
 // Four line-rate flows into one 100G port: HPCC holds the bottleneck near
 // eta with almost no standing queue, and shares it evenly.
 TEST(HpccEndToEnd, IncastConvergesToEtaWithNearZeroQueue) {

@@ -229,6 +229,12 @@ void read_fabric(const CfgNode& root, Scenario& s) {
       f->choice("ecmp_seed", {"per-switch", "same"}, c.sw.same_ecmp_seed ? "same" : "per-switch") == "same";
   c.nic.tx_latency = f->time("nic_tx_latency", c.nic.tx_latency);
   c.nic.rx_latency = f->time("nic_rx_latency", c.nic.rx_latency);
+  // InfiniBand links are lossless by credits and mark FECN through ibcc:
+  // Ethernet PFC and RED/ECN settings would be silent no-ops (or worse).
+  for (const char* eth : {"pfc", "ecn", "buffer_alpha"})
+    if (c.ib.enabled && f->has(eth))
+      throw f->error(eth, "applies to Ethernet profiles; '" + profile_name +
+                              "' links are lossless by credit flow control (see fabric.ib, fabric.ibcc)");
   if (auto pfc = f->opt_child("pfc")) {
     MmuConfig& m = c.sw.mmu;
     const bool on = pfc->boolean("enabled", m.lossless_mask != 0);
@@ -402,6 +408,20 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     d->finish();
   }
   read_infiniband(*f, c, profile_name);
+  if (c.ib.enabled) {
+    // A VL that no arbitration table serves never sends: refuse the
+    // configuration instead of letting its traffic wait forever.
+    const CreditConfig& cr = c.ib.credit;
+    for (const uint8_t sl : {c.rc.data_tc, c.rc.ack_tc}) {
+      const uint8_t vl = cr.sl2vl[sl & 15];
+      bool served = false;
+      for (const auto* t : {&cr.vlarb_high, &cr.vlarb_low})
+        for (const VlArbEntry& e : *t) served = served || (e.vl == vl && e.weight > 0);
+      if (!served)
+        throw f->error("ib", "SL " + std::to_string(sl) + " maps to VL " + std::to_string(vl) +
+                                 ", which has no entry with a weight above 0 in vlarb_high or vlarb_low");
+    }
+  }
   if (auto sch = f->opt_child("scheduler")) {
     // strict: list of traffic classes served by strict priority; the rest DWRR.
     auto& cfg = c.sw.scheduler;

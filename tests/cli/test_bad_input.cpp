@@ -623,6 +623,21 @@ TEST_F(CliTest, InfinibandKeysOnEthernetProfile) {
       at("16:7: 'fabric.ib': applies to InfiniBand profiles (ib-ndr, ib-hdr), not 'rocev2-dcqcn'"));
 }
 
+TEST_F(CliTest, EthernetKeysOnInfinibandProfile) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: ib-ndr\n  pfc: {enabled: true}\n"),
+      at("16:8: 'fabric.pfc': applies to Ethernet profiles; 'ib-ndr' links are lossless by credit "
+         "flow control (see fabric.ib, fabric.ibcc)"));
+}
+
+TEST_F(CliTest, InfinibandVlThatNoArbitrationTableServes) {
+  // SL 1 -> VL 1, and the low table now serves only VL 2: VL 1 would never send.
+  expect_bad_input(run_scenario(std::string(kGood) +
+                                "fabric:\n  profile: ib-ndr\n  data_tc: 1\n  ib: {vlarb_low: ['2:4']}\n"),
+                   at("17:7: 'fabric.ib': SL 1 maps to VL 1, which has no entry with a weight above 0 in "
+                      "vlarb_high or vlarb_low"));
+}
+
 TEST_F(CliTest, InfinibandBadVlArbitrationEntry) {
   expect_bad_input(
       run_scenario(std::string(kGood) +

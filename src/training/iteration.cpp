@@ -403,6 +403,9 @@ class Trainer final : public EventHandler, public CollectiveListener {
       r.background_flows = background_->started();
       r.background_completed = background_->completed();
       r.background_mean_fct = background_->mean_fct();
+      // Background flows may still be in flight: only packet conservation,
+      // which holds at any instant, can be checked.
+      r.invariant_error = cl_->fabric().net().check_conservation();
     } else {
       r.invariant_error = cl_->fabric().check_invariants();  // only once the fabric has drained
     }

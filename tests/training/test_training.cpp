@@ -165,6 +165,7 @@ TEST(Training, BackgroundTrafficSlowsDataParallelAllReduce) {
   o.background.horizon = Time::from_ms(5);
   const TrainingResult busy = run_training_iteration(o);
   EXPECT_GT(busy.background_completed, 100u);
+  EXPECT_EQ(busy.invariant_error, "");  // packet conservation with flows still in flight
   EXPECT_LT(busy.dp.busbw, 0.9 * quiet.dp.busbw);
   EXPECT_GT(busy.iteration, quiet.iteration);
   EXPECT_EQ(busy.compute_per_stage, quiet.compute_per_stage);

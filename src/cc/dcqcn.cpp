@@ -29,45 +29,73 @@ void Dcqcn::decay_alpha(State& s, Time now) const {
 void Dcqcn::on_cnp(RcConnection& c) {
   State& s = st_[c.id];
   const Time now = host_->now();
-  decay_alpha(s, now);
-  s.rt_bps = s.rc_bps;
-  s.rc_bps = std::max(s.rc_bps * (1 - s.alpha / 2), static_cast<double>(cfg_.min_rate.bps()));
-  s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
+  // A NIC that starts its reaction point at the first CNP sets alpha then and
+  // leaves the first update to the alpha timer.
+  const bool starts_now = cfg_.start_at_first_cnp && !s.notified;
+  s.notified = true;
+  if (starts_now)
+    s.alpha = cfg_.initial_alpha;
+  else
+    decay_alpha(s, now);
+  if (s.last_cut.ps() >= 0 && now < s.last_cut + cfg_.rate_decrease_interval) {
+    if (!s.cut_pending) host_->schedule_cc_timer(c, s.last_cut + cfg_.rate_decrease_interval, kCutTag);
+    s.cut_pending = true;
+  } else {
+    cut(c, s, now);  // with alpha as it stands: the paper cuts, then updates alpha
+  }
+  if (!starts_now) s.alpha = (1 - cfg_.g) * s.alpha + cfg_.g;
   s.alpha_at = now;
+}
+
+void Dcqcn::cut(RcConnection& c, State& s, Time now) {
+  if (cfg_.clamp_target_rate || s.timer_stage > 0 || s.byte_stage > 0) s.rt_bps = s.rc_bps;
+  s.rc_bps = std::max(s.rc_bps * (1 - s.alpha / 2), static_cast<double>(cfg_.min_rate.bps()));
   s.timer_stage = 0;
   s.byte_stage = 0;
   s.bytes = 0;
-  ++s.epoch;
+  s.last_cut = now;
+  s.cut_pending = false;
+  if (++s.epoch == kCutTag) s.epoch = 0;
   host_->schedule_cc_timer(c, now + cfg_.increase_timer, s.epoch);
   apply(c, s);
 }
 
 void Dcqcn::on_send(RcConnection& c, const Packet& p) {
   State& s = st_[c.id];
-  if (s.rc_bps >= static_cast<double>(host_->line_rate(c).bps())) return;
+  if (cfg_.byte_counter == 0 || s.rc_bps >= static_cast<double>(host_->line_rate(c).bps())) return;
   s.bytes += p.payload;
   if (s.bytes >= cfg_.byte_counter) {
     s.bytes -= cfg_.byte_counter;
-    ++s.byte_stage;
     increase(c, s);
+    ++s.byte_stage;
   }
 }
 
 void Dcqcn::on_timer(RcConnection& c, uint32_t tag) {
   State& s = st_[c.id];
-  if (tag != s.epoch) return;  // a CNP restarted the timer since
-  ++s.timer_stage;
+  if (tag == kCutTag) {
+    if (s.cut_pending) {
+      decay_alpha(s, host_->now());
+      cut(c, s, host_->now());
+    }
+    return;
+  }
+  if (tag != s.epoch) return;  // a cut restarted the timer since
   increase(c, s);
+  ++s.timer_stage;
   if (s.rc_bps < static_cast<double>(host_->line_rate(c).bps()))
     host_->schedule_cc_timer(c, host_->now() + cfg_.increase_timer, s.epoch);
 }
 
 void Dcqcn::increase(RcConnection& c, State& s) {
   const double line = static_cast<double>(host_->line_rate(c).bps());
+  // The stages count the events before this one: F events recover fast.
   const int f = cfg_.fast_recovery_steps;
-  if (std::max(s.timer_stage, s.byte_stage) < f) {
+  const int most = cfg_.byte_counter == 0 ? s.timer_stage : std::max(s.timer_stage, s.byte_stage);
+  const int least = cfg_.byte_counter == 0 ? s.timer_stage : std::min(s.timer_stage, s.byte_stage);
+  if (most < f) {
     // fast recovery: towards the rate before the last cut
-  } else if (std::min(s.timer_stage, s.byte_stage) > f) {
+  } else if (least > f) {
     s.rt_bps += static_cast<double>(cfg_.rate_hai.bps());
   } else {
     s.rt_bps += static_cast<double>(cfg_.rate_ai.bps());

@@ -8,7 +8,8 @@
 // byte counter (every byte_counter bytes sent); while both have fired fewer
 // than F times since the last cut the sender recovers fast (Rc <- (Rt+Rc)/2),
 // then additively (Rt += R_AI), then hyper-additively (Rt += R_HAI) once both
-// exceed F.
+// exceed F. Without a byte counter (the HPCC simulator's variant) the timer
+// alone sets the stage.
 #pragma once
 
 #include <vector>
@@ -21,13 +22,29 @@ struct DcqcnConfig {
   double g = 1.0 / 256;                         // alpha EWMA gain
   Time alpha_timer = Time::from_us(55);         // alpha decay period
   Time increase_timer = Time::from_us(55);      // rate-increase timer T
-  int64_t byte_counter = 10'000'000;            // rate-increase byte counter B
+  int64_t byte_counter = 10'000'000;            // rate-increase byte counter B; 0: off (timer only)
   int fast_recovery_steps = 5;                  // F
   Rate rate_ai = Rate::from_bps(40'000'000);    // R_AI
   Rate rate_hai = Rate::from_bps(200'000'000);  // R_HAI
   Rate min_rate = Rate::from_bps(10'000'000);
   Time cnp_interval = Time::from_us(50);  // NP: at most one CNP per QP per interval
+  // RP: at most one rate cut per interval; a CNP inside it still moves alpha
+  // and cuts when the interval ends (Mellanox rate_reduce_monitor_period, the
+  // HPCC simulator's RATE_DECREASE_INTERVAL). 0: every CNP cuts, as in the
+  // DCQCN paper, whose NP already spaces CNPs by cnp_interval.
+  Time rate_decrease_interval = Time::zero();
   double initial_alpha = 1.0;
+  // On a CNP the target rate takes the current rate (the DCQCN paper). When
+  // false, only a CNP after at least one rate increase does; a second cut
+  // before any increase keeps the older, higher target (Mellanox NICs'
+  // clamp_tgt_rate 0 / clamp_tgt_rate_after_time_inc 1, which the HPCC
+  // simulator's CLAMP_TARGET_RATE 0 reproduces).
+  bool clamp_target_rate = true;
+  // The reaction point starts at a QP's first CNP, with alpha = initial_alpha
+  // (Mellanox NICs rate-limit a QP only once it is notified; the HPCC
+  // simulator's cnp_received_mlx). When false alpha decays from the QP's
+  // start, as the DCQCN paper's RP runs from the first packet.
+  bool start_at_first_cnp = false;
 };
 
 class Dcqcn final : public CongestionControl {
@@ -40,6 +57,9 @@ class Dcqcn final : public CongestionControl {
   void on_connect(RcConnection& c) override;
   void on_send(RcConnection& c, const Packet& p) override;
   void on_cnp(RcConnection& c) override;
+  // Timer tags: the increase timer carries the epoch it was armed in (a cut
+  // starts a new one); a deferred cut carries kCutTag.
+  static constexpr uint32_t kCutTag = 0xFFFF'FFFFu;
   void on_timer(RcConnection& c, uint32_t tag) override;
 
   [[nodiscard]] double alpha(uint32_t conn) const { return st_[conn].alpha; }
@@ -55,8 +75,12 @@ class Dcqcn final : public CongestionControl {
     int byte_stage = 0;
     int64_t bytes = 0;
     uint32_t epoch = 0;  // tags timer events; a CNP starts a new epoch
+    Time last_cut = Time::from_ps(-1);
+    bool cut_pending = false;  // a CNP came within rate_decrease_interval of the last cut
+    bool notified = false;     // a CNP has arrived
   };
   void decay_alpha(State& s, Time now) const;
+  void cut(RcConnection& c, State& s, Time now);
   void increase(RcConnection& c, State& s);
   void apply(RcConnection& c, const State& s) const;
 

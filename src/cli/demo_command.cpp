@@ -58,8 +58,8 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
   for (auto& t : pool) t.join();
 
   std::printf(
-      "rdmasim demo: the same workloads on lossy Ethernet, RoCEv2 (PFC + ECN + DCQCN) and an ideal "
-      "network\n\n");
+      "rdmasim demo: the same workloads on lossy Ethernet, RoCEv2 (PFC + ECN + DCQCN; PFC + HPCC) and an "
+      "ideal network\n\n");
   std::printf("%-26s %-15s %9s %10s %10s %9s %9s %8s %8s %8s\n", "workload", "fabric", "flows", "FCT p50",
               "FCT p99", "slowdn p99", "goodput", "drops", "retx", "timeouts");
   std::printf("%-26s %-15s %9s %10s %10s %9s %9s %8s %8s %8s\n", "", "", "done/all", "[us]", "[us]", "",

@@ -287,6 +287,8 @@ void read_fabric(const CfgNode& root, Scenario& s) {
         static_cast<uint64_t>(ecn->bytes("kmax", Bytes(static_cast<int64_t>(e.kmax_bytes))).count());
     if (e.kmax_bytes <= e.kmin_bytes) throw ecn->error("kmax", "expected kmax above kmin");
     e.pmax = ecn->real("pmax", e.pmax, 0.0, 1.0);
+    e.mark_on_dequeue =
+        ecn->choice("mark", {"dequeue", "enqueue"}, e.mark_on_dequeue ? "dequeue" : "enqueue") == "dequeue";
     const std::string ref =
         ecn->str("reference_rate", e.reference_rate.bps() == 0 ? "none" : format_rate(e.reference_rate));
     if (ref == "none") {
@@ -394,17 +396,32 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     q.g = d->real("g", q.g, 1e-6, 1.0);
     q.alpha_timer = d->time("alpha_timer", q.alpha_timer);
     q.increase_timer = d->time("increase_timer", q.increase_timer);
-    q.byte_counter = d->bytes("byte_counter", Bytes(q.byte_counter)).count();
+    // "off": increases from the timer alone, as the HPCC simulator's DCQCN.
+    const std::string bc =
+        d->str("byte_counter", q.byte_counter == 0 ? "off" : format_bytes(Bytes(q.byte_counter)));
+    if (bc == "off") {
+      q.byte_counter = 0;
+    } else {
+      try {
+        q.byte_counter = parse_bytes(bc).count();
+      } catch (const std::invalid_argument& err) {
+        throw d->error("byte_counter",
+                       std::string("expected a size, e.g. 10MB, or off (") + err.what() + ")");
+      }
+      if (q.byte_counter <= 0) throw d->error("byte_counter", "expected a positive size, or off");
+    }
+    q.clamp_target_rate = d->boolean("clamp_target_rate", q.clamp_target_rate);
+    q.start_at_first_cnp = d->boolean("start_at_first_cnp", q.start_at_first_cnp);
     q.fast_recovery_steps =
         static_cast<int>(d->integer("fast_recovery_steps", q.fast_recovery_steps, 0, 1000));
     q.rate_ai = d->rate("rate_ai", q.rate_ai);
     q.rate_hai = d->rate("rate_hai", q.rate_hai);
     q.min_rate = d->rate("min_rate", q.min_rate);
     q.cnp_interval = d->time("cnp_interval", q.cnp_interval);
+    q.rate_decrease_interval = d->time("rate_decrease_interval", q.rate_decrease_interval);
     q.initial_alpha = d->real("initial_alpha", q.initial_alpha, 0.0, 1.0);
     if (q.alpha_timer <= Time::zero()) throw d->error("alpha_timer", "expected a positive time");
     if (q.increase_timer <= Time::zero()) throw d->error("increase_timer", "expected a positive time");
-    if (q.byte_counter <= 0) throw d->error("byte_counter", "expected a positive size");
     d->finish();
   }
   read_infiniband(*f, c, profile_name);

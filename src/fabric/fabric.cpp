@@ -35,6 +35,7 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     e.pmax = 1.0;
     e.reference_rate = Rate::from_bps(0);
     e.tc_mask = 0xff;
+    e.mark_on_dequeue = false;  // the root test looks at the queue the packet joins
   }
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.
   if (cfg_.ib.enabled && cfg_.ib.sm.adaptive && !cfg_.rc.accept_out_of_order) {

@@ -68,6 +68,9 @@ Profile rocev2_dcqcn() {
           {"fabric.ecn.pmax", "0.2", "HPCC simulator config.txt PMAX_MAP"},
           {"fabric.ecn.reference_rate", "100Gbps",
            "thresholds scale with link rate, as HPCC's per-rate maps do"},
+          {"fabric.ecn.mark", "dequeue",
+           "HPCC simulator switch-node.cc marks in SwitchNotifyDequeue on the queue left behind; the DCQCN "
+           "fluid model (Zhu et al., CoNEXT 2016) assumes a mark carries no queueing delay"},
           {"fabric.dcqcn.g", "1/256", "DCQCN paper (Zhu et al., SIGCOMM 2015)"},
           {"fabric.dcqcn.alpha_timer", "55us", "DCQCN paper"},
           {"fabric.dcqcn.increase_timer", "55us", "DCQCN paper"},
@@ -85,6 +88,59 @@ Profile rocev2_dcqcn() {
   c.sw.ecn.reference_rate = Rate::from_gbps(100);
   c.cc = "dcqcn";
   c.dcqcn = DcqcnConfig{};
+  return p;
+}
+
+// DCQCN as ConnectX NICs run it and as the HPCC simulator models them (its
+// CC_MODE 1): the ACK of every marked packet is a notification, alpha moves
+// every microsecond, the rate is cut at most every 4 us, increases come from a
+// 300 us timer alone, and the target rate is kept across back-to-back cuts.
+Profile rocev2_dcqcn_mlx() {
+  Profile p = rocev2_dcqcn();
+  p.name = "rocev2-dcqcn-mlx";
+  p.config.name = p.name;
+  p.summary =
+      "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN as NVIDIA ConnectX NICs run it (the "
+      "HPCC "
+      "simulator's Mellanox-style DCQCN settings); go-back-N recovery";
+  DcqcnConfig& d = p.config.dcqcn;
+  d.alpha_timer = Time::from_us(1);
+  d.increase_timer = Time::from_us(300);
+  d.byte_counter = 0;
+  d.fast_recovery_steps = 1;
+  d.rate_ai = Rate::from_bps(20'000'000);
+  d.rate_hai = Rate::from_bps(200'000'000);
+  d.min_rate = Rate::from_bps(1'000'000'000);
+  d.cnp_interval = Time::from_us(1);
+  d.rate_decrease_interval = Time::from_us(4);
+  d.clamp_target_rate = false;
+  d.start_at_first_cnp = true;
+  const char* src = "HPCC simulator's DCQCN (CC_MODE 1) settings, data/README.md";
+  for (auto& e : p.defaults) {
+    if (e.key == "fabric.dcqcn.alpha_timer") e = {e.key, "1us", std::string(src) + ": alpha resume interval"};
+    if (e.key == "fabric.dcqcn.increase_timer")
+      e = {e.key, "300us", std::string(src) + ": rate-increase timer"};
+    if (e.key == "fabric.dcqcn.byte_counter") e = {e.key, "off", std::string(src) + ": no byte counter"};
+    if (e.key == "fabric.dcqcn.fast_recovery_steps")
+      e = {e.key, "1", std::string(src) + ": fast-recovery times"};
+    if (e.key == "fabric.dcqcn.rate_ai") e = {e.key, "20Mbps", src};
+    if (e.key == "fabric.dcqcn.rate_hai") e = {e.key, "200Mbps", src};
+    if (e.key == "fabric.dcqcn.cnp_interval")
+      e = {e.key, "1us",
+           "the HPCC simulator echoes CE on the ACK of every packet and alpha samples it every 1 us "
+           "(rdma-hw.cc "
+           "UpdateAlphaMlx)"};
+  }
+  p.defaults.push_back({"fabric.dcqcn.min_rate", "1000Mbps", src});
+  p.defaults.push_back(
+      {"fabric.dcqcn.rate_decrease_interval", "4us",
+       std::string(src) + ": rate-decrease interval (ConnectX rate_reduce_monitor_period 4)"});
+  p.defaults.push_back({"fabric.dcqcn.clamp_target_rate", "false",
+                        "HPCC simulator CLAMP_TARGET_RATE 0 (ConnectX clamp_tgt_rate 0, "
+                        "clamp_tgt_rate_after_time_inc 1)"});
+  p.defaults.push_back(
+      {"fabric.dcqcn.start_at_first_cnp", "true",
+       "HPCC simulator cnp_received_mlx: alpha = 1 and the RP timers start at the first CNP"});
   return p;
 }
 
@@ -235,8 +291,9 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
 }
 
 std::vector<std::string> profile_names() {
-  return {"ethernet-lossy",   "ideal",  "rocev2-dcqcn", "rocev2-dcqcn-400g", "rocev2-hpcc",
-          "rocev2-hpcc-400g", "ib-ndr", "ib-hdr"};
+  return {
+      "ethernet-lossy",   "ideal",  "rocev2-dcqcn", "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g", "rocev2-hpcc",
+      "rocev2-hpcc-400g", "ib-ndr", "ib-hdr"};
 }
 
 Profile find_profile(const std::string& name) {
@@ -245,6 +302,7 @@ Profile find_profile(const std::string& name) {
                          "RoCEv2 framing over plain lossy Ethernet: shared-buffer tail drop, no PFC, no "
                          "congestion control, go-back-N recovery");
   if (name == "rocev2-dcqcn") return rocev2_dcqcn();
+  if (name == "rocev2-dcqcn-mlx") return rocev2_dcqcn_mlx();
   if (name == "rocev2-dcqcn-400g") return at_400g(rocev2_dcqcn());
   if (name == "rocev2-hpcc") return rocev2_hpcc();
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());

@@ -28,7 +28,7 @@ void Port::set_up(bool up) {
     ctrl_tail_ = nullptr;
     for (uint32_t m = queues_.nonempty_mask(); m != 0; m = queues_.nonempty_mask()) {
       Packet* p = queues_.take_head(__builtin_ctz(m));
-      if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
+      if (sw_ != nullptr) sw_->on_dequeue(*p, index_, false);
       fault_drop(p);
     }
     return;
@@ -47,7 +47,7 @@ void Port::set_up(bool up) {
 void Port::enqueue(Packet* p) {
   if (!up_) {
     // Routed to a failed link before the fabric has rerouted around it.
-    if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
+    if (sw_ != nullptr) sw_->on_dequeue(*p, index_, false);
     fault_drop(p);
     return;
   }
@@ -228,7 +228,7 @@ void Port::kick_credit(Time now) {
   const int vl = cs.arbiter.pick(ready, [&](int v) { return queues_.head(v)->wire; });
   if (vl >= 0) {
     p = queues_.take_head(vl);
-    if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
+    if (sw_ != nullptr) sw_->on_dequeue(*p, index_, true);
   } else if (source_ != nullptr) {
     uint32_t vl_ok = 0;
     for (int v = 0; v < kNumVls; ++v)
@@ -275,7 +275,7 @@ void Port::kick() {
   const uint32_t eligible = eligible_mask(now);
   p = queues_.pop(eligible);
   if (p != nullptr) {
-    if (sw_ != nullptr) sw_->on_dequeue(*p, index_);
+    if (sw_ != nullptr) sw_->on_dequeue(*p, index_, true);
   } else if (source_ != nullptr) {
     p = source_->pull(*this, eligible);
   }

@@ -122,7 +122,7 @@ void Switch::receive(Packet* p) {
     net_.drop(p);
     return;
   }
-  if (ecn_.enabled) maybe_mark(p, out);
+  if (ecn_.enabled && !ecn_.mark_on_dequeue) maybe_mark(p, out);
   if (mmu_.lossless(p->tc) && mmu_.should_pause(p->in_port, p->tc)) {
     mmu_.set_paused(p->in_port, p->tc, true);
     send_pause(p->in_port, p->tc, pfc_.quanta);
@@ -130,8 +130,9 @@ void Switch::receive(Packet* p) {
   out.enqueue(p);
 }
 
-void Switch::on_dequeue(const Packet& p, uint16_t out) {
+void Switch::on_dequeue(Packet& p, uint16_t out, bool departs) {
   mmu_.release(p.in_port, out, p.tc, p.wire);
+  if (departs && ecn_.enabled && ecn_.mark_on_dequeue) maybe_mark(&p, *ports_[out]);
   Port& in = *ports_[p.in_port];
   if (in.credit() != nullptr) in.credit_release(p.tc, p.wire);
   if (p.int_slot != 0 && p.type == PktType::kData) {

@@ -33,6 +33,11 @@ struct EcnConfig {
   double pmax = 0.2;
   Rate reference_rate = Rate::from_gbps(100);  // bps 0: no scaling
   uint8_t tc_mask = 0xff;                      // classes that are marked
+  // Where RED looks at the queue. On dequeue (the HPCC simulator's switch, and
+  // the DCQCN fluid model's assumption) a mark reports the queue the packet
+  // leaves behind, so the feedback loop does not carry the queueing delay too;
+  // on enqueue the mark is as old as the packet's wait in the queue.
+  bool mark_on_dequeue = true;
 };
 
 struct SwitchCounters {
@@ -58,7 +63,8 @@ class Switch final : public Node {
   void configure(const PfcConfig& pfc, const EcnConfig& ecn);
   void on_event(uint32_t kind, uint64_t arg) override;
   // A packet left egress port `out`'s queue: free its buffer, maybe send XON.
-  void on_dequeue(const Packet& p, uint16_t out);
+  // `departs`: the packet goes on the wire (not dropped by a failed link).
+  void on_dequeue(Packet& p, uint16_t out, bool departs);
 
   void set_routes(RouteTable t) { routes_ = std::move(t); }
   // InfiniBand adaptive routing: pick per packet among the entry's

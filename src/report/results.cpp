@@ -132,16 +132,21 @@ json scenario_json(const Scenario& s) {
       {"refresh", f.sw.pfc.refresh_fraction}};
   fabric["cc"] = f.cc;
   if (f.cc == "dcqcn")
-    fabric["dcqcn"] = {{"g", f.dcqcn.g},
-                       {"alpha_timer", format_time(f.dcqcn.alpha_timer)},
-                       {"increase_timer", format_time(f.dcqcn.increase_timer)},
-                       {"byte_counter", format_bytes(Bytes(f.dcqcn.byte_counter))},
-                       {"fast_recovery_steps", f.dcqcn.fast_recovery_steps},
-                       {"rate_ai", format_rate(f.dcqcn.rate_ai)},
-                       {"rate_hai", format_rate(f.dcqcn.rate_hai)},
-                       {"min_rate", format_rate(f.dcqcn.min_rate)},
-                       {"cnp_interval", format_time(f.dcqcn.cnp_interval)},
-                       {"initial_alpha", f.dcqcn.initial_alpha}};
+    fabric["dcqcn"] = {
+        {"g", f.dcqcn.g},
+        {"alpha_timer", format_time(f.dcqcn.alpha_timer)},
+        {"increase_timer", format_time(f.dcqcn.increase_timer)},
+        {"byte_counter",
+         f.dcqcn.byte_counter == 0 ? std::string("off") : format_bytes(Bytes(f.dcqcn.byte_counter))},
+        {"clamp_target_rate", f.dcqcn.clamp_target_rate},
+        {"start_at_first_cnp", f.dcqcn.start_at_first_cnp},
+        {"fast_recovery_steps", f.dcqcn.fast_recovery_steps},
+        {"rate_ai", format_rate(f.dcqcn.rate_ai)},
+        {"rate_hai", format_rate(f.dcqcn.rate_hai)},
+        {"min_rate", format_rate(f.dcqcn.min_rate)},
+        {"cnp_interval", format_time(f.dcqcn.cnp_interval)},
+        {"rate_decrease_interval", format_time(f.dcqcn.rate_decrease_interval)},
+        {"initial_alpha", f.dcqcn.initial_alpha}};
   if (f.cc == "dctcp")
     fabric["dctcp"] = {
         {"g", f.dctcp.g},
@@ -167,6 +172,7 @@ json scenario_json(const Scenario& s) {
       {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},
       {"kmax", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmax_bytes)))},
       {"pmax", f.sw.ecn.pmax},
+      {"mark", f.sw.ecn.mark_on_dequeue ? "dequeue" : "enqueue"},
       {"reference_rate",
        f.sw.ecn.reference_rate.bps() == 0 ? std::string("none") : format_rate(f.sw.ecn.reference_rate)}};
   json cites = json::array();

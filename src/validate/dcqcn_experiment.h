@@ -15,6 +15,7 @@ namespace rdmasim {
 
 struct DcqcnRun {
   double mean_queue_bytes = 0;
+  double below_kmin = 0;     // share of the measured window the queue spent at or under Kmin (no marks)
   std::vector<double> gbps;  // per flow, measured window
   double jain = 0;
   uint64_t cnps = 0;
@@ -29,11 +30,16 @@ class QueueSampler : public EventHandler {
     sim.schedule(from, this, 0);
   }
   void on_event(uint32_t, uint64_t) override {
-    sum_ += static_cast<double>(mmu_.egress_bytes(port_, tc_));
+    const uint64_t q = mmu_.egress_bytes(port_, tc_);
+    sum_ += static_cast<double>(q);
+    if (q <= low_) ++n_low_;
     ++n_;
     sim_.schedule_in(every_, this, 0);
   }
   [[nodiscard]] double mean() const { return n_ ? sum_ / n_ : 0; }
+  // Share of samples at or under `low` bytes.
+  void count_at_most(uint64_t low) { low_ = low; }
+  [[nodiscard]] double share_low() const { return n_ ? static_cast<double>(n_low_) / n_ : 0; }
 
  private:
   Simulation& sim_;
@@ -43,10 +49,13 @@ class QueueSampler : public EventHandler {
   Time every_;
   double sum_ = 0;
   uint64_t n_ = 0;
+  uint64_t low_ = 0;
+  uint64_t n_low_ = 0;
 };
 
-inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn = DcqcnConfig{}) {
-  Simulation sim(3);
+inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn = DcqcnConfig{},
+                                 uint64_t seed = 3, bool mark_on_dequeue = true) {
+  Simulation sim(seed);
   FabricConfig cfg;
   cfg.rc.mtu = 1000;
   cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;  // PFC on, as in the paper's testbed
@@ -55,6 +64,7 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn 
   cfg.sw.ecn.kmax_bytes = 200'000;
   cfg.sw.ecn.pmax = 0.01;
   cfg.sw.ecn.reference_rate = Rate::from_bps(0);
+  cfg.sw.ecn.mark_on_dequeue = mark_on_dequeue;
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
   f.rc().set_congestion_control(std::make_unique<Dcqcn>(dcqcn));
   struct : CompletionSink {
@@ -68,12 +78,14 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn 
   const Switch& sw = *f.switches()[0];
   const Time half = duration / 2;
   QueueSampler q(sim, sw.mmu(), 0, cfg.rc.data_tc, half, Time::from_us(1));
+  q.count_at_most(cfg.sw.ecn.kmin_bytes);
   sim.run(half);
   std::vector<uint64_t> at_half;
   for (int s = 1; s <= n; ++s) at_half.push_back(f.nic(s).port(0).counters().tx_data_payload_bytes);
   sim.run(duration);
   DcqcnRun r;
   r.mean_queue_bytes = q.mean();
+  r.below_kmin = q.share_low();
   double sum = 0, sq = 0;
   for (int s = 1; s <= n; ++s) {
     const double g =

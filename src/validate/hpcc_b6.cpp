@@ -30,11 +30,7 @@ std::string b6_scenario_yaml(const std::string& cc, int load_percent, bool full,
   }
   // DCQCN as the HPCC simulator runs it (its CC_MODE 1; data/README.md).
   const std::string fabric =
-      cc == "hpcc" ? "fabric:\n  profile: rocev2-hpcc\n"
-                   : "fabric:\n  profile: rocev2-dcqcn\n"
-                     "  dcqcn: {g: 0.00390625, alpha_timer: 1us, increase_timer: 300us, "
-                     "fast_recovery_steps: 1, rate_ai: 20Mbps, rate_hai: 200Mbps, min_rate: 1000Mbps, "
-                     "cnp_interval: 4us}\n";
+      cc == "hpcc" ? "fabric:\n  profile: rocev2-hpcc\n" : "fabric:\n  profile: rocev2-dcqcn-mlx\n";
   return fmt::format(
       "name: b6-websearch{}-{}\nseed: {}\n{}{}workload:\n  - type: cdf\n    cdf: {}\n    load: {}%\n"
       "    window: {}\n",

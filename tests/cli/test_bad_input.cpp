@@ -658,6 +658,36 @@ TEST_F(CliTest, InfinibandVlBufferBelowOnePacket) {
          "and 1GiB"));
 }
 
+TEST_F(CliTest, EcnMarkPointMustBeNamed) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn\n  ecn: {mark: egress}\n"),
+      at("16:15: 'fabric.ecn.mark': expected one of: dequeue, enqueue (got \"egress\")"));
+}
+
+TEST_F(CliTest, DcqcnByteCounterIsASizeOrOff) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn\n  dcqcn: {byte_counter: 0B}\n"),
+      at("16:25: 'fabric.dcqcn.byte_counter': expected a positive size, or off"));
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn\n  dcqcn: {byte_counter: none}\n"),
+      at("16:25: 'fabric.dcqcn.byte_counter': expected a size, e.g. 10MB, or off (expected a size with a "
+         "unit, "
+         "e.g. 32MiB or 4KB)"));
+}
+
+TEST_F(CliTest, MellanoxDcqcnProfileIsRecordedInResults) {
+  const CliResult r = run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn-mlx\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto results = nlohmann::json::parse(read_text(dir_ / "out" / "results.json"));
+  const auto& f = results["scenario"]["fabric"];
+  EXPECT_EQ(f["ecn"]["mark"], "dequeue");
+  EXPECT_EQ(f["dcqcn"]["byte_counter"], "off");
+  EXPECT_EQ(f["dcqcn"]["clamp_target_rate"], false);
+  EXPECT_EQ(f["dcqcn"]["start_at_first_cnp"], true);
+  EXPECT_EQ(f["dcqcn"]["rate_decrease_interval"], "4us");
+  EXPECT_EQ(f["dcqcn"]["increase_timer"], "300us");
+}
+
 TEST_F(CliTest, IbCongestionControlOnEthernetProfile) {
   expect_bad_input(run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn\n  cc: ibcc\n"),
                    at("16:7: 'fabric.cc': 'ibcc' (InfiniBand congestion control) needs an InfiniBand profile "

@@ -221,14 +221,16 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
       else
         on_data(c, p);
       break;
-    case PktType::kAck:
-      on_ack(c, p->psn);
+    case PktType::kAck: {
+      const bool moved = on_ack(c, p->psn);
       if (cc_) cc_->on_ack(c, *p);
+      if (moved) activate(c, 0);
       break;
+    }
     case PktType::kNak:
       if (p->flags & kRnr) {
         ++c.ctr.rnr_naks_received;
-        if (p->psn > 0) on_ack(c, p->psn - 1);  // everything before the refused SEND arrived
+        if (p->psn > 0) (void)on_ack(c, p->psn - 1);  // everything before the refused SEND arrived
         c.snd_nxt = p->psn;
         c.rnr_wait_until = net_.sim().now() + cfg_.rnr_timer;
         nic.schedule_rnr_retry(c.rnr_wait_until, c.id);
@@ -383,7 +385,7 @@ void RcEngine::on_data_reordered(RcConnection& c, Packet* p) {
 }
 
 void RcEngine::on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn) {
-  if (cumulative > 0) on_ack(c, cumulative - 1);
+  if (cumulative > 0 && on_ack(c, cumulative - 1)) activate(c, 0);
   if (sacked_psn >= c.snd_una && sacked_psn < c.snd_max) {
     const uint64_t off = sacked_psn - c.snd_una;
     if (c.sacked.size() <= off) c.sacked.resize(off + 1, 0);
@@ -455,8 +457,8 @@ void RcEngine::advance_una(RcConnection& c, bool& progressed) {
   if (c.snd_nxt < c.snd_una) c.snd_nxt = c.snd_una;
 }
 
-void RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
-  if (last_psn + 1 <= c.acked_upto) return;
+bool RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
+  if (last_psn + 1 <= c.acked_upto) return false;
   c.acked_upto = last_psn + 1;
   const uint64_t old_una = c.snd_una;
   bool progressed = false;
@@ -472,15 +474,15 @@ void RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
       else
         c.sacked.erase(c.sacked.begin(), c.sacked.begin() + static_cast<std::ptrdiff_t>(moved));
       if (c.in_recovery && c.snd_una >= c.recovery_end) c.in_recovery = false;
-      if (c.snd_nxt < c.snd_end || c.in_recovery) activate(c, 0);  // the window moved
-    } else if (c.cwnd != 0 && c.snd_nxt < c.snd_end) {
-      activate(c, 0);  // the window moved
+      return c.snd_nxt < c.snd_end || c.in_recovery;
     }
+    return c.cwnd != 0 && c.snd_nxt < c.snd_end;
   }
+  return false;
 }
 
 void RcEngine::on_nak(RcConnection& c, uint64_t expected_psn) {
-  if (expected_psn > 0) on_ack(c, expected_psn - 1);
+  if (expected_psn > 0 && on_ack(c, expected_psn - 1)) activate(c, 0);
   if (expected_psn < c.snd_nxt && expected_psn >= c.snd_una) go_back(c, expected_psn);
 }
 

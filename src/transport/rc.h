@@ -227,7 +227,10 @@ class RcEngine final : public CcHost {
   void on_data(RcConnection& c, Packet* p);
   void on_read_response(RcConnection& c, Packet* p);
   void on_read_request(RcConnection& c, Packet* p);
-  void on_ack(RcConnection& c, uint64_t last_psn);
+  // Retires what `last_psn` acknowledges; true when the window moved and the
+  // requester may send again. The caller activates it, after congestion
+  // control has seen the ACK, so the next packet obeys the new window/rate.
+  [[nodiscard]] bool on_ack(RcConnection& c, uint64_t last_psn);
   void on_nak(RcConnection& c, uint64_t expected_psn);
   void advance_una(RcConnection& c, bool& progressed);
   void go_back(RcConnection& c, uint64_t psn);

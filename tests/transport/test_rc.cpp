@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "cc/congestion_control.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "support/recorder.h"
@@ -233,6 +234,40 @@ TEST(RcTest, SendWithoutReceiveWqeGetsRnrNakAndRetriesAfterTheTimer) {
   EXPECT_GT(rec.received[1].completed, Time::from_us(640));
   EXPECT_EQ(f.rc().connection(qp.id()).ctr.naks_received, 0u);  // no sequence-error NAK storm
   EXPECT_EQ(f.check_invariants(), "");
+}
+
+// A window controller that opens 4 packets and closes to 1 on every ACK. The
+// transport must let it see each ACK before the freed window is used, so no
+// packet after the first ACK finds more than one packet in flight.
+class ShrinkOnAck final : public CongestionControl {
+ public:
+  [[nodiscard]] const char* name() const override { return "shrink-on-ack"; }
+  void on_connect(RcConnection& c) override { c.cwnd = 4; }
+  void on_ack(RcConnection& c, const Packet&) override { c.cwnd = 1; }
+  void on_send(RcConnection& c, const Packet&) override {
+    // Once the transport has taken an ACK (acked_upto > 0), the controller
+    // has closed the window to 1: this packet (snd_nxt is past it) must be alone.
+    if (c.acked_upto > 0 && c.snd_nxt - c.snd_una > 1) ++over_window;
+    ++sent;
+  }
+  int over_window = 0;
+  int sent = 0;
+};
+
+TEST(RcTest, CongestionControlSeesAnAckBeforeTheWindowItFreesIsUsed) {
+  Simulation sim(1);
+  FabricConfig cfg;
+  cfg.rc.mtu = 1000;
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  auto cc = std::make_unique<ShrinkOnAck>();
+  const ShrinkOnAck& seen = *cc;
+  f.rc().set_congestion_control(std::move(cc));
+  Recorder rec;
+  f.rc().post(f.rc().connect(0, 1, &rec, 3), Opcode::kWrite, 20'000, 1);
+  sim.run(Time::from_ms(1));
+  ASSERT_EQ(rec.done.size(), 1u);
+  EXPECT_EQ(seen.sent, 20);
+  EXPECT_EQ(seen.over_window, 0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "validate/dcqcn_experiment.h"
 #include "validate/hpcc_b6.h"
 #include "validate/ib_experiments.h"
+#include "validate/victim_flow.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
 
@@ -95,6 +96,28 @@ void pfc_cases(std::vector<ValidationResult>& out) {
                      fmt::format("{} drops, {}/16 done", c.buffer_drops, s.done.size()),
                      "drops > 0, 16/16 done", c.buffer_drops > 0 && s.done.size() == 16});
   }
+}
+
+// The RoCEv2 issue's victim flow: PFC back-pressure slows a flow that shares
+// no bottleneck with an incast; congestion control at the senders helps.
+void victim_cases(std::vector<ValidationResult>& out) {
+  const VictimRun lossy = run_victim_flow(false, "none");
+  const VictimRun pfc = run_victim_flow(true, "none");
+  const VictimRun dcqcn = run_victim_flow(true, "dcqcn");
+  const VictimRun hpcc = run_victim_flow(true, "hpcc");
+  bool clean = true;
+  for (const VictimRun* r : {&lossy, &pfc, &dcqcn, &hpcc})
+    clean = clean && r->done == 9 && r->invariants.empty();
+  out.push_back({"B.7", "victim flow beside an 8-to-1 incast: lossy -> PFC",
+                 fmt::format("{:.1f} -> {:.1f} Gb/s, {} XOFF", lossy.victim_gbps, pfc.victim_gbps, pfc.xoff),
+                 "PFC < 0.3 x lossy, 0 drops",
+                 clean && pfc.drops == 0 && pfc.victim_gbps < 0.3 * lossy.victim_gbps});
+  out.push_back(
+      {"B.7", "victim flow: PFC -> PFC+DCQCN -> PFC+HPCC",
+       fmt::format("{:.1f} -> {:.1f} -> {:.1f} Gb/s", pfc.victim_gbps, dcqcn.victim_gbps, hpcc.victim_gbps),
+       "increasing, DCQCN >= 1.5 x PFC",
+       clean && dcqcn.drops == 0 && hpcc.drops == 0 && dcqcn.victim_gbps > 1.5 * pfc.victim_gbps &&
+           hpcc.victim_gbps > dcqcn.victim_gbps});
 }
 
 void cdf_cases(std::vector<ValidationResult>& out) {
@@ -302,6 +325,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   goodput_case(out);
   dcqcn_cases(out);
   pfc_cases(out);
+  victim_cases(out);
   cdf_cases(out);
   perftest_cases(out);
   hpcc_cases(out, full);

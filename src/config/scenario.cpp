@@ -470,7 +470,7 @@ void read_workloads(const CfgNode& root, Scenario& s) {
   for (const CfgNode& w : items) {
     WorkloadSpec ws;
     ws.line = w.line();
-    ws.type = w.choice("type", {"incast", "permutation", "all-to-all", "cdf", "flows-file"});
+    ws.type = w.choice("type", {"incast", "permutation", "all-to-all", "cdf", "flows-file", "flow"});
     ws.start = w.time("start", Time::zero());
     ws.qps = static_cast<int>(w.integer("qps", 1, 1, 256));
     if (ws.type != "cdf" && ws.type != "flows-file") {
@@ -489,6 +489,10 @@ void read_workloads(const CfgNode& root, Scenario& s) {
         throw w.error("load", "expected a load in (0, 1], e.g. 0.3 or 30%");
       ws.window = w.time("window");
       if (ws.window <= Time::zero()) throw w.error("window", "expected a positive arrival window");
+    } else if (ws.type == "flow") {
+      ws.src = static_cast<int>(w.integer("src", 0, 1 << 20));
+      ws.dst = static_cast<int>(w.integer("dst", 0, 1 << 20));
+      if (ws.dst == ws.src) throw w.error("dst", "expected a host other than src");
     } else if (ws.type == "flows-file") {
       ws.file = resolve_path(w, "file", w.str("file"));
       ws.time_offset_s = w.time("time_offset", Time::zero()).sec();
@@ -575,6 +579,11 @@ Scenario load_scenario(const CfgNode& root) {
     const auto& w = s.workloads[i];
     if ((w.type == "permutation" || w.type == "all-to-all") && t.num_hosts() < 2)
       throw items[i].error("type", "expected a topology with at least 2 hosts for " + w.type);
+    if (w.type == "flow") {
+      for (const auto& [key, host] : {std::pair{"src", w.src}, std::pair{"dst", w.dst}})
+        if (host >= t.num_hosts())
+          throw items[i].error(key, "expected a host index below " + std::to_string(t.num_hosts()));
+    }
     if (w.type == "incast") {
       if (w.receiver >= t.num_hosts())
         throw items[i].error("receiver", "expected a host index below " + std::to_string(t.num_hosts()));

@@ -34,11 +34,13 @@ struct TopologySpec {
 };
 
 struct WorkloadSpec {
-  std::string type;  // incast | permutation | all-to-all | cdf | flows-file
+  std::string type;  // incast | permutation | all-to-all | cdf | flows-file | flow
   Bytes size;
   Time start;
   int senders = 0;
   int receiver = 0;
+  int src = 0;  // flow: one flow between two host indices
+  int dst = 0;
   std::string placement = "random";  // incast senders: random | sequential
   std::string file;                  // cdf: distribution; flows-file: flow list
   double load = 0.0;

@@ -47,6 +47,8 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
       specs = make_permutation(hosts, w.size, w.start, rng);
     else if (w.type == "all-to-all")
       specs = make_all_to_all(hosts, w.size, w.start);
+    else if (w.type == "flow")
+      specs = {FlowSpec{0, w.src, w.dst, 3, 4791, w.size.count(), w.start}};
     else if (w.type == "cdf") {
       const FlowSizeCdf cdf = FlowSizeCdf::load(w.file);
       std::vector<int> all(hosts);

@@ -504,7 +504,7 @@ TEST_F(CliTest, EmptyWorkloadList) {
 TEST_F(CliTest, UnknownWorkloadTypeSuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
                    at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
-                      "flows-file (got \"incats\"); did you mean 'incast'?"));
+                      "flows-file, flow (got \"incats\"); did you mean 'incast'?"));
 }
 
 // --- Other subcommands ---------------------------------------------------------------------------------
@@ -656,6 +656,14 @@ TEST_F(CliTest, InfinibandVlBufferBelowOnePacket) {
       run_scenario(std::string(kGood) + "fabric:\n  profile: ib-ndr\n  ib: {vl_buffer: 1KiB}\n"),
       at("16:19: 'fabric.ib.vl_buffer': expected 'auto' or a size between one MTU packet (4138B) "
          "and 1GiB"));
+}
+
+TEST_F(CliTest, SingleFlowNeedsTwoDifferentHostsOfTheTopology) {
+  const std::string head = "name: t\nduration: 1ms\ntopology: {type: star, hosts: 3}\nworkload:\n";
+  expect_bad_input(run_scenario(head + "  - {type: flow, src: 1, dst: 1, size: 4KiB}\n"),
+                   at("5:31: 'workload[0].dst': expected a host other than src"));
+  expect_bad_input(run_scenario(head + "  - {type: flow, src: 0, dst: 3, size: 4KiB}\n"),
+                   at("5:31: 'workload[0].dst': expected a host index below 3"));
 }
 
 TEST_F(CliTest, EcnMarkPointMustBeNamed) {

@@ -32,19 +32,25 @@ int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);
 int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt);
 int bench_command(const std::vector<std::string>& only, bool list);
 
-// nccl-tests <name>_perf (nccl_tests_command.cpp).
-struct NcclTestsCli {
-  std::string test;
-  std::string minbytes = "32M", maxbytes = "32M", chunk = "512K", mtu = "4096";
-  long long stepfactor = 2;
-  int gpus = 8, nodes = 4, root = 0, channels = 0, qps = 1;
-  std::string fabric = "rocev2-dcqcn", algo, topo = "leaf-spine";
+// The flags nccl-tests and train share (cluster_flags.h).
+struct ClusterCli {
+  std::string fabric = "rocev2-dcqcn", topo = "leaf-spine", rate, mtu = "4096";
   double oversub = 1.0;
-  std::string rate, nvlink_bw, nvlink_latency, step_latency, launch_latency, json;
+  int qps = 1;
   long long seed = 1;
   double background_load = 0;
   std::string background_cdf = "data/cdf/alistorage2019.txt";
   std::string background_horizon = "100ms";
+};
+
+// nccl-tests <name>_perf (nccl_tests_command.cpp).
+struct NcclTestsCli {
+  std::string test;
+  std::string minbytes = "32M", maxbytes = "32M", chunk = "512K";
+  long long stepfactor = 2;
+  int gpus = 8, nodes = 4, root = 0, channels = 0;
+  std::string algo, nvlink_bw, nvlink_latency, step_latency, launch_latency, json;
+  ClusterCli cluster;
 };
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
 int nccl_tests_command(const NcclTestsCli& o);
@@ -54,13 +60,10 @@ struct TrainCli {
   std::string model = "gpt3-xl";
   double params = 0;
   int layers = 0, hidden = 0, seq = 0, micro_batch = 1, micro_batches = 8;
-  int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8, mtu = 4096, qps = 1;
-  double peak_tflops = 989.4, mfu = 0.40, oversub = 1.0;
-  std::string bucket = "25MB", fabric = "rocev2-dcqcn", topo = "rail", rate, trace, dp_algo = "ring";
-  long long seed = 1;
-  double background_load = 0;
-  std::string background_cdf = "data/cdf/alistorage2019.txt";
-  std::string background_horizon = "100ms";
+  int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8;
+  double peak_tflops = 989.4, mfu = 0.40;
+  std::string bucket = "25MB", trace, dp_algo = "ring";
+  ClusterCli cluster{.topo = "rail"};
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);
 int train_command(const TrainCli& o);

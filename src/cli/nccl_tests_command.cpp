@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "cli/background_flags.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "collective/nccl_tests.h"
 #include "config/units_parse.h"
@@ -15,31 +15,6 @@
 #include "report/atomic_file.h"
 
 namespace rdmasim::cli {
-namespace {
-
-// nccl-tests sizes: a byte count with an optional K/M/G/T suffix (binary
-// multiples, as nccl-tests' parsesize), or any unit parse_bytes accepts.
-int64_t parse_size(const std::string& flag, const std::string& v) {
-  try {
-    if (!v.empty()) {
-      size_t used = 0;
-      const long long n = std::stoll(v, &used);
-      const std::string rest = v.substr(used);
-      int64_t mul = 0;
-      if (rest.empty()) mul = 1;
-      if (rest == "K" || rest == "k") mul = int64_t{1} << 10;
-      if (rest == "M" || rest == "m") mul = int64_t{1} << 20;
-      if (rest == "G" || rest == "g") mul = int64_t{1} << 30;
-      if (rest == "T" || rest == "t") mul = int64_t{1} << 40;
-      if (mul > 0 && n >= 0 && n <= INT64_MAX / mul) return n * mul;
-    }
-    return parse_bytes(v).count();
-  } catch (const std::exception&) {
-    throw std::invalid_argument(flag + " '" + v + "': expected a size such as 8, 128K, 1G or 64MiB");
-  }
-}
-
-}  // namespace
 
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   auto* nt =
@@ -54,33 +29,18 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("-g,--ngpus", o.gpus, "GPUs per server (default 8)")->check(CLI::Range(1, 64));
   nt->add_option("--nodes", o.nodes, "servers (default 4)")->check(CLI::Range(1, 4096));
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
-  nt->add_option("--fabric", o.fabric, "fabric profile (default rocev2-dcqcn)");
   nt->add_option("--algo", o.algo,
                  "ring | tree | hierarchical | sharp (CollNet) | pairwise (default: ring, pairwise for p2p)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));
-  nt->add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
-      ->check(CLI::Range(1, 64));
   nt->add_option("--chunk", o.chunk, "bytes per channel per pipeline step (default 512K)");
-  nt->add_option("--topo", o.topo, "leaf-spine (one leaf per server) | rail (rail-optimized)")
-      ->check(CLI::IsMember({"leaf-spine", "rail"}));
-  nt->add_option("--oversubscription", o.oversub, "leaf down:up capacity ratio (default 1)");
-  nt->add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
-  nt->add_option("--mtu", o.mtu,
-                 "RDMA payload bytes per packet (default 4096, the IB/RoCE MTU NCCL runs with)");
   nt->add_option("--nvlink-bw", o.nvlink_bw,
                  "NVLink rate per GPU per direction (default 3600Gbps = 450 GB/s)");
   nt->add_option("--nvlink-latency", o.nvlink_latency, "NVLink one-way latency (default 1us)");
   nt->add_option("--step-latency", o.step_latency, "GPU time per pipeline step (default 1us)");
   nt->add_option("--launch-latency", o.launch_latency, "kernel launch per collective (default 5us)");
-  nt->add_option("--background-load", o.background_load,
-                 "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
-  nt->add_option("--background-cdf", o.background_cdf,
-                 "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
-  nt->add_option("--background-horizon", o.background_horizon,
-                 "background arrivals are generated over this much simulated time (default 100ms)");
-  nt->add_option("--seed", o.seed, "random seed (ECMP hashing)");
+  add_cluster_flags(*nt, o.cluster);
   nt->add_option("--json", o.json, "also write the table as JSON to this file");
 }
 
@@ -95,34 +55,20 @@ int nccl_tests_command(const NcclTestsCli& c) {
       throw std::invalid_argument(std::string("test: ") + e.what());
     }
     o.algo = c.algo.empty() ? default_algo(o.type) : algo_from_name(c.algo);
-    o.min_bytes = parse_size("-b", c.minbytes);
-    o.max_bytes = parse_size("-e", c.maxbytes);
+    o.min_bytes = parse_nccl_size("-b", c.minbytes);
+    o.max_bytes = parse_nccl_size("-e", c.maxbytes);
     o.step_factor = c.stepfactor;
     o.root = c.root;
     o.channels = c.channels;
-    o.chunk = parse_size("--chunk", c.chunk);
+    o.chunk = parse_nccl_size("--chunk", c.chunk);
     if (o.chunk < 1) throw std::invalid_argument("--chunk must be at least 1 byte");
     o.cluster.servers = c.nodes;
     o.cluster.gpus_per_server = c.gpus;
-    o.cluster.topology = c.topo == "rail" ? ClusterTopology::kRail : ClusterTopology::kLeafSpine;
-    o.cluster.oversubscription = c.oversub;
-    if (!c.rate.empty()) o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);
     if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = parse_rate(c.nvlink_bw);
     if (!c.nvlink_latency.empty()) o.cluster.nvlink.latency = parse_time(c.nvlink_latency);
     if (!c.step_latency.empty()) o.comm.step_latency = parse_time(c.step_latency);
     if (!c.launch_latency.empty()) o.comm.launch_latency = parse_time(c.launch_latency);
-    o.comm.qps_per_conn = c.qps;
-    try {
-      o.fabric = find_profile(c.fabric).config;
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("--fabric: ") + e.what());
-    }
-    const int64_t mtu = parse_size("--mtu", c.mtu);
-    if (mtu < 64 || mtu > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
-    o.fabric.rc.mtu = static_cast<uint32_t>(mtu);
-    o.seed = static_cast<uint64_t>(c.seed);
-    apply_background_flags(c.background_load, c.background_horizon, c.background_cdf, o.background,
-                           o.background_cdf);
+    apply_cluster_flags(c.cluster, o);
     (void)make_cluster_topology(o.cluster);  // validates the geometry with a clear message
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "cli/background_flags.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
@@ -34,20 +34,8 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
   t->add_option("--mfu", o.mfu, "model FLOPs utilization (default 0.40)");
   t->add_option("--bucket", o.bucket, "DP gradient bucket (default 25MB)");
   t->add_option("-g,--gpus-per-server", o.gpus, "GPUs per server")->check(CLI::Range(1, 64));
-  t->add_option("--fabric", o.fabric, "fabric profile (default rocev2-dcqcn)");
-  t->add_option("--topo", o.topo, "rail | leaf-spine")->check(CLI::IsMember({"leaf-spine", "rail"}));
-  t->add_option("--oversubscription", o.oversub, "leaf down:up ratio (default 1)");
-  t->add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
-  t->add_option("--mtu", o.mtu, "RDMA payload bytes per packet (default 4096)")->check(CLI::Range(64, 9000));
   t->add_option("--dp-algo", o.dp_algo, "gradient AllReduce algorithm: ring | tree | hierarchical | sharp");
-  t->add_option("--qps", o.qps, "QPs per connection")->check(CLI::Range(1, 64));
-  t->add_option("--background-load", o.background_load,
-                "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
-  t->add_option("--background-cdf", o.background_cdf,
-                "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
-  t->add_option("--background-horizon", o.background_horizon,
-                "background arrivals are generated over this much simulated time (default 100ms)");
-  t->add_option("--seed", o.seed, "random seed");
+  add_cluster_flags(*t, o.cluster);
   t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here");
 }
 
@@ -67,16 +55,7 @@ int train_command(const TrainCli& c) {
     o.train.gpu.mfu = c.mfu;
     o.train.bucket_bytes = parse_bytes(c.bucket).count();
     o.cluster.gpus_per_server = c.gpus;
-    o.cluster.topology = c.topo == "rail" ? ClusterTopology::kRail : ClusterTopology::kLeafSpine;
-    o.cluster.oversubscription = c.oversub;
-    if (!c.rate.empty()) o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);
-    try {
-      o.fabric = find_profile(c.fabric).config;
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("--fabric: ") + e.what());
-    }
-    o.fabric.rc.mtu = static_cast<uint32_t>(c.mtu);
-    o.comm.qps_per_conn = c.qps;
+    apply_cluster_flags(c.cluster, o);
     try {
       o.dp_algo = algo_from_name(c.dp_algo);
     } catch (const std::invalid_argument& e) {
@@ -84,9 +63,6 @@ int train_command(const TrainCli& c) {
     }
     if (!algo_applies(CollType::kAllReduce, o.dp_algo))
       throw std::invalid_argument("--dp-algo: " + c.dp_algo + " does not implement all_reduce");
-    o.seed = static_cast<uint64_t>(c.seed);
-    apply_background_flags(c.background_load, c.background_horizon, c.background_cdf, o.background,
-                           o.background_cdf);
     validate_training(o.train, o.cluster.gpus_per_server);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: train: %s\n", e.what());

@@ -587,6 +587,24 @@ TEST_F(CliTest, TrainWritesAPerfettoTraceFile) {
   EXPECT_GT(complete, 100u);
 }
 
+TEST_F(CliTest, ClusterFlagsAreCheckedAlikeByNcclTestsAndTrain) {
+  for (const std::string cmd : {"nccl-tests", "train"}) {
+    std::vector<std::string> args{cmd};
+    if (cmd == "nccl-tests") args.push_back("all_reduce_perf");
+    auto with = [&](std::vector<std::string> more) {
+      std::vector<std::string> a = args;
+      a.insert(a.end(), more.begin(), more.end());
+      return run_cli(a);
+    };
+    expect_bad_input(with({"--mtu", "16K"}), "error: " + cmd + ": --mtu must be between 64 and 9000 bytes\n");
+    expect_bad_input(
+        with({"--fabric", "roce"}),
+        "error: " + cmd + ": --fabric: unknown fabric profile 'roce' (known: " + known_profiles() + ")\n");
+    expect_bad_input(with({"--background-load", "1.5"}),
+                     "error: " + cmd + ": --background-load must be between 0 and 1\n");
+  }
+}
+
 TEST_F(CliTest, TrainBadLayout) {
   const CliResult r = run_cli({"train", "--tp", "3"});
   expect_bad_input(

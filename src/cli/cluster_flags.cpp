@@ -1,0 +1,48 @@
+#include "cli/cluster_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+
+namespace rdmasim::cli {
+
+int64_t parse_nccl_size(const std::string& flag, const std::string& v) {
+  try {
+    if (!v.empty()) {
+      size_t used = 0;
+      const long long n = std::stoll(v, &used);
+      const std::string rest = v.substr(used);
+      int64_t mul = 0;
+      if (rest.empty()) mul = 1;
+      if (rest == "K" || rest == "k") mul = int64_t{1} << 10;
+      if (rest == "M" || rest == "m") mul = int64_t{1} << 20;
+      if (rest == "G" || rest == "g") mul = int64_t{1} << 30;
+      if (rest == "T" || rest == "t") mul = int64_t{1} << 40;
+      if (mul > 0 && n >= 0 && n <= INT64_MAX / mul) return n * mul;
+    }
+    return parse_bytes(v).count();
+  } catch (const std::exception&) {
+    throw std::invalid_argument(flag + " '" + v + "': expected a size such as 8, 128K, 1G or 64MiB");
+  }
+}
+
+void add_cluster_flags(CLI::App& app, ClusterCli& o) {
+  app.add_option("--fabric", o.fabric, "fabric profile (default " + o.fabric + ")");
+  app.add_option("--topo", o.topo,
+                 "leaf-spine (one leaf per server) | rail (rail-optimized); default " + o.topo)
+      ->check(CLI::IsMember({"leaf-spine", "rail"}));
+  app.add_option("--oversubscription", o.oversub, "leaf down:up capacity ratio (default 1)");
+  app.add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
+  app.add_option("--mtu", o.mtu,
+                 "RDMA payload bytes per packet (default 4096, the IB/RoCE MTU NCCL runs with)");
+  app.add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--background-load", o.background_load,
+                 "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
+  app.add_option("--background-cdf", o.background_cdf,
+                 "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
+  app.add_option("--background-horizon", o.background_horizon,
+                 "background arrivals are generated over this much simulated time (default 100ms)");
+  app.add_option("--seed", o.seed, "random seed (ECMP hashing, background traffic)");
+}
+
+}  // namespace rdmasim::cli

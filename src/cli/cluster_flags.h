@@ -1,0 +1,62 @@
+// The flags nccl-tests and train share: the fabric profile and cluster shape
+// the job runs on, and the storage traffic that shares the fabric with it.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "cli/commands.h"
+#include "collective/background.h"
+#include "collective/cluster.h"
+#include "config/shipped_path.h"
+#include "config/units_parse.h"
+#include "fabric/profiles.h"
+#include "workload/flow_size_cdf.h"
+
+namespace CLI {
+class App;
+}
+
+namespace rdmasim::cli {
+
+// nccl-tests sizes: a byte count with an optional K/M/G/T suffix (binary
+// multiples, as nccl-tests' parsesize), or any unit parse_bytes accepts.
+// Throws std::invalid_argument naming `flag`.
+[[nodiscard]] int64_t parse_nccl_size(const std::string& flag, const std::string& v);
+
+// Registers --fabric, --topo, --oversubscription, --rate, --mtu, --qps,
+// --background-*, --seed on a subcommand.
+void add_cluster_flags(CLI::App& app, ClusterCli& o);
+
+// Applies them to a run's options (NcclTestsOptions or TrainingRunOptions:
+// both hold cluster, fabric, comm, seed, background and background_cdf).
+// Throws std::invalid_argument naming the flag that is wrong.
+template <class RunOptions>
+void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
+  o.cluster.topology = c.topo == "rail" ? ClusterTopology::kRail : ClusterTopology::kLeafSpine;
+  o.cluster.oversubscription = c.oversub;
+  if (!c.rate.empty()) o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);
+  try {
+    o.fabric = find_profile(c.fabric).config;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--fabric: ") + e.what());
+  }
+  const int64_t mtu = parse_nccl_size("--mtu", c.mtu);
+  if (mtu < 64 || mtu > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
+  o.fabric.rc.mtu = static_cast<uint32_t>(mtu);
+  o.comm.qps_per_conn = c.qps;
+  o.seed = static_cast<uint64_t>(c.seed);
+  if (c.background_load < 0 || c.background_load > 1)
+    throw std::invalid_argument("--background-load must be between 0 and 1");
+  if (c.background_load == 0) return;
+  o.background.load = c.background_load;
+  o.background.horizon = parse_time(c.background_horizon);
+  try {
+    o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
+  }
+}
+
+}  // namespace rdmasim::cli

@@ -248,6 +248,14 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     Port& a = by_topo_id_[ch.node]->port(ch.port);
     Port& b = a.peer()->port(a.peer_index());
     if (a.up() == ch.up) return;
+    // A link retrains only once the packets still on its wire have landed
+    // (real IB/Ethernet training takes far longer); coming up earlier would
+    // resynchronise credits that those packets are about to change.
+    const Time clear = std::max(a.wire_clear_at(), b.wire_clear_at());
+    if (ch.up && clear > sim_.now()) {
+      sim_.schedule(clear, &fault_agent_, kLinkChange, arg);
+      return;
+    }
     if (down_.empty()) {
       down_.resize(topo_.nodes.size());
       for (size_t n = 0; n < down_.size(); ++n) down_[n].assign(by_topo_id_[n]->num_ports(), 0);

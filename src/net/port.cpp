@@ -298,6 +298,10 @@ void Port::on_event(uint32_t kind, uint64_t arg) {
   kick();
 }
 
+Time Port::wire_clear_at() const {
+  return busy_until_ + delay_ + (peer_ != nullptr ? peer_->ingress_latency() : Time::zero());
+}
+
 void Port::transmit(Packet* p, Time now) {
   const Time ser = rate_.tx_time(Bytes(p->wire));
   // Cut-through cannot send faster than the packet arrives: if this port is

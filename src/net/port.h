@@ -104,6 +104,8 @@ class Port final : public EventHandler {
   // link initialisation), so credits lost with the link come back.
   void set_up(bool up);
   [[nodiscard]] Time busy_until() const { return busy_until_; }
+  // When the last packet this port put on the wire has landed at the peer.
+  [[nodiscard]] Time wire_clear_at() const;
 
  private:
   void transmit(Packet* p, Time now);

@@ -119,6 +119,7 @@ void Switch::receive(Packet* p) {
       ++ctr_.lossless_drops;
       out.counters().lossless_drop_packets[p->tc] += 1;
     }
+    if (in.credit() != nullptr) in.credit_release(p->tc, p->wire);  // as for a packet without a route
     net_.drop(p);
     return;
   }

@@ -74,7 +74,7 @@ class Dcqcn final : public CongestionControl {
     int timer_stage = 0;
     int byte_stage = 0;
     int64_t bytes = 0;
-    uint32_t epoch = 0;  // tags timer events; a CNP starts a new epoch
+    uint32_t epoch = 0;  // tags increase-timer events; a cut starts a new epoch
     Time last_cut = Time::from_ps(-1);
     bool cut_pending = false;  // a CNP came within rate_decrease_interval of the last cut
     bool notified = false;     // a CNP has arrived

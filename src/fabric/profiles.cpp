@@ -100,9 +100,8 @@ Profile rocev2_dcqcn_mlx() {
   p.name = "rocev2-dcqcn-mlx";
   p.config.name = p.name;
   p.summary =
-      "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN as NVIDIA ConnectX NICs run it (the "
-      "HPCC "
-      "simulator's Mellanox-style DCQCN settings); go-back-N recovery";
+      "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN as NVIDIA ConnectX NICs run it "
+      "(the HPCC simulator's Mellanox-style DCQCN settings); go-back-N recovery";
   DcqcnConfig& d = p.config.dcqcn;
   d.alpha_timer = Time::from_us(1);
   d.increase_timer = Time::from_us(300);
@@ -128,8 +127,7 @@ Profile rocev2_dcqcn_mlx() {
     if (e.key == "fabric.dcqcn.cnp_interval")
       e = {e.key, "1us",
            "the HPCC simulator echoes CE on the ACK of every packet and alpha samples it every 1 us "
-           "(rdma-hw.cc "
-           "UpdateAlphaMlx)"};
+           "(rdma-hw.cc UpdateAlphaMlx)"};
   }
   p.defaults.push_back({"fabric.dcqcn.min_rate", "1000Mbps", src});
   p.defaults.push_back(

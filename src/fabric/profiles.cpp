@@ -142,6 +142,33 @@ Profile rocev2_dcqcn_mlx() {
   return p;
 }
 
+// PFC, step ECN marking and DCTCP window control, with the settings the HPCC
+// simulator's run.py gives its DCTCP comparison.
+Profile rocev2_dctcp() {
+  Profile p = lossless_rocev2(
+      "rocev2-dctcp",
+      "RoCEv2 with PFC on traffic class 3, step ECN marking at K and DCTCP window control (the HPCC "
+      "simulator's DCTCP comparison settings); go-back-N recovery",
+      {
+          {"fabric.ecn.kmin", "300KB", "HPCC simulator run.py for dctcp: K = 30 KB x rate / 10 Gb/s"},
+          {"fabric.ecn.kmax", "300KB", "run.py: KMAX = KMIN, a step at K as in the DCTCP paper"},
+          {"fabric.ecn.pmax", "1", "run.py PMAX_MAP 1.0: every packet above K is marked"},
+          {"fabric.ecn.reference_rate", "100Gbps", "K scales with link rate, as run.py's per-rate map"},
+          {"fabric.ecn.mark", "dequeue", "HPCC simulator switch-node.cc marks in SwitchNotifyDequeue"},
+          {"fabric.dctcp.g", "1/16", "DCTCP paper (Alizadeh et al., SIGCOMM 2010); run.py EWMA_GAIN 0.0625"},
+          {"fabric.dctcp.initial_window", "auto", "one BDP: RDMA NICs start at line rate, no slow start"},
+      });
+  FabricConfig& c = p.config;
+  c.sw.ecn.enabled = true;
+  c.sw.ecn.kmin_bytes = 300'000;
+  c.sw.ecn.kmax_bytes = 300'001;  // a step: every packet that leaves more than K behind is marked
+  c.sw.ecn.pmax = 1.0;
+  c.sw.ecn.reference_rate = Rate::from_gbps(100);
+  c.cc = "dctcp";
+  c.dctcp = DctcpConfig{};
+  return p;
+}
+
 // PFC and HPCC window + pacing from INT, with the HPCC simulator's settings.
 Profile rocev2_hpcc() {
   Profile p = lossless_rocev2(
@@ -289,9 +316,8 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
 }
 
 std::vector<std::string> profile_names() {
-  return {
-      "ethernet-lossy",   "ideal",  "rocev2-dcqcn", "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g", "rocev2-hpcc",
-      "rocev2-hpcc-400g", "ib-ndr", "ib-hdr"};
+  return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
+          "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "ib-ndr",           "ib-hdr"};
 }
 
 Profile find_profile(const std::string& name) {
@@ -302,6 +328,7 @@ Profile find_profile(const std::string& name) {
   if (name == "rocev2-dcqcn") return rocev2_dcqcn();
   if (name == "rocev2-dcqcn-mlx") return rocev2_dcqcn_mlx();
   if (name == "rocev2-dcqcn-400g") return at_400g(rocev2_dcqcn());
+  if (name == "rocev2-dctcp") return rocev2_dctcp();
   if (name == "rocev2-hpcc") return rocev2_hpcc();
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
   if (name == "ib-ndr")

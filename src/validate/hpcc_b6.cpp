@@ -14,6 +14,7 @@ namespace rdmasim {
 
 double b6_published(const std::string& cc, int load_percent) {
   if (cc == "hpcc") return load_percent == 30 ? 1.2 : 1.5;
+  if (cc == "dctcp") return load_percent == 30 ? 2.6 : 3.8;
   return load_percent == 30 ? 3.0 : 4.7;
 }
 
@@ -28,9 +29,10 @@ std::string b6_scenario_yaml(const std::string& cc, int load_percent, bool full,
         "  link: {rate: 100Gbps, delay: 1us}\n  fabric_link: {rate: 400Gbps, delay: 1us}\n"
         "  switch: {buffer: 32MB}\nduration: 8ms\n";
   }
-  // DCQCN as the HPCC simulator runs it (its CC_MODE 1; data/README.md).
-  const std::string fabric =
-      cc == "hpcc" ? "fabric:\n  profile: rocev2-hpcc\n" : "fabric:\n  profile: rocev2-dcqcn-mlx\n";
+  // Each algorithm as the HPCC simulator runs it: DCQCN is its Mellanox-style
+  // CC_MODE 1 (data/README.md), DCTCP its run.py comparison settings.
+  const char* profile = cc == "hpcc" ? "rocev2-hpcc" : cc == "dctcp" ? "rocev2-dctcp" : "rocev2-dcqcn-mlx";
+  const std::string fabric = fmt::format("fabric:\n  profile: {}\n", profile);
   return fmt::format(
       "name: b6-websearch{}-{}\nseed: {}\n{}{}workload:\n  - type: cdf\n    cdf: {}\n    load: {}%\n"
       "    window: {}\n",

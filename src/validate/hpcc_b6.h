@@ -24,13 +24,13 @@ struct B6Run {
   std::string invariants;  // empty when they held
 };
 
-// Published values (project page, approx): WebSearch 30%: HPCC 1.2, DCQCN 3.0;
-// 50%: HPCC 1.5, DCQCN 4.7.
+// Published values (project page, approx): WebSearch 30%: HPCC 1.2, DCQCN 3.0,
+// DCTCP 2.6; 50%: HPCC 1.5, DCQCN 4.7, DCTCP 3.8.
 [[nodiscard]] double b6_published(const std::string& cc, int load_percent);
 
 // The scenario as YAML: `full` = the HPCC paper's 320-host fat-tree (100G
 // hosts, 400G fabric, 20 ms); otherwise a 64-host leaf-spine with the same
-// ToR shape (16 x 100G down, 4 x 400G up) for 8 ms. cc: "hpcc" or "dcqcn".
+// ToR shape (16 x 100G down, 4 x 400G up) for 8 ms. cc: "hpcc", "dcqcn" or "dctcp".
 [[nodiscard]] std::string b6_scenario_yaml(const std::string& cc, int load_percent, bool full, uint64_t seed);
 
 // Pools the short flows of runs with seeds 1..seeds: one scaled-down run holds

@@ -161,7 +161,8 @@ void perftest_cases(std::vector<ValidationResult>& out) {
 
 void hpcc_cases(std::vector<ValidationResult>& out, bool full) {
   const char* where = full ? "fat-tree 320" : "leaf-spine 64";
-  // The four runs are independent simulations: run them side by side.
+  // The six runs are independent simulations: run them side by side.
+  constexpr const char* kCcs[] = {"hpcc", "dctcp", "dcqcn"};
   struct Job {
     int load;
     const char* cc;
@@ -169,24 +170,29 @@ void hpcc_cases(std::vector<ValidationResult>& out, bool full) {
   };
   std::vector<Job> jobs;
   for (const int load : {30, 50})
-    for (const char* cc : {"hpcc", "dcqcn"})
+    for (const char* cc : kCcs)
       jobs.push_back({load, cc, std::async(std::launch::async, [=] {
                         return run_b6(cc, load, full, b6_default_seeds(full));
                       })});
-  for (size_t i = 0; i < jobs.size(); i += 2) {
-    const B6Run h = jobs[i].run.get();
-    const B6Run d = jobs[i + 1].run.get();
-    for (const auto* j : {&jobs[i], &jobs[i + 1]}) {
-      const B6Run& r = j == &jobs[i] ? h : d;
-      const double pub = b6_published(j->cc, j->load);
-      out.push_back(
-          {"B.6", fmt::format("WebSearch {}% {}, {}: p95 slowdown <10KB", j->load, j->cc, where),
-           fmt::format("{:.2f} (n={})", r.p95_short, r.short_flows), fmt::format("{:.1f} +-30%", pub),
-           std::fabs(r.p95_short - pub) <= 0.3 * pub && r.invariants.empty() && r.lossless_drops == 0});
+  for (size_t i = 0; i < jobs.size(); i += 3) {
+    B6Run r[3];
+    for (size_t k = 0; k < 3; ++k) {
+      const Job& j = jobs[i + k];
+      r[k] = jobs[i + k].run.get();
+      const double pub = b6_published(j.cc, j.load);
+      out.push_back({"B.6", fmt::format("WebSearch {}% {}, {}: p95 slowdown <10KB", j.load, j.cc, where),
+                     fmt::format("{:.2f} (n={})", r[k].p95_short, r[k].short_flows),
+                     fmt::format("{:.1f} +-30%", pub),
+                     std::fabs(r[k].p95_short - pub) <= 0.3 * pub && r[k].invariants.empty() &&
+                         r[k].lossless_drops == 0});
     }
-    out.push_back({"B.6", fmt::format("WebSearch {}%, {}: HPCC well below DCQCN", jobs[i].load, where),
-                   fmt::format("{:.2f} vs {:.2f}", h.p95_short, d.p95_short), "HPCC < DCQCN / 1.5",
-                   h.p95_short * 1.5 < d.p95_short});
+    const B6Run& h = r[0];
+    const B6Run& t = r[1];
+    const B6Run& d = r[2];
+    out.push_back({"B.6",
+                   fmt::format("WebSearch {}%, {}: HPCC well below DCQCN and DCTCP", jobs[i].load, where),
+                   fmt::format("{:.2f} vs {:.2f} / {:.2f}", h.p95_short, d.p95_short, t.p95_short),
+                   "HPCC < both / 1.5", h.p95_short * 1.5 < d.p95_short && h.p95_short * 1.5 < t.p95_short});
   }
 }
 

@@ -1,5 +1,6 @@
 // rdmasim command line. Parsing only: each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -151,8 +152,13 @@ int main_impl(int argc, char** argv) {
     for (const auto& n : profile_names()) {
       const Profile p = find_profile(n);
       std::printf("%s: %s\n", p.name.c_str(), p.summary.c_str());
+      int key_w = 0, value_w = 0;
+      for (const auto& d : p.defaults) {
+        key_w = std::max(key_w, static_cast<int>(d.key.size()));
+        value_w = std::max(value_w, static_cast<int>(d.value.size()));
+      }
       for (const auto& d : p.defaults)
-        std::printf("  %-26s %-18s %s\n", d.key.c_str(), d.value.c_str(), d.source.c_str());
+        std::printf("  %-*s %-*s %s\n", key_w, d.key.c_str(), value_w, d.value.c_str(), d.source.c_str());
     }
     return cli::kExitOk;
   }

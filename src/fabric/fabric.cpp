@@ -243,22 +243,35 @@ void Fabric::schedule_link_state(Time at, int node, uint16_t port, bool up) {
 }
 
 void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
-  if (kind == kLinkChange) {
-    const LinkChange& ch = link_changes_[arg];
+  if (kind == kLinkChange || kind == kLinkUpDeferred) {
+    const auto idx = static_cast<uint32_t>(arg);
+    const LinkChange& ch = link_changes_[idx];
     Port& a = by_topo_id_[ch.node]->port(ch.port);
     Port& b = a.peer()->port(a.peer_index());
+    if (down_.empty()) {
+      down_.resize(topo_.nodes.size());
+      link_gen_.resize(topo_.nodes.size());
+      for (size_t n = 0; n < down_.size(); ++n) {
+        down_[n].assign(by_topo_id_[n]->num_ports(), 0);
+        link_gen_[n].assign(by_topo_id_[n]->num_ports(), 0);
+      }
+    }
+    uint32_t& gen = link_gen_[ch.node][ch.port];
+    if (kind == kLinkUpDeferred) {
+      if (gen != arg >> 32) return;  // a later request for this link came in meanwhile
+    } else {
+      link_gen_[a.peer()->id()][a.peer_index()] = ++gen;  // either end names the link
+    }
     if (a.up() == ch.up) return;
     // A link retrains only once the packets still on its wire have landed
     // (real IB/Ethernet training takes far longer); coming up earlier would
-    // resynchronise credits that those packets are about to change.
+    // resynchronise credits that those packets are about to change. A request
+    // due exactly when the wire clears was queued before those arrivals and
+    // runs first, so it waits too; the deferred one runs after them.
     const Time clear = std::max(a.wire_clear_at(), b.wire_clear_at());
-    if (ch.up && clear > sim_.now()) {
-      sim_.schedule(clear, &fault_agent_, kLinkChange, arg);
+    if (ch.up && (kind == kLinkChange ? clear >= sim_.now() : clear > sim_.now())) {
+      sim_.schedule(clear, &fault_agent_, kLinkUpDeferred, uint64_t{gen} << 32 | idx);
       return;
-    }
-    if (down_.empty()) {
-      down_.resize(topo_.nodes.size());
-      for (size_t n = 0; n < down_.size(); ++n) down_[n].assign(by_topo_id_[n]->num_ports(), 0);
     }
     down_[ch.node][ch.port] = ch.up ? 0 : 1;
     down_[a.peer()->id()][a.peer_index()] = ch.up ? 0 : 1;

@@ -152,9 +152,11 @@ class Fabric {
   static constexpr uint32_t kLinkChange = 0;
   static constexpr uint32_t kSmSweep = 1;
   static constexpr uint32_t kSmInstall = 2;
+  static constexpr uint32_t kLinkUpDeferred = 3;  // arg: generation << 32 | link change
   FaultAgent fault_agent_{*this};
   std::vector<LinkChange> link_changes_;
   std::vector<std::vector<char>> down_;                  // per topology node and port
+  std::vector<std::vector<uint32_t>> link_gen_;          // per node and port: link-state requests seen
   std::vector<std::vector<RouteTable>> pending_tables_;  // per sweep, until installed
   SmStats sm_stats_;
   [[nodiscard]] uint32_t bdp_packets() const;

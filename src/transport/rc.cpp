@@ -385,7 +385,7 @@ void RcEngine::on_data_reordered(RcConnection& c, Packet* p) {
 }
 
 void RcEngine::on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn) {
-  if (cumulative > 0 && on_ack(c, cumulative - 1)) activate(c, 0);
+  if (cumulative > 0) (void)on_ack(c, cumulative - 1);  // activated below, once the SACK is recorded
   if (sacked_psn >= c.snd_una && sacked_psn < c.snd_max) {
     const uint64_t off = sacked_psn - c.snd_una;
     if (c.sacked.size() <= off) c.sacked.resize(off + 1, 0);
@@ -482,8 +482,12 @@ bool RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
 }
 
 void RcEngine::on_nak(RcConnection& c, uint64_t expected_psn) {
-  if (expected_psn > 0 && on_ack(c, expected_psn - 1)) activate(c, 0);
-  if (expected_psn < c.snd_nxt && expected_psn >= c.snd_una) go_back(c, expected_psn);
+  const bool moved = expected_psn > 0 && on_ack(c, expected_psn - 1);
+  // Rewind before the requester may send again, so that nothing past the gap leaves first.
+  if (expected_psn < c.snd_nxt && expected_psn >= c.snd_una)
+    go_back(c, expected_psn);
+  else if (moved)
+    activate(c, 0);
 }
 
 void RcEngine::go_back(RcConnection& c, uint64_t psn) {

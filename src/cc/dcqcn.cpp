@@ -37,8 +37,13 @@ void Dcqcn::on_cnp(RcConnection& c) {
     s.alpha = cfg_.initial_alpha;
   else
     decay_alpha(s, now);
-  if (s.last_cut.ps() >= 0 && now < s.last_cut + cfg_.rate_decrease_interval) {
-    if (!s.cut_pending) host_->schedule_cc_timer(c, s.last_cut + cfg_.rate_decrease_interval, kCutTag);
+  // With a rate-decrease interval, cuts happen on its ticks: a NIC whose RP
+  // starts now makes its first cut one interval later, and a CNP within an
+  // interval of the last cut waits for the next tick.
+  const Time interval = cfg_.rate_decrease_interval;
+  const bool first_tick = starts_now && interval > Time::zero();
+  if (first_tick || (s.last_cut.ps() >= 0 && now < s.last_cut + interval)) {
+    if (!s.cut_pending) host_->schedule_cc_timer(c, (first_tick ? now : s.last_cut) + interval, kCutTag);
     s.cut_pending = true;
   } else {
     cut(c, s, now);  // with alpha as it stands: the paper cuts, then updates alpha

@@ -41,9 +41,10 @@ struct DcqcnConfig {
   // simulator's CLAMP_TARGET_RATE 0 reproduces).
   bool clamp_target_rate = true;
   // The reaction point starts at a QP's first CNP, with alpha = initial_alpha
-  // (Mellanox NICs rate-limit a QP only once it is notified; the HPCC
-  // simulator's cnp_received_mlx). When false alpha decays from the QP's
-  // start, as the DCQCN paper's RP runs from the first packet.
+  // and its first cut one rate_decrease_interval later (Mellanox NICs
+  // rate-limit a QP only once it is notified; the HPCC simulator's
+  // cnp_received_mlx). When false alpha decays from the QP's start, as the
+  // DCQCN paper's RP runs from the first packet.
   bool start_at_first_cnp = false;
 };
 

@@ -285,7 +285,8 @@ void read_fabric(const CfgNode& root, Scenario& s) {
         static_cast<uint64_t>(ecn->bytes("kmin", Bytes(static_cast<int64_t>(e.kmin_bytes))).count());
     e.kmax_bytes =
         static_cast<uint64_t>(ecn->bytes("kmax", Bytes(static_cast<int64_t>(e.kmax_bytes))).count());
-    if (e.kmax_bytes <= e.kmin_bytes) throw ecn->error("kmax", "expected kmax above kmin");
+    if (e.kmax_bytes < e.kmin_bytes)
+      throw ecn->error("kmax", "expected kmax at or above kmin (kmax = kmin marks as a step at K)");
     e.pmax = ecn->real("pmax", e.pmax, 0.0, 1.0);
     e.mark_on_dequeue =
         ecn->choice("mark", {"dequeue", "enqueue"}, e.mark_on_dequeue ? "dequeue" : "enqueue") == "dequeue";

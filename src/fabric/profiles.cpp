@@ -103,9 +103,11 @@ Profile rocev2_dcqcn() {
 }
 
 // DCQCN as ConnectX NICs run it and as the HPCC simulator models them (its
-// CC_MODE 1): the ACK of every marked packet is a notification, alpha moves
-// every microsecond, the rate is cut at most every 4 us, increases come from a
-// 300 us timer alone, and the target rate is kept across back-to-back cuts.
+// CC_MODE 1): a marked packet notifies the sender at most once per
+// microsecond per QP (the simulator echoes CE on every ACK and samples it every
+// 1 us), the rate is cut at most every 4 us and first 4 us after the first
+// notification, increases come from a 300 us timer alone, and the target rate
+// is kept across back-to-back cuts.
 Profile rocev2_dcqcn_mlx() {
   Profile p = rocev2_dcqcn();
   p.name = "rocev2-dcqcn-mlx";
@@ -172,7 +174,7 @@ Profile rocev2_dctcp() {
   FabricConfig& c = p.config;
   c.sw.ecn.enabled = true;
   c.sw.ecn.kmin_bytes = 300'000;
-  c.sw.ecn.kmax_bytes = 300'001;  // a step: every packet that leaves more than K behind is marked
+  c.sw.ecn.kmax_bytes = 300'000;  // a step: every packet that leaves more than K behind is marked
   c.sw.ecn.pmax = 1.0;
   c.sw.ecn.reference_rate = Rate::from_gbps(100);
   c.cc = "dctcp";

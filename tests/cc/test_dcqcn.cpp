@@ -117,6 +117,20 @@ TEST_F(DcqcnRule, ReactionPointStartingAtFirstCnpCutsWithInitialAlpha) {
   }
 }
 
+TEST_F(DcqcnRule, ConnectXStyleFirstCutComesOneDecreaseIntervalAfterTheFirstCnp) {
+  cfg.start_at_first_cnp = true;
+  cfg.rate_decrease_interval = Time::from_us(4);
+  cfg.alpha_timer = Time::from_us(1);
+  start();
+  cnp_at(Time::from_ms(1));
+  EXPECT_NEAR(rate(), kLine, 1);  // nothing yet
+  ASSERT_EQ(host.timer_tags.back(), Dcqcn::kCutTag);
+  EXPECT_EQ(host.timers.back(), Time::from_ms(1) + Time::from_us(4));
+  fire_last_timer();
+  const double alpha = std::pow(1 - cfg.g, 4);  // set to 1 at the CNP, four 1-us decays since
+  EXPECT_NEAR(rate(), kLine * (1 - alpha / 2), 1);
+}
+
 // Two senders burst into one 100G port; RED is a step at 15 KB. The first
 // packet to be marked on enqueue is one that found 15 KB ahead of it, so its
 // CNP leaves the receiver one 15 KB queueing delay after the first packet

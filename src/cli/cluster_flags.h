@@ -36,7 +36,13 @@ template <class RunOptions>
 void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   o.cluster.topology = c.topo == "rail" ? ClusterTopology::kRail : ClusterTopology::kLeafSpine;
   o.cluster.oversubscription = c.oversub;
-  if (!c.rate.empty()) o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);
+  if (!c.rate.empty()) {
+    try {
+      o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--rate: ") + e.what());
+    }
+  }
   try {
     o.fabric = find_profile(c.fabric).config;
   } catch (const std::invalid_argument& e) {
@@ -51,7 +57,11 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
     throw std::invalid_argument("--background-load must be between 0 and 1");
   if (c.background_load == 0) return;
   o.background.load = c.background_load;
-  o.background.horizon = parse_time(c.background_horizon);
+  try {
+    o.background.horizon = parse_time(c.background_horizon);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--background-horizon: ") + e.what());
+  }
   try {
     o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
   } catch (const std::exception& e) {

@@ -110,14 +110,15 @@ void victim_cases(std::vector<ValidationResult>& out) {
     clean = clean && r->done == 9 && r->invariants.empty();
   out.push_back({"B.7", "victim flow beside an 8-to-1 incast: lossy -> PFC",
                  fmt::format("{:.1f} -> {:.1f} Gb/s, {} XOFF", lossy.victim_gbps, pfc.victim_gbps, pfc.xoff),
-                 "PFC < 0.3 x lossy, 0 drops",
-                 clean && pfc.drops == 0 && pfc.victim_gbps < 0.3 * lossy.victim_gbps});
+                 "PFC < 0.3 x lossy, 0 drops with PFC",
+                 clean && lossy.drops > 0 && pfc.drops == 0 && pfc.xoff > 0 &&
+                     pfc.victim_gbps < 0.3 * lossy.victim_gbps});
   out.push_back(
       {"B.7", "victim flow: PFC -> PFC+DCQCN -> PFC+HPCC",
        fmt::format("{:.1f} -> {:.1f} -> {:.1f} Gb/s", pfc.victim_gbps, dcqcn.victim_gbps, hpcc.victim_gbps),
-       "increasing, DCQCN >= 1.5 x PFC",
-       clean && dcqcn.drops == 0 && hpcc.drops == 0 && dcqcn.victim_gbps > 1.5 * pfc.victim_gbps &&
-           hpcc.victim_gbps > dcqcn.victim_gbps});
+       "increasing, DCQCN >= 1.5 x PFC, fewer XOFF",
+       clean && dcqcn.drops == 0 && hpcc.drops == 0 && dcqcn.xoff < pfc.xoff &&
+           dcqcn.victim_gbps > 1.5 * pfc.victim_gbps && hpcc.victim_gbps > dcqcn.victim_gbps});
 }
 
 void cdf_cases(std::vector<ValidationResult>& out) {

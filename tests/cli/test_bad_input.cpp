@@ -602,6 +602,9 @@ TEST_F(CliTest, ClusterFlagsAreCheckedAlikeByNcclTestsAndTrain) {
         "error: " + cmd + ": --fabric: unknown fabric profile 'roce' (known: " + known_profiles() + ")\n");
     expect_bad_input(with({"--background-load", "1.5"}),
                      "error: " + cmd + ": --background-load must be between 0 and 1\n");
+    const CliResult bad_rate = with({"--rate", "fast"});
+    EXPECT_EQ(bad_rate.exit_code, 2);
+    EXPECT_NE(bad_rate.err.find("error: " + cmd + ": --rate: "), std::string::npos) << bad_rate.err;
   }
 }
 

@@ -275,6 +275,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   c.sw.mmu.unlimited = true;  // the per-VL credit buffers are the limit
   c.sw.mmu.lossless_mask = 0;
   c.sw.ecn.enabled = false;
+  c.sw.ecn.mark_on_dequeue = false;  // FECN (cc: ibcc) marks the queue a packet joins
   c.nic.tx_latency = Time::from_ns(300);
   c.nic.rx_latency = Time::from_ns(300);
   c.cc = "none";

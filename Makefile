@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test asan-test fuzz bench format clean
+.PHONY: all deps build demo test asan-test golden fuzz bench format clean
 
 all: build
 
@@ -22,12 +22,16 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (less the slow golden cases).
 asan-test: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMASIM_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	  ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Golden outputs only (tests/golden; tools/golden update NAME after an intended change).
+golden: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L golden
 
 # libFuzzer on the scenario loader (seconds: FUZZ_SECONDS).
 FUZZ_SECONDS ?= 60

@@ -33,9 +33,9 @@ AlphaBetaCheck check_alpha_beta(const ClusterConfig& cc, const FabricConfig& fab
   } else {
     GpuCluster probe(cc, fab, 1);
     FirstReceive rec;
-    const uint32_t qp = probe.fabric().rc().connect(0, 1, &rec, fab.rc.data_tc);
+    QueuePair qp = probe.fabric().verbs().create_qp(0, 1, &rec);
     const int64_t probe_bytes = std::max<int64_t>(1, std::min<int64_t>(block, fab.rc.mtu));
-    probe.fabric().rc().post(qp, Opcode::kWrite, probe_bytes, 1);
+    qp.post_write(probe_bytes, 1);
     probe.sim().run(Time::from_ms(10));
     const Framing& fr = fab.framing;
     const double wire = fr.data_wire(fab.rc.mtu, false), ack = fr.ack_wire();

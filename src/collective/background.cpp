@@ -23,10 +23,9 @@ void BackgroundTraffic::on_event(uint32_t, uint64_t arg) {
   const uint64_t key = (static_cast<uint64_t>(f.src) << 32) | static_cast<uint64_t>(f.dst);
   auto it = qps_.find(key);
   if (it == qps_.end()) {
-    Fabric& fab = cl_.fabric();
-    it = qps_.emplace(key, fab.rc().connect(f.src, f.dst, this, fab.config().rc.data_tc)).first;
+    it = qps_.emplace(key, cl_.fabric().verbs().create_qp(f.src, f.dst, this)).first;
   }
-  cl_.fabric().rc().post(it->second, Opcode::kWrite, f.size_bytes, arg);
+  it->second.post_write(f.size_bytes, arg);
   ++started_;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collective/cluster.h"
+#include "verbs/verbs.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/flow_spec.h"
 
@@ -38,7 +39,7 @@ class BackgroundTraffic final : public EventHandler, public CompletionSink {
  private:
   GpuCluster& cl_;
   std::vector<FlowSpec> flows_;
-  std::unordered_map<uint64_t, uint32_t> qps_;
+  std::unordered_map<uint64_t, QueuePair> qps_;
   size_t started_ = 0, completed_ = 0;
   int64_t bytes_done_ = 0;
   Time fct_sum_;

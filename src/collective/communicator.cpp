@@ -30,13 +30,12 @@ Communicator::~Communicator() {
   if (sharp_group_) cl_.sharp().release(*sharp_group_);
 }
 
-uint32_t Communicator::conn_for(int channel, int src, int dst, int stripe) {
+QpId Communicator::conn_for(int channel, int src, int dst, int stripe) {
   const uint64_t key = (static_cast<uint64_t>(channel) << 48) | (static_cast<uint64_t>(stripe) << 40) |
                        (static_cast<uint64_t>(src) << 20) | static_cast<uint64_t>(dst);
   auto it = conns_.find(key);
   if (it != conns_.end()) return it->second;
-  Fabric& f = cl_.fabric();
-  const uint32_t id = f.rc().connect(src, dst, this, f.config().rc.data_tc);
+  const QpId id = cl_.fabric().verbs().create_qp(src, dst, this).id();
   conns_.emplace(key, id);
   return id;
 }
@@ -159,11 +158,11 @@ void Communicator::transmit(uint32_t x) {
     sim.schedule(free_at + nv.latency, this, kNvlinkArrive, x);
     return;
   }
-  RcEngine& rc = cl_.fabric().rc();
+  const Verbs verbs = cl_.fabric().verbs();
   const int parts = parts_left_[x];
   for (int s = 0; s < parts; ++s) {
-    const uint32_t conn = s == 0 ? first_conn_[x] : conn_for(t.channel, t.src, t.dst, s);
-    rc.post(conn, Opcode::kWrite, piece(t.bytes, parts, s), x);
+    const QpId conn = s == 0 ? first_conn_[x] : conn_for(t.channel, t.src, t.dst, s);
+    verbs.qp(conn).post_write(piece(t.bytes, parts, s), x);
   }
 }
 

@@ -23,7 +23,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/cluster.h"
-#include "transport/rc.h"
+#include "verbs/verbs.h"
 
 namespace rdmasim {
 
@@ -100,7 +100,7 @@ class Communicator final : public EventHandler, public CompletionSink {
   void transmit(uint32_t x);
   void delivered(uint32_t x);
   void finish();
-  uint32_t conn_for(int channel, int src, int dst, int stripe);
+  QpId conn_for(int channel, int src, int dst, int stripe);
 
   GpuCluster& cl_;
   std::vector<int> ranks_;
@@ -110,7 +110,7 @@ class Communicator final : public EventHandler, public CompletionSink {
   Plan plan_;
   std::vector<uint16_t> deps_left_;
   std::vector<uint16_t> parts_left_;
-  std::vector<uint32_t> first_conn_;  // per transfer crossing the fabric: its first QP
+  std::vector<QpId> first_conn_;  // per transfer crossing the fabric: its first QP
   // Per (channel, src, dst): chunks in flight and those waiting for a slot.
   struct PeerLink {
     int in_flight = 0;
@@ -118,7 +118,7 @@ class Communicator final : public EventHandler, public CompletionSink {
   };
   std::vector<uint32_t> link_of_;  // per transfer
   std::vector<PeerLink> links_;
-  std::unordered_map<uint64_t, uint32_t> conns_;
+  std::unordered_map<uint64_t, QpId> conns_;
   size_t delivered_ = 0;
   bool running_ = false;
   uint64_t tag_ = 0;

@@ -18,11 +18,7 @@ FabricConfig with_int_header(FabricConfig cfg) {
 }  // namespace
 
 Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
-    : sim_(sim),
-      topo_(std::move(topo)),
-      cfg_(with_int_header(std::move(cfg))),
-      net_(sim, cfg_.framing),
-      rc_(net_, cfg_.rc) {
+    : sim_(sim), topo_(std::move(topo)), cfg_(with_int_header(std::move(cfg))), net_(sim, cfg_.framing) {
   // IB CC: switches set FECN (the CE bit) on packets that find the egress VL
   // queue above the threshold, deterministically.
   if (cfg_.cc == "ibcc") {
@@ -38,14 +34,10 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     e.mark_on_dequeue = false;  // the root test looks at the queue the packet joins
   }
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.
-  if (cfg_.ib.enabled && cfg_.ib.sm.adaptive && !cfg_.rc.accept_out_of_order) {
-    cfg_.rc.accept_out_of_order = true;
-    rc_.set_accept_out_of_order(true);
-  }
-  if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0) {
+  if (cfg_.ib.enabled && cfg_.ib.sm.adaptive) cfg_.rc.accept_out_of_order = true;
+  if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0)
     cfg_.rc.irn_window = bdp_packets();
-    rc_.set_irn_window(cfg_.rc.irn_window);
-  }
+  transport_ = make_transport(cfg_, net_);
   build();
 }
 
@@ -170,34 +162,24 @@ void Fabric::build() {
     } else {
       auto* nic = static_cast<Nic*>(self);
       nic->set_routes(std::move(tables[n]));
-      nic->set_transport(&rc_);
+      nic->set_transport(transport_.get());
       nic->init_scheduler();
     }
   }
   if (cfg_.ib.enabled) enable_credits();
-  rc_.attach_nics(nics_);
-  if (cfg_.cc == "dcqcn") {
-    rc_.set_congestion_control(std::make_unique<Dcqcn>(cfg_.dcqcn));
-  } else if (cfg_.cc == "dctcp") {
-    DctcpConfig d = cfg_.dctcp;
-    if (d.initial_window == 0) d.initial_window = bdp_packets();
-    rc_.set_congestion_control(std::make_unique<Dctcp>(d));
-  } else if (cfg_.cc == "timely") {
-    rc_.set_congestion_control(std::make_unique<Timely>(cfg_.timely));
-  } else if (cfg_.cc == "hpcc") {
+  transport_->attach_nics(nics_);
+  if (cfg_.cc == "hpcc") {
     if (cfg_.hpcc.base_rtt == Time::zero()) cfg_.hpcc.base_rtt = max_base_rtt();
     for (const Nic* nic : nics_)
       for (size_t i = 0; i < nic->num_ports(); ++i)
         if (cfg_.hpcc.min_rate >= nic->port(i).rate())
           throw std::invalid_argument("fabric.hpcc.min_rate must be below every host link rate (" +
                                       fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
-    rc_.set_congestion_control(std::make_unique<Hpcc>(cfg_.hpcc));
-  } else if (cfg_.cc == "ibcc") {
-    rc_.set_congestion_control(std::make_unique<IbCc>(cfg_.ibcc));
-  } else if (cfg_.cc != "none") {
-    throw std::invalid_argument("unknown congestion control '" + cfg_.cc +
-                                "' (expected none, dcqcn, dctcp, timely, hpcc or ibcc)");
   }
+  const bool window_cc = cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0;
+  transport_->set_congestion_control(make_congestion_control(
+      cfg_,
+      PartContext{cfg_.cc == "hpcc" ? cfg_.hpcc.base_rtt : Time::zero(), window_cc ? bdp_packets() : 0}));
 }
 
 void Fabric::enable_credits() {
@@ -402,13 +384,15 @@ Time pipeline(const std::vector<const Port*>& path, uint64_t n, WireOf wire_of) 
 
 }  // namespace
 
-Time Fabric::ideal_completion(uint32_t conn, Opcode op, int64_t bytes) const {
-  const RcConnection& c = rc_.connection(conn);
+Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
+  // The RC exchange (data then one ACK; a READ request then the response
+  // stream) in RC framing: the only transport yet.
+  const QpPath c = transport_->path(qp);
   const auto fwd = path(c.src, c.dst, c.flow_hash, c.src_nic_port);
   const auto rev = path(c.dst, c.src, c.rev_hash, c.dst_nic_port);
   if (fwd.empty() || rev.empty()) return Time::never();
-  const uint32_t mtu = rc_.config().mtu;
-  const uint64_t n = rc_.packets_for(bytes);
+  const uint32_t mtu = cfg_.rc.mtu;
+  const uint64_t n = transport_->packets_for(bytes);
   const Framing& fr = net_.framing();
   auto payload_of = [&](uint64_t i) {
     return static_cast<uint32_t>(std::clamp<int64_t>(bytes - static_cast<int64_t>(i) * mtu, 0, mtu));
@@ -428,16 +412,16 @@ Time Fabric::ideal_completion(uint32_t conn, Opcode op, int64_t bytes) const {
   return tx + data + ack;
 }
 
-Rate Fabric::path_bottleneck(uint32_t conn) const {
-  const RcConnection& c = rc_.connection(conn);
+Rate Fabric::path_bottleneck(QpId qp) const {
+  const QpPath c = transport_->path(qp);
   Rate r = Rate::from_bps(0);
   for (const Port* p : path(c.src, c.dst, c.flow_hash, c.src_nic_port))
     if (r.bps() == 0 || p->rate() < r) r = p->rate();
   return r;
 }
 
-int Fabric::path_links(uint32_t conn) const {
-  const RcConnection& c = rc_.connection(conn);
+int Fabric::path_links(QpId qp) const {
+  const QpPath c = transport_->path(qp);
   return static_cast<int>(path(c.src, c.dst, c.flow_hash, c.src_nic_port).size());
 }
 
@@ -453,8 +437,7 @@ std::string Fabric::check_invariants() const {
   uint64_t live = 0;
   for (const uint64_t n : net_.ledger().live) live += n;
   if (live == 0) {
-    size_t waiting = 0;
-    for (uint32_t i = 0; i < rc_.num_connections(); ++i) waiting += rc_.connection(i).echo_int != 0 ? 1 : 0;
+    const size_t waiting = transport_->telemetry_held();
     if (net_.telemetry().in_use() != waiting)
       return "INT stacks leaked: " + std::to_string(net_.telemetry().in_use()) + " in use, " +
              std::to_string(waiting) + " held for an ACK, no packet in flight";

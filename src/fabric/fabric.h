@@ -13,6 +13,7 @@
 #include "cc/ib_cc.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
+#include "fabric/parts.h"
 #include "link/credit.h"
 #include "net/framing.h"
 #include "net/mmu.h"
@@ -23,6 +24,8 @@
 #include "route/subnet_manager.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
+#include "transport/transport.h"
+#include "verbs/verbs.h"
 
 namespace rdmasim {
 
@@ -59,6 +62,7 @@ struct FabricConfig {
   LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
   SwitchSettings sw;
   NicConfig nic;
+  std::string transport = "rc";  // the Transport part (fabric/parts.cpp); rc is the only one yet
   RcConfig rc;
   std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
   // IRN window: one bandwidth-delay product of the longest host-to-host path,
@@ -89,8 +93,13 @@ class Fabric {
   [[nodiscard]] Simulation& sim() { return sim_; }
   [[nodiscard]] Network& net() { return net_; }
   [[nodiscard]] const Network& net() const { return net_; }
-  [[nodiscard]] RcEngine& rc() { return rc_; }
-  [[nodiscard]] const RcEngine& rc() const { return rc_; }
+  // The door for workloads, collectives and reports: QPs, work requests, completions.
+  // Posting through a const Fabric is allowed: QPs are not part of its configuration.
+  [[nodiscard]] Verbs verbs() const { return {*transport_, cfg_.rc.data_tc}; }
+  // The transport part itself, for the fabric's own parts, invariants and
+  // the transport's unit tests; everything above the verbs layer uses verbs().
+  [[nodiscard]] Transport& transport() { return *transport_; }
+  [[nodiscard]] const Transport& transport() const { return *transport_; }
   [[nodiscard]] const Topology& topology() const { return topo_; }
   [[nodiscard]] const FabricConfig& config() const { return cfg_; }
   [[nodiscard]] int num_hosts() const { return topo_.num_hosts(); }
@@ -104,10 +113,10 @@ class Fabric {
   // Time for the flow alone on its path: the exact unloaded pipeline of its
   // packets through every hop, plus the final ACK (WRITE/SEND) or the READ
   // request (READ), including NIC latencies. What a lone flow measures.
-  [[nodiscard]] Time ideal_completion(uint32_t conn, Opcode op, int64_t bytes) const;
-  // The bottleneck rate on the connection's forward path.
-  [[nodiscard]] Rate path_bottleneck(uint32_t conn) const;
-  [[nodiscard]] int path_links(uint32_t conn) const;
+  [[nodiscard]] Time ideal_completion(QpId qp, Opcode op, int64_t bytes) const;
+  // The bottleneck rate on the QP's forward path.
+  [[nodiscard]] Rate path_bottleneck(QpId qp) const;
+  [[nodiscard]] int path_links(QpId qp) const;
   // The longest unloaded host-to-host RTT of a full packet and its ACK (the
   // base RTT T that HPCC and the IRN window use).
   [[nodiscard]] Time max_base_rtt() const;
@@ -165,7 +174,7 @@ class Fabric {
   Topology topo_;
   FabricConfig cfg_;
   Network net_;
-  RcEngine rc_;
+  std::unique_ptr<Transport> transport_;
   std::vector<Nic*> nics_;  // by endpoint index
   std::vector<Switch*> switches_;
   std::vector<Node*> by_topo_id_;  // topology node id -> node

@@ -1,7 +1,7 @@
 #include "nic/nic.h"
 
 #include "net/network.h"
-#include "transport/rc.h"
+#include "transport/transport.h"
 
 namespace rdmasim {
 
@@ -10,21 +10,9 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kArrive: {
       Packet* p = reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */;
       if (ports_[p->in_port]->receive_frame(p)) break;
-      rc_->on_packet(*this, p);
+      transport_->on_packet(*this, p);
       break;
     }
-    case kTimer:
-      rc_->on_timer(static_cast<uint32_t>(arg));
-      break;
-    case kRnrRetry:
-      rc_->on_rnr_retry(static_cast<uint32_t>(arg));
-      break;
-    case kCcTimer:
-      rc_->on_cc_timer(static_cast<uint32_t>(arg >> 32), static_cast<uint32_t>(arg & 0xffffffffu));
-      break;
-    case kWake:
-      rc_->on_wake(static_cast<uint32_t>(arg));
-      break;
     case kDoorbell: {
       const auto conn = static_cast<uint32_t>(arg >> 17);
       const auto port = static_cast<uint16_t>((arg >> 1) & 0xffff);
@@ -34,6 +22,9 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       break;
     }
     default:
+      if (kind >= kTransportTimer)
+        transport_->on_timer(static_cast<uint32_t>(arg >> 32), kind - kTransportTimer,
+                             static_cast<uint32_t>(arg & 0xffffffffu));
       break;
   }
 }
@@ -53,18 +44,16 @@ Packet* Nic::pull(Port& port, uint32_t eligible) {
   auto& ring = active_[port.index()];
   for (size_t left = ring.size(); left > 0; --left) {
     const uint32_t e = ring.pop_front();
-    if (eligible != 0xff && !((eligible >> rc_->connection(e >> 1).tc) & 1u)) {
+    if (eligible != 0xff && !((eligible >> transport_->traffic_class(e >> 1)) & 1u)) {
       ring.push_back(e);  // its class is paused by PFC: try the others
       continue;
     }
     bool more = false;
-    Packet* p = rc_->next_packet(e >> 1, static_cast<int>(e & 1), more);
+    Packet* p = transport_->next_packet(e >> 1, static_cast<int>(e & 1), more);
     if (more) ring.push_back(e);
     if (p != nullptr) return p;
   }
   return nullptr;
 }
-
-void Nic::schedule_timer(Time at, uint32_t conn) { net_.sim().schedule(at, this, kTimer, conn); }
 
 }  // namespace rdmasim

@@ -14,7 +14,7 @@
 
 namespace rdmasim {
 
-class RcEngine;
+class Transport;
 
 struct NicConfig {
   Time rx_latency;  // packet in -> transport sees it (0: ideal NIC)
@@ -23,17 +23,15 @@ struct NicConfig {
 
 class Nic final : public Node, public PacketSource {
  public:
-  static constexpr uint32_t kTimer = 1;
   static constexpr uint32_t kDoorbell = 2;
-  static constexpr uint32_t kRnrRetry = 3;
-  static constexpr uint32_t kCcTimer = 4;
-  static constexpr uint32_t kWake = 5;
+  // Transport timers use event kinds kTransportTimer + kind (kind < 16).
+  static constexpr uint32_t kTransportTimer = 16;
 
   Nic(Network& net, int id, int host, std::string name, const NicConfig& cfg)
       : Node(net, id, NodeKind::kHost, std::move(name)), host_(host), cfg_(cfg) {
     set_forwarding(cfg.rx_latency, 0);
   }
-  void set_transport(RcEngine* rc) { rc_ = rc; }
+  void set_transport(Transport* t) { transport_ = t; }
   void init_scheduler() { active_.resize(ports_.size()); }
 
   [[nodiscard]] int host() const { return host_; }
@@ -55,17 +53,15 @@ class Nic final : public Node, public PacketSource {
   void activate(uint16_t port, uint32_t conn, int role, bool doorbell);
   // Sends a control packet (ACK/NAK) ahead of data.
   void send_control(uint16_t port, Packet* p) { ports_[port]->enqueue(p); }
-  void schedule_timer(Time at, uint32_t conn);
-  void schedule_rnr_retry(Time at, uint32_t conn) { net_.sim().schedule(at, this, kRnrRetry, conn); }
-  void schedule_cc_timer(Time at, uint32_t conn, uint32_t tag) {
-    net_.sim().schedule(at, this, kCcTimer, static_cast<uint64_t>(conn) << 32 | tag);
+  // Calls transport->on_timer(qp, kind, tag) at `at` (kind < 16).
+  void schedule_transport_timer(Time at, uint32_t qp, uint32_t kind, uint32_t tag = 0) {
+    net_.sim().schedule(at, this, kTransportTimer + (kind & 15), static_cast<uint64_t>(qp) << 32 | tag);
   }
-  void schedule_wake(Time at, uint32_t conn) { net_.sim().schedule(at, this, kWake, conn); }
 
  private:
   int host_;
   NicConfig cfg_;
-  RcEngine* rc_ = nullptr;
+  Transport* transport_ = nullptr;
   RouteTable routes_;
   std::vector<Ring<uint32_t>> active_;  // per port: conn << 1 | role
 };

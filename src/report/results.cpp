@@ -245,17 +245,8 @@ json results_json(const Experiment& e) {
                      {"delivered", led.delivered[t]},
                      {"dropped", led.dropped[t]},
                      {"in_flight", led.live[t]}};
-  RcCounters rc{};
-  uint64_t cnps = 0;
-  for (size_t i = 0; i < fab.rc().num_connections(); ++i) {
-    const auto& c = fab.rc().connection(static_cast<uint32_t>(i)).ctr;
-    rc.retransmitted_packets += c.retransmitted_packets;
-    rc.retransmitted_bytes += c.retransmitted_bytes;
-    rc.timeouts += c.timeouts;
-    rc.naks_sent += c.naks_sent;
-    rc.out_of_order_discards += c.out_of_order_discards;
-    cnps += fab.rc().connection(static_cast<uint32_t>(i)).cnps_sent;
-  }
+  const QpStats rc = e.fabric().verbs().total_stats();
+  const uint64_t cnps = rc.cnps_sent;
   uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0, lossless_drops = 0, ecn_marked = 0, xoff = 0,
            xon = 0;
   for (const Switch* sw : fab.switches()) {
@@ -351,12 +342,12 @@ std::string flows_csv(const Experiment& e) {
   std::string out =
       "id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,op,workload,path_links,retransmitted_"
       "packets\n";
-  const RcEngine& rc = e.fabric().rc();
+  const Verbs verbs = e.fabric().verbs();
   for (const auto& f : e.flows()) {
     const bool done = f.finished();
     uint64_t retx = 0;
     if (f.started)
-      for (uint32_t q = 0; q < f.qps; ++q) retx += rc.connection(f.conn + q).ctr.retransmitted_packets;
+      for (uint32_t q = 0; q < f.qps; ++q) retx += verbs.qp(f.conn + q).stats().retransmitted_packets;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst,
                        f.spec.size_bytes, ns3(f.spec.start), done ? ns3(f.fct()) : "",
                        f.started ? ns3(f.ideal) : "", done ? fmt::format("{:.6f}", slowdown(f)) : "",

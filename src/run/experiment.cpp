@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "topo/hpcc_format.h"
-#include "verbs/queue_pair.h"
+#include "verbs/verbs.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/generators.h"
 #include "workload/poisson_flows.h"
@@ -127,7 +127,7 @@ void Experiment::start_flow(size_t i) {
   f.started = true;
   f.parts_left = f.qps;
   for (int q = 0; q < f.qps; ++q) {
-    QueuePair qp = QueuePair::create(*fabric_, f.spec.src, f.spec.dst, this);
+    QueuePair qp = fabric_->verbs().create_qp(f.spec.src, f.spec.dst, this);
     if (q == 0) f.conn = qp.id();
     const int64_t part = f.spec.size_bytes / f.qps + (q < f.spec.size_bytes % f.qps ? 1 : 0);
     qp.post(f.op, part, i);
@@ -144,7 +144,8 @@ void Experiment::on_complete(const Completion& c) {
 uint64_t Experiment::data_packet_hops() const {
   uint64_t hops = 0;
   for (const auto& f : flows_)
-    if (f.finished()) hops += fabric_->rc().packets_for(f.spec.size_bytes) * static_cast<uint64_t>(f.links);
+    if (f.finished())
+      hops += fabric_->verbs().packets_for(f.spec.size_bytes) * static_cast<uint64_t>(f.links);
   return hops;
 }
 

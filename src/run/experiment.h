@@ -21,8 +21,8 @@ struct FlowRecord {
   FlowSpec spec;
   Opcode op = Opcode::kWrite;
   uint16_t workload = 0;
-  uint32_t conn = 0;  // the first of its QPs (they are consecutive ids)
-  uint16_t qps = 1;   // QPs the flow is striped over (as NCCL does)
+  QpId conn = 0;     // the first of its QPs (they are consecutive ids)
+  uint16_t qps = 1;  // QPs the flow is striped over (as NCCL does)
   uint16_t parts_left = 0;
   bool started = false;
   Time end = Time::never();  // never: unfinished

@@ -21,7 +21,7 @@ uint32_t five_tuple_hash(int src, int dst, uint16_t sport, uint16_t dport) {
 
 }  // namespace
 
-uint32_t RcEngine::connect(int src, int dst, CompletionSink* sink, uint8_t tc) {
+QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   RcConnection& c = conns_.emplace_back();
   c.id = static_cast<uint32_t>(conns_.size() - 1);
   c.src = src;
@@ -39,7 +39,7 @@ uint32_t RcEngine::connect(int src, int dst, CompletionSink* sink, uint8_t tc) {
   return c.id;
 }
 
-void RcEngine::post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id) {
+void RcEngine::post(QpId conn, Opcode op, int64_t bytes, uint64_t wr_id) {
   RcConnection& c = conns_[conn];
   RcMessage m;
   m.wr_id = wr_id;
@@ -53,7 +53,7 @@ void RcEngine::post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id) {
   activate(c, 0, /*doorbell=*/true);
 }
 
-void RcEngine::post_recv(uint32_t conn, int64_t n) {
+void RcEngine::post_recv(QpId conn, int64_t n) {
   RcConnection& c = conns_[conn];
   c.counted_recv = true;
   c.recv_posted += n;
@@ -69,7 +69,7 @@ void RcEngine::activate(RcConnection& c, int role, bool doorbell) {
     nics_[c.dst]->activate(c.dst_nic_port, c.id, 1, doorbell);
 }
 
-Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
+Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
   RcConnection& c = conns_[conn];
   const Framing& fr = net_.framing();
   if (role == 1) {
@@ -117,7 +117,7 @@ Packet* RcEngine::next_packet(uint32_t conn, int role, bool& more) {
     more = false;
     if (!c.wake_pending) {
       c.wake_pending = true;
-      nics_[c.src]->schedule_wake(c.next_send, c.id);
+      nics_[c.src]->schedule_transport_timer(c.next_send, c.id, kPaceTimer);
     }
     return nullptr;
   }
@@ -233,7 +233,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
         if (p->psn > 0) (void)on_ack(c, p->psn - 1);  // everything before the refused SEND arrived
         c.snd_nxt = p->psn;
         c.rnr_wait_until = net_.sim().now() + cfg_.rnr_timer;
-        nic.schedule_rnr_retry(c.rnr_wait_until, c.id);
+        nic.schedule_transport_timer(c.rnr_wait_until, c.id, kRnrTimer);
       } else if (p->flags & kSack) {
         ++c.ctr.naks_received;
         on_sack(c, p->psn, p->psn + p->aux);
@@ -536,17 +536,36 @@ void RcEngine::arm_timer(RcConnection& c) {
   if (c.timer_armed) return;
   c.timer_armed = true;
   c.rto_deadline = net_.sim().now() + rto_of(c) * (int64_t{1} << c.rto_exp);
-  nics_[c.src]->schedule_timer(c.rto_deadline, c.id);
+  nics_[c.src]->schedule_transport_timer(c.rto_deadline, c.id, kRtoTimer);
 }
 
-void RcEngine::on_timer(uint32_t conn) {
-  RcConnection& c = conns_[conn];
+void RcEngine::on_timer(QpId qp, uint32_t kind, uint32_t tag) {
+  RcConnection& c = conns_[qp];
+  switch (kind) {
+    case kRtoTimer:
+      on_rto(c);
+      break;
+    case kRnrTimer:
+      on_rnr_retry(c);
+      break;
+    case kCcTimer:
+      if (cc_) cc_->on_timer(c, tag);
+      break;
+    case kPaceTimer:
+      on_wake(c);
+      break;
+    default:
+      break;
+  }
+}
+
+void RcEngine::on_rto(RcConnection& c) {
   c.timer_armed = false;
   if (c.snd_una >= c.snd_max) return;  // nothing outstanding
   const Time now = net_.sim().now();
   if (now < c.rto_deadline) {
     c.timer_armed = true;
-    nics_[c.src]->schedule_timer(c.rto_deadline, c.id);
+    nics_[c.src]->schedule_transport_timer(c.rto_deadline, c.id, kRtoTimer);
     return;
   }
   ++c.ctr.timeouts;
@@ -571,25 +590,39 @@ void RcEngine::on_timer(uint32_t conn) {
 Time RcEngine::now() const { return net_.sim().now(); }
 
 void RcEngine::schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) {
-  nics_[c.src]->schedule_cc_timer(at, c.id, tag);
+  nics_[c.src]->schedule_transport_timer(at, c.id, kCcTimer, tag);
 }
 
 Rate RcEngine::line_rate(const RcConnection& c) const { return nics_[c.src]->port(c.src_nic_port).rate(); }
 
-void RcEngine::on_cc_timer(uint32_t conn, uint32_t tag) {
-  if (cc_) cc_->on_timer(conns_[conn], tag);
-}
-
-void RcEngine::on_wake(uint32_t conn) {
-  RcConnection& c = conns_[conn];
+void RcEngine::on_wake(RcConnection& c) {
   c.wake_pending = false;
   activate(c, 0);
 }
 
-void RcEngine::on_rnr_retry(uint32_t conn) {
-  RcConnection& c = conns_[conn];
+void RcEngine::on_rnr_retry(RcConnection& c) {
   if (c.rnr_wait_until > net_.sim().now()) return;  // a later RNR NAK moved it
   activate(c, 0);
+}
+
+QpPath RcEngine::path(QpId qp) const {
+  const RcConnection& c = conns_[qp];
+  return QpPath{c.src, c.dst, c.src_nic_port, c.dst_nic_port, c.flow_hash, c.rev_hash, c.tc};
+}
+
+QpStats RcEngine::stats(QpId qp) const {
+  const RcConnection& c = conns_[qp];
+  QpStats s = c.ctr;
+  s.cnps_sent = c.cnps_sent;
+  s.cnps_received = c.cnps_received;
+  s.in_order_received = c.epsn;
+  return s;
+}
+
+size_t RcEngine::telemetry_held() const {
+  size_t n = 0;
+  for (const RcConnection& c : conns_) n += c.echo_int != 0 ? 1 : 0;
+  return n;
 }
 
 void RcEngine::complete(RcConnection& c, const RcMessage& m) {

@@ -13,6 +13,8 @@
 #include "cc/congestion_control.h"
 #include "engine/units.h"
 #include "net/packet.h"
+#include "transport/transport.h"
+#include "verbs/completion.h"
 
 namespace rdmasim {
 
@@ -59,27 +61,6 @@ struct RcConfig {
   bool accept_out_of_order = false;
 };
 
-struct Completion {
-  uint32_t conn = 0;
-  uint64_t wr_id = 0;
-  Opcode op = Opcode::kWrite;
-  int64_t bytes = 0;
-  Time posted;
-  Time completed;
-};
-
-// Where a connection reports its completions. on_complete: the requester's
-// work completion (WRITE/SEND acknowledged, READ data in place). on_receive:
-// the responder saw the last byte of a WRITE or SEND land.
-class CompletionSink {
- public:
-  virtual void on_complete(const Completion& c) = 0;
-  virtual void on_receive(const Completion& c) {}
-
- protected:
-  ~CompletionSink() = default;
-};
-
 struct RcMessage {
   uint64_t wr_id = 0;
   int64_t size = 0;
@@ -87,20 +68,6 @@ struct RcMessage {
   uint64_t end_psn = 0;  // one past the last PSN
   Time posted;
   Opcode op = Opcode::kWrite;
-};
-
-struct RcCounters {
-  uint64_t data_packets_sent = 0;
-  uint64_t retransmitted_packets = 0;
-  uint64_t retransmitted_bytes = 0;
-  uint64_t timeouts = 0;
-  uint64_t naks_received = 0;
-  uint64_t naks_sent = 0;
-  uint64_t acks_sent = 0;
-  uint64_t out_of_order_discards = 0;
-  uint64_t rnr_naks_sent = 0;
-  uint64_t rnr_naks_received = 0;
-  uint64_t out_of_order_placed = 0;  // accepted ahead of a gap (accept_out_of_order)
 };
 
 struct RcConnection {
@@ -169,23 +136,47 @@ struct RcConnection {
   std::deque<char> ooo;
   size_t recv_msg = 0;  // next message whose arrival is to be reported
 
-  RcCounters ctr;
+  QpStats ctr;  // cnps_sent/received and in_order_received are filled in by stats()
 
   [[nodiscard]] bool idle() const { return snd_una == snd_end && read_ranges.empty(); }
 };
 
-// The protocol engine for every RC connection of one network. NICs hand it
-// received packets and ask it for the next packet of a connection.
-class RcEngine final : public CcHost {
+// The protocol engine for every RC connection of one network: the Transport
+// of InfiniBand and RoCEv2. NICs hand it received packets and ask it for the
+// next packet of a connection.
+class RcEngine final : public Transport, public CcHost {
  public:
+  // NIC timer kinds it asks for (Nic::schedule_transport_timer).
+  static constexpr uint32_t kRtoTimer = 0;
+  static constexpr uint32_t kRnrTimer = 1;
+  static constexpr uint32_t kCcTimer = 2;
+  static constexpr uint32_t kPaceTimer = 3;
+
   RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg) {}
-  // Congestion control for every connection (nullptr: none, send at line rate).
-  void set_congestion_control(std::unique_ptr<CongestionControl> cc) {
+  // Transport.
+  [[nodiscard]] const char* name() const override { return "rc"; }
+  void attach_nics(std::vector<Nic*> nics) override { nics_ = std::move(nics); }
+  QpId create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) override;
+  void post(QpId conn, Opcode op, int64_t bytes, uint64_t wr_id) override;
+  void post_recv(QpId conn, int64_t n) override;
+  [[nodiscard]] size_t num_qps() const override { return conns_.size(); }
+  [[nodiscard]] QpPath path(QpId qp) const override;
+  [[nodiscard]] QpStats stats(QpId qp) const override;
+  [[nodiscard]] bool idle(QpId qp) const override { return conns_[qp].idle(); }
+  [[nodiscard]] uint64_t packets_for(int64_t bytes) const override {
+    return bytes <= 0 ? 1u : static_cast<uint64_t>((bytes + cfg_.mtu - 1) / cfg_.mtu);
+  }
+  void set_congestion_control(std::unique_ptr<CongestionControl> cc) override {
     cc_ = std::move(cc);
     if (cc_) cc_->attach(this);
     int_enabled_ = cc_ && cc_->wants_int();
   }
-  [[nodiscard]] const CongestionControl* congestion_control() const { return cc_.get(); }
+  [[nodiscard]] const CongestionControl* congestion_control() const override { return cc_.get(); }
+  void on_packet(Nic& nic, Packet* p) override;
+  Packet* next_packet(QpId conn, int role, bool& more) override;
+  [[nodiscard]] uint8_t traffic_class(QpId qp) const override { return conns_[qp].tc; }
+  void on_timer(QpId qp, uint32_t kind, uint32_t tag) override;
+  [[nodiscard]] size_t telemetry_held() const override;
 
   // CcHost.
   [[nodiscard]] Time now() const override;
@@ -193,35 +184,10 @@ class RcEngine final : public CcHost {
   [[nodiscard]] Rate line_rate(const RcConnection& c) const override;
   [[nodiscard]] int64_t mtu() const override { return cfg_.mtu; }
   [[nodiscard]] const IntStack* telemetry(const Packet& p) const override;
-  void on_cc_timer(uint32_t conn, uint32_t tag);
-  void on_wake(uint32_t conn);
-  void attach_nics(std::vector<Nic*> nics) { nics_ = std::move(nics); }
-
-  // Creates a connection (QP pair) from host src to host dst.
-  uint32_t connect(int src, int dst, CompletionSink* sink, uint8_t tc);
-  // Posts a work request on the requester side of `conn`.
-  void post(uint32_t conn, Opcode op, int64_t bytes, uint64_t wr_id);
-  // Posts `n` receive WQEs at the responder of `conn`. Until the first call a
-  // connection accepts SENDs without them (as if receives were always posted);
-  // after it, a SEND that finds none is refused with an RNR NAK.
-  void post_recv(uint32_t conn, int64_t n);
-
-  // NIC hooks.
-  void on_packet(Nic& nic, Packet* p);
-  // Builds the next packet of `conn` in `role` (0 requester, 1 READ responder);
-  // sets `more` when that role has further packets to send.
-  Packet* next_packet(uint32_t conn, int role, bool& more);
-  void on_timer(uint32_t conn);
-  void on_rnr_retry(uint32_t conn);
 
   [[nodiscard]] const RcConfig& config() const { return cfg_; }
-  void set_irn_window(uint32_t packets) { cfg_.irn_window = packets; }
-  void set_accept_out_of_order(bool on) { cfg_.accept_out_of_order = on; }
-  [[nodiscard]] size_t num_connections() const { return conns_.size(); }
-  [[nodiscard]] const RcConnection& connection(uint32_t id) const { return conns_[id]; }
-  [[nodiscard]] uint32_t packets_for(int64_t bytes) const {
-    return bytes <= 0 ? 1u : static_cast<uint32_t>((bytes + cfg_.mtu - 1) / cfg_.mtu);
-  }
+  // RC's own state, for its unit tests and RC-specific diagnostics.
+  [[nodiscard]] const RcConnection& connection(QpId id) const { return conns_[id]; }
 
  private:
   void on_data(RcConnection& c, Packet* p);
@@ -246,6 +212,9 @@ class RcEngine final : public CcHost {
   // which pays its tx latency; internal wake-ups (pacing, window, retry) do not.
   void activate(RcConnection& c, int role, bool doorbell = false);
   void complete(RcConnection& c, const RcMessage& m);
+  void on_rto(RcConnection& c);
+  void on_rnr_retry(RcConnection& c);
+  void on_wake(RcConnection& c);
 
   Network& net_;
   RcConfig cfg_;

@@ -9,7 +9,6 @@
 #include "cc/dcqcn.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
-#include "transport/rc.h"
 
 namespace rdmasim {
 
@@ -65,15 +64,16 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn 
   cfg.sw.ecn.pmax = 0.01;
   cfg.sw.ecn.reference_rate = Rate::from_bps(0);
   cfg.sw.ecn.mark_on_dequeue = mark_on_dequeue;
+  cfg.cc = "dcqcn";
+  cfg.dcqcn = dcqcn;
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
-  f.rc().set_congestion_control(std::make_unique<Dcqcn>(dcqcn));
   struct : CompletionSink {
     void on_complete(const Completion&) override {}
   } rec;
-  std::vector<uint32_t> qps;
+  std::vector<QueuePair> qps;
   for (int s = 1; s <= n; ++s) {
-    qps.push_back(f.rc().connect(s, 0, &rec, cfg.rc.data_tc));
-    f.rc().post(qps.back(), Opcode::kWrite, int64_t{1} << 40, 0);  // never finishes in the run
+    qps.push_back(f.verbs().create_qp(s, 0, &rec, cfg.rc.data_tc));
+    qps.back().post_write(int64_t{1} << 40, 0);  // never finishes in the run
   }
   const Switch& sw = *f.switches()[0];
   const Time half = duration / 2;
@@ -95,7 +95,7 @@ inline DcqcnRun run_dcqcn_incast(int n, Time duration, const DcqcnConfig& dcqcn 
     sq += g * g;
   }
   r.jain = sum * sum / (n * sq);
-  for (uint32_t qp : qps) r.cnps += f.rc().connection(qp).cnps_received;
+  for (const QueuePair& qp : qps) r.cnps += qp.stats().cnps_received;
   r.drops = sw.counters().buffer_drops;
   r.invariants = f.check_invariants();
   return r;

@@ -62,9 +62,7 @@ B6Run run_b6(const std::string& cc, int load_percent, bool full, int seeds,
       r.drops += s->counters().buffer_drops;
       r.pfc_xoff += s->counters().pfc_xoff_sent;
     }
-    const RcEngine& rc = e.fabric().rc();
-    for (uint32_t c = 0; c < rc.num_connections(); ++c)
-      r.retransmitted += rc.connection(c).ctr.retransmitted_packets;
+    r.retransmitted += e.fabric().verbs().total_stats().retransmitted_packets;
   }
   r.short_flows = sd.size();
   std::sort(sd.begin(), sd.end());

@@ -30,7 +30,7 @@ IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, 
   const auto flows = make_permutation(f.num_hosts(), Bytes(bytes), Time::zero(), rng);
   Sink sink;
   for (const auto& fl : flows)
-    f.rc().post(f.rc().connect(fl.src, fl.dst, &sink, cfg.rc.data_tc), Opcode::kWrite, bytes, 0);
+    f.verbs().create_qp(fl.src, fl.dst, &sink, cfg.rc.data_tc).post_write(bytes, 0);
   sim.run(Time::from_s(1));
   IbPermutationRun r;
   r.completed = sink.done.size();
@@ -41,8 +41,7 @@ IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, 
     r.min_gbps = *std::min_element(r.gbps.begin(), r.gbps.end());
   }
   for (uint64_t d : f.net().ledger().dropped) r.dropped += d;
-  for (size_t i = 0; i < f.rc().num_connections(); ++i)
-    r.out_of_order_placed += f.rc().connection(static_cast<uint32_t>(i)).ctr.out_of_order_placed;
+  r.out_of_order_placed += f.verbs().total_stats().out_of_order_placed;
   r.invariants = f.check_invariants();
   return r;
 }
@@ -68,16 +67,16 @@ class ProgressSampler final : public EventHandler {
     const Time now = f_.sim().now();
     bool active = false;
     for (size_t i = 0; i < conns_.size(); ++i) {
-      const RcConnection& c = f_.rc().connection(conns_[i]);
-      if (c.epsn != last_[i]) {
+      const QpStats c = f_.verbs().qp(conns_[i]).stats();
+      if (c.in_order_received != last_[i]) {
         if (since_[i] >= from_ && now - since_[i] > stall_[i]) {
           stall_[i] = now - since_[i];
           resumed_[i] = now;
         }
-        last_[i] = c.epsn;
+        last_[i] = c.in_order_received;
         since_[i] = now;
       }
-      active = active || !c.idle();
+      active = active || !f_.verbs().qp(conns_[i]).idle();
     }
     if (active) f_.sim().schedule(now + every_, this, 0);
   }
@@ -104,8 +103,9 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
   Sink sink;
   std::vector<uint32_t> conns;
   for (const auto& fl : flows) {
-    conns.push_back(f.rc().connect(fl.src, fl.dst, &sink, cfg.rc.data_tc));
-    f.rc().post(conns.back(), Opcode::kWrite, bytes, 0);
+    QueuePair qp = f.verbs().create_qp(fl.src, fl.dst, &sink, cfg.rc.data_tc);
+    qp.post_write(bytes, 0);
+    conns.push_back(qp.id());
   }
   IbLinkFailureRun r;
   r.flows = flows.size();
@@ -114,7 +114,7 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
   const Topology& topo = f.topology();
   const Port* victim = nullptr;
   for (uint32_t q : conns) {
-    const RcConnection& c = f.rc().connection(q);
+    const QpPath c = f.verbs().qp(q).path();
     for (const Port* p : f.path(c.src, c.dst, c.flow_hash, c.src_nic_port))
       if (topo.nodes[p->owner().id()].tier == 2 && topo.nodes[p->peer()->id()].tier == 3) {
         victim = p;
@@ -126,7 +126,7 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
   if (victim != nullptr) {
     r.failed_link = victim->owner().name() + " -> " + victim->peer()->name();
     for (uint32_t q : conns) {
-      const RcConnection& c = f.rc().connection(q);
+      const QpPath c = f.verbs().qp(q).path();
       const auto path = f.path(c.src, c.dst, c.flow_hash, c.src_nic_port);
       for (const Port* p : path)
         if (p == victim || (p->owner().id() == victim->peer()->id() && p->peer() == &victim->owner()))
@@ -152,7 +152,7 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
     for (size_t i = 0; i < net.node(n).num_ports(); ++i)
       r.fault_drops += net.node(n).port(i).counters().fault_drop_packets;
   for (uint32_t q : conns) {
-    const auto& c = f.rc().connection(q).ctr;
+    const QpStats c = f.verbs().qp(q).stats();
     r.retransmitted_bytes += c.retransmitted_bytes;
     r.retransmitted_packets += c.retransmitted_packets;
     r.timeouts += c.timeouts;
@@ -171,8 +171,8 @@ IbHotSpotRun run_ib_hot_spot(bool ib_cc) {
   Fabric f(sim, make_dumbbell(9, 2, host, LinkSpec{Rate::from_gbps(4000), Time::from_ns(25)}), cfg);
   Sink hot, victim;
   const int64_t bytes = 8 << 20;
-  for (int s = 0; s < 8; ++s) f.rc().post(f.rc().connect(s, 9, &hot, 0), Opcode::kWrite, bytes, 0);
-  f.rc().post(f.rc().connect(8, 10, &victim, 0), Opcode::kWrite, bytes, 0);
+  for (int s = 0; s < 8; ++s) f.verbs().create_qp(s, 9, &hot, 0).post_write(bytes, 0);
+  f.verbs().create_qp(8, 10, &victim, 0).post_write(bytes, 0);
   sim.run(Time::from_ms(50));
   IbHotSpotRun r;
   if (victim.done.size() == 1)

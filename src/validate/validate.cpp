@@ -34,7 +34,7 @@ void latency_cases(std::vector<ValidationResult>& out) {
       cfg.sw.latency = Time::from_ns(600);
       Fabric f(sim, make_chain(hops - 1, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
       Sink s;
-      f.rc().post(f.rc().connect(0, 1, &s, 3), Opcode::kWrite, 1000, 0);
+      f.verbs().create_qp(0, 1, &s, 3).post_write(1000, 0);
       sim.run(Time::from_ms(1));
       // By hand: 1098 wire bytes x 80 ps; cut-through forwards after 64 B.
       const int64_t ser = 1098 * 80, sw = hops - 1;
@@ -53,7 +53,7 @@ void goodput_case(std::vector<ValidationResult>& out) {
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), FabricConfig{});
   Sink s;
   const int64_t bytes = 200'000'000;
-  f.rc().post(f.rc().connect(0, 1, &s, 3), Opcode::kWrite, bytes, 0);
+  f.verbs().create_qp(0, 1, &s, 3).post_write(bytes, 0);
   sim.run(Time::from_s(1));
   const double got = s.done.empty() ? 0 : bytes * 8.0 / (s.done[0].completed - s.done[0].posted).sec() / 1e9;
   const double expect = 100.0 * 1000 / 1082;
@@ -84,7 +84,7 @@ void pfc_cases(std::vector<ValidationResult>& out) {
     if (pfc) cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;
     Fabric f(sim, make_star(17, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
     Sink s;
-    for (int h = 1; h <= 16; ++h) f.rc().post(f.rc().connect(h, 0, &s, 3), Opcode::kWrite, 1 << 20, 0);
+    for (int h = 1; h <= 16; ++h) f.verbs().create_qp(h, 0, &s, 3).post_write(1 << 20, 0);
     sim.run(Time::from_ms(200));
     const auto& c = f.switches()[0]->counters();
     if (pfc)
@@ -247,7 +247,7 @@ void ib_incast_case(std::vector<ValidationResult>& out) {
   Simulation sim(1);
   Fabric f(sim, make_star(senders + 1, prof.config.link), prof.config);
   Sink s;
-  for (int h = 1; h <= senders; ++h) f.rc().post(f.rc().connect(h, 0, &s, 0), Opcode::kWrite, bytes, 0);
+  for (int h = 1; h <= senders; ++h) f.verbs().create_qp(h, 0, &s, 0).post_write(bytes, 0);
   sim.run(Time::from_ms(100));
   uint64_t dropped = 0;
   for (uint64_t d : f.net().ledger().dropped) dropped += d;

@@ -5,7 +5,6 @@
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
-#include "transport/rc.h"
 
 namespace rdmasim {
 
@@ -27,8 +26,8 @@ VictimRun run_victim_flow(bool pfc, const std::string& cc) {
     std::vector<Completion> done;
     void on_complete(const Completion& c) override { done.push_back(c); }
   } sink;
-  for (int s = 1; s <= 8; ++s) f.rc().post(f.rc().connect(s, 9, &sink, 3), Opcode::kWrite, kBytes, s);
-  f.rc().post(f.rc().connect(0, 10, &sink, 3), Opcode::kWrite, kBytes, kVictim);
+  for (int s = 1; s <= 8; ++s) f.verbs().create_qp(s, 9, &sink, 3).post_write(kBytes, s);
+  f.verbs().create_qp(0, 10, &sink, 3).post_write(kBytes, kVictim);
   sim.run(Time::from_ms(100));
   VictimRun r;
   for (const auto& c : sink.done)

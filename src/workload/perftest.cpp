@@ -7,7 +7,7 @@
 
 #include "engine/simulation.h"
 #include "metrics/distribution.h"
-#include "verbs/queue_pair.h"
+#include "verbs/verbs.h"
 
 namespace rdmasim {
 namespace {
@@ -26,8 +26,8 @@ class LatencyLoop : public CompletionSink {
         op_(op),
         size_(size),
         iters_(iters),
-        ab_(QueuePair::create(f, 0, 1, this)),
-        ba_(QueuePair::create(f, 1, 0, this)) {}
+        ab_(f.verbs().create_qp(0, 1, this)),
+        ba_(f.verbs().create_qp(1, 0, this)) {}
   void start() { issue(); }
   void on_complete(const Completion& c) override {
     if (op_ != Opcode::kRead) return;
@@ -63,7 +63,7 @@ class LatencyLoop : public CompletionSink {
 class BandwidthLoop : public CompletionSink {
  public:
   BandwidthLoop(Fabric& f, Opcode op, int64_t size, int iters, int depth)
-      : f_(f), op_(op), size_(size), iters_(iters), depth_(depth), qp_(QueuePair::create(f, 0, 1, this)) {}
+      : f_(f), op_(op), size_(size), iters_(iters), depth_(depth), qp_(f.verbs().create_qp(0, 1, this)) {}
   void start() {
     first_ = f_.sim().now();
     while (posted_ < iters_ && posted_ < depth_) post();

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "support/fake_cc_host.h"
+#include "support/rc_of.h"
 #include "validate/dcqcn_experiment.h"
 
 namespace rdmasim {
@@ -149,19 +150,19 @@ Time first_cnp_at(bool mark_on_dequeue) {
   DcqcnConfig d;
   d.cnp_interval = Time::from_s(1);   // one CNP per QP: the first mark's
   d.min_rate = Rate::from_gbps(100);  // the senders ignore it (no cut below line rate)
-  f.rc().set_congestion_control(std::make_unique<Dcqcn>(d));
+  rc_of(f).set_congestion_control(std::make_unique<Dcqcn>(d));
   struct : CompletionSink {
     void on_complete(const Completion&) override {}
   } rec;
   std::vector<uint32_t> qps;
   for (int s = 1; s <= 2; ++s) {
-    qps.push_back(f.rc().connect(s, 0, &rec, cfg.rc.data_tc));
-    f.rc().post(qps.back(), Opcode::kWrite, 40'000, 0);
+    qps.push_back(rc_of(f).create_qp(s, 0, &rec, cfg.rc.data_tc));
+    rc_of(f).post(qps.back(), Opcode::kWrite, 40'000, 0);
   }
   sim.run(Time::from_ms(1));
   Time first = Time::never();
   for (uint32_t qp : qps)
-    if (f.rc().connection(qp).cnps_sent > 0) first = std::min(first, f.rc().connection(qp).last_cnp);
+    if (rc_of(f).connection(qp).cnps_sent > 0) first = std::min(first, rc_of(f).connection(qp).last_cnp);
   return first;
 }
 

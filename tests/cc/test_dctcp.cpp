@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cc/dctcp.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "validate/dcqcn_experiment.h"
 
@@ -23,10 +24,9 @@ TEST(Dctcp, LongFlowsShareFairlyWithTheQueueNearTheMarkingThreshold) {
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
   DctcpConfig d;
   d.initial_window = 16;
-  f.rc().set_congestion_control(std::make_unique<Dctcp>(d));
+  rc_of(f).set_congestion_control(std::make_unique<Dctcp>(d));
   testing::Recorder rec;
-  for (int s = 1; s <= n; ++s)
-    f.rc().post(f.rc().connect(s, 0, &rec, 3), Opcode::kWrite, int64_t{1} << 40, 0);
+  for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   const Time half = Time::from_ms(20);
   QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, half, Time::from_us(1));
   sim.run(half);

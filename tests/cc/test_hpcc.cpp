@@ -8,6 +8,7 @@
 #include "cc/hpcc.h"
 #include "fabric/fabric.h"
 #include "support/fake_cc_host.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "transport/rc.h"
 #include "validate/dcqcn_experiment.h"
@@ -174,10 +175,10 @@ TEST(HpccInt, EverySwitchEgressStampsItsStateExactly) {
   Fabric f(sim, make_chain(3, LinkSpec{rate, prop}), cfg);
   auto probe = std::make_unique<IntProbe>();
   IntProbe* p = probe.get();
-  f.rc().set_congestion_control(std::move(probe));
+  rc_of(f).set_congestion_control(std::move(probe));
   testing::Recorder rec;
-  const uint32_t qp = f.rc().connect(0, 1, &rec, cfg.rc.data_tc);
-  f.rc().post(qp, Opcode::kWrite, 1000, 1);
+  const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, cfg.rc.data_tc);
+  rc_of(f).post(qp, Opcode::kWrite, 1000, 1);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(rec.done.size(), 1u);
   ASSERT_EQ(p->seen.size(), 1u);
@@ -205,10 +206,9 @@ TEST(HpccInt, BottleneckReportsItsQueueAndCountersOnlyGrow) {
   Fabric f(sim, make_star(3, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   auto probe = std::make_unique<IntProbe>();
   IntProbe* p = probe.get();
-  f.rc().set_congestion_control(std::move(probe));
+  rc_of(f).set_congestion_control(std::move(probe));
   testing::Recorder rec;
-  for (int s = 1; s <= 2; ++s)
-    f.rc().post(f.rc().connect(s, 0, &rec, cfg.rc.data_tc), Opcode::kWrite, 1 << 20, s);
+  for (int s = 1; s <= 2; ++s) f.verbs().create_qp(s, 0, &rec, cfg.rc.data_tc).post_write(1 << 20, s);
   sim.run(Time::from_ms(5));
   ASSERT_EQ(rec.done.size(), 2u);
   ASSERT_GT(p->seen.size(), 1000u);
@@ -239,8 +239,7 @@ TEST(HpccInt, NoStackLeaksUnderLossAndIrn) {
   cfg.sw.mmu.buffer_bytes = 200'000;
   Fabric f(sim, make_star(9, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   testing::Recorder rec;
-  for (int s = 1; s <= 8; ++s)
-    f.rc().post(f.rc().connect(s, 0, &rec, cfg.rc.data_tc), Opcode::kWrite, 1 << 20, s);
+  for (int s = 1; s <= 8; ++s) f.verbs().create_qp(s, 0, &rec, cfg.rc.data_tc).post_write(1 << 20, s);
   sim.run(Time::from_ms(50));
   ASSERT_EQ(rec.done.size(), 8u);
   uint64_t drops = 0;
@@ -276,7 +275,7 @@ TEST(HpccEndToEnd, IncastConvergesToEtaWithNearZeroQueue) {
   Fabric f(sim, make_star(5, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   testing::Recorder rec;
   for (int s = 1; s <= 4; ++s)
-    f.rc().post(f.rc().connect(s, 0, &rec, cfg.rc.data_tc), Opcode::kWrite, int64_t{1} << 40, 0);
+    f.verbs().create_qp(s, 0, &rec, cfg.rc.data_tc).post_write(int64_t{1} << 40, 0);
   const Switch& sw = *f.switches()[0];
   QueueSampler q(sim, sw.mmu(), 0, cfg.rc.data_tc, half, Time::from_ns(500));
   sim.run(half);

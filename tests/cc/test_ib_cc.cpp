@@ -10,6 +10,7 @@
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "support/fake_cc_host.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "topo/topology.h"
 #include "validate/ib_experiments.h"
@@ -77,8 +78,8 @@ TEST(IbCongestionControl, IncastMarksFecnReturnsBecnAndRecovers) {
     Recorder rec;
     std::vector<uint32_t> qps;
     for (int s = 1; s <= 8; ++s) {
-      qps.push_back(f.rc().connect(s, 0, &rec, 0));
-      f.rc().post(qps.back(), Opcode::kWrite, 2 << 20, 0);
+      qps.push_back(rc_of(f).create_qp(s, 0, &rec, 0));
+      rc_of(f).post(qps.back(), Opcode::kWrite, 2 << 20, 0);
     }
     sim.run(Time::from_ms(50));
     EXPECT_EQ(rec.done.size(), 8u);
@@ -87,7 +88,7 @@ TEST(IbCongestionControl, IncastMarksFecnReturnsBecnAndRecovers) {
     for (uint64_t d : f.net().ledger().dropped) dropped += d;
     EXPECT_EQ(dropped, 0u);
     const uint64_t marked = f.switches()[0]->counters().ecn_marked;
-    const auto* ib = dynamic_cast<const IbCc*>(f.rc().congestion_control());
+    const auto* ib = dynamic_cast<const IbCc*>(rc_of(f).congestion_control());
     if (ib == nullptr) {
       EXPECT_EQ(marked, 0u) << cc;
       continue;

@@ -3,6 +3,7 @@
 
 #include "cc/timely.h"
 #include "support/fake_cc_host.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "transport/rc.h"
 #include "validate/dcqcn_experiment.h"
@@ -71,15 +72,14 @@ TEST(Timely, EndToEndKeepsQueueingDelayBelowTHigh) {
   cfg.rc.mtu = 1000;
   cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
-  f.rc().set_congestion_control(std::make_unique<Timely>(TimelyConfig{}));
+  rc_of(f).set_congestion_control(std::make_unique<Timely>(TimelyConfig{}));
   testing::Recorder rec;
-  for (int s = 1; s <= n; ++s)
-    f.rc().post(f.rc().connect(s, 0, &rec, 3), Opcode::kWrite, int64_t{1} << 40, 0);
+  for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, Time::zero(), Time::from_us(1));
   sim.run(Time::from_ms(5));
   // The senders slowed down: the queue's delay stays under T_high = 500 us.
   EXPECT_LT(q.mean() * 8 / 40e9 * 1e6, 500);
-  EXPECT_LT(f.rc().connection(0).pace_rate.gbps(), 40.0);
+  EXPECT_LT(rc_of(f).connection(0).pace_rate.gbps(), 40.0);
   EXPECT_EQ(f.check_invariants(), "");
 }
 

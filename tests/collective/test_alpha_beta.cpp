@@ -16,6 +16,7 @@
 
 #include "collective/communicator.h"
 #include "fabric/profiles.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 
 namespace rdmasim {
@@ -59,9 +60,9 @@ TEST_P(AlphaBeta, RingMatchesFormulaWithin2Percent) {
     // One lone packet-sized message's one-way latency, measured on its own.
     GpuCluster probe(cc, fab, 1);
     testing::Recorder rec;
-    const uint32_t qp = probe.fabric().rc().connect(0, k.gpus, &rec, fab.rc.data_tc);
+    const uint32_t qp = rc_of(probe.fabric()).create_qp(0, k.gpus, &rec, fab.rc.data_tc);
     const int64_t probe_bytes = std::min<int64_t>(block, fab.rc.mtu);
-    probe.fabric().rc().post(qp, Opcode::kWrite, probe_bytes, 1);
+    rc_of(probe.fabric()).post(qp, Opcode::kWrite, probe_bytes, 1);
     probe.sim().run(Time::from_ms(1));
     ASSERT_EQ(rec.received.size(), 1u);
     const double wire = fab.rc.mtu + 62 + 20, ack = 62 + 4 + 20;

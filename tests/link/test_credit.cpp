@@ -31,7 +31,7 @@ TEST(IbFraming, UnloadedOneWayLatencyIsExact) {
   Simulation sim(1);
   Fabric f(sim, make_chain(1, kNdrLink), ndr());
   Recorder rec;
-  f.rc().post(f.rc().connect(0, 1, &rec, 0), Opcode::kWrite, 1000, 0);
+  f.verbs().create_qp(0, 1, &rec, 0).post_write(1000, 0);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(rec.received.size(), 1u);
   const int64_t expect = 300'000 + 8 * 20 + 25'000 + 330'000 + 1042 * 20 + 25'000 + 300'000;
@@ -56,7 +56,7 @@ IncastRun incast(int senders, int64_t bytes, const FabricConfig& cfg) {
   Fabric f(sim, make_star(senders + 1, kNdrLink), cfg);
   Recorder rec;
   for (int s = 1; s <= senders; ++s)
-    f.rc().post(f.rc().connect(s, 0, &rec, 0), Opcode::kWrite, bytes, static_cast<uint64_t>(s));
+    f.verbs().create_qp(s, 0, &rec, 0).post_write(bytes, static_cast<uint64_t>(s));
   sim.run(Time::from_ms(100));
   IncastRun r;
   r.done = rec.done.size();
@@ -127,7 +127,7 @@ TEST(IbCredit, InvariantCatchesALeakedCredit) {
   Simulation sim(1);
   Fabric f(sim, make_star(3, kNdrLink), ndr());
   Recorder rec;
-  f.rc().post(f.rc().connect(1, 0, &rec, 0), Opcode::kWrite, 100'000, 0);
+  f.verbs().create_qp(1, 0, &rec, 0).post_write(100'000, 0);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(f.check_invariants(), "");
   f.switches()[0]->port(1).credit()->held[0] += 1;
@@ -141,7 +141,7 @@ TEST(IbCredit, LoneFlowGetsLineRateWithAutoBuffer) {
   Fabric f(sim, make_chain(1, kNdrLink), ndr());
   Recorder rec;
   const int64_t bytes = 64 << 20;
-  f.rc().post(f.rc().connect(0, 1, &rec, 0), Opcode::kWrite, bytes, 0);
+  f.verbs().create_qp(0, 1, &rec, 0).post_write(bytes, 0);
   sim.run(Time::from_ms(10));
   ASSERT_EQ(rec.done.size(), 1u);
   EXPECT_EQ(f.nic(0).port(0).xmit_wait(sim.now()), Time::zero());
@@ -166,8 +166,8 @@ TwoVlRun two_vls(const CreditConfig& credit, uint8_t sl_a, uint8_t sl_b, int64_t
   cfg.ib.credit = credit;
   Fabric f(sim, make_star(3, kNdrLink), cfg);
   Recorder ra, rb;
-  f.rc().post(f.rc().connect(1, 0, &ra, sl_a), Opcode::kWrite, bytes, 0);
-  f.rc().post(f.rc().connect(2, 0, &rb, sl_b), Opcode::kWrite, bytes, 0);
+  f.verbs().create_qp(1, 0, &ra, sl_a).post_write(bytes, 0);
+  f.verbs().create_qp(2, 0, &rb, sl_b).post_write(bytes, 0);
   sim.run(Time::from_ms(10));
   TwoVlRun r;
   if (!ra.received.empty()) r.a_done = ra.received[0].completed;

@@ -3,6 +3,7 @@
 
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "topo/topology.h"
 
@@ -31,8 +32,8 @@ IncastResult incast(bool pfc, int senders, int64_t bytes, uint64_t buffer, uint6
   Recorder rec;
   std::vector<uint32_t> qps;
   for (int s = 1; s <= senders; ++s) {
-    qps.push_back(f.rc().connect(s, 0, &rec, cfg.rc.data_tc));
-    f.rc().post(qps.back(), Opcode::kWrite, bytes, static_cast<uint64_t>(s));
+    qps.push_back(rc_of(f).create_qp(s, 0, &rec, cfg.rc.data_tc));
+    rc_of(f).post(qps.back(), Opcode::kWrite, bytes, static_cast<uint64_t>(s));
   }
   sim.run(Time::from_ms(200));
   IncastResult r;
@@ -43,7 +44,7 @@ IncastResult incast(bool pfc, int senders, int64_t bytes, uint64_t buffer, uint6
   r.lossless_drops = sw.counters().lossless_drops;
   r.xoff = sw.counters().pfc_xoff_sent;
   r.xon = sw.counters().pfc_xon_sent;
-  for (uint32_t q : qps) r.retx += f.rc().connection(q).ctr.retransmitted_packets;
+  for (uint32_t q : qps) r.retx += rc_of(f).connection(q).ctr.retransmitted_packets;
   for (int s = 1; s <= senders; ++s)
     r.sender_paused += f.nic(s).port(0).paused_time(cfg.rc.data_tc, sim.now());
   r.invariants = f.check_invariants();
@@ -134,7 +135,7 @@ TEST(Ecn, RedMarksAboveKmaxAndNeverBelowKmin) {
     cfg.sw.ecn.pmax = 0.01;
     Fabric f(sim, make_star(9, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
     Recorder rec;
-    for (int s = 1; s <= 8; ++s) f.rc().post(f.rc().connect(s, 0, &rec, 3), Opcode::kWrite, 200'000, 0);
+    for (int s = 1; s <= 8; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(200'000, 0);
     sim.run(Time::from_ms(10));
     ASSERT_EQ(rec.done.size(), 8u);
     const uint64_t marked = f.switches()[0]->counters().ecn_marked;
@@ -173,8 +174,8 @@ RecoveryRun incast_with(LossRecovery rec, bool pfc) {
   testing::Recorder r;
   std::vector<uint32_t> qps;
   for (int s = 1; s <= 16; ++s) {
-    qps.push_back(f.rc().connect(s, 0, &r, cfg.rc.data_tc));
-    f.rc().post(qps.back(), Opcode::kWrite, 1 << 20, static_cast<uint64_t>(s));
+    qps.push_back(rc_of(f).create_qp(s, 0, &r, cfg.rc.data_tc));
+    rc_of(f).post(qps.back(), Opcode::kWrite, 1 << 20, static_cast<uint64_t>(s));
   }
   sim.run(Time::from_ms(500));
   RecoveryRun out;
@@ -182,8 +183,8 @@ RecoveryRun incast_with(LossRecovery rec, bool pfc) {
   for (const auto& c : r.done) out.last = std::max(out.last, c.completed);
   out.drops = f.switches()[0]->counters().buffer_drops;
   for (uint32_t q : qps) {
-    out.retx += f.rc().connection(q).ctr.retransmitted_packets;
-    out.timeouts += f.rc().connection(q).ctr.timeouts;
+    out.retx += rc_of(f).connection(q).ctr.retransmitted_packets;
+    out.timeouts += rc_of(f).connection(q).ctr.timeouts;
   }
   out.invariants = f.check_invariants();
   return out;

@@ -5,6 +5,7 @@
 
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "topo/topology.h"
 
@@ -31,9 +32,9 @@ TEST_P(LatencyTest, OnePacketWriteIsExact) {
   cfg.sw.latency = sw_lat;
   Fabric f(sim, make_chain(k.hops - 1, LinkSpec{rate, prop}), cfg);
   Recorder rec;
-  const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
+  const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, 3);
   const int64_t payload = 1000;
-  f.rc().post(qp, Opcode::kWrite, payload, 7);
+  rc_of(f).post(qp, Opcode::kWrite, payload, 7);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(rec.received.size(), 1u);
   ASSERT_EQ(rec.done.size(), 1u);

@@ -7,6 +7,7 @@
 
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 
 namespace rdmasim {
@@ -23,8 +24,8 @@ size_t cores_used(bool same_seed) {
   // Many QPs from pod 0 to pod 4: every path crosses one core switch.
   for (int q = 0; q < 512; ++q) {
     const int src = q % 16, dst = 64 + (q * 7) % 16;
-    const uint32_t c = f.rc().connect(src, dst, &rec, 3);
-    const auto& conn = f.rc().connection(c);
+    const uint32_t c = rc_of(f).create_qp(src, dst, &rec, 3);
+    const auto& conn = rc_of(f).connection(c);
     for (const Port* p : f.path(src, dst, conn.flow_hash, conn.src_nic_port))
       if (p->peer()->name().rfind("core", 0) == 0) cores.insert(p->peer()->name());
   }

@@ -8,6 +8,7 @@
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "route/subnet_manager.h"
+#include "support/rc_of.h"
 #include "topo/topology.h"
 #include "validate/ib_experiments.h"
 
@@ -136,7 +137,7 @@ TEST(AdaptiveRouting, GroupsHoldTheLftPortFirst) {
       ASSERT_FALSE(a.empty());
       EXPECT_EQ(a[0], st.switches()[i]->routes().ports(d)[0]);
     }
-  EXPECT_TRUE(ar.rc().config().accept_out_of_order);
+  EXPECT_TRUE(rc_of(ar).config().accept_out_of_order);
 }
 
 // The brief's experiment at test scale: a random permutation on a k=4

@@ -3,9 +3,10 @@
 #include "cc/congestion_control.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "support/rc_of.h"
 #include "support/recorder.h"
 #include "topo/topology.h"
-#include "verbs/queue_pair.h"
+#include "verbs/verbs.h"
 
 namespace rdmasim {
 namespace {
@@ -27,9 +28,9 @@ TEST_P(GoodputTest, LongWriteReachesAnalyticalGoodput) {
   cfg.rc.mtu = k.mtu;
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(k.gbps), Time::from_ns(1000)}), cfg);
   Recorder rec;
-  const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
+  const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, 3);
   const int64_t bytes = int64_t{200} * k.mtu * 1000;  // 200k packets: fixed latency < 0.01%
-  f.rc().post(qp, Opcode::kWrite, bytes, 1);
+  rc_of(f).post(qp, Opcode::kWrite, bytes, 1);
   sim.run(Time::from_s(1));
   ASSERT_EQ(rec.done.size(), 1u);
   const double fct_s = (rec.done[0].completed - rec.done[0].posted).sec();
@@ -56,9 +57,9 @@ TEST(RcTest, ReadLatencyAndCompletionAreExact) {
   cfg.sw.latency = Time::from_ns(500);
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Recorder rec;
-  const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
-  f.rc().post(qp, Opcode::kRead, 64, 1);
-  f.rc().post(qp, Opcode::kRead, 100000, 2);
+  const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, 3);
+  rc_of(f).post(qp, Opcode::kRead, 64, 1);
+  rc_of(f).post(qp, Opcode::kRead, 100000, 2);
   sim.run(Time::from_ms(10));
   ASSERT_EQ(rec.done.size(), 2u);
   // READ request: 62 + 16 RETH + 20 = 98 B; response-only: 62 + 4 AETH + 64 + 20 = 150 B. Two hops each way.
@@ -74,8 +75,8 @@ TEST(RcTest, SendCarriesNoRethAndCompletesOnBothSides) {
   Simulation sim(1);
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), FabricConfig{});
   Recorder rec;
-  const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
-  f.rc().post(qp, Opcode::kSend, 1000, 9);
+  const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, 3);
+  rc_of(f).post(qp, Opcode::kSend, 1000, 9);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(rec.received.size(), 1u);
   // SEND-only: 62 + 1000 + 20 = 1082 B, two hops.
@@ -95,8 +96,8 @@ TEST(RcTest, IncastOnLossyEthernetDropsAndRecovers) {
   Recorder rec;
   std::vector<uint32_t> qps;
   for (int s = 0; s < senders; ++s) {
-    qps.push_back(f.rc().connect(s + 1, 0, &rec, 3));
-    f.rc().post(qps.back(), Opcode::kWrite, 1 << 20, static_cast<uint64_t>(s));
+    qps.push_back(rc_of(f).create_qp(s + 1, 0, &rec, 3));
+    rc_of(f).post(qps.back(), Opcode::kWrite, 1 << 20, static_cast<uint64_t>(s));
   }
   uint64_t checks = 0;
   // Conservation holds at every instant, not only at the end.
@@ -110,8 +111,8 @@ TEST(RcTest, IncastOnLossyEthernetDropsAndRecovers) {
   EXPECT_GT(led.dropped[static_cast<int>(PktType::kData)], 0u);
   uint64_t retx = 0, naks = 0;
   for (uint32_t q : qps) {
-    retx += f.rc().connection(q).ctr.retransmitted_packets;
-    naks += f.rc().connection(q).ctr.naks_received;
+    retx += rc_of(f).connection(q).ctr.retransmitted_packets;
+    naks += rc_of(f).connection(q).ctr.naks_received;
   }
   EXPECT_GT(retx, 0u);
   EXPECT_GT(naks, 0u);
@@ -137,13 +138,13 @@ TEST(RcTest, TailLossIsRecoveredByTimeoutWithBackoff) {
   Recorder rec;
   std::vector<uint32_t> qps;
   for (int s = 1; s <= 3; ++s) {
-    qps.push_back(f.rc().connect(s, 0, &rec, 3));
-    f.rc().post(qps.back(), Opcode::kWrite, 1000, static_cast<uint64_t>(s));
+    qps.push_back(rc_of(f).create_qp(s, 0, &rec, 3));
+    rc_of(f).post(qps.back(), Opcode::kWrite, 1000, static_cast<uint64_t>(s));
   }
   sim.run(Time::from_ms(100));
   ASSERT_EQ(rec.done.size(), 3u);
   uint64_t timeouts = 0;
-  for (uint32_t q : qps) timeouts += f.rc().connection(q).ctr.timeouts;
+  for (uint32_t q : qps) timeouts += rc_of(f).connection(q).ctr.timeouts;
   EXPECT_EQ(timeouts, 1u);
   EXPECT_EQ(f.net().ledger().dropped[static_cast<int>(PktType::kData)], 1u);
   // The lost message completes one RTO after it was first sent, plus its
@@ -166,14 +167,15 @@ TEST(RcTest, AckCoalescingSendsOneAckPerIntervalAndPerMessageEnd) {
     cfg.rc.ack_interval = interval;
     Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
     testing::Recorder rec;
-    const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
+    const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, 3);
     // 3 messages of 50 packets: per message ceil(50 / interval) ACKs (the
     // interval restarts at each message end, which is always ACKed).
-    for (int m = 0; m < 3; ++m) f.rc().post(qp, Opcode::kWrite, 50 * 1000, static_cast<uint64_t>(m));
+    for (int m = 0; m < 3; ++m) rc_of(f).post(qp, Opcode::kWrite, 50 * 1000, static_cast<uint64_t>(m));
     sim.run(Time::from_ms(1));
     ASSERT_EQ(rec.done.size(), 3u);
-    EXPECT_EQ(f.rc().connection(qp).ctr.acks_sent, 3u * ((50 + interval - 1) / interval)) << interval;
-    EXPECT_EQ(f.net().ledger().created[static_cast<int>(PktType::kAck)], f.rc().connection(qp).ctr.acks_sent);
+    EXPECT_EQ(rc_of(f).connection(qp).ctr.acks_sent, 3u * ((50 + interval - 1) / interval)) << interval;
+    EXPECT_EQ(f.net().ledger().created[static_cast<int>(PktType::kAck)],
+              rc_of(f).connection(qp).ctr.acks_sent);
   }
 }
 
@@ -195,9 +197,9 @@ TEST(RcTest, MultiPortNicSpreadsConnectionsOverItsPorts) {
   testing::Recorder rec;
   std::array<int, 2> used{};
   for (int i = 0; i < 64; ++i) {
-    const uint32_t qp = f.rc().connect(0, 1, &rec, 3);
-    ++used[f.rc().connection(qp).src_nic_port];
-    f.rc().post(qp, Opcode::kWrite, 10000, static_cast<uint64_t>(i));
+    const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, 3);
+    ++used[rc_of(f).connection(qp).src_nic_port];
+    rc_of(f).post(qp, Opcode::kWrite, 10000, static_cast<uint64_t>(i));
   }
   EXPECT_GT(used[0], 16);
   EXPECT_GT(used[1], 16);
@@ -218,13 +220,13 @@ TEST(RcTest, SendWithoutReceiveWqeGetsRnrNakAndRetriesAfterTheTimer) {
   Simulation sim(1);
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), FabricConfig{});
   testing::Recorder rec;
-  QueuePair qp = QueuePair::create(f, 0, 1, &rec);
+  QueuePair qp = f.verbs().create_qp(0, 1, &rec);
   qp.post_recv(1);
   qp.post_send(4000, 1);  // consumes the one receive
   qp.post_send(4000, 2);  // finds none: RNR NAK
   sim.run(Time::from_us(300));
   ASSERT_EQ(rec.done.size(), 1u);
-  EXPECT_EQ(f.rc().connection(qp.id()).ctr.rnr_naks_sent, 1u);
+  EXPECT_EQ(rc_of(f).connection(qp.id()).ctr.rnr_naks_sent, 1u);
   qp.post_recv(1);  // the application catches up
   sim.run(Time::from_ms(5));
   ASSERT_EQ(rec.done.size(), 2u);
@@ -232,7 +234,7 @@ TEST(RcTest, SendWithoutReceiveWqeGetsRnrNakAndRetriesAfterTheTimer) {
   // The retry starts 0.64 ms after the RNR NAK reached the requester, so the
   // second SEND lands later than that.
   EXPECT_GT(rec.received[1].completed, Time::from_us(640));
-  EXPECT_EQ(f.rc().connection(qp.id()).ctr.naks_received, 0u);  // no sequence-error NAK storm
+  EXPECT_EQ(rc_of(f).connection(qp.id()).ctr.naks_received, 0u);  // no sequence-error NAK storm
   EXPECT_EQ(f.check_invariants(), "");
 }
 
@@ -261,9 +263,9 @@ TEST(RcTest, CongestionControlSeesAnAckBeforeTheWindowItFreesIsUsed) {
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   auto cc = std::make_unique<ShrinkOnAck>();
   const ShrinkOnAck& seen = *cc;
-  f.rc().set_congestion_control(std::move(cc));
+  rc_of(f).set_congestion_control(std::move(cc));
   Recorder rec;
-  f.rc().post(f.rc().connect(0, 1, &rec, 3), Opcode::kWrite, 20'000, 1);
+  f.verbs().create_qp(0, 1, &rec, 3).post_write(20'000, 1);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(rec.done.size(), 1u);
   EXPECT_EQ(seen.sent, 20);

@@ -1,0 +1,39 @@
+#include "fabric/parts.h"
+
+#include <stdexcept>
+
+#include "cc/dcqcn.h"
+#include "cc/dctcp.h"
+#include "cc/hpcc.h"
+#include "cc/ib_cc.h"
+#include "cc/timely.h"
+#include "fabric/fabric.h"
+#include "transport/rc.h"
+
+namespace rdmasim {
+
+std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net) {
+  if (cfg.transport == "rc") return std::make_unique<RcEngine>(net, cfg.rc);
+  throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc)");
+}
+
+std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg, const PartContext& ctx) {
+  if (cfg.cc == "none") return nullptr;
+  if (cfg.cc == "dcqcn") return std::make_unique<Dcqcn>(cfg.dcqcn);
+  if (cfg.cc == "dctcp") {
+    DctcpConfig d = cfg.dctcp;
+    if (d.initial_window == 0) d.initial_window = ctx.bdp_packets;
+    return std::make_unique<Dctcp>(d);
+  }
+  if (cfg.cc == "timely") return std::make_unique<Timely>(cfg.timely);
+  if (cfg.cc == "hpcc") {
+    HpccConfig h = cfg.hpcc;
+    if (h.base_rtt == Time::zero()) h.base_rtt = ctx.max_base_rtt;
+    return std::make_unique<Hpcc>(h);
+  }
+  if (cfg.cc == "ibcc") return std::make_unique<IbCc>(cfg.ibcc);
+  throw std::invalid_argument("unknown congestion control '" + cfg.cc +
+                              "' (expected none, dcqcn, dctcp, timely, hpcc or ibcc)");
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,93 @@
+// The transport boundary: what a transport (RC today; TCP+MPA and UET PDS
+// next) offers the verbs layer above it and the NIC below it. One class per
+// transport, created by name (fabric/parts.cpp). The verbs layer is its only
+// user above; the NIC hands it packets and asks it for the next one.
+//
+// Contract: QP ids are dense from 0 in creation order and never reused;
+// completions are reported through the QP's CompletionSink from inside
+// simulation events (never re-entrantly from post()); stats() and path()
+// are cheap and may be called at any time, including after the run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cc/congestion_control.h"
+#include "verbs/completion.h"
+
+namespace rdmasim {
+
+class Nic;
+
+// Per-QP counters every transport keeps (a transport without a mechanism
+// leaves its counter at 0: no NAKs on a transport that has none).
+struct QpStats {
+  uint64_t data_packets_sent = 0;
+  uint64_t retransmitted_packets = 0;
+  uint64_t retransmitted_bytes = 0;
+  uint64_t timeouts = 0;
+  uint64_t naks_received = 0;
+  uint64_t naks_sent = 0;
+  uint64_t acks_sent = 0;
+  uint64_t out_of_order_discards = 0;
+  uint64_t rnr_naks_sent = 0;
+  uint64_t rnr_naks_received = 0;
+  uint64_t out_of_order_placed = 0;  // accepted ahead of a gap (reordering tolerated)
+  uint64_t cnps_sent = 0;            // congestion notifications the responder sent
+  uint64_t cnps_received = 0;
+  uint64_t in_order_received = 0;  // responder: packets delivered in order so far (progress)
+};
+
+// Where a QP's packets go: enough to recompute its path through the fabric.
+struct QpPath {
+  int src = 0;
+  int dst = 0;
+  uint16_t src_nic_port = 0;
+  uint16_t dst_nic_port = 0;
+  uint32_t flow_hash = 0;  // requester -> responder
+  uint32_t rev_hash = 0;   // responder -> requester
+  uint8_t tc = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  [[nodiscard]] virtual const char* name() const = 0;
+
+  // Verbs side.
+  // Creates a QP pair from host src to host dst in traffic class tc.
+  virtual QpId create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) = 0;
+  virtual void post(QpId qp, Opcode op, int64_t bytes, uint64_t wr_id) = 0;
+  // Posts `n` receive WQEs at the responder. Until the first call a QP takes
+  // SENDs without them; after it, a SEND that finds none is refused.
+  virtual void post_recv(QpId qp, int64_t n) = 0;
+  [[nodiscard]] virtual size_t num_qps() const = 0;
+  [[nodiscard]] virtual QpPath path(QpId qp) const = 0;
+  [[nodiscard]] virtual QpStats stats(QpId qp) const = 0;
+  // Nothing outstanding: every posted message acknowledged and answered.
+  [[nodiscard]] virtual bool idle(QpId qp) const = 0;
+  // Data packets a message of `bytes` takes.
+  [[nodiscard]] virtual uint64_t packets_for(int64_t bytes) const = 0;
+
+  // The congestion-control plug-in for every QP (nullptr: line rate).
+  virtual void set_congestion_control(std::unique_ptr<CongestionControl> cc) = 0;
+  [[nodiscard]] virtual const CongestionControl* congestion_control() const = 0;
+
+  // NIC side. The NICs by host index, before the first QP is created.
+  virtual void attach_nics(std::vector<Nic*> nics) = 0;
+  // on_packet consumes `p` (delivers or frees it).
+  virtual void on_packet(Nic& nic, Packet* p) = 0;
+  // The next packet of `qp` in `role` (0 requester, 1 responder stream);
+  // sets `more` when that role has further packets to send.
+  virtual Packet* next_packet(QpId qp, int role, bool& more) = 0;
+  [[nodiscard]] virtual uint8_t traffic_class(QpId qp) const = 0;
+  // A timer the transport asked its NIC for (Nic::schedule_transport_timer).
+  virtual void on_timer(QpId qp, uint32_t kind, uint32_t tag) = 0;
+
+  // Invariant support: INT stacks the transport holds for a later ACK.
+  [[nodiscard]] virtual size_t telemetry_held() const = 0;
+};
+
+}  // namespace rdmasim

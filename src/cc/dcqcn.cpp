@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "transport/rc.h"
-
 namespace rdmasim {
 
-void Dcqcn::on_connect(RcConnection& c) {
+void Dcqcn::on_connect(CcFlow& c) {
   if (st_.size() <= c.id) st_.resize(c.id + 1);
   State& s = st_[c.id];
   s = State{};
-  s.rc_bps = s.rt_bps = static_cast<double>(host_->line_rate(c).bps());
+  s.rc_bps = s.rt_bps = static_cast<double>(c.line_rate.bps());
   s.alpha = cfg_.initial_alpha;
   s.alpha_at = host_->now();
   apply(c, s);
@@ -26,7 +24,7 @@ void Dcqcn::decay_alpha(State& s, Time now) const {
   s.alpha_at += cfg_.alpha_timer * periods;
 }
 
-void Dcqcn::on_cnp(RcConnection& c) {
+void Dcqcn::on_cnp(CcFlow& c) {
   State& s = st_[c.id];
   const Time now = host_->now();
   // A NIC that starts its reaction point at the first CNP sets alpha then and
@@ -52,7 +50,7 @@ void Dcqcn::on_cnp(RcConnection& c) {
   s.alpha_at = now;
 }
 
-void Dcqcn::cut(RcConnection& c, State& s, Time now) {
+void Dcqcn::cut(CcFlow& c, State& s, Time now) {
   if (cfg_.clamp_target_rate || s.timer_stage > 0 || s.byte_stage > 0) s.rt_bps = s.rc_bps;
   s.rc_bps = std::max(s.rc_bps * (1 - s.alpha / 2), static_cast<double>(cfg_.min_rate.bps()));
   s.timer_stage = 0;
@@ -65,10 +63,10 @@ void Dcqcn::cut(RcConnection& c, State& s, Time now) {
   apply(c, s);
 }
 
-void Dcqcn::on_send(RcConnection& c, const Packet& p) {
+void Dcqcn::on_send(CcFlow& c, int64_t payload) {
   State& s = st_[c.id];
-  if (cfg_.byte_counter == 0 || s.rc_bps >= static_cast<double>(host_->line_rate(c).bps())) return;
-  s.bytes += p.payload;
+  if (cfg_.byte_counter == 0 || s.rc_bps >= static_cast<double>(c.line_rate.bps())) return;
+  s.bytes += payload;
   if (s.bytes >= cfg_.byte_counter) {
     s.bytes -= cfg_.byte_counter;
     increase(c, s);
@@ -76,7 +74,7 @@ void Dcqcn::on_send(RcConnection& c, const Packet& p) {
   }
 }
 
-void Dcqcn::on_timer(RcConnection& c, uint32_t tag) {
+void Dcqcn::on_timer(CcFlow& c, uint32_t tag) {
   State& s = st_[c.id];
   if (tag == kCutTag) {
     if (s.cut_pending) {
@@ -88,12 +86,12 @@ void Dcqcn::on_timer(RcConnection& c, uint32_t tag) {
   if (tag != s.epoch) return;  // a cut restarted the timer since
   increase(c, s);
   ++s.timer_stage;
-  if (s.rc_bps < static_cast<double>(host_->line_rate(c).bps()))
+  if (s.rc_bps < static_cast<double>(c.line_rate.bps()))
     host_->schedule_cc_timer(c, host_->now() + cfg_.increase_timer, s.epoch);
 }
 
-void Dcqcn::increase(RcConnection& c, State& s) {
-  const double line = static_cast<double>(host_->line_rate(c).bps());
+void Dcqcn::increase(CcFlow& c, State& s) {
+  const double line = static_cast<double>(c.line_rate.bps());
   // The stages count the events before this one: F events recover fast.
   const int f = cfg_.fast_recovery_steps;
   const int most = cfg_.byte_counter == 0 ? s.timer_stage : std::max(s.timer_stage, s.byte_stage);
@@ -110,7 +108,7 @@ void Dcqcn::increase(RcConnection& c, State& s) {
   apply(c, s);
 }
 
-void Dcqcn::apply(RcConnection& c, const State& s) const {
+void Dcqcn::apply(CcFlow& c, const State& s) const {
   c.pace_rate = Rate::from_bps(static_cast<int64_t>(s.rc_bps));
 }
 

@@ -52,16 +52,16 @@ class Dcqcn final : public CongestionControl {
  public:
   explicit Dcqcn(const DcqcnConfig& cfg) : cfg_(cfg) {}
   [[nodiscard]] const char* name() const override { return "dcqcn"; }
-  [[nodiscard]] bool wants_cnp() const override { return true; }
+  [[nodiscard]] const char* feedback() const override { return "cnp"; }
   [[nodiscard]] Time cnp_interval() const override { return cfg_.cnp_interval; }
 
-  void on_connect(RcConnection& c) override;
-  void on_send(RcConnection& c, const Packet& p) override;
-  void on_cnp(RcConnection& c) override;
+  void on_connect(CcFlow& c) override;
+  void on_send(CcFlow& c, int64_t payload) override;
+  void on_cnp(CcFlow& c) override;
   // Timer tags: the increase timer carries the epoch it was armed in (a cut
   // starts a new one); a deferred cut carries kCutTag.
   static constexpr uint32_t kCutTag = 0xFFFF'FFFFu;
-  void on_timer(RcConnection& c, uint32_t tag) override;
+  void on_timer(CcFlow& c, uint32_t tag) override;
 
   [[nodiscard]] double alpha(uint32_t conn) const { return st_[conn].alpha; }
   [[nodiscard]] const DcqcnConfig& config() const { return cfg_; }
@@ -81,9 +81,9 @@ class Dcqcn final : public CongestionControl {
     bool notified = false;     // a CNP has arrived
   };
   void decay_alpha(State& s, Time now) const;
-  void cut(RcConnection& c, State& s, Time now);
-  void increase(RcConnection& c, State& s);
-  void apply(RcConnection& c, const State& s) const;
+  void cut(CcFlow& c, State& s, Time now);
+  void increase(CcFlow& c, State& s);
+  void apply(CcFlow& c, const State& s) const;
 
   DcqcnConfig cfg_;
   std::vector<State> st_;

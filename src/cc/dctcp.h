@@ -22,8 +22,9 @@ class Dctcp final : public CongestionControl {
  public:
   explicit Dctcp(const DctcpConfig& cfg) : cfg_(cfg) {}
   [[nodiscard]] const char* name() const override { return "dctcp"; }
-  void on_connect(RcConnection& c) override;
-  void on_ack(RcConnection& c, const Packet& ack) override;
+  [[nodiscard]] const char* feedback() const override { return "ecn-echo"; }
+  void on_connect(CcFlow& c) override;
+  void on_ack(CcFlow& c, const AckSample& ack) override;
 
  private:
   struct State {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "transport/rc.h"
-
 namespace rdmasim {
 
 double Hpcc::bdp_bytes(Rate r) const {
@@ -12,17 +10,17 @@ double Hpcc::bdp_bytes(Rate r) const {
   return static_cast<double>(r.bps()) * static_cast<double>(cfg_.base_rtt.ps()) / 8e12;
 }
 
-void Hpcc::on_connect(RcConnection& c) {
+void Hpcc::on_connect(CcFlow& c) {
   if (st_.size() <= c.id) st_.resize(c.id + 1);
   State& s = st_[c.id];
   s = State{};
   // Winit = B_NIC x T: a new flow starts at line rate (paper §3.3).
-  s.w = s.wc = bdp_bytes(host_->line_rate(c));
+  s.w = s.wc = bdp_bytes(c.line_rate);
   apply(c, s);
 }
 
-void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
-  const IntStack* in = host_->telemetry(ack);
+void Hpcc::on_ack(CcFlow& c, const AckSample& ack) {
+  const IntStack* in = ack.telemetry;
   if (in == nullptr || in->n == 0) return;
   State& s = st_[c.id];
   if (!s.have_ref || !same_path(s.last, *in)) {
@@ -30,7 +28,7 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
     // a failure): reports from other ports cannot be differenced.
     remember(s, *in);
     s.have_ref = true;
-    s.last_update_psn = c.snd_nxt;
+    s.last_update_psn = c.nxt;
     return;
   }
   const double t_ps = static_cast<double>(cfg_.base_rtt.ps());
@@ -56,7 +54,7 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
   s.u = (1 - tau / t_ps) * s.u + tau / t_ps * u_max;
 
   // Per-RTT reference update once the ACK covers what was sent after the last one.
-  const bool update_wc = ack.psn >= s.last_update_psn;
+  const bool update_wc = ack.seq >= s.last_update_psn;
   double w;
   if (s.u >= cfg_.eta || s.inc_stage >= cfg_.max_stage) {
     w = s.u > 0 ? s.wc / (s.u / cfg_.eta) : s.wc;
@@ -66,11 +64,11 @@ void Hpcc::on_ack(RcConnection& c, const Packet& ack) {
     if (update_wc) ++s.inc_stage;
   }
   w += bdp_bytes(cfg_.rate_ai);
-  const double w_max = bdp_bytes(host_->line_rate(c));
+  const double w_max = bdp_bytes(c.line_rate);
   s.w = std::clamp(w, std::min(bdp_bytes(cfg_.min_rate), w_max), w_max);
   if (update_wc) {
     s.wc = s.w;
-    s.last_update_psn = c.snd_nxt;
+    s.last_update_psn = c.nxt;
   }
   apply(c, s);
 }
@@ -87,11 +85,12 @@ void Hpcc::remember(State& s, const IntStack& in) {
   std::copy_n(in.hop.begin(), in.n, s.last.hop.begin());
 }
 
-void Hpcc::apply(RcConnection& c, const State& s) const {
+void Hpcc::apply(CcFlow& c, const State& s) const {
   const auto mtu = static_cast<double>(host_->mtu());
-  c.cwnd = static_cast<uint32_t>(std::max(1.0, std::ceil(s.w / mtu - 1e-9)));
+  // W rounded up to whole packets: the sender cannot send part of one.
+  c.cwnd_bytes = static_cast<int64_t>(std::max(1.0, std::ceil(s.w / mtu - 1e-9))) * host_->mtu();
   // R = W / T; at the full window the NIC simply runs at line rate.
-  const Rate line = host_->line_rate(c);
+  const Rate line = c.line_rate;
   const auto bps = std::llround(s.w * 8e12 / static_cast<double>(cfg_.base_rtt.ps()));
   c.pace_rate = bps >= line.bps() ? Rate() : Rate::from_bps(bps);
 }

@@ -39,10 +39,11 @@ class Hpcc final : public CongestionControl {
  public:
   explicit Hpcc(const HpccConfig& cfg) : cfg_(cfg) {}
   [[nodiscard]] const char* name() const override { return "hpcc"; }
+  [[nodiscard]] const char* feedback() const override { return "int-echo"; }
   [[nodiscard]] bool wants_int() const override { return true; }
 
-  void on_connect(RcConnection& c) override;
-  void on_ack(RcConnection& c, const Packet& ack) override;
+  void on_connect(CcFlow& c) override;
+  void on_ack(CcFlow& c, const AckSample& ack) override;
 
   [[nodiscard]] double utilization(uint32_t conn) const { return st_[conn].u; }
   [[nodiscard]] double window_bytes(uint32_t conn) const { return st_[conn].w; }
@@ -58,7 +59,7 @@ class Hpcc final : public CongestionControl {
     bool have_ref = false;
     IntStack last;  // L: the previous ACK's telemetry
   };
-  void apply(RcConnection& c, const State& s) const;
+  void apply(CcFlow& c, const State& s) const;
   static void remember(State& s, const IntStack& in);
   [[nodiscard]] static bool same_path(const IntStack& a, const IntStack& b);
   [[nodiscard]] double bdp_bytes(Rate r) const;  // r x T

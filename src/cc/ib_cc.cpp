@@ -2,28 +2,26 @@
 
 #include <algorithm>
 
-#include "transport/rc.h"
-
 namespace rdmasim {
 
-void IbCc::on_connect(RcConnection& c) {
+void IbCc::on_connect(CcFlow& c) {
   if (st_.size() <= c.id) st_.resize(c.id + 1);
   st_[c.id] = State{};
   c.pace_rate = Rate::from_bps(0);
 }
 
-void IbCc::apply(RcConnection& c) {
+void IbCc::apply(CcFlow& c) {
   const uint32_t entry = st_[c.id].ccti * cfg_.cct_step;
   if (entry == 0) {
     c.pace_rate = Rate::from_bps(0);  // line rate
     return;
   }
-  const __int128 bps = static_cast<__int128>(host_->line_rate(c).bps()) * 16 / (16 + entry);
+  const __int128 bps = static_cast<__int128>(c.line_rate.bps()) * 16 / (16 + entry);
   c.pace_rate = Rate::from_bps(static_cast<int64_t>(bps));
 }
 
-void IbCc::on_ack(RcConnection& c, const Packet& ack) {
-  if (!(ack.flags & kCe)) return;  // no BECN
+void IbCc::on_ack(CcFlow& c, const AckSample& ack) {
+  if (!ack.ece) return;  // no BECN
   State& s = st_[c.id];
   ++s.becns;
   s.ccti = std::min(cfg_.ccti_limit, s.ccti + cfg_.ccti_increase);
@@ -34,7 +32,7 @@ void IbCc::on_ack(RcConnection& c, const Packet& ack) {
   }
 }
 
-void IbCc::on_timer(RcConnection& c, uint32_t) {
+void IbCc::on_timer(CcFlow& c, uint32_t) {
   State& s = st_[c.id];
   s.timer_armed = false;
   if (s.ccti > cfg_.ccti_min) {

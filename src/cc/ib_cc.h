@@ -30,9 +30,10 @@ class IbCc final : public CongestionControl {
  public:
   explicit IbCc(const IbCcConfig& cfg) : cfg_(cfg) {}
   [[nodiscard]] const char* name() const override { return "ibcc"; }
-  void on_connect(RcConnection& c) override;
-  void on_ack(RcConnection& c, const Packet& ack) override;
-  void on_timer(RcConnection& c, uint32_t tag) override;
+  [[nodiscard]] const char* feedback() const override { return "ecn-echo"; }  // BECN
+  void on_connect(CcFlow& c) override;
+  void on_ack(CcFlow& c, const AckSample& ack) override;
+  void on_timer(CcFlow& c, uint32_t tag) override;
   [[nodiscard]] uint32_t ccti(uint32_t conn) const { return st_[conn].ccti; }
   [[nodiscard]] uint64_t becns(uint32_t conn) const { return st_[conn].becns; }
 
@@ -42,7 +43,7 @@ class IbCc final : public CongestionControl {
     uint64_t becns = 0;
     bool timer_armed = false;
   };
-  void apply(RcConnection& c);
+  void apply(CcFlow& c);
   IbCcConfig cfg_;
   std::vector<State> st_;
 };

@@ -2,30 +2,28 @@
 
 #include <algorithm>
 
-#include "transport/rc.h"
-
 namespace rdmasim {
 
-void Timely::on_connect(RcConnection& c) {
+void Timely::on_connect(CcFlow& c) {
   if (st_.size() <= c.id) st_.resize(c.id + 1);
   st_[c.id] = State{};
-  st_[c.id].rate_bps = static_cast<double>(host_->line_rate(c).bps());
-  c.pace_rate = host_->line_rate(c);
+  st_[c.id].rate_bps = static_cast<double>(c.line_rate.bps());
+  c.pace_rate = c.line_rate;
 }
 
-void Timely::on_ack(RcConnection& c, const Packet& ack) {
+void Timely::on_ack(CcFlow& c, const AckSample& ack) {
   State& s = st_[c.id];
-  if (ack.sent_at == Time::zero()) return;  // no timestamp echoed
-  const double rtt = static_cast<double>((host_->now() - ack.sent_at).ps());
+  if (ack.echoed_sent_at == Time::zero()) return;  // no timestamp echoed
+  const double rtt = static_cast<double>((host_->now() - ack.echoed_sent_at).ps());
   if (!s.have_prev) {
     s.prev_rtt_ps = rtt;
     s.have_prev = true;
-    s.una_at_update = c.snd_una;
+    s.una_at_update = c.una;
     return;
   }
   // One update per segment of ACKed data, as TIMELY updates per completion.
-  if (static_cast<int64_t>(c.snd_una - s.una_at_update) * host_->mtu() < cfg_.segment_bytes) return;
-  s.una_at_update = c.snd_una;
+  if (static_cast<int64_t>(c.una - s.una_at_update) * host_->mtu() < cfg_.segment_bytes) return;
+  s.una_at_update = c.una;
   const double diff = rtt - s.prev_rtt_ps;
   s.prev_rtt_ps = rtt;
   s.rtt_diff_ps = (1 - cfg_.ewma_alpha) * s.rtt_diff_ps + cfg_.ewma_alpha * diff;
@@ -47,7 +45,7 @@ void Timely::on_ack(RcConnection& c, const Packet& ack) {
     s.negative_run = 0;
   }
   s.rate_bps = std::clamp(s.rate_bps, static_cast<double>(cfg_.min_rate.bps()),
-                          static_cast<double>(host_->line_rate(c).bps()));
+                          static_cast<double>(c.line_rate.bps()));
   c.pace_rate = Rate::from_bps(static_cast<int64_t>(s.rate_bps));
 }
 

@@ -29,8 +29,9 @@ class Timely final : public CongestionControl {
  public:
   explicit Timely(const TimelyConfig& cfg) : cfg_(cfg) {}
   [[nodiscard]] const char* name() const override { return "timely"; }
-  void on_connect(RcConnection& c) override;
-  void on_ack(RcConnection& c, const Packet& ack) override;
+  [[nodiscard]] const char* feedback() const override { return "rtt-echo"; }
+  void on_connect(CcFlow& c) override;
+  void on_ack(CcFlow& c, const AckSample& ack) override;
 
  private:
   struct State {

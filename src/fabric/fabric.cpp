@@ -177,9 +177,10 @@ void Fabric::build() {
                                       fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
   }
   const bool window_cc = cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0;
-  transport_->set_congestion_control(make_congestion_control(
-      cfg_,
-      PartContext{cfg_.cc == "hpcc" ? cfg_.hpcc.base_rtt : Time::zero(), window_cc ? bdp_packets() : 0}));
+  auto cc = make_congestion_control(cfg_, PartContext{cfg_.cc == "hpcc" ? cfg_.hpcc.base_rtt : Time::zero(),
+                                                      window_cc ? bdp_packets() : 0});
+  transport_->set_receiver_feedback(make_receiver_feedback(cc.get(), net_));
+  transport_->set_congestion_control(std::move(cc));
 }
 
 void Fabric::enable_credits() {

@@ -8,6 +8,11 @@
 #include "cc/ib_cc.h"
 #include "cc/timely.h"
 #include "fabric/fabric.h"
+#include "feedback/cnp.h"
+#include "feedback/ecn_echo.h"
+#include "feedback/int_echo.h"
+#include "feedback/rtt_echo.h"
+#include "net/network.h"
 #include "transport/rc.h"
 
 namespace rdmasim {
@@ -34,6 +39,18 @@ std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& c
   if (cfg.cc == "ibcc") return std::make_unique<IbCc>(cfg.ibcc);
   throw std::invalid_argument("unknown congestion control '" + cfg.cc +
                               "' (expected none, dcqcn, dctcp, timely, hpcc or ibcc)");
+}
+
+std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl* cc, Network& net) {
+  const std::string name = cc != nullptr ? cc->feedback() : "none";
+  if (name == "none") return std::make_unique<NoFeedback>();
+  if (name == "cnp") return std::make_unique<CnpFeedback>(cc->cnp_interval());
+  if (name == "ecn-echo") return std::make_unique<EcnEcho>();
+  if (name == "rtt-echo") return std::make_unique<RttEcho>();
+  if (name == "int-echo") return std::make_unique<IntEcho>(net.telemetry());
+  throw std::invalid_argument("congestion control '" + std::string(cc->name()) +
+                              "' names receiver feedback '" + name +
+                              "' (expected none, cnp, ecn-echo, rtt-echo or int-echo)");
 }
 
 }  // namespace rdmasim

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cc/congestion_control.h"
+#include "feedback/receiver_feedback.h"
 #include "transport/transport.h"
 
 namespace rdmasim {
@@ -25,5 +26,9 @@ struct PartContext {
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,
                                                                          const PartContext& ctx);
+// The receiver feedback `cc` names (NoFeedback for no congestion control).
+// Throws std::invalid_argument for a name no class implements.
+[[nodiscard]] std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl* cc,
+                                                                       Network& net);
 
 }  // namespace rdmasim

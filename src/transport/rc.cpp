@@ -35,7 +35,12 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   c.rev_hash = five_tuple_hash(dst, src, c.sport, kRoceUdpPort);
   c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
-  if (cc_) cc_->on_connect(c);
+  c.cc.id = c.id;
+  c.cc.line_rate = nics_[src]->port(c.src_nic_port).rate();
+  if (cc_) {
+    cc_->on_connect(cc_view(c));
+    apply_window(c);
+  }
   return c.id;
 }
 
@@ -130,9 +135,12 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
       Packet* p = build_data(c, psn);
       ++c.ctr.retransmitted_packets;
       c.ctr.retransmitted_bytes += p->payload;
-      if (c.pace_rate.bps() > 0)
-        c.next_send = std::max(c.next_send, now) + c.pace_rate.tx_time(Bytes(p->wire));
-      if (cc_) cc_->on_send(c, *p);
+      if (c.cc.pace_rate.bps() > 0)
+        c.next_send = std::max(c.next_send, now) + c.cc.pace_rate.tx_time(Bytes(p->wire));
+      if (cc_) {
+        cc_->on_send(cc_view(c), p->payload);
+        apply_window(c);
+      }
       arm_timer(c);
       more = true;
       return p;
@@ -144,7 +152,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     return nullptr;
   }
   if ((cfg_.irn_window != 0 && c.snd_nxt - c.snd_una >= cfg_.irn_window) ||
-      (c.cwnd != 0 && c.snd_nxt - c.snd_una >= c.cwnd)) {
+      (c.cwnd_packets != 0 && c.snd_nxt - c.snd_una >= c.cwnd_packets)) {
     c.requester_active = false;  // window full: an ACK reactivates it
     more = false;
     return nullptr;
@@ -174,8 +182,12 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     c.ctr.retransmitted_bytes += p->payload;
   }
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
-  if (c.pace_rate.bps() > 0) c.next_send = std::max(c.next_send, now) + c.pace_rate.tx_time(Bytes(p->wire));
-  if (cc_) cc_->on_send(c, *p);
+  if (c.cc.pace_rate.bps() > 0)
+    c.next_send = std::max(c.next_send, now) + c.cc.pace_rate.tx_time(Bytes(p->wire));
+  if (cc_) {
+    cc_->on_send(cc_view(c), p->payload);
+    apply_window(c);
+  }
   arm_timer(c);
   more = c.snd_nxt < c.snd_end;
   if (!more) c.requester_active = false;
@@ -223,7 +235,12 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
       break;
     case PktType::kAck: {
       const bool moved = on_ack(c, p->psn);
-      if (cc_) cc_->on_ack(c, *p);
+      if (cc_) {
+        const AckSample a{p->psn, p->sent_at, (p->flags & kCe) != 0,
+                          p->int_slot != 0 ? &net_.telemetry().at(p->int_slot) : nullptr};
+        cc_->on_ack(cc_view(c), a);
+        apply_window(c);
+      }
       if (moved) activate(c, 0);
       break;
     }
@@ -234,12 +251,17 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
         c.snd_nxt = p->psn;
         c.rnr_wait_until = net_.sim().now() + cfg_.rnr_timer;
         nic.schedule_transport_timer(c.rnr_wait_until, c.id, kRnrTimer);
-      } else if (p->flags & kSack) {
-        ++c.ctr.naks_received;
-        on_sack(c, p->psn, p->psn + p->aux);
       } else {
+        // A reported hole: congestion control reacts before the resend leaves.
         ++c.ctr.naks_received;
-        on_nak(c, p->psn);
+        if (cc_) {
+          cc_->on_loss(cc_view(c));
+          apply_window(c);
+        }
+        if (p->flags & kSack)
+          on_sack(c, p->psn, p->psn + p->aux);
+        else
+          on_nak(c, p->psn);
       }
       break;
     case PktType::kReadRequest:
@@ -247,7 +269,10 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
       break;
     case PktType::kCnp:
       ++c.cnps_received;
-      if (cc_) cc_->on_cnp(c);
+      if (cc_) {
+        cc_->on_cnp(cc_view(c));
+        apply_window(c);
+      }
       break;
     default:
       break;
@@ -256,22 +281,9 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
 }
 
 void RcEngine::on_data(RcConnection& c, Packet* p) {
-  if (p->flags & kCe) c.ce_since_ack = true;
-  c.echo_sent_at = p->sent_at;  // echoed on the next ACK for RTT samples (TIMELY)
-  if (p->int_slot != 0) {
-    // The next ACK carries the newest telemetry (HPCC); older stacks are spent.
-    if (c.echo_int != 0) net_.telemetry().release(c.echo_int);
-    c.echo_int = p->int_slot;
-    p->int_slot = 0;
-  }
-  if ((p->flags & kCe) && cc_ && cc_->wants_cnp()) {
-    // Notification point: at most one CNP per QP per interval (DCQCN §3.2).
-    const Time now = net_.sim().now();
-    if (now - c.last_cnp >= cc_->cnp_interval()) {
-      c.last_cnp = now;
-      ++c.cnps_sent;
-      send_control(c, PktType::kCnp, 0);
-    }
+  if (feedback_->on_data(c.fb, *p, net_.sim().now())) {
+    ++c.fb.cnps_sent;
+    send_control(c, PktType::kCnp, 0);
   }
   if (cfg_.recovery == LossRecovery::kIrn) {
     on_data_irn(c, p);
@@ -476,7 +488,7 @@ bool RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
       if (c.in_recovery && c.snd_una >= c.recovery_end) c.in_recovery = false;
       return c.snd_nxt < c.snd_end || c.in_recovery;
     }
-    return c.cwnd != 0 && c.snd_nxt < c.snd_end;
+    return c.cwnd_packets != 0 && c.snd_nxt < c.snd_end;
   }
   return false;
 }
@@ -505,15 +517,7 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->psn = psn;
   p->flags = flags;
   p->aux = aux;
-  if (t == PktType::kAck) p->sent_at = c.echo_sent_at;
-  if (c.echo_int != 0 && t == PktType::kAck) {  // congestion control reads ACKs only
-    p->int_slot = c.echo_int;
-    c.echo_int = 0;
-  }
-  if (t == PktType::kAck && c.ce_since_ack) {
-    p->flags |= kCe;  // ECN-Echo: what the ACK covers saw congestion (DCTCP)
-    c.ce_since_ack = false;
-  }
+  if (t == PktType::kAck) feedback_->on_ack(c.fb, *p);  // congestion control reads ACKs only
   p->dst = c.src;
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
@@ -521,10 +525,6 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->wire = static_cast<uint16_t>(t == PktType::kCnp ? net_.framing().cnp_wire() : net_.framing().ack_wire());
   if (t == PktType::kAck) ++c.ctr.acks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, p);
-}
-
-const IntStack* RcEngine::telemetry(const Packet& p) const {
-  return p.int_slot != 0 ? &net_.telemetry().at(p.int_slot) : nullptr;
 }
 
 Time RcEngine::rto_of(const RcConnection& c) const {
@@ -549,7 +549,10 @@ void RcEngine::on_timer(QpId qp, uint32_t kind, uint32_t tag) {
       on_rnr_retry(c);
       break;
     case kCcTimer:
-      if (cc_) cc_->on_timer(c, tag);
+      if (cc_) {
+        cc_->on_timer(cc_view(c), tag);
+        apply_window(c);
+      }
       break;
     case kPaceTimer:
       on_wake(c);
@@ -572,6 +575,10 @@ void RcEngine::on_rto(RcConnection& c) {
   ++c.retries;
   if (cfg_.retry_limit != 0 && c.retries > cfg_.retry_limit) return;  // QP would go to error
   c.rto_exp = std::min(c.rto_exp + 1, cfg_.rto_max_backoff);
+  if (cc_) {
+    cc_->on_rto(cc_view(c));
+    apply_window(c);
+  }
   c.read_retry_psn = ~0ull;
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
   if (cfg_.recovery == LossRecovery::kIrn) {
@@ -589,11 +596,9 @@ void RcEngine::on_rto(RcConnection& c) {
 
 Time RcEngine::now() const { return net_.sim().now(); }
 
-void RcEngine::schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) {
-  nics_[c.src]->schedule_transport_timer(at, c.id, kCcTimer, tag);
+void RcEngine::schedule_cc_timer(CcFlow& f, Time at, uint32_t tag) {
+  nics_[conns_[f.id].src]->schedule_transport_timer(at, f.id, kCcTimer, tag);
 }
-
-Rate RcEngine::line_rate(const RcConnection& c) const { return nics_[c.src]->port(c.src_nic_port).rate(); }
 
 void RcEngine::on_wake(RcConnection& c) {
   c.wake_pending = false;
@@ -613,7 +618,7 @@ QpPath RcEngine::path(QpId qp) const {
 QpStats RcEngine::stats(QpId qp) const {
   const RcConnection& c = conns_[qp];
   QpStats s = c.ctr;
-  s.cnps_sent = c.cnps_sent;
+  s.cnps_sent = c.fb.cnps_sent;
   s.cnps_received = c.cnps_received;
   s.in_order_received = c.epsn;
   return s;
@@ -621,7 +626,7 @@ QpStats RcEngine::stats(QpId qp) const {
 
 size_t RcEngine::telemetry_held() const {
   size_t n = 0;
-  for (const RcConnection& c : conns_) n += c.echo_int != 0 ? 1 : 0;
+  for (const RcConnection& c : conns_) n += c.fb.echo_int != 0 ? 1 : 0;
   return n;
 }
 

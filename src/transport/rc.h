@@ -99,11 +99,8 @@ struct RcConnection {
   bool requester_active = false;
 
   Time rnr_wait_until;        // no sending before this (after an RNR NAK)
-  Rate pace_rate;             // set by congestion control; 0 = line rate
-  uint32_t cwnd = 0;          // set by window-based congestion control: packets in flight; 0 = unlimited
-  bool ce_since_ack = false;  // responder: a CE mark arrived since the last ACK (ECN-Echo)
-  Time echo_sent_at;          // responder: send time of the newest in-order data packet
-  uint32_t echo_int = 0;      // responder: telemetry of the newest data packet, for the next ACK
+  CcFlow cc;                  // congestion control's view and decisions (window, pacing rate)
+  uint64_t cwnd_packets = 0;  // cc.cwnd_bytes in whole packets; 0 = no window
   Time next_send;             // pacing: the next data packet may start then
   bool wake_pending = false;
   uint64_t cnps_received = 0;
@@ -115,8 +112,7 @@ struct RcConnection {
   bool rnr_outstanding = false;  // discard quietly until the retried SEND arrives
   bool counted_recv = false;     // SENDs need posted receive WQEs (once any is posted)
   int64_t recv_posted = 0;
-  Time last_cnp = Time::from_ps(INT64_MIN / 2);  // NP: when this QP last sent a CNP
-  uint64_t cnps_sent = 0;
+  FeedbackState fb;  // what the responder returns for the sender's congestion control
   struct ReadRange {
     uint64_t next_psn;
     uint64_t end_psn;
@@ -172,6 +168,8 @@ class RcEngine final : public Transport, public CcHost {
     int_enabled_ = cc_ && cc_->wants_int();
   }
   [[nodiscard]] const CongestionControl* congestion_control() const override { return cc_.get(); }
+  void set_receiver_feedback(std::unique_ptr<ReceiverFeedback> fb) override { feedback_ = std::move(fb); }
+  [[nodiscard]] const ReceiverFeedback& receiver_feedback() const { return *feedback_; }
   void on_packet(Nic& nic, Packet* p) override;
   Packet* next_packet(QpId conn, int role, bool& more) override;
   [[nodiscard]] uint8_t traffic_class(QpId qp) const override { return conns_[qp].tc; }
@@ -180,10 +178,8 @@ class RcEngine final : public Transport, public CcHost {
 
   // CcHost.
   [[nodiscard]] Time now() const override;
-  void schedule_cc_timer(RcConnection& c, Time at, uint32_t tag) override;
-  [[nodiscard]] Rate line_rate(const RcConnection& c) const override;
+  void schedule_cc_timer(CcFlow& f, Time at, uint32_t tag) override;
   [[nodiscard]] int64_t mtu() const override { return cfg_.mtu; }
-  [[nodiscard]] const IntStack* telemetry(const Packet& p) const override;
 
   [[nodiscard]] const RcConfig& config() const { return cfg_; }
   // RC's own state, for its unit tests and RC-specific diagnostics.
@@ -218,7 +214,19 @@ class RcEngine final : public Transport, public CcHost {
 
   Network& net_;
   RcConfig cfg_;
+  // Congestion control sees the connection's current sequence numbers.
+  CcFlow& cc_view(RcConnection& c) {
+    c.cc.una = c.snd_una;
+    c.cc.nxt = c.snd_nxt;
+    return c.cc;
+  }
+  // The window congestion control set, in whole packets (RC sends nothing smaller).
+  void apply_window(RcConnection& c) {
+    c.cwnd_packets =
+        c.cc.cwnd_bytes <= 0 ? 0 : static_cast<uint64_t>((c.cc.cwnd_bytes + cfg_.mtu - 1) / cfg_.mtu);
+  }
   std::unique_ptr<CongestionControl> cc_;
+  std::unique_ptr<ReceiverFeedback> feedback_ = std::make_unique<NoFeedback>();
   bool int_enabled_ = false;  // data packets collect INT (the CC reads it from ACKs)
   std::vector<Nic*> nics_;
   std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references

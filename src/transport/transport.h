@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cc/congestion_control.h"
+#include "feedback/receiver_feedback.h"
 #include "verbs/completion.h"
 
 namespace rdmasim {
@@ -74,6 +75,8 @@ class Transport {
   // The congestion-control plug-in for every QP (nullptr: line rate).
   virtual void set_congestion_control(std::unique_ptr<CongestionControl> cc) = 0;
   [[nodiscard]] virtual const CongestionControl* congestion_control() const = 0;
+  // What responders return for it (the part the algorithm names; none by default).
+  virtual void set_receiver_feedback(std::unique_ptr<ReceiverFeedback> fb) = 0;
 
   // NIC side. The NICs by host index, before the first QP is created.
   virtual void attach_nics(std::vector<Nic*> nics) = 0;

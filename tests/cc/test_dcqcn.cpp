@@ -18,12 +18,13 @@ struct DcqcnRule : ::testing::Test {
   FakeCcHost host;
   DcqcnConfig cfg;
   std::unique_ptr<Dcqcn> cc;
-  RcConnection c;
+  CcFlow c;
   static constexpr double kLine = 40e9;
 
   void start() {
     cc = std::make_unique<Dcqcn>(cfg);
     cc->attach(&host);
+    c = host.flow();
     cc->on_connect(c);
   }
   void cnp_at(Time t) {
@@ -150,7 +151,7 @@ Time first_cnp_at(bool mark_on_dequeue) {
   DcqcnConfig d;
   d.cnp_interval = Time::from_s(1);   // one CNP per QP: the first mark's
   d.min_rate = Rate::from_gbps(100);  // the senders ignore it (no cut below line rate)
-  rc_of(f).set_congestion_control(std::make_unique<Dcqcn>(d));
+  install_cc(f, std::make_unique<Dcqcn>(d));
   struct : CompletionSink {
     void on_complete(const Completion&) override {}
   } rec;
@@ -162,7 +163,8 @@ Time first_cnp_at(bool mark_on_dequeue) {
   sim.run(Time::from_ms(1));
   Time first = Time::never();
   for (uint32_t qp : qps)
-    if (rc_of(f).connection(qp).cnps_sent > 0) first = std::min(first, rc_of(f).connection(qp).last_cnp);
+    if (rc_of(f).connection(qp).fb.cnps_sent > 0)
+      first = std::min(first, rc_of(f).connection(qp).fb.last_cnp);
   return first;
 }
 

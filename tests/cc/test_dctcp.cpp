@@ -24,7 +24,7 @@ TEST(Dctcp, LongFlowsShareFairlyWithTheQueueNearTheMarkingThreshold) {
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
   DctcpConfig d;
   d.initial_window = 16;
-  rc_of(f).set_congestion_control(std::make_unique<Dctcp>(d));
+  install_cc(f, std::make_unique<Dctcp>(d));
   testing::Recorder rec;
   for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   const Time half = Time::from_ms(20);

@@ -21,7 +21,7 @@ struct HpccRule : ::testing::Test {
   FakeCcHost host;
   HpccConfig cfg;
   std::unique_ptr<Hpcc> cc;
-  RcConnection c;
+  CcFlow c;
   IntStack stack;
   Packet ack;
   static constexpr double kWinit = 125'000;
@@ -33,6 +33,7 @@ struct HpccRule : ::testing::Test {
     cfg.base_rtt = Time::from_us(10);
     cc = std::make_unique<Hpcc>(cfg);
     cc->attach(&host);
+    c = host.flow();
     cc->on_connect(c);
     stack.n = 1;
     stack.hop[0] = IntHop{Time::from_us(100), 0, 0, Rate::from_gbps(100)};
@@ -46,42 +47,42 @@ struct HpccRule : ::testing::Test {
   }
   void feed(uint64_t acked_psn) {
     ack.psn = acked_psn;
-    cc->on_ack(c, ack);
+    cc->on_ack(c, host.sample(ack));
   }
 };
 
 TEST_F(HpccRule, StartsAtLineRateWithOneBdpWindow) {
   EXPECT_DOUBLE_EQ(cc->window_bytes(c.id), kWinit);
-  EXPECT_EQ(c.cwnd, 125u);
+  EXPECT_EQ(c.cwnd_bytes, 125'000);
   EXPECT_EQ(c.pace_rate.bps(), 0);  // unpaced: W / T is the line rate
 }
 
 TEST_F(HpccRule, MultiplicativeDecreaseToTargetUtilization) {
-  c.snd_nxt = 10;
+  c.nxt = 10;
   feed(0);  // first telemetry: reference only
   EXPECT_DOUBLE_EQ(cc->window_bytes(c.id), kWinit);
   // One full T later the link ran at line rate with one BDP (B x T) queued
   // both times: U = 1 + 1 = 2, and the EWMA takes it whole (tau = T).
   advance(0, Time::from_us(10), 1.0, 125'000);
   stack.hop[0].qlen = 125'000;
-  c.snd_nxt = 20;
+  c.nxt = 20;
   feed(10);  // covers PSN 10 = snd_nxt at the last update: per-RTT update
   EXPECT_NEAR(cc->utilization(c.id), 1.0 + 0.0, 1e-12);  // min(qlen, prev qlen) = min(125000, 0)
   // With the previous queue 0, U = txRate/B = 1: W = Winit x 0.95 / 1 + W_AI.
   EXPECT_NEAR(cc->window_bytes(c.id), kWinit * 0.95 + kWai, 1e-6);
   advance(0, Time::from_us(10), 1.0, 125'000);
-  c.snd_nxt = 30;
+  c.nxt = 30;
   feed(20);  // now both samples hold one BDP: U = 2
   EXPECT_NEAR(cc->utilization(c.id), 2.0, 1e-12);
   const double w = (kWinit * 0.95 + kWai) * 0.95 / 2 + kWai;
   EXPECT_NEAR(cc->window_bytes(c.id), w, 1e-6);
-  EXPECT_EQ(c.cwnd, static_cast<uint32_t>(std::ceil(w / 1000)));
+  EXPECT_EQ(c.cwnd_bytes, static_cast<int64_t>(std::ceil(w / 1000)) * 1000);
   // Paced at W / T.
   EXPECT_NEAR(static_cast<double>(c.pace_rate.bps()), w * 8 / 10e-6, 1.0);
 }
 
 TEST_F(HpccRule, FastReactDoesNotCompoundWithinAnRtt) {
-  c.snd_nxt = 100;
+  c.nxt = 100;
   feed(0);
   advance(0, Time::from_us(10), 1.0, 125'000);
   feed(10);  // below PSN 100: reacts from the reference window Winit
@@ -95,7 +96,7 @@ TEST_F(HpccRule, FastReactDoesNotCompoundWithinAnRtt) {
 }
 
 TEST_F(HpccRule, EwmaWeighsBySampleIntervalOverT) {
-  c.snd_nxt = 100;
+  c.nxt = 100;
   feed(0);
   // 2.5 us of a fully loaded link with no queue: u = 1, weight tau/T = 1/4.
   advance(0, Time::from_us(2) + Time::from_ns(500), 1.0, 0);
@@ -109,7 +110,7 @@ TEST_F(HpccRule, EwmaWeighsBySampleIntervalOverT) {
 TEST_F(HpccRule, MostLoadedHopDecides) {
   stack.n = 2;
   stack.hop[1] = IntHop{Time::from_us(100), 0, 0, Rate::from_gbps(400)};
-  c.snd_nxt = 100;
+  c.nxt = 100;
   feed(0);
   // Hop 0 at 50%, hop 1 (400G) at 90%, no queues.
   advance(0, Time::from_us(10), 0.5, 0);
@@ -120,19 +121,19 @@ TEST_F(HpccRule, MostLoadedHopDecides) {
 }
 
 TEST_F(HpccRule, UnderUtilizedLinkGrowsBackToLineRateAndFloorHolds) {
-  c.snd_nxt = 10;
+  c.nxt = 10;
   feed(0);
   advance(0, Time::from_us(10), 1.0, 125'000);
   advance(0, Time::from_us(10), 1.0, 125'000);
-  c.snd_nxt = 20;
+  c.nxt = 20;
   feed(10);
   for (int i = 0; i < 40; ++i) {  // a deep standing queue drives W to the floor
     advance(0, Time::from_us(10), 1.0, 12'500'000);
-    c.snd_nxt += 10;
-    feed(c.snd_nxt - 10);
+    c.nxt += 10;
+    feed(c.nxt - 10);
   }
   EXPECT_NEAR(cc->window_bytes(c.id), 125, 1e-9);  // MIN_RATE x T = 100 Mb/s x 10 us
-  EXPECT_EQ(c.cwnd, 1u);
+  EXPECT_EQ(c.cwnd_bytes, 1000);
   // The queue gone and the link 10% busy: each update multiplies by
   // eta / U = 9.5 (and adds W_AI), so four restore line rate.
   const double floor = 100e6 * 10e-6 / 8;
@@ -141,14 +142,14 @@ TEST_F(HpccRule, UnderUtilizedLinkGrowsBackToLineRateAndFloorHolds) {
   for (const double expect : {w1, w2, w2 * 9.5 + kWai, kWinit}) {
     advance(0, Time::from_us(10), 0.1, 0);
     advance(0, Time::from_us(10), 0.1, 0);
-    c.snd_nxt += 10;
-    feed(c.snd_nxt - 10);
+    c.nxt += 10;
+    feed(c.nxt - 10);
     EXPECT_NEAR(cc->window_bytes(c.id), expect, 1e-6);
   }
 }
 
 TEST_F(HpccRule, StaleHopsAreIgnored) {
-  c.snd_nxt = 10;
+  c.nxt = 10;
   feed(0);
   feed(1);  // same timestamp: nothing new to learn
   EXPECT_DOUBLE_EQ(cc->utilization(c.id), 0.0);
@@ -160,9 +161,10 @@ struct IntProbe final : CongestionControl {
   std::vector<IntStack> seen;
   [[nodiscard]] const char* name() const override { return "int-probe"; }
   [[nodiscard]] bool wants_int() const override { return true; }
-  void on_connect(RcConnection&) override {}
-  void on_ack(RcConnection&, const Packet& ack) override {
-    if (const IntStack* s = host_->telemetry(ack)) seen.push_back(*s);
+  [[nodiscard]] const char* feedback() const override { return "int-echo"; }
+  void on_connect(CcFlow&) override {}
+  void on_ack(CcFlow&, const AckSample& ack) override {
+    if (ack.telemetry != nullptr) seen.push_back(*ack.telemetry);
   }
 };
 
@@ -175,7 +177,7 @@ TEST(HpccInt, EverySwitchEgressStampsItsStateExactly) {
   Fabric f(sim, make_chain(3, LinkSpec{rate, prop}), cfg);
   auto probe = std::make_unique<IntProbe>();
   IntProbe* p = probe.get();
-  rc_of(f).set_congestion_control(std::move(probe));
+  install_cc(f, std::move(probe));
   testing::Recorder rec;
   const uint32_t qp = rc_of(f).create_qp(0, 1, &rec, cfg.rc.data_tc);
   rc_of(f).post(qp, Opcode::kWrite, 1000, 1);
@@ -206,7 +208,7 @@ TEST(HpccInt, BottleneckReportsItsQueueAndCountersOnlyGrow) {
   Fabric f(sim, make_star(3, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   auto probe = std::make_unique<IntProbe>();
   IntProbe* p = probe.get();
-  rc_of(f).set_congestion_control(std::move(probe));
+  install_cc(f, std::move(probe));
   testing::Recorder rec;
   for (int s = 1; s <= 2; ++s) f.verbs().create_qp(s, 0, &rec, cfg.rc.data_tc).post_write(1 << 20, s);
   sim.run(Time::from_ms(5));
@@ -251,13 +253,13 @@ TEST(HpccInt, NoStackLeaksUnderLossAndIrn) {
 // A report from another port (a re-route of equal length) is a new
 // reference, not a sample: differencing two ports' counters is meaningless.
 TEST_F(HpccRule, PathChangeResetsTheReference) {
-  c.snd_nxt = 10;
+  c.nxt = 10;
   stack.hop[0].port_id = 7;
   feed(0);
   advance(0, Time::from_us(10), 1.0, 125'000);
   stack.hop[0].port_id = 8;
   stack.hop[0].tx_bytes = 0;  // the new port has sent less than the old one
-  c.snd_nxt = 20;
+  c.nxt = 20;
   feed(10);
   EXPECT_DOUBLE_EQ(cc->utilization(c.id), 0.0);
   EXPECT_DOUBLE_EQ(cc->window_bytes(c.id), kWinit);

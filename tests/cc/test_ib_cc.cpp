@@ -38,21 +38,22 @@ TEST(IbCongestionControl, CctStepsUpPerBecnAndDownPerTimer) {
   cfg.cct_step = 4;
   IbCc cc(cfg);
   cc.attach(&host);
-  RcConnection c;
+  CcFlow c;
+  c = host.flow();
   cc.on_connect(c);
   Packet becn;
   becn.flags = kCe;
   Packet plain;
-  cc.on_ack(c, plain);
+  cc.on_ack(c, host.sample(plain));
   EXPECT_EQ(cc.ccti(0), 0u);
   EXPECT_EQ(c.pace_rate.bps(), 0);
-  cc.on_ack(c, becn);
+  cc.on_ack(c, host.sample(becn));
   EXPECT_EQ(cc.ccti(0), 2u);
   EXPECT_EQ(c.pace_rate.bps(), 400'000'000'000 * 16 / (16 + 8));
   ASSERT_EQ(host.timers.size(), 1u);
   EXPECT_EQ(host.timers[0], cfg.ccti_timer);
-  cc.on_ack(c, becn);
-  cc.on_ack(c, becn);
+  cc.on_ack(c, host.sample(becn));
+  cc.on_ack(c, host.sample(becn));
   EXPECT_EQ(cc.ccti(0), 5u);  // capped at ccti_limit
   EXPECT_EQ(c.pace_rate.bps(), 400'000'000'000 * 16 / (16 + 20));
   EXPECT_EQ(host.timers.size(), 1u);  // one timer at a time

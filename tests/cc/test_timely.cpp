@@ -15,20 +15,21 @@ struct TimelyRule : ::testing::Test {
   FakeCcHost host;
   TimelyConfig cfg;
   std::unique_ptr<Timely> cc;
-  RcConnection c;
+  CcFlow c;
   Packet ack;
   void SetUp() override {
     host.t = Time::from_ms(1);  // echoed send times stay positive
     cc = std::make_unique<Timely>(cfg);
     cc->attach(&host);
+    c = host.flow();
     cc->on_connect(c);
   }
   // One ACK whose data packet left `rtt` ago, covering one 64 KB segment.
   double feed(Time rtt) {
     host.t += Time::from_us(100);
-    c.snd_una += 66;
+    c.una += 66;
     ack.sent_at = host.t - rtt;
-    cc->on_ack(c, ack);
+    cc->on_ack(c, host.sample(ack));
     return c.pace_rate.gbps();
   }
 };
@@ -72,14 +73,14 @@ TEST(Timely, EndToEndKeepsQueueingDelayBelowTHigh) {
   cfg.rc.mtu = 1000;
   cfg.sw.mmu.lossless_mask = 1u << cfg.rc.data_tc;
   Fabric f(sim, make_star(n + 1, LinkSpec{Rate::from_gbps(40), Time::from_ns(1000)}), cfg);
-  rc_of(f).set_congestion_control(std::make_unique<Timely>(TimelyConfig{}));
+  install_cc(f, std::make_unique<Timely>(TimelyConfig{}));
   testing::Recorder rec;
   for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, Time::zero(), Time::from_us(1));
   sim.run(Time::from_ms(5));
   // The senders slowed down: the queue's delay stays under T_high = 500 us.
   EXPECT_LT(q.mean() * 8 / 40e9 * 1e6, 500);
-  EXPECT_LT(rc_of(f).connection(0).pace_rate.gbps(), 40.0);
+  EXPECT_LT(rc_of(f).connection(0).cc.pace_rate.gbps(), 40.0);
   EXPECT_EQ(f.check_invariants(), "");
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cc/congestion_control.h"
+#include "net/packet.h"
 
 namespace rdmasim {
 
@@ -16,13 +17,21 @@ struct FakeCcHost : CcHost {
   std::vector<Time> timers;          // every timer asked for
   std::vector<uint32_t> timer_tags;  // and its tag
   [[nodiscard]] Time now() const override { return t; }
-  void schedule_cc_timer(RcConnection&, Time at, uint32_t tag) override {
+  void schedule_cc_timer(CcFlow&, Time at, uint32_t tag) override {
     timers.push_back(at);
     timer_tags.push_back(tag);
   }
-  [[nodiscard]] Rate line_rate(const RcConnection&) const override { return rate; }
   [[nodiscard]] int64_t mtu() const override { return mtu_bytes; }
-  [[nodiscard]] const IntStack* telemetry(const Packet&) const override { return stack; }
+  // A flow on a NIC port of `rate`.
+  [[nodiscard]] CcFlow flow() const {
+    CcFlow f;
+    f.line_rate = rate;
+    return f;
+  }
+  // What congestion control reads from `ack`, carrying `stack` as its telemetry.
+  [[nodiscard]] AckSample sample(const Packet& ack) const {
+    return AckSample{ack.psn, ack.sent_at, (ack.flags & kCe) != 0, stack};
+  }
 };
 
 }  // namespace rdmasim

@@ -244,14 +244,18 @@ TEST(RcTest, SendWithoutReceiveWqeGetsRnrNakAndRetriesAfterTheTimer) {
 class ShrinkOnAck final : public CongestionControl {
  public:
   [[nodiscard]] const char* name() const override { return "shrink-on-ack"; }
-  void on_connect(RcConnection& c) override { c.cwnd = 4; }
-  void on_ack(RcConnection& c, const Packet&) override { c.cwnd = 1; }
-  void on_send(RcConnection& c, const Packet&) override {
-    // Once the transport has taken an ACK (acked_upto > 0), the controller
-    // has closed the window to 1: this packet (snd_nxt is past it) must be alone.
-    if (c.acked_upto > 0 && c.snd_nxt - c.snd_una > 1) ++over_window;
+  void on_connect(CcFlow& c) override { c.cwnd_bytes = 4 * host_->mtu(); }
+  void on_ack(CcFlow& c, const AckSample&) override {
+    c.cwnd_bytes = host_->mtu();
+    acked = true;
+  }
+  void on_send(CcFlow& c, int64_t) override {
+    // Once an ACK has arrived the controller has closed the window to 1: this
+    // packet (nxt is past it) must be alone.
+    if (acked && c.nxt - c.una > 1) ++over_window;
     ++sent;
   }
+  bool acked = false;
   int over_window = 0;
   int sent = 0;
 };
@@ -263,7 +267,7 @@ TEST(RcTest, CongestionControlSeesAnAckBeforeTheWindowItFreesIsUsed) {
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   auto cc = std::make_unique<ShrinkOnAck>();
   const ShrinkOnAck& seen = *cc;
-  rc_of(f).set_congestion_control(std::move(cc));
+  install_cc(f, std::move(cc));
   Recorder rec;
   f.verbs().create_qp(0, 1, &rec, 3).post_write(20'000, 1);
   sim.run(Time::from_ms(1));

@@ -567,7 +567,8 @@ std::string CfgNode::str(std::string_view key, std::string def) const {
 
 namespace {
 
-std::string choice_expected(std::initializer_list<std::string_view> allowed) {
+template <typename Range>
+std::string choice_expected(const Range& allowed) {
   return "one of: " + join(allowed, ", ");
 }
 
@@ -585,6 +586,17 @@ std::string CfgNode::choice(std::string_view key, std::initializer_list<std::str
 std::string CfgNode::choice(std::string_view key, std::initializer_list<std::string_view> allowed,
                             std::string_view def) const {
   return has(key) ? choice(key, allowed) : std::string(def);
+}
+
+std::string CfgNode::choice(std::string_view key, const std::vector<std::string>& allowed,
+                            std::string_view def) const {
+  if (!has(key)) return std::string(def);
+  const std::string expected = choice_expected(allowed);
+  const Entry e = require(key, expected);
+  const std::string text = scalar_of(e, key, expected);
+  if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
+  throw error_at(e.value, key,
+                 "expected " + expected + " (got " + quote_text(text) + ")" + suggestion(text, allowed));
 }
 
 double CfgNode::fraction(std::string_view key) const {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "config/units_parse.h"
+#include "fabric/parts.h"
 #include "fabric/profiles.h"
 #include "topo/hpcc_format.h"
 
@@ -330,7 +331,12 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   }
   c.rc.irn_rto_low = f->time("irn_rto_low", c.rc.irn_rto_low);
   c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
-  c.cc = f->choice("cc", {"none", "dcqcn", "dctcp", "timely", "hpcc", "ibcc"}, c.cc);
+  c.cc = f->choice("cc", congestion_control_names(), c.cc);
+  // A parameter block of an algorithm the fabric does not run would be silently ignored.
+  for (const char* block : {"dcqcn", "dctcp", "timely", "hpcc", "ibcc"})
+    if (f->has(block) && c.cc != block)
+      throw f->error(block, std::string("has no effect: the fabric's congestion control is '") + c.cc +
+                                "' (set fabric.cc: " + block + " to use it)");
   if (c.cc == "ibcc" && !c.ib.enabled)
     throw f->error("cc",
                    "'ibcc' (InfiniBand congestion control) needs an InfiniBand profile (ib-ndr, ib-hdr)");

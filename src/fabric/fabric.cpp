@@ -176,9 +176,8 @@ void Fabric::build() {
           throw std::invalid_argument("fabric.hpcc.min_rate must be below every host link rate (" +
                                       fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
   }
-  const bool window_cc = cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0;
-  auto cc = make_congestion_control(cfg_, PartContext{cfg_.cc == "hpcc" ? cfg_.hpcc.base_rtt : Time::zero(),
-                                                      window_cc ? bdp_packets() : 0});
+  auto cc = make_congestion_control(
+      cfg_, PartContext{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); }});
   transport_->set_receiver_feedback(make_receiver_feedback(cc.get(), net_));
   transport_->set_congestion_control(std::move(cc));
 }

@@ -22,23 +22,58 @@ std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net)
   throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc)");
 }
 
+namespace {
+
+// One entry per congestion-control algorithm: its name in fabric.cc and how
+// to build it from the fabric's settings.
+struct CcEntry {
+  const char* name;
+  std::unique_ptr<CongestionControl> (*make)(const FabricConfig& cfg, const PartContext& ctx);
+};
+
+const CcEntry kCongestionControls[] = {
+    {"none",
+     [](const FabricConfig&, const PartContext&) -> std::unique_ptr<CongestionControl> { return nullptr; }},
+    {"dcqcn",
+     [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+       return std::make_unique<Dcqcn>(cfg.dcqcn);
+     }},
+    {"dctcp",
+     [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
+       DctcpConfig d = cfg.dctcp;
+       if (d.initial_window == 0) d.initial_window = ctx.bdp_packets();
+       return std::make_unique<Dctcp>(d);
+     }},
+    {"timely",
+     [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+       return std::make_unique<Timely>(cfg.timely);
+     }},
+    {"hpcc",
+     [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
+       HpccConfig h = cfg.hpcc;
+       if (h.base_rtt == Time::zero()) h.base_rtt = ctx.max_base_rtt();
+       return std::make_unique<Hpcc>(h);
+     }},
+    {"ibcc",
+     [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+       return std::make_unique<IbCc>(cfg.ibcc);
+     }},
+};
+
+}  // namespace
+
+std::vector<std::string> congestion_control_names() {
+  std::vector<std::string> names;
+  for (const CcEntry& e : kCongestionControls) names.emplace_back(e.name);
+  return names;
+}
+
 std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg, const PartContext& ctx) {
-  if (cfg.cc == "none") return nullptr;
-  if (cfg.cc == "dcqcn") return std::make_unique<Dcqcn>(cfg.dcqcn);
-  if (cfg.cc == "dctcp") {
-    DctcpConfig d = cfg.dctcp;
-    if (d.initial_window == 0) d.initial_window = ctx.bdp_packets;
-    return std::make_unique<Dctcp>(d);
-  }
-  if (cfg.cc == "timely") return std::make_unique<Timely>(cfg.timely);
-  if (cfg.cc == "hpcc") {
-    HpccConfig h = cfg.hpcc;
-    if (h.base_rtt == Time::zero()) h.base_rtt = ctx.max_base_rtt;
-    return std::make_unique<Hpcc>(h);
-  }
-  if (cfg.cc == "ibcc") return std::make_unique<IbCc>(cfg.ibcc);
-  throw std::invalid_argument("unknown congestion control '" + cfg.cc +
-                              "' (expected none, dcqcn, dctcp, timely, hpcc or ibcc)");
+  for (const CcEntry& e : kCongestionControls)
+    if (cfg.cc == e.name) return e.make(cfg, ctx);
+  std::string known;
+  for (const CcEntry& e : kCongestionControls) known += std::string(known.empty() ? "" : ", ") + e.name;
+  throw std::invalid_argument("unknown congestion control '" + cfg.cc + "' (expected " + known + ")");
 }
 
 std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl* cc, Network& net) {

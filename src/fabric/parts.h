@@ -3,8 +3,10 @@
 // congestion-control algorithm is its own folder plus one entry below.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cc/congestion_control.h"
 #include "feedback/receiver_feedback.h"
@@ -15,14 +17,18 @@ namespace rdmasim {
 struct FabricConfig;
 class Network;
 
-// What a part may need to know of the fabric it joins, computed by Fabric.
+// What a part may ask of the fabric it joins, computed on demand (a BFS over
+// the topology) so parts that need neither cost nothing.
 struct PartContext {
-  Time max_base_rtt;     // longest unloaded host-to-host RTT (HPCC's T, IRN's window)
-  uint32_t bdp_packets;  // one bandwidth-delay product of full packets at the host link rate
+  std::function<Time()> max_base_rtt;     // longest unloaded host-to-host RTT (HPCC's T)
+  std::function<uint32_t()> bdp_packets;  // one bandwidth-delay product of full packets
 };
 
 // Throws std::invalid_argument naming the known transports for an unknown name.
 [[nodiscard]] std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net);
+// The congestion-control names the registry knows ("none" first): what
+// fabric.cc accepts.
+[[nodiscard]] std::vector<std::string> congestion_control_names();
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,
                                                                          const PartContext& ctx);

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "transport/rc.h"
+#include "verbs/completion.h"
 
 namespace rdmasim::testing {
 

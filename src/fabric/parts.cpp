@@ -6,6 +6,7 @@
 #include "cc/dctcp.h"
 #include "cc/hpcc.h"
 #include "cc/ib_cc.h"
+#include "cc/newreno/newreno.h"
 #include "cc/timely.h"
 #include "fabric/fabric.h"
 #include "feedback/cnp.h"
@@ -57,6 +58,10 @@ const CcEntry kCongestionControls[] = {
     {"ibcc",
      [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
        return std::make_unique<IbCc>(cfg.ibcc);
+     }},
+    {"newreno",
+     [](const FabricConfig&, const PartContext&) -> std::unique_ptr<CongestionControl> {
+       return std::make_unique<NewReno>();
      }},
 };
 

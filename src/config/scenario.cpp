@@ -312,6 +312,11 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   c.rc.recovery = rec == "irn"         ? LossRecovery::kIrn
                   : rec == "go-back-0" ? LossRecovery::kGoBack0
                                        : LossRecovery::kGoBackN;
+  // IRN's window and timeouts mean nothing to go-back-N/0.
+  for (const char* key : {"irn_window", "irn_rto_low", "irn_rto_high"})
+    if (f->has(key) && c.rc.recovery != LossRecovery::kIrn)
+      throw f->error(key,
+                     "has no effect: fabric.recovery is '" + rec + "' (set fabric.recovery: irn to use it)");
   if (f->has("irn_window")) {
     const std::string w = f->str("irn_window");
     if (w == "auto") {

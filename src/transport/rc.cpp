@@ -109,7 +109,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
   }
 
   const Time now = net_.sim().now();
-  const bool irn_holes = cfg_.recovery == LossRecovery::kIrn && c.in_recovery;
+  const bool irn_holes = recovery_->retransmitting(c);
   if ((c.snd_nxt >= c.snd_end && !irn_holes) || c.rnr_wait_until > now) {
     c.requester_active = false;  // an RNR wait ends with on_rnr_retry()
     more = false;
@@ -126,12 +126,10 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     }
     return nullptr;
   }
-  if (cfg_.recovery == LossRecovery::kIrn && c.in_recovery) {
-    // Selective repeat: resend the next hole below the highest SACKed PSN.
-    uint64_t psn = std::max(c.retx_next, c.snd_una);
-    while (psn < c.highest_sacked && psn - c.snd_una < c.sacked.size() && c.sacked[psn - c.snd_una]) ++psn;
-    if (psn < c.highest_sacked && psn < c.snd_max) {
-      c.retx_next = psn + 1;
+  if (irn_holes) {
+    // Selective repeat: resend the next hole the strategy names.
+    const uint64_t psn = recovery_->next_retransmission(c);
+    if (psn != Recovery::kNone) {
       Packet* p = build_data(c, psn);
       ++c.ctr.retransmitted_packets;
       c.ctr.retransmitted_bytes += p->payload;
@@ -151,8 +149,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     more = false;
     return nullptr;
   }
-  if ((cfg_.irn_window != 0 && c.snd_nxt - c.snd_una >= cfg_.irn_window) ||
-      (c.cwnd_packets != 0 && c.snd_nxt - c.snd_una >= c.cwnd_packets)) {
+  if (recovery_->window_full(c) || (c.cwnd_packets != 0 && c.snd_nxt - c.snd_una >= c.cwnd_packets)) {
     c.requester_active = false;  // window full: an ACK reactivates it
     more = false;
     return nullptr;
@@ -285,130 +282,12 @@ void RcEngine::on_data(RcConnection& c, Packet* p) {
     ++c.fb.cnps_sent;
     send_control(c, PktType::kCnp, 0);
   }
-  if (cfg_.recovery == LossRecovery::kIrn) {
-    on_data_irn(c, p);
-    return;
-  }
-  if (cfg_.accept_out_of_order) {
-    on_data_reordered(c, p);
-    return;
-  }
-  if (p->psn == c.epsn) {
-    if (p->opcode == Opcode::kSend && (p->flags & kFirst) && c.counted_recv) {
-      if (c.recv_posted == 0) {
-        // Receiver not ready: refuse the SEND; the requester retries it after
-        // the RNR timer (IBTA Vol.1 §9.7.5.2.8).
-        c.rnr_outstanding = true;
-        ++c.ctr.rnr_naks_sent;
-        send_control(c, PktType::kNak, c.epsn, kRnr);
-        return;
-      }
-      --c.recv_posted;
-    }
-    ++c.epsn;
-    c.nak_outstanding = false;
-    c.rnr_outstanding = false;
-    ++c.since_ack;
-    const bool last = (p->flags & kLast) != 0;
-    if (last && c.sink != nullptr) {
-      const RcMessage& m = c.msgs[p->aux];
-      c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
-    }
-    if (last || c.since_ack >= cfg_.ack_interval) {
-      c.since_ack = 0;
-      send_control(c, PktType::kAck, c.epsn - 1);
-    }
-  } else if (p->psn > c.epsn && c.rnr_outstanding) {
-    ++c.ctr.out_of_order_discards;  // the rest of a refused SEND: drop quietly
-  } else if (p->psn > c.epsn) {
-    // One NAK per sequence error: a responder NAKs only the first
-    // out-of-sequence packet (IBTA Vol.1 §9.7.5.2.2); later losses of the
-    // retransmission are recovered by the requester's timeout.
-    ++c.ctr.out_of_order_discards;
-    if (!c.nak_outstanding) {
-      c.nak_outstanding = true;
-      ++c.ctr.naks_sent;
-      send_control(c, PktType::kNak, c.epsn);
-    }
-  } else {
-    // A duplicate: the requester went back further than needed; re-ACK so it
-    // learns where the responder is.
-    send_control(c, PktType::kAck, c.epsn - 1);
-  }
-}
-
-void RcEngine::on_data_irn(RcConnection& c, Packet* p) {
-  if (p->psn < c.epsn) {
-    send_control(c, PktType::kAck, c.epsn - 1);  // duplicate
-    return;
-  }
-  const uint64_t off = p->psn - c.epsn;
-  if (c.ooo.size() <= off) c.ooo.resize(off + 1, 0);
-  if (c.ooo[off]) return;  // already have it
-  c.ooo[off] = 1;
-  if (off != 0) {
-    // Keep it, and tell the requester exactly what arrived (IRN's NACK).
-    ++c.ctr.out_of_order_discards;  // counted as out of order, though kept
-    ++c.ctr.naks_sent;
-    send_control(c, PktType::kNak, c.epsn, kSack, static_cast<uint32_t>(p->psn - c.epsn));
-    return;
-  }
-  while (!c.ooo.empty() && c.ooo.front()) {
-    c.ooo.pop_front();
-    ++c.epsn;
-  }
-  while (c.recv_msg < c.msgs.size() && c.msgs[c.recv_msg].end_psn <= c.epsn) {
-    const RcMessage& m = c.msgs[c.recv_msg++];
-    if (c.sink != nullptr)
-      c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
-  }
-  send_control(c, PktType::kAck, c.epsn - 1);
-}
-
-void RcEngine::on_data_reordered(RcConnection& c, Packet* p) {
-  if (p->psn < c.epsn) {
-    send_control(c, PktType::kAck, c.epsn - 1);  // a duplicate (after a timeout): say where we are
-    return;
-  }
-  const uint64_t off = p->psn - c.epsn;
-  if (c.ooo.size() <= off) c.ooo.resize(off + 1, 0);
-  if (c.ooo[off]) return;
-  c.ooo[off] = 1;
-  if (off != 0) {
-    ++c.ctr.out_of_order_placed;
-    return;  // placed; the gap before it is most likely a packet on a longer path
-  }
-  while (!c.ooo.empty() && c.ooo.front()) {
-    c.ooo.pop_front();
-    ++c.epsn;
-    ++c.since_ack;
-  }
-  bool message_end = false;
-  while (c.recv_msg < c.msgs.size() && c.msgs[c.recv_msg].end_psn <= c.epsn) {
-    const RcMessage& m = c.msgs[c.recv_msg++];
-    message_end = true;
-    if (c.sink != nullptr)
-      c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
-  }
-  if (message_end || c.since_ack >= cfg_.ack_interval) {
-    c.since_ack = 0;
-    send_control(c, PktType::kAck, c.epsn - 1);
-  }
+  recovery_->on_data(c, p);
 }
 
 void RcEngine::on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn) {
   if (cumulative > 0) (void)on_ack(c, cumulative - 1);  // activated below, once the SACK is recorded
-  if (sacked_psn >= c.snd_una && sacked_psn < c.snd_max) {
-    const uint64_t off = sacked_psn - c.snd_una;
-    if (c.sacked.size() <= off) c.sacked.resize(off + 1, 0);
-    c.sacked[off] = 1;
-    c.highest_sacked = std::max(c.highest_sacked, sacked_psn + 1);
-  }
-  if (!c.in_recovery) {
-    c.in_recovery = true;
-    c.retx_next = c.snd_una;
-    c.recovery_end = c.snd_max;
-  }
+  recovery_->on_sack(c, sacked_psn);
   activate(c, 0);
 }
 
@@ -440,7 +319,7 @@ void RcEngine::on_read_response(RcConnection& c, Packet* p) {
     ++c.snd_una;
     c.rto_exp = 0;
     c.retries = 0;
-    c.rto_deadline = net_.sim().now() + rto_of(c);
+    c.rto_deadline = net_.sim().now() + recovery_->rto(c);
     const RcMessage& m = c.msgs[c.una_msg];
     if (c.snd_una == m.end_psn) {
       ++c.una_msg;
@@ -478,17 +357,11 @@ bool RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
   if (progressed) {
     c.rto_exp = 0;
     c.retries = 0;
-    c.rto_deadline = net_.sim().now() + rto_of(c);
-    if (cfg_.recovery == LossRecovery::kIrn) {
-      const uint64_t moved = c.snd_una - old_una;
-      if (moved >= c.sacked.size())
-        c.sacked.clear();
-      else
-        c.sacked.erase(c.sacked.begin(), c.sacked.begin() + static_cast<std::ptrdiff_t>(moved));
-      if (c.in_recovery && c.snd_una >= c.recovery_end) c.in_recovery = false;
-      return c.snd_nxt < c.snd_end || c.in_recovery;
-    }
-    return c.cwnd_packets != 0 && c.snd_nxt < c.snd_end;
+    c.rto_deadline = net_.sim().now() + recovery_->rto(c);
+    // Reactivate when the strategy's window or a window from congestion
+    // control held the requester back.
+    const bool held = recovery_->on_advance(c, c.snd_una - old_una);
+    return held || (c.cwnd_packets != 0 && c.snd_nxt < c.snd_end);
   }
   return false;
 }
@@ -503,12 +376,7 @@ void RcEngine::on_nak(RcConnection& c, uint64_t expected_psn) {
 }
 
 void RcEngine::go_back(RcConnection& c, uint64_t psn) {
-  if (cfg_.recovery == LossRecovery::kGoBack0) {
-    // Early NICs restart the whole message that holds the loss.
-    const size_t mi = message_of(c, psn);
-    if (mi < c.msgs.size()) psn = c.msgs[mi].first_psn;
-  }
-  c.snd_nxt = psn;
+  c.snd_nxt = recovery_->rewind_point(c, psn);
   activate(c, 0);
 }
 
@@ -527,15 +395,10 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   nics_[c.dst]->send_control(c.dst_nic_port, p);
 }
 
-Time RcEngine::rto_of(const RcConnection& c) const {
-  if (cfg_.recovery != LossRecovery::kIrn) return cfg_.rto;
-  return c.snd_max - c.snd_una <= cfg_.irn_low_packets ? cfg_.irn_rto_low : cfg_.irn_rto_high;
-}
-
 void RcEngine::arm_timer(RcConnection& c) {
   if (c.timer_armed) return;
   c.timer_armed = true;
-  c.rto_deadline = net_.sim().now() + rto_of(c) * (int64_t{1} << c.rto_exp);
+  c.rto_deadline = net_.sim().now() + recovery_->rto(c) * (int64_t{1} << c.rto_exp);
   nics_[c.src]->schedule_transport_timer(c.rto_deadline, c.id, kRtoTimer);
 }
 
@@ -581,16 +444,10 @@ void RcEngine::on_rto(RcConnection& c) {
   }
   c.read_retry_psn = ~0ull;
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
-  if (cfg_.recovery == LossRecovery::kIrn) {
-    // Everything outstanding and not SACKed is presumed lost.
-    c.in_recovery = true;
-    c.retx_next = c.snd_una;
-    c.highest_sacked = c.snd_max;
-    c.recovery_end = c.snd_max;
+  if (recovery_->on_timeout(c))
     activate(c, 0);
-  } else {
+  else
     go_back(c, c.snd_una);
-  }
   arm_timer(c);
 }
 
@@ -628,6 +485,11 @@ size_t RcEngine::telemetry_held() const {
   size_t n = 0;
   for (const RcConnection& c : conns_) n += c.fb.echo_int != 0 ? 1 : 0;
   return n;
+}
+
+void RcEngine::report_received(RcConnection& c, const RcMessage& m) {
+  if (c.sink != nullptr)
+    c.sink->on_receive(Completion{c.id, m.wr_id, m.op, m.size, m.posted, net_.sim().now()});
 }
 
 void RcEngine::complete(RcConnection& c, const RcMessage& m) {

@@ -13,6 +13,7 @@
 #include "cc/congestion_control.h"
 #include "engine/units.h"
 #include "net/packet.h"
+#include "transport/recovery/recovery.h"
 #include "transport/transport.h"
 #include "verbs/completion.h"
 
@@ -148,7 +149,7 @@ class RcEngine final : public Transport, public CcHost {
   static constexpr uint32_t kCcTimer = 2;
   static constexpr uint32_t kPaceTimer = 3;
 
-  RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg) {}
+  RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg), recovery_(make_recovery(*this, cfg_)) {}
   // Transport.
   [[nodiscard]] const char* name() const override { return "rc"; }
   void attach_nics(std::vector<Nic*> nics) override { nics_ = std::move(nics); }
@@ -184,6 +185,14 @@ class RcEngine final : public Transport, public CcHost {
   [[nodiscard]] const RcConfig& config() const { return cfg_; }
   // RC's own state, for its unit tests and RC-specific diagnostics.
   [[nodiscard]] const RcConnection& connection(QpId id) const { return conns_[id]; }
+  [[nodiscard]] const Recovery& recovery() const { return *recovery_; }
+
+  // For its recovery strategies (transport/recovery).
+  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint32_t aux = 0);
+  // The responder saw the last byte of `m` land: tell the QP's sink.
+  void report_received(RcConnection& c, const RcMessage& m);
+  // The index of the message holding `psn` (msgs.size() if none).
+  [[nodiscard]] size_t message_of(const RcConnection& c, uint64_t psn) const;
 
  private:
   void on_data(RcConnection& c, Packet* p);
@@ -197,13 +206,8 @@ class RcEngine final : public Transport, public CcHost {
   void advance_una(RcConnection& c, bool& progressed);
   void go_back(RcConnection& c, uint64_t psn);
   Packet* build_data(RcConnection& c, uint64_t psn);
-  void on_data_irn(RcConnection& c, Packet* p);
-  void on_data_reordered(RcConnection& c, Packet* p);
   void on_sack(RcConnection& c, uint64_t cumulative, uint64_t sacked_psn);
-  [[nodiscard]] size_t message_of(const RcConnection& c, uint64_t psn) const;
-  void send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t flags = 0, uint32_t aux = 0);
   void arm_timer(RcConnection& c);
-  [[nodiscard]] Time rto_of(const RcConnection& c) const;
   // `doorbell`: new work the NIC learns of (a posted WR, a READ to answer),
   // which pays its tx latency; internal wake-ups (pacing, window, retry) do not.
   void activate(RcConnection& c, int role, bool doorbell = false);
@@ -227,6 +231,7 @@ class RcEngine final : public Transport, public CcHost {
   }
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<ReceiverFeedback> feedback_ = std::make_unique<NoFeedback>();
+  std::unique_ptr<Recovery> recovery_;
   bool int_enabled_ = false;  // data packets collect INT (the CC reads it from ACKs)
   std::vector<Nic*> nics_;
   std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references

@@ -24,7 +24,9 @@ struct NewRenoRule : ::testing::Test {
   void ack(uint64_t una, uint64_t nxt) {
     f.una = una;
     f.nxt = nxt;
-    cc.on_ack(f, AckSample{una - 1});
+    AckSample a;
+    a.seq = una - 1;
+    cc.on_ack(f, a);
   }
 };
 

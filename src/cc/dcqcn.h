@@ -46,6 +46,24 @@ struct DcqcnConfig {
   // cnp_received_mlx). When false alpha decays from the QP's start, as the
   // DCQCN paper's RP runs from the first packet.
   bool start_at_first_cnp = false;
+
+  // The fabric.dcqcn keys (config/params.h).
+  template <class V>
+  void visit(V& v) {
+    v.real("g", g, 1e-6, 1.0);
+    v.time("alpha_timer", alpha_timer, true);
+    v.time("increase_timer", increase_timer, true);
+    v.size_or("byte_counter", byte_counter, "off");  // off: increases from the timer alone
+    v.flag("clamp_target_rate", clamp_target_rate);
+    v.flag("start_at_first_cnp", start_at_first_cnp);
+    v.count("fast_recovery_steps", fast_recovery_steps, 0, 1000);
+    v.rate("rate_ai", rate_ai);
+    v.rate("rate_hai", rate_hai);
+    v.rate("min_rate", min_rate);
+    v.time("cnp_interval", cnp_interval);
+    v.time("rate_decrease_interval", rate_decrease_interval);
+    v.real("initial_alpha", initial_alpha, 0.0, 1.0);
+  }
 };
 
 class Dcqcn final : public CongestionControl {

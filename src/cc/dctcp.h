@@ -16,6 +16,13 @@ struct DctcpConfig {
   double g = 1.0 / 16;          // DCTCP paper's estimation gain
   uint32_t initial_window = 0;  // packets; 0 = one BDP (set by the fabric)
   uint32_t min_window = 1;
+
+  // The fabric.dctcp keys (config/params.h).
+  template <class V>
+  void visit(V& v) {
+    v.real("g", g, 1e-6, 1.0);
+    v.count_or("initial_window", initial_window, "auto", 1, 1 << 24);
+  }
 };
 
 class Dctcp final : public CongestionControl {

@@ -33,6 +33,17 @@ struct HpccConfig {
   // INT bytes every data packet and ACK carries: that simulator's IntHeader
   // (5 hops x 8 B + 2 B).
   uint32_t int_header_bytes = 42;
+
+  // The fabric.hpcc keys (config/params.h).
+  template <class V>
+  void visit(V& v) {
+    v.real("eta", eta, 0.01, 1.0);
+    v.count("max_stage", max_stage, 0, 1000);
+    v.rate("rate_ai", rate_ai);
+    v.rate("min_rate", min_rate);
+    v.time_or("base_rtt", base_rtt, "auto");
+    v.size("int_header", int_header_bytes, 1024);
+  }
 };
 
 class Hpcc final : public CongestionControl {

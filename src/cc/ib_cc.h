@@ -6,6 +6,7 @@
 // steps it down by one every ccti_timer until ccti_min.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "cc/congestion_control.h"
@@ -24,6 +25,18 @@ struct IbCcConfig {
   // CCT entry i delays the next packet by cct_step * i sixteenths of its own
   // serialization time (a linear table; rate = line x 16 / (16 + step x i)).
   uint32_t cct_step = 1;
+
+  // The fabric.ibcc keys (config/params.h).
+  template <class V>
+  void visit(V& v) {
+    v.size("threshold", threshold_bytes, INT64_MAX, "expected a positive queue threshold, e.g. 32KiB");
+    v.count("ccti_increase", ccti_increase, 1, 255);
+    v.count("ccti_limit", ccti_limit, 0, 16383);
+    v.count("ccti_min", ccti_min, 0, 16383);
+    v.check(ccti_min <= ccti_limit, "ccti_min", "expected ccti_min <= ccti_limit");
+    v.time("ccti_timer", ccti_timer, true);
+    v.count("cct_step", cct_step, 1, 1024);
+  }
 };
 
 class IbCc final : public CongestionControl {

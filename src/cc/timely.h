@@ -23,6 +23,21 @@ struct TimelyConfig {
   int hai_after = 5;                  // N: negative gradients before hyper-additive increase
   int64_t segment_bytes = 64 * 1024;  // one rate update per this many bytes ACKed
   Rate min_rate = Rate::from_bps(10'000'000);
+
+  // The fabric.timely keys (config/params.h).
+  template <class V>
+  void visit(V& v) {
+    v.real("ewma_alpha", ewma_alpha, 0.0, 1.0);
+    v.real("beta", beta, 0.0, 1.0);
+    v.rate("delta", delta);
+    v.time("t_low", t_low);
+    v.time("t_high", t_high);
+    v.time("min_rtt", min_rtt, true);
+    v.count("hai_after", hai_after, 1, 1000);
+    v.size("segment", segment_bytes);
+    v.rate("min_rate", min_rate);
+    v.check(t_high > t_low, "t_high", "expected t_high above t_low");
+  }
 };
 
 class Timely final : public CongestionControl {

@@ -338,102 +338,15 @@ void read_fabric(const CfgNode& root, Scenario& s) {
   c.rc.irn_rto_high = f->time("irn_rto_high", c.rc.irn_rto_high);
   c.cc = f->choice("cc", congestion_control_names(), c.cc);
   // A parameter block of an algorithm the fabric does not run would be silently ignored.
-  for (const char* block : {"dcqcn", "dctcp", "timely", "hpcc", "ibcc"})
-    if (f->has(block) && c.cc != block)
-      throw f->error(block, std::string("has no effect: the fabric's congestion control is '") + c.cc +
-                                "' (set fabric.cc: " + block + " to use it)");
+  for (const std::string& name : congestion_control_names())
+    if (name != c.cc && f->has(name))
+      throw f->error(name, "has no effect: the fabric's congestion control is '" + c.cc +
+                               "' (set fabric.cc: " + name + " to use it)");
   if (c.cc == "ibcc" && !c.ib.enabled)
     throw f->error("cc",
                    "'ibcc' (InfiniBand congestion control) needs an InfiniBand profile (ib-ndr, ib-hdr)");
-  if (auto d = f->opt_child("hpcc")) {
-    HpccConfig& h = c.hpcc;
-    h.eta = d->real("eta", h.eta, 0.01, 1.0);
-    h.max_stage = static_cast<int>(d->integer("max_stage", h.max_stage, 0, 1000));
-    h.rate_ai = d->rate("rate_ai", h.rate_ai);
-    h.min_rate = d->rate("min_rate", h.min_rate);
-    if (d->has("base_rtt")) {
-      if (d->str("base_rtt") == "auto")
-        h.base_rtt = Time::zero();
-      else
-        h.base_rtt = d->time("base_rtt", h.base_rtt);
-    }
-    h.int_header_bytes = static_cast<uint32_t>(d->bytes("int_header", Bytes(h.int_header_bytes)).count());
-    if (h.int_header_bytes > 1024) throw d->error("int_header", "expected at most 1024 B");
-    d->finish();
-  }
-  if (auto d = f->opt_child("ibcc")) {
-    IbCcConfig& q = c.ibcc;
-    q.threshold_bytes =
-        static_cast<uint64_t>(d->bytes("threshold", Bytes(static_cast<int64_t>(q.threshold_bytes))).count());
-    if (q.threshold_bytes == 0)
-      throw d->error("threshold", "expected a positive queue threshold, e.g. 32KiB");
-    q.ccti_increase = static_cast<uint32_t>(d->integer("ccti_increase", q.ccti_increase, 1, 255));
-    q.ccti_limit = static_cast<uint32_t>(d->integer("ccti_limit", q.ccti_limit, 0, 16383));
-    q.ccti_min = static_cast<uint32_t>(d->integer("ccti_min", q.ccti_min, 0, 16383));
-    if (q.ccti_min > q.ccti_limit) throw d->error("ccti_min", "expected ccti_min <= ccti_limit");
-    q.ccti_timer = d->time("ccti_timer", q.ccti_timer);
-    if (q.ccti_timer <= Time::zero()) throw d->error("ccti_timer", "expected a positive time");
-    q.cct_step = static_cast<uint32_t>(d->integer("cct_step", q.cct_step, 1, 1024));
-    d->finish();
-  }
-  if (auto d = f->opt_child("timely")) {
-    TimelyConfig& t = c.timely;
-    t.ewma_alpha = d->real("ewma_alpha", t.ewma_alpha, 0.0, 1.0);
-    t.beta = d->real("beta", t.beta, 0.0, 1.0);
-    t.delta = d->rate("delta", t.delta);
-    t.t_low = d->time("t_low", t.t_low);
-    t.t_high = d->time("t_high", t.t_high);
-    t.min_rtt = d->time("min_rtt", t.min_rtt);
-    t.hai_after = static_cast<int>(d->integer("hai_after", t.hai_after, 1, 1000));
-    t.segment_bytes = d->bytes("segment", Bytes(t.segment_bytes)).count();
-    t.min_rate = d->rate("min_rate", t.min_rate);
-    if (t.t_high <= t.t_low) throw d->error("t_high", "expected t_high above t_low");
-    if (t.min_rtt <= Time::zero()) throw d->error("min_rtt", "expected a positive time");
-    d->finish();
-  }
-  if (auto d = f->opt_child("dctcp")) {
-    c.dctcp.g = d->real("g", c.dctcp.g, 1e-6, 1.0);
-    if (d->has("initial_window")) {
-      const std::string w = d->str("initial_window");
-      if (w == "auto") {
-        c.dctcp.initial_window = 0;
-      } else {
-        c.dctcp.initial_window = static_cast<uint32_t>(d->integer("initial_window", 1, 1 << 24));
-      }
-    }
-    d->finish();
-  }
-  if (auto d = f->opt_child("dcqcn")) {
-    DcqcnConfig& q = c.dcqcn;
-    q.g = d->real("g", q.g, 1e-6, 1.0);
-    q.alpha_timer = d->time("alpha_timer", q.alpha_timer);
-    q.increase_timer = d->time("increase_timer", q.increase_timer);
-    // "off": increases from the timer alone, as the HPCC simulator's DCQCN.
-    const std::string bc =
-        d->str("byte_counter", q.byte_counter == 0 ? "off" : format_bytes(Bytes(q.byte_counter)));
-    if (bc == "off") {
-      q.byte_counter = 0;
-    } else {
-      try {
-        q.byte_counter = parse_bytes(bc).count();
-      } catch (const std::invalid_argument& err) {
-        throw d->error("byte_counter",
-                       std::string("expected a size, e.g. 10MB, or off (") + err.what() + ")");
-      }
-      if (q.byte_counter <= 0) throw d->error("byte_counter", "expected a positive size, or off");
-    }
-    q.clamp_target_rate = d->boolean("clamp_target_rate", q.clamp_target_rate);
-    q.start_at_first_cnp = d->boolean("start_at_first_cnp", q.start_at_first_cnp);
-    q.fast_recovery_steps =
-        static_cast<int>(d->integer("fast_recovery_steps", q.fast_recovery_steps, 0, 1000));
-    q.rate_ai = d->rate("rate_ai", q.rate_ai);
-    q.rate_hai = d->rate("rate_hai", q.rate_hai);
-    q.min_rate = d->rate("min_rate", q.min_rate);
-    q.cnp_interval = d->time("cnp_interval", q.cnp_interval);
-    q.rate_decrease_interval = d->time("rate_decrease_interval", q.rate_decrease_interval);
-    q.initial_alpha = d->real("initial_alpha", q.initial_alpha, 0.0, 1.0);
-    if (q.alpha_timer <= Time::zero()) throw d->error("alpha_timer", "expected a positive time");
-    if (q.increase_timer <= Time::zero()) throw d->error("increase_timer", "expected a positive time");
+  if (auto d = f->opt_child(c.cc)) {
+    read_congestion_control_params(c, *d);  // the keys the algorithm declares (config/params.h)
     d->finish();
   }
   read_infiniband(*f, c, profile_name);

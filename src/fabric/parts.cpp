@@ -8,6 +8,7 @@
 #include "cc/ib_cc.h"
 #include "cc/newreno/newreno.h"
 #include "cc/timely.h"
+#include "config/params.h"
 #include "fabric/fabric.h"
 #include "feedback/cnp.h"
 #include "feedback/ecn_echo.h"
@@ -25,45 +26,72 @@ std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net)
 
 namespace {
 
-// One entry per congestion-control algorithm: its name in fabric.cc and how
-// to build it from the fabric's settings.
+// One entry per congestion-control algorithm: its name in fabric.cc, how to
+// build it from the fabric's settings, and where its parameters live in
+// FabricConfig (their keys are declared once, by the parameter struct).
 struct CcEntry {
   const char* name;
   std::unique_ptr<CongestionControl> (*make)(const FabricConfig& cfg, const PartContext& ctx);
+  void (*read)(FabricConfig& cfg, ParamReader& r) = nullptr;  // nullptr: no parameters
+  void (*echo)(const FabricConfig& cfg, ParamEcho& e) = nullptr;
+  void (*keys)(ParamKeys& k) = nullptr;
 };
+
+// The three visitors over the parameter struct at FabricConfig::*Member.
+template <auto Member>
+CcEntry with_params(const char* name,
+                    std::unique_ptr<CongestionControl> (*make)(const FabricConfig&, const PartContext&)) {
+  return CcEntry{name, make, [](FabricConfig& cfg, ParamReader& r) { (cfg.*Member).visit(r); },
+                 [](const FabricConfig& cfg, ParamEcho& e) { visit_const(cfg.*Member, e); },
+                 [](ParamKeys& k) {
+                   std::remove_reference_t<decltype(FabricConfig{}.*Member)> p{};
+                   p.visit(k);
+                 }};
+}
 
 const CcEntry kCongestionControls[] = {
     {"none",
      [](const FabricConfig&, const PartContext&) -> std::unique_ptr<CongestionControl> { return nullptr; }},
-    {"dcqcn",
-     [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
-       return std::make_unique<Dcqcn>(cfg.dcqcn);
-     }},
-    {"dctcp",
-     [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
-       DctcpConfig d = cfg.dctcp;
-       if (d.initial_window == 0) d.initial_window = ctx.bdp_packets();
-       return std::make_unique<Dctcp>(d);
-     }},
-    {"timely",
-     [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
-       return std::make_unique<Timely>(cfg.timely);
-     }},
-    {"hpcc",
-     [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
-       HpccConfig h = cfg.hpcc;
-       if (h.base_rtt == Time::zero()) h.base_rtt = ctx.max_base_rtt();
-       return std::make_unique<Hpcc>(h);
-     }},
-    {"ibcc",
-     [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
-       return std::make_unique<IbCc>(cfg.ibcc);
-     }},
+    with_params<&FabricConfig::dcqcn>(
+        "dcqcn",
+        [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+          return std::make_unique<Dcqcn>(cfg.dcqcn);
+        }),
+    with_params<&FabricConfig::dctcp>(
+        "dctcp",
+        [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
+          DctcpConfig d = cfg.dctcp;
+          if (d.initial_window == 0) d.initial_window = ctx.bdp_packets();
+          return std::make_unique<Dctcp>(d);
+        }),
+    with_params<&FabricConfig::timely>(
+        "timely",
+        [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+          return std::make_unique<Timely>(cfg.timely);
+        }),
+    with_params<&FabricConfig::hpcc>(
+        "hpcc",
+        [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
+          HpccConfig h = cfg.hpcc;
+          if (h.base_rtt == Time::zero()) h.base_rtt = ctx.max_base_rtt();
+          return std::make_unique<Hpcc>(h);
+        }),
+    with_params<&FabricConfig::ibcc>(
+        "ibcc",
+        [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+          return std::make_unique<IbCc>(cfg.ibcc);
+        }),
     {"newreno",
      [](const FabricConfig&, const PartContext&) -> std::unique_ptr<CongestionControl> {
        return std::make_unique<NewReno>();
      }},
 };
+
+const CcEntry* find_cc(const std::string& name) {
+  for (const CcEntry& e : kCongestionControls)
+    if (name == e.name) return &e;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -71,6 +99,29 @@ std::vector<std::string> congestion_control_names() {
   std::vector<std::string> names;
   for (const CcEntry& e : kCongestionControls) names.emplace_back(e.name);
   return names;
+}
+
+void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block) {
+  const CcEntry* e = find_cc(cfg.cc);
+  if (e == nullptr || e->read == nullptr) return;  // no parameters: finish() refuses every key
+  ParamReader r(block);
+  e->read(cfg, r);
+}
+
+nlohmann::ordered_json congestion_control_params_json(const FabricConfig& cfg) {
+  const CcEntry* e = find_cc(cfg.cc);
+  if (e == nullptr || e->echo == nullptr) return nullptr;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ParamEcho echo(j);
+  e->echo(cfg, echo);
+  return j;
+}
+
+std::vector<std::string> congestion_control_param_keys(const std::string& name) {
+  ParamKeys k;
+  const CcEntry* e = find_cc(name);
+  if (e != nullptr && e->keys != nullptr) e->keys(k);
+  return k.keys;
 }
 
 std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg, const PartContext& ctx) {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 namespace rdmasim {
 
 struct FabricConfig;
+class CfgNode;
 class Network;
 
 // What a part may ask of the fabric it joins, computed on demand (a BFS over
@@ -29,6 +31,13 @@ struct PartContext {
 // The congestion-control names the registry knows ("none" first): what
 // fabric.cc accepts.
 [[nodiscard]] std::vector<std::string> congestion_control_names();
+// The parameter block of congestion control `cfg.cc` (fabric.<name>), read,
+// echoed and listed from the algorithm's own declaration (config/params.h).
+// An algorithm without parameters has no block: reading one refuses every key.
+void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block);
+// The block as results.json records it; null when the algorithm has none.
+[[nodiscard]] nlohmann::ordered_json congestion_control_params_json(const FabricConfig& cfg);
+[[nodiscard]] std::vector<std::string> congestion_control_param_keys(const std::string& name);
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,
                                                                          const PartContext& ctx);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "config/units_parse.h"
+#include "fabric/parts.h"
 #include "fabric/profiles.h"
 #include "metrics/distribution.h"
 #include "report/atomic_file.h"
@@ -131,42 +132,7 @@ json scenario_json(const Scenario& s) {
       {"quanta", f.sw.pfc.quanta},
       {"refresh", f.sw.pfc.refresh_fraction}};
   fabric["cc"] = f.cc;
-  if (f.cc == "dcqcn")
-    fabric["dcqcn"] = {
-        {"g", f.dcqcn.g},
-        {"alpha_timer", format_time(f.dcqcn.alpha_timer)},
-        {"increase_timer", format_time(f.dcqcn.increase_timer)},
-        {"byte_counter",
-         f.dcqcn.byte_counter == 0 ? std::string("off") : format_bytes(Bytes(f.dcqcn.byte_counter))},
-        {"clamp_target_rate", f.dcqcn.clamp_target_rate},
-        {"start_at_first_cnp", f.dcqcn.start_at_first_cnp},
-        {"fast_recovery_steps", f.dcqcn.fast_recovery_steps},
-        {"rate_ai", format_rate(f.dcqcn.rate_ai)},
-        {"rate_hai", format_rate(f.dcqcn.rate_hai)},
-        {"min_rate", format_rate(f.dcqcn.min_rate)},
-        {"cnp_interval", format_time(f.dcqcn.cnp_interval)},
-        {"rate_decrease_interval", format_time(f.dcqcn.rate_decrease_interval)},
-        {"initial_alpha", f.dcqcn.initial_alpha}};
-  if (f.cc == "dctcp")
-    fabric["dctcp"] = {
-        {"g", f.dctcp.g},
-        {"initial_window", f.dctcp.initial_window == 0 ? nlohmann::ordered_json("auto")
-                                                       : nlohmann::ordered_json(f.dctcp.initial_window)}};
-  if (f.cc == "timely")
-    fabric["timely"] = {
-        {"ewma_alpha", f.timely.ewma_alpha},         {"beta", f.timely.beta},
-        {"delta", format_rate(f.timely.delta)},      {"t_low", format_time(f.timely.t_low)},
-        {"t_high", format_time(f.timely.t_high)},    {"min_rtt", format_time(f.timely.min_rtt)},
-        {"hai_after", f.timely.hai_after},           {"segment", format_bytes(Bytes(f.timely.segment_bytes))},
-        {"min_rate", format_rate(f.timely.min_rate)}};
-  if (f.cc == "hpcc")
-    fabric["hpcc"] = {
-        {"eta", f.hpcc.eta},
-        {"max_stage", f.hpcc.max_stage},
-        {"rate_ai", format_rate(f.hpcc.rate_ai)},
-        {"min_rate", format_rate(f.hpcc.min_rate)},
-        {"base_rtt", f.hpcc.base_rtt == Time::zero() ? std::string("auto") : format_time(f.hpcc.base_rtt)},
-        {"int_header", format_bytes(Bytes(f.hpcc.int_header_bytes))}};
+  if (auto params = congestion_control_params_json(f); !params.is_null()) fabric[f.cc] = std::move(params);
   fabric["ecn"] = {
       {"enabled", f.sw.ecn.enabled},
       {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},

@@ -567,13 +567,18 @@ std::string CfgNode::str(std::string_view key, std::string def) const {
 
 namespace {
 
-std::string choice_expected(std::initializer_list<std::string_view> allowed) {
+template <typename Range>
+std::string choice_expected(const Range& allowed) {
   return "one of: " + join(allowed, ", ");
 }
 
 }  // namespace
 
 std::string CfgNode::choice(std::string_view key, std::initializer_list<std::string_view> allowed) const {
+  return choice(key, std::vector<std::string_view>(allowed));
+}
+
+std::string CfgNode::choice(std::string_view key, const std::vector<std::string_view>& allowed) const {
   const std::string expected = choice_expected(allowed);
   const Entry e = require(key, expected);
   const std::string text = scalar_of(e, key, expected);

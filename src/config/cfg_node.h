@@ -51,6 +51,8 @@ class CfgNode {
                                    std::initializer_list<std::string_view> allowed) const;
   [[nodiscard]] std::string choice(std::string_view key, std::initializer_list<std::string_view> allowed,
                                    std::string_view def) const;
+  // The same for a set of names known only at run time (e.g. a registry's).
+  [[nodiscard]] std::string choice(std::string_view key, const std::vector<std::string_view>& allowed) const;
   // 0.3 or 30%, within [0, 1].
   [[nodiscard]] double fraction(std::string_view key) const;
   [[nodiscard]] double fraction(std::string_view key, double def) const;

@@ -181,26 +181,8 @@ json scenario_json(const Scenario& s) {
   fabric["profile_defaults"] = cites;
   json wl = json::array();
   for (const auto& w : s.workloads) {
-    json j{{"type", w.type}, {"start", format_time(w.start)}};
-    if (w.type != "cdf" && w.type != "flows-file") {
-      j["size"] = format_bytes(w.size);
-      j["op"] = w.op;
-    }
-    j["qps"] = w.qps;
-    if (w.type == "incast") {
-      j["senders"] = w.senders;
-      j["receiver"] = w.receiver;
-      j["placement"] = w.placement;
-    }
-    if (w.type == "cdf") {
-      j["cdf"] = w.file;
-      j["load"] = w.load;
-      j["window"] = format_time(w.window);
-    }
-    if (w.type == "flows-file") {
-      j["file"] = w.file;
-      j["time_offset_s"] = w.time_offset_s;
-    }
+    json j{{"type", w.type}};
+    find_workload_type(w.type)->echo(w, j);
     wl.push_back(j);
   }
   return json{{"name", s.name},   {"file", s.file},   {"seed", s.seed}, {"duration", format_time(s.duration)},
@@ -313,6 +295,17 @@ json results_json(const Experiment& e) {
                   {"timeouts", rc.timeouts},
                   {"naks", rc.naks_sent},
                   {"out_of_order_discards", rc.out_of_order_discards}};
+  // What the non-flow workloads measured (collective, training, background);
+  // absent when every workload reports through flows.
+  json measured = json::array();
+  for (const auto& w : e.workloads()) {
+    json m = json::object();
+    w->report(m);
+    measured.push_back(m);
+  }
+  bool any = false;
+  for (const auto& m : measured) any = any || !m.empty();
+  if (any) j["workload_results"] = measured;
   if (e.fabric().config().ib.enabled) {
     double wait_us = 0;
     uint64_t fcps = 0, fault = 0;
@@ -435,6 +428,7 @@ std::string summary_text(const Experiment& e) {
   s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n",
                    nw["switch_buffer_drops"].get<uint64_t>(), nw["retransmitted_packets"].get<uint64_t>(),
                    nw["timeouts"].get<uint64_t>());
+  for (const auto& w : e.workloads()) s += w->summary();
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
 }

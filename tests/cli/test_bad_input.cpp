@@ -502,9 +502,10 @@ TEST_F(CliTest, EmptyWorkloadList) {
 }
 
 TEST_F(CliTest, UnknownWorkloadTypeSuggestsNearest) {
-  expect_bad_input(run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
-                   at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
-                      "flows-file, flow (got \"incats\"); did you mean 'incast'?"));
+  expect_bad_input(
+      run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
+      at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
+         "flows-file, flow, collective, training, background (got \"incats\"); did you mean 'incast'?"));
 }
 
 // --- Other subcommands ---------------------------------------------------------------------------------

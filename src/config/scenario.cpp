@@ -60,7 +60,7 @@ void read_topology(const CfgNode& root, Scenario& s) {
   const CfgNode t = root.child("topology");
   TopologySpec& ts = s.topology;
   ts.line = t.line();
-  ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "file"});
+  ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"});
   ts.link = read_link(t, "link", s.fabric.link);
   if (ts.type == "star") {
     ts.hosts = static_cast<int>(t.integer("hosts", 2, 100000));
@@ -84,6 +84,8 @@ void read_topology(const CfgNode& root, Scenario& s) {
     ts.gpus_per_server = static_cast<int>(t.integer("gpus_per_server", 8, 1, 64));
     ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
     ts.fabric_link = read_link(t, "fabric_link", ts.link);
+  } else if (ts.type == "chain") {
+    ts.switches = static_cast<int>(t.integer("switches", 1, 0, 16));
   } else {
     ts.file = resolve_data_path(t, "file", t.str("file"));
   }
@@ -599,6 +601,8 @@ Topology build_topology(const Scenario& s) {
       t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
     else if (ts.type == "servers")
       t = make_servers(ts.servers, ts.gpus_per_server, ts.spines, ts.link, ts.fabric_link);
+    else if (ts.type == "chain")
+      t = make_chain(ts.switches, ts.link);
     else
       t = topology_from_edge_list(load_edge_list_topology(ts.file));
   } catch (const std::invalid_argument& e) {

@@ -17,7 +17,7 @@
 namespace rdmasim {
 
 struct TopologySpec {
-  std::string type = "star";  // star | dumbbell | leaf-spine | fat-tree | servers | file
+  std::string type = "star";  // star | dumbbell | leaf-spine | fat-tree | servers | chain | file
   int hosts = 2;
   int left = 1;
   int right = 1;
@@ -28,6 +28,7 @@ struct TopologySpec {
   int k = 4;
   int servers = 2;
   int gpus_per_server = 8;
+  int switches = 1;  // chain: two hosts joined through this many switches in a row
   LinkSpec link;
   LinkSpec fabric_link;
   std::string file;  // edge-list (HPCC ns-3 topology format)

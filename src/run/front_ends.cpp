@@ -159,4 +159,42 @@ TrainingResult run_training_iteration(const TrainingRunOptions& o) {
   return r;
 }
 
+Scenario perftest_scenario(const PerftestOptions& o) {
+  check_perftest_name(o.test);
+  const bool lat = is_latency_test(o.test);
+  auto p = std::make_shared<PerftestParams>();
+  p->test = o.test;
+  p->size = o.size >= 0 ? o.size : (lat ? 2 : 65536);
+  p->iters = o.iters > 0 ? o.iters : (lat ? 1000 : 5000);
+  p->tx_depth = o.tx_depth;
+  if (p->size < 1 || p->size > (int64_t{1} << 32))
+    throw std::invalid_argument("size must be between 1 and 4GiB");
+  if (o.switches < 0 || o.switches > 16) throw std::invalid_argument("switches must be between 0 and 16");
+  if (o.tx_depth < 1) throw std::invalid_argument("tx-depth must be at least 1");
+  Scenario s;
+  s.name = "perftest";
+  s.file = "<perftest>";
+  s.seed = o.seed;
+  s.duration = Time::from_s(100);
+  s.profile = o.fabric.name;
+  s.fabric = o.fabric;
+  s.topology.type = "chain";
+  s.topology.switches = o.switches;
+  s.topology.link = o.link;
+  s.output.flows_csv = s.output.ports_csv = false;
+  WorkloadSpec w;
+  w.type = "perftest";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+
+PerftestResult run_perftest(const PerftestOptions& o) {
+  Experiment e(perftest_scenario(o));
+  e.run();
+  PerftestResult r = last_of<PerftestWorkload>(e).result();
+  r.invariant_error = e.invariant_error();
+  return r;
+}
+
 }  // namespace rdmasim

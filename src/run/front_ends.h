@@ -1,6 +1,6 @@
-// nccl-tests and train as scenarios: each builds the Scenario its options
+// perftest, nccl-tests and train as scenarios: each builds the Scenario its options
 // describe (the cluster's topology, the fabric profile, a `collective` or
-// `training` workload and, when asked for, a `background` one) and runs it
+// `training` or `perftest` workload and, when asked for, a `background` one) and runs it
 // through the one runner, Experiment. A YAML scenario with the same
 // topology, fabric and workload keys therefore gives the same numbers.
 #pragma once
@@ -10,6 +10,7 @@
 #include "collective/nccl_tests.h"
 #include "config/scenario.h"
 #include "training/iteration.h"
+#include "workload/perftest.h"
 
 namespace rdmasim {
 
@@ -26,5 +27,10 @@ namespace rdmasim {
 [[nodiscard]] Scenario training_scenario(const TrainingRunOptions& o);
 // Throws std::invalid_argument for an invalid layout.
 [[nodiscard]] TrainingResult run_training_iteration(const TrainingRunOptions& o);
+
+// The scenario of one perftest: two hosts joined through o.switches switches.
+[[nodiscard]] Scenario perftest_scenario(const PerftestOptions& o);
+// Throws std::invalid_argument for an unknown test or bad option.
+[[nodiscard]] PerftestResult run_perftest(const PerftestOptions& o);
 
 }  // namespace rdmasim

@@ -8,6 +8,7 @@
 
 #include "config/shipped_path.h"
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 #include "run/thread_pool.h"
 #include "validate/dcqcn_experiment.h"
 #include "validate/hpcc_b6.h"

@@ -89,6 +89,23 @@ TEST(WorkloadScenarios, TrainingYamlGivesTheTrainIteration) {
   EXPECT_EQ(r.tp.count, 768);
 }
 
+TEST(WorkloadScenarios, PerftestYamlGivesThePerftestTable) {
+  Experiment e(load_scenario_file(shipped("perftest-write-lat-ib-ndr.yaml")));
+  e.run();
+  const auto& yaml = dynamic_cast<const PerftestWorkload&>(*e.workloads().at(0));
+  ASSERT_TRUE(yaml.finished());
+  EXPECT_EQ(e.invariant_error(), "");
+  // `rdmasim perftest write_lat --fabric ib-ndr`.
+  PerftestOptions o;
+  o.fabric = find_profile("ib-ndr").config;
+  o.link = o.fabric.link;
+  const PerftestResult cli = run_perftest(o);
+  const PerftestResult r = yaml.result();
+  ASSERT_EQ(r.latency_us.size(), 1000u);
+  EXPECT_EQ(r.latency_us, cli.latency_us);
+  EXPECT_NEAR(r.latency_us[0], 0.98, 0.005);  // tests/golden/perftest-write_lat-ib-ndr
+}
+
 TEST(WorkloadScenarios, LinkFailureInFaultsAppliesToACollective) {
   Experiment clean(load_scenario_file(shipped("nccl-allreduce-tree-ib-ndr.yaml")));
   clean.run();

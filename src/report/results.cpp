@@ -418,13 +418,19 @@ std::string summary_text(const Experiment& e) {
                    e.scenario().profile);
   s += fmt::format("simulated  {}  events {}  {}\n", j["run"]["simulated_end"].get<std::string>(),
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
-  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
-                   fl["total"].get<size_t>());
-  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
-                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
-  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
-                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
-  s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  // A run of collectives or training alone has no flows to describe.
+  const bool flow_lines =
+      !e.flows().empty() || e.workloads().empty() || e.workloads().front()->summary().empty();
+  if (flow_lines) {
+    s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
+                     fl["total"].get<size_t>());
+    s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n",
+                     fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
+                     fl["fct_ns"]["max"].get<double>() / 1e3);
+    s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                     fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+    s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  }
   s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n",
                    nw["switch_buffer_drops"].get<uint64_t>(), nw["retransmitted_packets"].get<uint64_t>(),
                    nw["timeouts"].get<uint64_t>());

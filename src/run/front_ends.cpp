@@ -78,7 +78,6 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->sharp = o.cluster.sharp;
   WorkloadSpec w;
   w.type = "collective";
-  w.qps = o.comm.qps_per_conn;
   w.params = std::move(p);
   s.workloads.push_back(std::move(w));
   return s;
@@ -137,7 +136,6 @@ Scenario training_scenario(const TrainingRunOptions& o) {
   p->run = o;
   WorkloadSpec w;
   w.type = "training";
-  w.qps = o.comm.qps_per_conn;
   w.params = std::move(p);
   s.workloads.push_back(std::move(w));
   return s;

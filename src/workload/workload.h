@@ -126,8 +126,9 @@ class Workload {
 // how an instance is made.
 struct WorkloadType {
   std::string_view name;
-  // Reads every key of the item except `type` into `spec` (the runner's
-  // caller has set spec.type and spec.line). Does not call finish().
+  // Reads every key of the item except `type` into `spec` (spec.type and
+  // spec.line are already set); the scenario loader calls finish() after it,
+  // so a key this type did not read is refused as unknown.
   void (*parse)(const CfgNode& item, const Scenario& s, WorkloadSpec& spec);
   // Checks that need the built topology; throws InputError located in `item`.
   void (*check)(const CfgNode& item, const WorkloadSpec& spec, const Topology& t, const Scenario& s);

@@ -9,6 +9,7 @@
 #include "config/error.h"
 #include "config/scenario.h"
 #include "fabric/profiles.h"
+#include "report/results.h"
 #include "run/experiment.h"
 #include "run/front_ends.h"
 #include "training/presets.h"
@@ -164,6 +165,22 @@ TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {
   EXPECT_EQ(mixed.invariant_error(), "");
   // The incast into host 1 takes its NIC, which the ring also needs.
   EXPECT_GT(collective_of(mixed).duration(), collective_of(alone).duration());
+}
+
+TEST(WorkloadScenarios, CollectiveRunReportsWhatItMeasured) {
+  Experiment e(load_scenario_file(shipped("nccl-allreduce-ring-rocev2-dcqcn-mlx.yaml")));
+  e.run();
+  const std::string text = summary_text(e);
+  EXPECT_NE(text.find("collective all_reduce ring: 2097152 B over 32 ranks in 158.26 us, algbw 13.25 GB/s, "
+                      "busbw 25.68 GB/s\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("FCT us"), std::string::npos) << text;  // no flows to describe
+  const auto j = results_json(e);
+  ASSERT_EQ(j["workload_results"].size(), 1u);
+  EXPECT_EQ(j["workload_results"][0]["busbw_GBps"].get<double>(), collective_of(e).busbw_gbps());
+  EXPECT_EQ(j["workload_results"][0]["fabric_bytes"].get<int64_t>(), 16252928);
+  EXPECT_EQ(j["scenario"]["workload"][0]["channels"], "auto");
 }
 
 TEST(WorkloadScenarios, NcclTestsSweepIsTheSameOnAnyNumberOfThreads) {

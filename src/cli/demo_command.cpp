@@ -2,13 +2,13 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
 #include "cli/commands.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "report/results.h"
 #include "run/experiment.h"
+#include "run/thread_pool.h"
 
 namespace rdmasim::cli {
 
@@ -28,34 +28,27 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
   std::vector<Cell> cells;
   for (const auto& w : workloads)
     for (const auto& p : profiles) cells.push_back(Cell{find_shipped(w), p, {}, {}, kExitOk});
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next++) < cells.size();) {
-      Cell& c = cells[i];
-      try {
-        Scenario s = load_scenario_file(c.file, {"fabric.profile=" + c.profile});
-        const std::string dir = (std::filesystem::path(out_root) / (s.name + "-" + c.profile)).string();
-        Experiment e(std::move(s));
-        e.run({}, &interrupt);
-        write_outputs(e, dir);
-        c.result = results_json(e);
-        if (!e.invariant_error().empty()) {
-          c.code = kExitInvariant;
-          c.error = e.invariant_error();
-        }
-      } catch (const InputError& err) {
-        c.code = kExitBadInput;
-        c.error = err.what();
-      } catch (const std::exception& err) {
-        c.code = kExitFailure;
-        c.error = err.what();
+  ThreadPool(jobs).for_each(cells.size(), [&](size_t i) {
+    Cell& c = cells[i];
+    try {
+      Scenario s = load_scenario_file(c.file, {"fabric.profile=" + c.profile});
+      const std::string dir = (std::filesystem::path(out_root) / (s.name + "-" + c.profile)).string();
+      Experiment e(std::move(s));
+      e.run({}, &interrupt);
+      write_outputs(e, dir);
+      c.result = results_json(e);
+      if (!e.invariant_error().empty()) {
+        c.code = kExitInvariant;
+        c.error = e.invariant_error();
       }
+    } catch (const InputError& err) {
+      c.code = kExitBadInput;
+      c.error = err.what();
+    } catch (const std::exception& err) {
+      c.code = kExitFailure;
+      c.error = err.what();
     }
-  };
-  std::vector<std::thread> pool;
-  for (int j = 1; j < std::max(1, jobs); ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  });
 
   std::printf(
       "rdmasim demo: the same workloads on lossy Ethernet, RoCEv2 (PFC + ECN + DCQCN; PFC + HPCC) and an "

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 #include "validate/validate.h"
 #include "workload/perftest.h"
 

@@ -13,6 +13,7 @@
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
+#include "run/front_ends.h"
 
 namespace rdmasim::cli {
 

@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <thread>
 
 #include "cli/commands.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "report/results.h"
 #include "run/experiment.h"
+#include "run/thread_pool.h"
 
 namespace rdmasim::cli {
 
@@ -75,16 +75,8 @@ Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
   std::vector<Outcome> outs(o.scenarios.size());
   std::mutex err_mu;
-  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(o.scenarios.size())));
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next++) < o.scenarios.size();)
-      outs[i] = run_one(o.scenarios[i], o, interrupt, err_mu);
-  };
-  std::vector<std::thread> pool;
-  for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  ThreadPool(o.jobs).for_each(o.scenarios.size(),
+                              [&](size_t i) { outs[i] = run_one(o.scenarios[i], o, interrupt, err_mu); });
   int code = kExitOk;
   for (const auto& r : outs) {
     std::fputs(r.text.c_str(), r.code == kExitOk ? stdout : stderr);

@@ -10,6 +10,7 @@
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
+#include "run/front_ends.h"
 #include "training/iteration.h"
 #include "training/presets.h"
 

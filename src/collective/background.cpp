@@ -7,15 +7,15 @@
 
 namespace rdmasim {
 
-BackgroundTraffic::BackgroundTraffic(GpuCluster& cl, const FlowSizeCdf& sizes, const BackgroundConfig& cfg)
-    : cl_(cl) {
+BackgroundTraffic::BackgroundTraffic(Simulation& sim, Fabric& fabric, int hosts, Rate nic_rate,
+                                     const FlowSizeCdf& sizes, const BackgroundConfig& cfg)
+    : fabric_(fabric) {
   if (!(cfg.load > 0 && cfg.load <= 1)) throw std::invalid_argument("background load must be in (0, 1]");
-  std::vector<int> hosts(cl.ranks());
-  std::iota(hosts.begin(), hosts.end(), 0);
-  Rng rng = cl.sim().rng("background");
-  flows_ = generate_poisson_flows(sizes, hosts, cl.config().nic_link.rate, cfg.load, cl.sim().now(),
-                                  cfg.horizon, rng);
-  for (size_t i = 0; i < flows_.size(); ++i) cl.sim().schedule(flows_[i].start, this, 0, i);
+  std::vector<int> endpoints(hosts);
+  std::iota(endpoints.begin(), endpoints.end(), 0);
+  Rng rng = sim.rng("background");
+  flows_ = generate_poisson_flows(sizes, endpoints, nic_rate, cfg.load, sim.now(), cfg.horizon, rng);
+  for (size_t i = 0; i < flows_.size(); ++i) sim.schedule(flows_[i].start, this, 0, i);
 }
 
 void BackgroundTraffic::on_event(uint32_t, uint64_t arg) {
@@ -23,7 +23,7 @@ void BackgroundTraffic::on_event(uint32_t, uint64_t arg) {
   const uint64_t key = (static_cast<uint64_t>(f.src) << 32) | static_cast<uint64_t>(f.dst);
   auto it = qps_.find(key);
   if (it == qps_.end()) {
-    it = qps_.emplace(key, cl_.fabric().verbs().create_qp(f.src, f.dst, this)).first;
+    it = qps_.emplace(key, fabric_.verbs().create_qp(f.src, f.dst, this)).first;
   }
   it->second.post_write(f.size_bytes, arg);
   ++started_;

@@ -22,9 +22,15 @@ struct BackgroundConfig {
 
 class BackgroundTraffic final : public EventHandler, public CompletionSink {
  public:
-  // Generates the flows (deterministic for the cluster's seed) and schedules
-  // their starts. Throws std::invalid_argument for a bad load.
-  BackgroundTraffic(GpuCluster& cl, const FlowSizeCdf& sizes, const BackgroundConfig& cfg);
+  // Generates flows between endpoints [0, hosts) of `fabric`, each NIC
+  // loaded to cfg.load of `nic_rate` (deterministic for the simulation's
+  // seed), and schedules their starts from now. Throws std::invalid_argument
+  // for a bad load. `sim` and `fabric` must outlive it.
+  BackgroundTraffic(Simulation& sim, Fabric& fabric, int hosts, Rate nic_rate, const FlowSizeCdf& sizes,
+                    const BackgroundConfig& cfg);
+  // Over a cluster's NICs.
+  BackgroundTraffic(GpuCluster& cl, const FlowSizeCdf& sizes, const BackgroundConfig& cfg)
+      : BackgroundTraffic(cl.sim(), cl.fabric(), cl.ranks(), cl.config().nic_link.rate, sizes, cfg) {}
 
   [[nodiscard]] size_t flows() const { return flows_.size(); }
   [[nodiscard]] size_t started() const { return started_; }
@@ -37,7 +43,7 @@ class BackgroundTraffic final : public EventHandler, public CompletionSink {
   void on_complete(const Completion& c) override;
 
  private:
-  GpuCluster& cl_;
+  Fabric& fabric_;
   std::vector<FlowSpec> flows_;
   std::unordered_map<uint64_t, QueuePair> qps_;
   size_t started_ = 0, completed_ = 0;

@@ -12,10 +12,7 @@ Topology make_cluster_topology(const ClusterConfig& c) {
   if (!(c.oversubscription >= 1.0) || c.oversubscription > 64)
     throw std::invalid_argument("oversubscription must be between 1 and 64 (1 = non-blocking, 2 = 2:1)");
   if (c.nvlink.rate.bps() <= 0) throw std::invalid_argument("nvlink rate must be positive");
-  const double per_leaf_down = (c.topology == ClusterTopology::kLeafSpine ? c.gpus_per_server : c.servers) *
-                               static_cast<double>(c.nic_link.rate.bps());
-  const int spines = std::max(
-      1, static_cast<int>(std::ceil(per_leaf_down / (c.oversubscription * c.fabric_link.rate.bps()) - 1e-9)));
+  const int spines = cluster_spines(c);
   Topology t;
   if (c.topology == ClusterTopology::kLeafSpine) {
     // make_leaf_spine numbers hosts leaf-major: leaf l = server l.
@@ -32,12 +29,34 @@ Topology make_cluster_topology(const ClusterConfig& c) {
   return t;
 }
 
+int cluster_spines(const ClusterConfig& c) {
+  const double per_leaf_down = (c.topology == ClusterTopology::kLeafSpine ? c.gpus_per_server : c.servers) *
+                               static_cast<double>(c.nic_link.rate.bps());
+  return std::max(
+      1, static_cast<int>(std::ceil(per_leaf_down / (c.oversubscription * c.fabric_link.rate.bps()) - 1e-9)));
+}
+
 GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed)
     : cfg_(c),
-      sim_(seed),
-      fabric_(std::make_unique<Fabric>(sim_, make_cluster_topology(c), fabric)),
+      own_sim_(std::make_unique<Simulation>(seed)),
+      own_fabric_(std::make_unique<Fabric>(*own_sim_, make_cluster_topology(c), fabric)),
+      sim_(own_sim_.get()),
+      fabric_(own_fabric_.get()),
       nvlink_free_(c.ranks()),
       sharp_free_(c.ranks()),
       sharp_(std::make_unique<SharpManager>(fabric_->topology(), c.sharp)) {}
+
+GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric)
+    : cfg_(c),
+      sim_(&sim),
+      fabric_(&fabric),
+      nvlink_free_(c.ranks()),
+      sharp_free_(c.ranks()),
+      sharp_(std::make_unique<SharpManager>(fabric.topology(), c.sharp)) {
+  if (fabric.topology().num_hosts() < c.ranks())
+    throw std::invalid_argument("the cluster has " + std::to_string(c.ranks()) +
+                                " GPUs but the fabric only " + std::to_string(fabric.topology().num_hosts()) +
+                                " endpoints");
+}
 
 }  // namespace rdmasim

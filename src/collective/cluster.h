@@ -48,13 +48,23 @@ struct ClusterConfig {
 
 // Throws std::invalid_argument naming the parameter when the cluster is invalid.
 [[nodiscard]] Topology make_cluster_topology(const ClusterConfig& c);
+// The spines make_cluster_topology gives the cluster: enough for the leaves'
+// downlink capacity divided by the oversubscription.
+[[nodiscard]] int cluster_spines(const ClusterConfig& c);
 
 // A simulation, its fabric and the cluster geometry: everything a
-// communicator needs. Owns the Simulation.
+// communicator needs.
 class GpuCluster {
  public:
+  // A fresh simulation and fabric of its own on make_cluster_topology(c)
+  // (unit tests and analytic checks).
   GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed);
-  [[nodiscard]] Simulation& sim() { return sim_; }
+  // The geometry over a simulation and fabric owned by someone else (a
+  // scenario run, where workloads share them): rank r is fabric endpoint r.
+  // Both must outlive the cluster. Throws std::invalid_argument when the
+  // fabric has fewer than c.ranks() endpoints.
+  GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric);
+  [[nodiscard]] Simulation& sim() { return *sim_; }
   [[nodiscard]] Fabric& fabric() { return *fabric_; }
   [[nodiscard]] const ClusterConfig& config() const { return cfg_; }
   [[nodiscard]] int ranks() const { return cfg_.ranks(); }
@@ -71,8 +81,10 @@ class GpuCluster {
 
  private:
   ClusterConfig cfg_;
-  Simulation sim_;
-  std::unique_ptr<Fabric> fabric_;
+  std::unique_ptr<Simulation> own_sim_;  // null when borrowed
+  std::unique_ptr<Fabric> own_fabric_;
+  Simulation* sim_;
+  Fabric* fabric_;
   std::vector<Time> nvlink_free_;
   std::vector<Time> sharp_free_;
   std::unique_ptr<SharpManager> sharp_;

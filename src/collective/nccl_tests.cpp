@@ -19,52 +19,6 @@ std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int6
   return sizes;
 }
 
-NcclTestsResult run_nccl_tests(const NcclTestsOptions& o) {
-  if (!algo_applies(o.type, o.algo))
-    throw std::invalid_argument(std::string("--algo ") + algo_name(o.algo) + " does not implement " +
-                                coll_name(o.type) +
-                                " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
-                                "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
-                                "sendrecv)");
-  NcclTestsResult res;
-  res.nranks = o.cluster.ranks();
-  res.channels = o.channels > 0 ? o.channels : std::max(2, o.cluster.gpus_per_server);
-  if (o.root < 0 || o.root >= res.nranks)
-    throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(res.nranks - 1));
-  const double factor = busbw_factor(o.type, res.nranks);
-  double sum = 0;
-  for (int64_t bytes : nccl_tests_sizes(o.min_bytes, o.max_bytes, o.step_factor)) {
-    GpuCluster cl(o.cluster, o.fabric, o.seed);
-    std::unique_ptr<BackgroundTraffic> bg;
-    if (o.background_cdf && o.background.load > 0)
-      bg = std::make_unique<BackgroundTraffic>(cl, *o.background_cdf, o.background);
-    Communicator comm(cl, o.comm);
-    PlanRequest r;
-    r.type = o.type;
-    r.algo = o.algo;
-    r.bytes = bytes;
-    r.channels = res.channels;
-    r.chunk = o.chunk;
-    r.root = o.root;
-    const Time t = comm.run_one(r);
-    NcclTestsRow row;
-    row.bytes = bytes;
-    row.count = bytes / 4;
-    row.time_us = t.us();
-    row.algbw = t.ps() > 0 ? static_cast<double>(bytes) / t.sec() / 1e9 : 0;
-    row.busbw = row.algbw * factor;
-    row.fabric_bytes = comm.fabric_bytes();
-    row.sharp_fallback = comm.sharp_fallback();
-    // With background flows still in flight only packet conservation, which
-    // holds at any instant, can be checked; the rest needs a quiet fabric.
-    row.invariant_error = bg ? cl.fabric().net().check_conservation() : cl.fabric().check_invariants();
-    sum += row.busbw;
-    res.rows.push_back(row);
-  }
-  res.avg_busbw = res.rows.empty() ? 0 : sum / static_cast<double>(res.rows.size());
-  return res;
-}
-
 namespace {
 bool has_redop(CollType t) {
   return t == CollType::kAllReduce || t == CollType::kReduceScatter || t == CollType::kReduce;

@@ -53,8 +53,7 @@ struct NcclTestsResult {
 
 // The sizes nccl-tests visits for -b/-e/-f. Throws std::invalid_argument.
 [[nodiscard]] std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor);
-// Runs the sweep. Throws std::invalid_argument for bad options.
-[[nodiscard]] NcclTestsResult run_nccl_tests(const NcclTestsOptions& o);
+// Running the sweep is the runner's (run/front_ends.h: run_nccl_tests).
 // The nccl-tests style table.
 [[nodiscard]] std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
 // The same as JSON (rows and settings).

@@ -575,6 +575,10 @@ std::string choice_expected(const Range& allowed) {
 }  // namespace
 
 std::string CfgNode::choice(std::string_view key, std::initializer_list<std::string_view> allowed) const {
+  return choice(key, std::vector<std::string_view>(allowed));
+}
+
+std::string CfgNode::choice(std::string_view key, const std::vector<std::string_view>& allowed) const {
   const std::string expected = choice_expected(allowed);
   const Entry e = require(key, expected);
   const std::string text = scalar_of(e, key, expected);

@@ -54,6 +54,8 @@ class CfgNode {
   // Choices known at run time (e.g. the names a registry holds).
   [[nodiscard]] std::string choice(std::string_view key, const std::vector<std::string>& allowed,
                                    std::string_view def) const;
+  // The same for a set of names known only at run time (e.g. a registry's).
+  [[nodiscard]] std::string choice(std::string_view key, const std::vector<std::string_view>& allowed) const;
   // 0.3 or 30%, within [0, 1].
   [[nodiscard]] double fraction(std::string_view key) const;
   [[nodiscard]] double fraction(std::string_view key, double def) const;

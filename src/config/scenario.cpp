@@ -23,9 +23,9 @@ LinkSpec read_link(const CfgNode& parent, std::string_view key, LinkSpec def) {
   return l;
 }
 
-// A data file named in a scenario: relative to the scenario's folder first,
-// then to the working directory.
-std::string resolve_path(const CfgNode& n, std::string_view key, const std::string& value) {
+}  // namespace
+
+std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value) {
   fs::path p(value);
   std::error_code ec;  // e.g. a name too long for the OS: not found, not an exception
   if (p.is_absolute()) {
@@ -38,6 +38,8 @@ std::string resolve_path(const CfgNode& n, std::string_view key, const std::stri
   throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
                          "' and in the working directory)");
 }
+
+namespace {
 
 // A list of traffic classes, e.g. [3, 4], as a bit mask.
 uint8_t read_tc_list(const CfgNode& parent, std::string_view key) {
@@ -59,7 +61,7 @@ void read_topology(const CfgNode& root, Scenario& s) {
   const CfgNode t = root.child("topology");
   TopologySpec& ts = s.topology;
   ts.line = t.line();
-  ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "file"});
+  ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"});
   ts.link = read_link(t, "link", s.fabric.link);
   if (ts.type == "star") {
     ts.hosts = static_cast<int>(t.integer("hosts", 2, 100000));
@@ -83,8 +85,10 @@ void read_topology(const CfgNode& root, Scenario& s) {
     ts.gpus_per_server = static_cast<int>(t.integer("gpus_per_server", 8, 1, 64));
     ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
     ts.fabric_link = read_link(t, "fabric_link", ts.link);
+  } else if (ts.type == "chain") {
+    ts.switches = static_cast<int>(t.integer("switches", 1, 0, 16));
   } else {
-    ts.file = resolve_path(t, "file", t.str("file"));
+    ts.file = resolve_data_path(t, "file", t.str("file"));
   }
   // Refuse sizes that would exhaust memory before a single event runs.
   constexpr int64_t kMaxHosts = 131072;
@@ -395,33 +399,8 @@ void read_workloads(const CfgNode& root, Scenario& s) {
   for (const CfgNode& w : items) {
     WorkloadSpec ws;
     ws.line = w.line();
-    ws.type = w.choice("type", {"incast", "permutation", "all-to-all", "cdf", "flows-file", "flow"});
-    ws.start = w.time("start", Time::zero());
-    ws.qps = static_cast<int>(w.integer("qps", 1, 1, 256));
-    if (ws.type != "cdf" && ws.type != "flows-file") {
-      ws.size = w.bytes("size");
-      if (ws.size.count() < 1) throw w.error("size", "expected a message size of at least 1B");
-      ws.op = w.choice("op", {"write", "read", "send"}, "write");
-    }
-    if (ws.type == "incast") {
-      ws.senders = static_cast<int>(w.integer("senders", 1, 1 << 20));
-      ws.receiver = static_cast<int>(w.integer("receiver", 0, 0, 1 << 20));
-      ws.placement = w.choice("placement", {"random", "sequential"}, "random");
-    } else if (ws.type == "cdf") {
-      ws.file = resolve_path(w, "cdf", w.str("cdf"));
-      ws.load = w.fraction("load");
-      if (!(ws.load > 0.0 && ws.load <= 1.0))
-        throw w.error("load", "expected a load in (0, 1], e.g. 0.3 or 30%");
-      ws.window = w.time("window");
-      if (ws.window <= Time::zero()) throw w.error("window", "expected a positive arrival window");
-    } else if (ws.type == "flow") {
-      ws.src = static_cast<int>(w.integer("src", 0, 1 << 20));
-      ws.dst = static_cast<int>(w.integer("dst", 0, 1 << 20));
-      if (ws.dst == ws.src) throw w.error("dst", "expected a host other than src");
-    } else if (ws.type == "flows-file") {
-      ws.file = resolve_path(w, "file", w.str("file"));
-      ws.time_offset_s = w.time("time_offset", Time::zero()).sec();
-    }
+    ws.type = w.choice("type", workload_type_names());
+    find_workload_type(ws.type)->parse(w, s, ws);
     w.finish();
     s.workloads.push_back(ws);
   }
@@ -500,24 +479,8 @@ Scenario load_scenario(const CfgNode& root) {
     }
   }
   const auto items = root.list("workload");
-  for (size_t i = 0; i < s.workloads.size(); ++i) {
-    const auto& w = s.workloads[i];
-    if ((w.type == "permutation" || w.type == "all-to-all") && t.num_hosts() < 2)
-      throw items[i].error("type", "expected a topology with at least 2 hosts for " + w.type);
-    if (w.type == "flow") {
-      for (const auto& [key, host] : {std::pair{"src", w.src}, std::pair{"dst", w.dst}})
-        if (host >= t.num_hosts())
-          throw items[i].error(key, "expected a host index below " + std::to_string(t.num_hosts()));
-    }
-    if (w.type == "incast") {
-      if (w.receiver >= t.num_hosts())
-        throw items[i].error("receiver", "expected a host index below " + std::to_string(t.num_hosts()));
-      if (w.senders > t.num_hosts() - 1)
-        throw items[i].error("senders", "expected at most " + std::to_string(t.num_hosts() - 1) +
-                                            " senders (the topology has " + std::to_string(t.num_hosts()) +
-                                            " hosts)");
-    }
-  }
+  for (size_t i = 0; i < s.workloads.size(); ++i)
+    find_workload_type(s.workloads[i].type)->check(items[i], s.workloads[i], t, s);
   return s;
 }
 
@@ -562,6 +525,8 @@ Topology build_topology(const Scenario& s) {
       t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
     else if (ts.type == "servers")
       t = make_servers(ts.servers, ts.gpus_per_server, ts.spines, ts.link, ts.fabric_link);
+    else if (ts.type == "chain")
+      t = make_chain(ts.switches, ts.link);
     else
       t = topology_from_edge_list(load_edge_list_topology(ts.file));
   } catch (const std::invalid_argument& e) {

@@ -12,11 +12,12 @@
 #include "engine/units.h"
 #include "fabric/fabric.h"
 #include "topo/topology.h"
+#include "workload/workload.h"
 
 namespace rdmasim {
 
 struct TopologySpec {
-  std::string type = "star";  // star | dumbbell | leaf-spine | fat-tree | servers | file
+  std::string type = "star";  // star | dumbbell | leaf-spine | fat-tree | servers | chain | file
   int hosts = 2;
   int left = 1;
   int right = 1;
@@ -27,27 +28,10 @@ struct TopologySpec {
   int k = 4;
   int servers = 2;
   int gpus_per_server = 8;
+  int switches = 1;  // chain: two hosts joined through this many switches in a row
   LinkSpec link;
   LinkSpec fabric_link;
   std::string file;  // edge-list (HPCC ns-3 topology format)
-  int line = 0;
-};
-
-struct WorkloadSpec {
-  std::string type;  // incast | permutation | all-to-all | cdf | flows-file | flow
-  Bytes size;
-  Time start;
-  int senders = 0;
-  int receiver = 0;
-  int src = 0;  // flow: one flow between two host indices
-  int dst = 0;
-  std::string placement = "random";  // incast senders: random | sequential
-  std::string file;                  // cdf: distribution; flows-file: flow list
-  double load = 0.0;
-  Time window;                 // cdf: arrival window
-  double time_offset_s = 0.0;  // flows-file: subtract from start times
-  std::string op = "write";    // write | read | send
-  int qps = 1;                 // QPs per flow: the message is striped over them
   int line = 0;
 };
 
@@ -89,6 +73,10 @@ struct Scenario {
 [[nodiscard]] Scenario load_scenario_text(const std::string& text, const std::string& pseudo_file,
                                           const std::vector<std::string>& overrides = {});
 [[nodiscard]] Scenario load_scenario(const CfgNode& root);
+
+// A data file named at `key` of `n` (value `value`): relative to the
+// scenario's folder first, then to the working directory. Throws InputError.
+[[nodiscard]] std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value);
 
 // Builds the topology a scenario describes. Throws InputError (located at the
 // topology section) when it cannot be built or is not connected.

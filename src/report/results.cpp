@@ -147,26 +147,8 @@ json scenario_json(const Scenario& s) {
   fabric["profile_defaults"] = cites;
   json wl = json::array();
   for (const auto& w : s.workloads) {
-    json j{{"type", w.type}, {"start", format_time(w.start)}};
-    if (w.type != "cdf" && w.type != "flows-file") {
-      j["size"] = format_bytes(w.size);
-      j["op"] = w.op;
-    }
-    j["qps"] = w.qps;
-    if (w.type == "incast") {
-      j["senders"] = w.senders;
-      j["receiver"] = w.receiver;
-      j["placement"] = w.placement;
-    }
-    if (w.type == "cdf") {
-      j["cdf"] = w.file;
-      j["load"] = w.load;
-      j["window"] = format_time(w.window);
-    }
-    if (w.type == "flows-file") {
-      j["file"] = w.file;
-      j["time_offset_s"] = w.time_offset_s;
-    }
+    json j{{"type", w.type}};
+    find_workload_type(w.type)->echo(w, j);
     wl.push_back(j);
   }
   return json{{"name", s.name},   {"file", s.file},   {"seed", s.seed}, {"duration", format_time(s.duration)},
@@ -279,6 +261,17 @@ json results_json(const Experiment& e) {
                   {"timeouts", rc.timeouts},
                   {"naks", rc.naks_sent},
                   {"out_of_order_discards", rc.out_of_order_discards}};
+  // What the non-flow workloads measured (collective, training, background);
+  // absent when every workload reports through flows.
+  json measured = json::array();
+  for (const auto& w : e.workloads()) {
+    json m = json::object();
+    w->report(m);
+    measured.push_back(m);
+  }
+  bool any = false;
+  for (const auto& m : measured) any = any || !m.empty();
+  if (any) j["workload_results"] = measured;
   if (e.fabric().config().ib.enabled) {
     double wait_us = 0;
     uint64_t fcps = 0, fault = 0;
@@ -391,16 +384,23 @@ std::string summary_text(const Experiment& e) {
                    e.scenario().profile);
   s += fmt::format("simulated  {}  events {}  {}\n", j["run"]["simulated_end"].get<std::string>(),
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
-  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
-                   fl["total"].get<size_t>());
-  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
-                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
-  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
-                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
-  s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  // A run of collectives or training alone has no flows to describe.
+  const bool flow_lines =
+      !e.flows().empty() || e.workloads().empty() || e.workloads().front()->summary().empty();
+  if (flow_lines) {
+    s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
+                     fl["total"].get<size_t>());
+    s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n",
+                     fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
+                     fl["fct_ns"]["max"].get<double>() / 1e3);
+    s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                     fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+    s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  }
   s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n",
                    nw["switch_buffer_drops"].get<uint64_t>(), nw["retransmitted_packets"].get<uint64_t>(),
                    nw["timeouts"].get<uint64_t>());
+  for (const auto& w : e.workloads()) s += w->summary();
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
 }

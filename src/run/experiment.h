@@ -1,6 +1,8 @@
-// One run of one scenario: builds the simulation, the fabric and the
-// workloads, runs to completion or to the scenario's duration, and keeps what
-// the reports need. Independent Experiments share nothing.
+// The runner: one run of one scenario. Builds the one Simulation and Fabric,
+// schedules the faults, makes every workload of the list through the registry
+// (workload/workload.h) on that fabric, runs until all are done or the
+// scenario's duration, checks the invariants once, and keeps what the reports
+// need. Independent Experiments share nothing, so they may run on any thread.
 #pragma once
 
 #include <atomic>
@@ -13,24 +15,9 @@
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "metrics/timeseries.h"
-#include "workload/flow_spec.h"
+#include "workload/workload.h"
 
 namespace rdmasim {
-
-struct FlowRecord {
-  FlowSpec spec;
-  Opcode op = Opcode::kWrite;
-  uint16_t workload = 0;
-  QpId conn = 0;     // the first of its QPs (they are consecutive ids)
-  uint16_t qps = 1;  // QPs the flow is striped over (as NCCL does)
-  uint16_t parts_left = 0;
-  bool started = false;
-  Time end = Time::never();  // never: unfinished
-  Time ideal;
-  int links = 0;
-  [[nodiscard]] bool finished() const { return end != Time::never(); }
-  [[nodiscard]] Time fct() const { return end - spec.start; }
-};
 
 class Experiment final : public EventHandler, public CompletionSink {
  public:
@@ -49,6 +36,10 @@ class Experiment final : public EventHandler, public CompletionSink {
   [[nodiscard]] const Simulation& sim() const { return sim_; }
   [[nodiscard]] const Fabric& fabric() const { return *fabric_; }
   [[nodiscard]] const std::vector<FlowRecord>& flows() const { return flows_; }
+  // One per item of the scenario's workload list, in order.
+  [[nodiscard]] const std::vector<std::unique_ptr<Workload>>& workloads() const { return workloads_; }
+  // Every flow completed and every workload finished.
+  [[nodiscard]] bool all_done() const;
   [[nodiscard]] size_t completed() const { return completed_; }
   [[nodiscard]] bool interrupted() const { return interrupted_; }
   [[nodiscard]] const std::string& invariant_error() const { return invariant_error_; }
@@ -61,12 +52,15 @@ class Experiment final : public EventHandler, public CompletionSink {
 
  private:
   void start_flow(size_t i);
+  [[nodiscard]] WorkloadContext context(size_t i);
 
   Scenario s_;
   Simulation sim_;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<QueueTimeseries> timeseries_;
-  std::vector<FlowRecord> flows_;  // sorted by start time
+  std::vector<std::unique_ptr<Workload>> workloads_;
+  std::vector<FlowRecord> flows_;  // of every flow-style workload, sorted by start time
+  Time poll_interval_;             // the shortest a workload asked for; zero: none
   size_t completed_ = 0;
   bool interrupted_ = false;
   std::string invariant_error_;

@@ -53,30 +53,22 @@ CommShape shape_of(const GpuCluster& cl, const std::vector<int>& ranks) {
   return CommShape{static_cast<int>(per_server.size()), k};
 }
 
-class Trainer final : public EventHandler, public CollectiveListener {
+}  // namespace
+
+class TrainingIteration::Trainer final : public EventHandler, public CollectiveListener {
  public:
-  explicit Trainer(const TrainingRunOptions& o) : o_(o), t_(o.train), par_(o.train.par) {
-    const int G = o.cluster.gpus_per_server;
-    validate_training(t_, G);
-    ClusterConfig cc = o.cluster;
-    cc.servers = (par_.gpus() + G - 1) / G;
-    cl_ = std::make_unique<GpuCluster>(cc, o.fabric, o.seed);
-    if (o.background_cdf && o.background.load > 0)
-      background_ = std::make_unique<BackgroundTraffic>(*cl_, *o.background_cdf, o.background);
+  Trainer(GpuCluster& cl, const TrainingRunOptions& o) : o_(o), t_(o.train), par_(o.train.par), cl_(&cl) {
+    validate_training(t_, cl.gpus_per_server());
     build_sets();
     build_schedules();
   }
 
-  TrainingResult run() {
+  void start() {
     for (int p = 0; p < par_.pp; ++p) advance(p);
-    Simulation& sim = cl_->sim();
-    while (!finished()) {
-      if (sim.pending_events() == 0)
-        throw std::logic_error("training iteration stalled (simulation drained)");
-      sim.run(sim.now() + Time::from_us(50));
-    }
-    return summarize();
   }
+
+  // finished() and summarize() below are its public face too.
+  friend class TrainingIteration;
 
   void on_event(uint32_t kind, uint64_t arg) override {
     (void)kind;
@@ -341,6 +333,7 @@ class Trainer final : public EventHandler, public CollectiveListener {
   }
 
   bool finished() const {
+    if (stages_.empty()) return false;  // not started
     if (dp_outstanding_ > 0) return false;
     for (const auto& s : stages_)
       if (s.done == Time::never()) return false;
@@ -399,24 +392,13 @@ class Trainer final : public EventHandler, public CollectiveListener {
     r.dp = dp_;
     r.pp = pp_;
     r.trace = std::move(trace_);
-    if (background_) {
-      r.background_flows = background_->started();
-      r.background_completed = background_->completed();
-      r.background_mean_fct = background_->mean_fct();
-      // Background flows may still be in flight: only packet conservation,
-      // which holds at any instant, can be checked.
-      r.invariant_error = cl_->fabric().net().check_conservation();
-    } else {
-      r.invariant_error = cl_->fabric().check_invariants();  // only once the fabric has drained
-    }
     return r;
   }
 
   const TrainingRunOptions& o_;
   const TrainingConfig& t_;
   const ParallelConfig& par_;
-  std::unique_ptr<GpuCluster> cl_;
-  std::unique_ptr<BackgroundTraffic> background_;
+  GpuCluster* cl_;
   std::deque<CommSet> sets_;  // stable addresses; CommSet is move-only
   std::vector<int> tp_set_, dp_set_, ep_set_, pp_fwd_set_, pp_bwd_set_;
   std::vector<Stage> stages_;
@@ -426,6 +408,8 @@ class Trainer final : public EventHandler, public CollectiveListener {
   std::vector<TraceEvent> trace_;
   CollStats tp_, moe_, dp_, pp_;
 };
+
+namespace {
 
 std::string json_escape(const std::string& s) {
   std::string o;
@@ -438,10 +422,12 @@ std::string json_escape(const std::string& s) {
 
 }  // namespace
 
-TrainingResult run_training_iteration(const TrainingRunOptions& o) {
-  Trainer t(o);
-  return t.run();
-}
+TrainingIteration::TrainingIteration(GpuCluster& cl, const TrainingRunOptions& o)
+    : trainer_(std::make_unique<Trainer>(cl, o)) {}
+TrainingIteration::~TrainingIteration() = default;
+void TrainingIteration::start() { trainer_->start(); }
+bool TrainingIteration::finished() const { return trainer_->finished(); }
+TrainingResult TrainingIteration::summarize() { return trainer_->summarize(); }
 
 std::string chrome_trace_json(const TrainingResult& r, const TrainingRunOptions& o) {
   std::string s = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";

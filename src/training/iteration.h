@@ -65,8 +65,27 @@ struct TrainingRunOptions {
   BackgroundConfig background;
 };
 
-// Throws std::invalid_argument for an invalid layout.
-[[nodiscard]] TrainingResult run_training_iteration(const TrainingRunOptions& o);
+// One iteration over a cluster someone else drives (the runner: see
+// training/training_workload.h). Uses o.train, o.comm, o.channels and
+// o.dp_algo; the cluster, fabric, seed and background of `o` are the
+// caller's business. The result's background fields and invariant_error are
+// left empty: the runner owns those. `cl` and `o` must outlive it.
+class TrainingIteration {
+ public:
+  // Builds the communicators and schedules. Throws std::invalid_argument for
+  // an invalid layout.
+  TrainingIteration(GpuCluster& cl, const TrainingRunOptions& o);
+  ~TrainingIteration();
+  // Starts every pipeline stage now.
+  void start();
+  [[nodiscard]] bool finished() const;
+  // Once finished(); moves the trace out, so call it once.
+  [[nodiscard]] TrainingResult summarize();
+
+ private:
+  class Trainer;
+  std::unique_ptr<Trainer> trainer_;
+};
 
 // Chrome trace-event JSON (loads in Perfetto / chrome://tracing).
 [[nodiscard]] std::string chrome_trace_json(const TrainingResult& r, const TrainingRunOptions& o);

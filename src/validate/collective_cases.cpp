@@ -6,6 +6,7 @@
 #include "collective/alpha_beta.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 #include "validate/validate.h"
 
 namespace rdmasim {

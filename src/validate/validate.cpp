@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <future>
 
 #include "config/shipped_path.h"
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
+#include "run/thread_pool.h"
 #include "validate/dcqcn_experiment.h"
 #include "validate/hpcc_b6.h"
 #include "validate/ib_experiments.h"
@@ -167,19 +168,19 @@ void hpcc_cases(std::vector<ValidationResult>& out, bool full) {
   struct Job {
     int load;
     const char* cc;
-    std::future<B6Run> run;
+    B6Run run;
   };
   std::vector<Job> jobs;
   for (const int load : {30, 50})
-    for (const char* cc : kCcs)
-      jobs.push_back({load, cc, std::async(std::launch::async, [=] {
-                        return run_b6(cc, load, full, b6_default_seeds(full));
-                      })});
+    for (const char* cc : kCcs) jobs.push_back({load, cc, {}});
+  ThreadPool(ThreadPool::hardware()).for_each(jobs.size(), [&](size_t i) {
+    jobs[i].run = run_b6(jobs[i].cc, jobs[i].load, full, b6_default_seeds(full));
+  });
   for (size_t i = 0; i < jobs.size(); i += 3) {
     B6Run r[3];
     for (size_t k = 0; k < 3; ++k) {
       const Job& j = jobs[i + k];
-      r[k] = jobs[i + k].run.get();
+      r[k] = j.run;
       const double pub = b6_published(j.cc, j.load);
       out.push_back({"B.6", fmt::format("WebSearch {}% {}, {}: p95 slowdown <10KB", j.load, j.cc, where),
                      fmt::format("{:.2f} (n={})", r[k].p95_short, r[k].short_flows),
@@ -203,10 +204,14 @@ void hpcc_cases(std::vector<ValidationResult>& out, bool full) {
 // 2018 report IRN without PFC at least as good as RoCE with it).
 void irn_cases(std::vector<ValidationResult>& out) {
   const std::string buffer = "topology.switch.buffer=4MB";
-  auto gbn = std::async(std::launch::async, [&] { return run_b6("dcqcn", 50, false, 1, {buffer}); });
-  const B6Run irn =
-      run_b6("dcqcn", 50, false, 1, {buffer, "fabric.recovery=irn", "fabric.pfc.enabled=false"});
-  const B6Run g = gbn.get();
+  B6Run runs[2];
+  ThreadPool(ThreadPool::hardware()).for_each(2, [&](size_t i) {
+    runs[i] =
+        i == 0 ? run_b6("dcqcn", 50, false, 1, {buffer})
+               : run_b6("dcqcn", 50, false, 1, {buffer, "fabric.recovery=irn", "fabric.pfc.enabled=false"});
+  });
+  const B6Run& g = runs[0];
+  const B6Run& irn = runs[1];
   out.push_back({"B.7", "WebSearch 50%, DCQCN, 4MB: go-back-N + PFC, p99 slowdown",
                  fmt::format("{:.2f}, {} XOFF", g.p99_all, g.pfc_xoff), "reported; 0 drops",
                  g.drops == 0 && g.invariants.empty()});

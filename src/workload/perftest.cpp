@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
+#include "config/cfg_node.h"
+#include "config/scenario.h"
+#include "config/units_parse.h"
 #include "engine/simulation.h"
 #include "metrics/distribution.h"
 #include "verbs/verbs.h"
@@ -18,17 +22,31 @@ Opcode op_of(const std::string& test) {
   return Opcode::kWrite;
 }
 
-// Ping-pong (write/send) or back-to-back (read) latency loop.
-class LatencyLoop : public CompletionSink {
+}  // namespace
+
+// What a perftest loop measures, whichever kind it is.
+class PerftestWorkload::Loop : public CompletionSink {
  public:
-  LatencyLoop(Fabric& f, Opcode op, int64_t size, int iters)
+  virtual void start() = 0;
+  [[nodiscard]] virtual bool done() const = 0;
+  virtual void fill(PerftestResult& r, int tx_depth) const = 0;
+};
+
+namespace {
+
+// Ping-pong (write/send) or back-to-back (read) latency loop.
+class LatencyLoop final : public PerftestWorkload::Loop {
+ public:
+  LatencyLoop(Fabric& f, Opcode op, int64_t size, int iters, int src, int dst)
       : f_(f),
         op_(op),
         size_(size),
         iters_(iters),
-        ab_(f.verbs().create_qp(0, 1, this)),
-        ba_(f.verbs().create_qp(1, 0, this)) {}
-  void start() { issue(); }
+        ab_(f.verbs().create_qp(src, dst, this)),
+        ba_(f.verbs().create_qp(dst, src, this)) {}
+  void start() override { issue(); }
+  [[nodiscard]] bool done() const override { return done_ >= iters_; }
+  void fill(PerftestResult& r, int) const override { r.latency_us = samples_; }
   void on_complete(const Completion& c) override {
     if (op_ != Opcode::kRead) return;
     samples_.push_back((c.completed - started_).us());
@@ -60,13 +78,29 @@ class LatencyLoop : public CompletionSink {
 };
 
 // Keeps tx_depth messages outstanding until `iters` have completed.
-class BandwidthLoop : public CompletionSink {
+class BandwidthLoop final : public PerftestWorkload::Loop {
  public:
-  BandwidthLoop(Fabric& f, Opcode op, int64_t size, int iters, int depth)
-      : f_(f), op_(op), size_(size), iters_(iters), depth_(depth), qp_(f.verbs().create_qp(0, 1, this)) {}
-  void start() {
+  BandwidthLoop(Fabric& f, Opcode op, int64_t size, int iters, int depth, int src, int dst)
+      : f_(f), op_(op), size_(size), iters_(iters), depth_(depth), qp_(f.verbs().create_qp(src, dst, this)) {}
+  void start() override {
     first_ = f_.sim().now();
     while (posted_ < iters_ && posted_ < depth_) post();
+  }
+  [[nodiscard]] bool done() const override { return done_ >= iters_; }
+  void fill(PerftestResult& r, int tx_depth) const override {
+    const double secs = (last_ - first_).sec();
+    const double bytes = static_cast<double>(r.size) * done_;
+    r.bw_avg_mb_s = secs > 0 ? bytes / secs / 1048576.0 : 0;
+    r.gbps = secs > 0 ? bytes * 8 / secs / 1e9 : 0;
+    r.msg_rate_mpps = secs > 0 ? done_ / secs / 1e6 : 0;
+    // Peak: the best rate over any window of tx_depth consecutive completions.
+    const auto& c = completions_;
+    const size_t w = std::min<size_t>(static_cast<size_t>(tx_depth), !c.empty() ? c.size() - 1 : 0);
+    for (size_t i = w; i < c.size() && w > 0; ++i) {
+      const double s = (c[i] - c[i - w]).sec();
+      if (s > 0) r.bw_peak_mb_s = std::max(r.bw_peak_mb_s, static_cast<double>(r.size) * w / s / 1048576.0);
+    }
+    if (r.bw_peak_mb_s == 0) r.bw_peak_mb_s = r.bw_avg_mb_s;
   }
   void on_complete(const Completion& c) override {
     ++done_;
@@ -93,48 +127,113 @@ class BandwidthLoop : public CompletionSink {
 
 bool is_latency_test(const std::string& test) { return test.ends_with("_lat"); }
 
-PerftestResult run_perftest(const PerftestOptions& o) {
+void check_perftest_name(const std::string& test) {
   static const char* kTests[] = {"write_lat", "send_lat", "read_lat", "write_bw", "send_bw", "read_bw"};
-  if (std::find(std::begin(kTests), std::end(kTests), o.test) == std::end(kTests))
-    throw std::invalid_argument("unknown perftest '" + o.test +
+  if (std::find(std::begin(kTests), std::end(kTests), test) == std::end(kTests))
+    throw std::invalid_argument("unknown perftest '" + test +
                                 "' (expected write_lat, send_lat, read_lat, write_bw, send_bw or read_bw)");
-  const bool lat = is_latency_test(o.test);
+}
+
+PerftestWorkload::PerftestWorkload(const WorkloadSpec& spec)
+    : p_(static_cast<const PerftestParams&>(*spec.params)) {}
+
+PerftestWorkload::~PerftestWorkload() = default;
+
+void PerftestWorkload::setup(WorkloadContext& ctx) {
+  const Opcode op = op_of(p_.test);
+  if (is_latency_test(p_.test))
+    loop_ = std::make_unique<LatencyLoop>(ctx.fabric, op, p_.size, p_.iters, p_.src, p_.dst);
+  else
+    loop_ = std::make_unique<BandwidthLoop>(ctx.fabric, op, p_.size, p_.iters, p_.tx_depth, p_.src, p_.dst);
+}
+
+void PerftestWorkload::start(WorkloadContext&) { loop_->start(); }
+
+bool PerftestWorkload::finished() const { return loop_->done(); }
+
+PerftestResult PerftestWorkload::result() const {
   PerftestResult r;
-  r.test = o.test;
-  r.size = o.size >= 0 ? o.size : (lat ? 2 : 65536);
-  r.iters = o.iters > 0 ? o.iters : (lat ? 1000 : 5000);
-  if (r.size < 1 || r.size > (int64_t{1} << 32))
-    throw std::invalid_argument("size must be between 1 and 4GiB");
-  if (o.switches < 0 || o.switches > 16) throw std::invalid_argument("switches must be between 0 and 16");
-  if (o.tx_depth < 1) throw std::invalid_argument("tx-depth must be at least 1");
-  Simulation sim(o.seed);
-  Fabric f(sim, make_chain(o.switches, o.link), o.fabric);
-  const Opcode op = op_of(o.test);
-  if (lat) {
-    LatencyLoop loop(f, op, r.size, r.iters);
-    loop.start();
-    sim.run(Time::from_s(100));
-    r.latency_us = loop.samples_;
-  } else {
-    BandwidthLoop loop(f, op, r.size, r.iters, o.tx_depth);
-    loop.start();
-    sim.run(Time::from_s(100));
-    const double secs = (loop.last_ - loop.first_).sec();
-    const double bytes = static_cast<double>(r.size) * loop.done_;
-    r.bw_avg_mb_s = secs > 0 ? bytes / secs / 1048576.0 : 0;
-    r.gbps = secs > 0 ? bytes * 8 / secs / 1e9 : 0;
-    r.msg_rate_mpps = secs > 0 ? loop.done_ / secs / 1e6 : 0;
-    // Peak: the best rate over any window of tx_depth consecutive completions.
-    const auto& c = loop.completions_;
-    const size_t w = std::min<size_t>(static_cast<size_t>(o.tx_depth), !c.empty() ? c.size() - 1 : 0);
-    for (size_t i = w; i < c.size() && w > 0; ++i) {
-      const double s = (c[i] - c[i - w]).sec();
-      if (s > 0) r.bw_peak_mb_s = std::max(r.bw_peak_mb_s, static_cast<double>(r.size) * w / s / 1048576.0);
-    }
-    if (r.bw_peak_mb_s == 0) r.bw_peak_mb_s = r.bw_avg_mb_s;
-  }
-  r.invariant_error = f.check_invariants();
+  r.test = p_.test;
+  r.size = p_.size;
+  r.iters = p_.iters;
+  loop_->fill(r, p_.tx_depth);
   return r;
+}
+
+void PerftestWorkload::report(nlohmann::ordered_json& out) const {
+  const PerftestResult r = result();
+  out["type"] = "perftest";
+  out["finished"] = finished();
+  out["test"] = r.test;
+  out["size_bytes"] = r.size;
+  out["iterations"] = r.iters;
+  if (is_latency_test(r.test)) {
+    const Distribution d = summarize(r.latency_us);
+    out["latency_us"] = {{"min", d.min},   {"p50", d.p50}, {"mean", d.mean},  {"p99", d.p99},
+                         {"p999", d.p999}, {"max", d.max}, {"stdev", d.stdev}};
+  } else {
+    out["bw_peak_MBps"] = r.bw_peak_mb_s;
+    out["bw_average_MBps"] = r.bw_avg_mb_s;
+    out["gbps"] = r.gbps;
+    out["msg_rate_mpps"] = r.msg_rate_mpps;
+  }
+}
+
+std::string PerftestWorkload::summary() const {
+  const PerftestResult r = result();
+  if (is_latency_test(r.test)) {
+    const Distribution d = summarize(r.latency_us);
+    return fmt::format("perftest {} {} B x {}: latency typical {:.2f} us, p99 {:.2f} us\n", r.test, r.size,
+                       r.iters, d.p50, d.p99);
+  }
+  return fmt::format("perftest {} {} B x {}: {:.2f} Gb/s, {:.3f} Mpps\n", r.test, r.size, r.iters, r.gbps,
+                     r.msg_rate_mpps);
+}
+
+namespace {
+
+void parse_perftest(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
+  auto p = std::make_shared<PerftestParams>();
+  p->test = w.choice("test", {"write_lat", "send_lat", "read_lat", "write_bw", "send_bw", "read_bw"});
+  const bool lat = is_latency_test(p->test);
+  // perftest's defaults: 2 B x 1000 for latency, 64 KiB x 5000 for bandwidth.
+  p->size = w.bytes("size", Bytes(lat ? 2 : 65536)).count();
+  if (p->size < 1 || p->size > (int64_t{1} << 32)) throw w.error("size", "expected between 1B and 4GiB");
+  p->iters = static_cast<int>(w.integer("iters", lat ? 1000 : 5000, 1, 100'000'000));
+  // The send queue depth only shapes the bandwidth tests.
+  if (!lat) p->tx_depth = static_cast<int>(w.integer("tx_depth", 128, 1, 1 << 16));
+  p->src = static_cast<int>(w.integer("src", 0, 0, 1 << 20));
+  p->dst = static_cast<int>(w.integer("dst", 1, 0, 1 << 20));
+  if (p->dst == p->src) throw w.error("dst", "expected a host other than src");
+  ws.params = std::move(p);
+}
+
+void check_perftest(const CfgNode& item, const WorkloadSpec& ws, const Topology& t, const Scenario&) {
+  const auto& p = static_cast<const PerftestParams&>(*ws.params);
+  for (const auto& [key, host] : {std::pair{"src", p.src}, std::pair{"dst", p.dst}})
+    if (host >= t.num_hosts())
+      throw item.error(key, "expected a host index below " + std::to_string(t.num_hosts()));
+}
+
+void echo_perftest(const WorkloadSpec& ws, nlohmann::ordered_json& j) {
+  const auto& p = static_cast<const PerftestParams&>(*ws.params);
+  j["test"] = p.test;
+  j["size"] = format_bytes(Bytes(p.size));
+  j["iters"] = p.iters;
+  if (!is_latency_test(p.test)) j["tx_depth"] = p.tx_depth;
+  j["src"] = p.src;
+  j["dst"] = p.dst;
+}
+
+std::unique_ptr<Workload> make_perftest(const WorkloadSpec& ws) {
+  return std::make_unique<PerftestWorkload>(ws);
+}
+
+}  // namespace
+
+const WorkloadType& perftest_workload_type() {
+  static const WorkloadType t{"perftest", parse_perftest, check_perftest, echo_perftest, make_perftest};
+  return t;
 }
 
 std::string format_perftest(const PerftestResult& r, const PerftestOptions& o) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fabric/fabric.h"
+#include "workload/workload.h"
 
 namespace rdmasim {
 
@@ -35,8 +36,42 @@ struct PerftestResult {
   std::string invariant_error;
 };
 
-// Throws std::invalid_argument for an unknown test or bad option.
-[[nodiscard]] PerftestResult run_perftest(const PerftestOptions& o);
+// Running it is the runner's (run/front_ends.h: run_perftest), through the
+// `perftest` workload type below.
+
+// The `perftest` workload type: one perftest between hosts `src` and `dst`
+// of the scenario's fabric (the command line's chain topology, or any other).
+struct PerftestParams final : WorkloadParams {
+  std::string test = "write_lat";
+  int64_t size = 2;  // resolved: never -1
+  int iters = 1000;
+  int tx_depth = 128;
+  int src = 0;
+  int dst = 1;
+};
+
+class PerftestWorkload final : public Workload {
+ public:
+  explicit PerftestWorkload(const WorkloadSpec& spec);
+  ~PerftestWorkload() override;
+  void setup(WorkloadContext& ctx) override;
+  void start(WorkloadContext& ctx) override;
+  [[nodiscard]] bool finished() const override;
+  void report(nlohmann::ordered_json& out) const override;
+  [[nodiscard]] std::string summary() const override;
+  // The measurement (invariant_error is the runner's).
+  [[nodiscard]] PerftestResult result() const;
+
+  class Loop;  // the latency or bandwidth loop (perftest.cpp)
+
+ private:
+  const PerftestParams& p_;
+  std::unique_ptr<Loop> loop_;
+};
+
+[[nodiscard]] const WorkloadType& perftest_workload_type();
+// Throws std::invalid_argument for an unknown test.
+void check_perftest_name(const std::string& test);
 // The result laid out as perftest prints it.
 [[nodiscard]] std::string format_perftest(const PerftestResult& r, const PerftestOptions& o);
 [[nodiscard]] bool is_latency_test(const std::string& test);

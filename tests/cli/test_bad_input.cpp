@@ -416,7 +416,7 @@ TEST_F(CliTest, OverlongTopologyFileName) {
 TEST_F(CliTest, MissingTopologyType) {
   expect_bad_input(run_scenario(edit(kGood, "  type: star\n", "")),
                    at("4:3: 'topology.type': missing required key (expected one of: star, dumbbell, "
-                      "leaf-spine, fat-tree, servers, file)"));
+                      "leaf-spine, fat-tree, servers, chain, file)"));
 }
 
 TEST_F(CliTest, MissingTopology) {
@@ -504,7 +504,8 @@ TEST_F(CliTest, EmptyWorkloadList) {
 TEST_F(CliTest, UnknownWorkloadTypeSuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
                    at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
-                      "flows-file, flow (got \"incats\"); did you mean 'incast'?"));
+                      "flows-file, flow, collective, training, background, perftest (got \"incats\"); did "
+                      "you mean 'incast'?"));
 }
 
 // --- Other subcommands ---------------------------------------------------------------------------------

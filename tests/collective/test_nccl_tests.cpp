@@ -6,6 +6,7 @@
 #include "collective/algorithms.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 
 namespace rdmasim {
 namespace {

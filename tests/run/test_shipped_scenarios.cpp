@@ -1,5 +1,5 @@
 // Every scenario the project ships loads, validates and builds its fabric and
-// flow list: a renamed key or a moved data file fails here, not in a user's run.
+// workloads: a renamed key or a moved data file fails here, not in a user's run.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,7 +23,8 @@ TEST(ShippedScenarios, EveryScenarioLoadsAndBuilds) {
     SCOPED_TRACE(f.string());
     try {
       const Experiment e(load_scenario_file(f.string()));
-      EXPECT_GT(e.flows().size(), 0u);
+      // Something to do: flows to start, or a collective/training job not yet done.
+      EXPECT_TRUE(!e.flows().empty() || !e.all_done());
     } catch (const std::exception& err) {
       ADD_FAILURE() << err.what();
     }

@@ -7,6 +7,7 @@
 #include "collective/communicator.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 
 namespace rdmasim {
 namespace {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 #include "training/iteration.h"
 #include "training/presets.h"
 

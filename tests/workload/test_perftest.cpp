@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "fabric/profiles.h"
+#include "run/front_ends.h"
 #include "workload/perftest.h"
 
 namespace rdmasim {

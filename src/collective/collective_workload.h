@@ -1,0 +1,91 @@
+// Workload types for GPU jobs on a scenario's fabric:
+//   collective  one NCCL-style collective (nccl-tests' op, algo, size,
+//               channels, chunk, root, QPs per connection) over every
+//               endpoint of the topology, grouped into servers of
+//               `gpus_per_server` GPUs joined by NVLink;
+//   background  storage-style Poisson flows at a load per NIC that keep
+//               arriving while other workloads run (open-ended).
+// Rank r is fabric endpoint r, as in GpuCluster.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "collective/background.h"
+#include "collective/communicator.h"
+#include "workload/workload.h"
+
+namespace rdmasim {
+
+struct CollectiveParams final : WorkloadParams {
+  PlanRequest req;  // channels 0: one per GPU of a server, at least 2
+  int gpus_per_server = 8;
+  CommConfig comm;
+  NvlinkConfig nvlink;
+  SharpConfig sharp;
+};
+
+struct BackgroundParams final : WorkloadParams {
+  std::string file;
+  std::optional<FlowSizeCdf> sizes;  // always set once parsed
+  BackgroundConfig cfg;
+};
+
+// The channels a request runs with once `channels` 0 is resolved.
+[[nodiscard]] int resolved_channels(const PlanRequest& r, int gpus_per_server);
+
+class CollectiveWorkload final : public Workload, public EventHandler, public CollectiveListener {
+ public:
+  explicit CollectiveWorkload(const WorkloadSpec& spec);
+  ~CollectiveWorkload() override;
+
+  void setup(WorkloadContext& ctx) override;
+  void start(WorkloadContext& ctx) override;
+  [[nodiscard]] bool finished() const override { return done_; }
+  // The granularity at which the stand-alone nccl-tests loop used to poll;
+  // keeping it keeps its end-of-run state.
+  [[nodiscard]] Time poll_interval() const override { return Time::from_us(20); }
+  void report(nlohmann::ordered_json& out) const override;
+  [[nodiscard]] std::string summary() const override;
+
+  // What it measured (valid once finished()).
+  [[nodiscard]] Time duration() const { return end_ - begin_; }
+  [[nodiscard]] double algbw_gbps() const;  // GB/s, 1e9 bytes/s, as nccl-tests
+  [[nodiscard]] double busbw_gbps() const;
+  [[nodiscard]] int64_t fabric_bytes() const { return comm_->fabric_bytes(); }
+  [[nodiscard]] bool sharp_fallback() const { return comm_->sharp_fallback(); }
+  [[nodiscard]] int ranks() const { return comm_->size(); }
+  [[nodiscard]] const PlanRequest& request() const { return req_; }
+
+  void on_event(uint32_t kind, uint64_t arg) override;
+  void on_collective_done(uint32_t comm_id, uint64_t tag, Time start, Time end) override;
+
+ private:
+  const WorkloadSpec& spec_;
+  const CollectiveParams& p_;
+  PlanRequest req_;
+  Simulation* sim_ = nullptr;
+  std::unique_ptr<GpuCluster> cluster_;
+  std::unique_ptr<Communicator> comm_;
+  bool done_ = false;
+  Time begin_, end_;
+};
+
+class BackgroundWorkload final : public Workload {
+ public:
+  explicit BackgroundWorkload(const WorkloadSpec& spec);
+  void setup(WorkloadContext& ctx) override;
+  [[nodiscard]] bool open_ended() const override { return true; }
+  void report(nlohmann::ordered_json& out) const override;
+  [[nodiscard]] std::string summary() const override;
+  [[nodiscard]] const BackgroundTraffic& traffic() const { return *traffic_; }
+
+ private:
+  const BackgroundParams& p_;
+  std::unique_ptr<BackgroundTraffic> traffic_;
+};
+
+[[nodiscard]] const WorkloadType& collective_workload_type();
+[[nodiscard]] const WorkloadType& background_workload_type();
+
+}  // namespace rdmasim

@@ -1,0 +1,198 @@
+#include "run/front_ends.h"
+
+#include <exception>
+#include <memory>
+#include <stdexcept>
+
+#include "collective/collective_workload.h"
+#include "run/experiment.h"
+#include "run/thread_pool.h"
+#include "training/training_workload.h"
+
+namespace rdmasim {
+namespace {
+
+// The command-line tools run until their job is done, however long.
+constexpr Time kNoLimit = Time::from_ms(3'600'000);
+
+// The cluster's fabric as a scenario topology: the same builder calls as
+// make_cluster_topology (host names aside), so the same fabric.
+Scenario cluster_scenario(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed,
+                          const std::string& name) {
+  (void)make_cluster_topology(c);  // validates the geometry with a clear message
+  Scenario s;
+  s.name = name;
+  s.file = "<" + name + ">";
+  s.seed = seed;
+  s.duration = kNoLimit;
+  s.profile = fabric.name;
+  s.fabric = fabric;
+  TopologySpec& t = s.topology;
+  if (c.topology == ClusterTopology::kLeafSpine) {
+    t.type = "leaf-spine";
+    t.leaves = c.servers;
+    t.hosts_per_leaf = c.gpus_per_server;
+  } else {
+    t.type = "servers";
+    t.servers = c.servers;
+    t.gpus_per_server = c.gpus_per_server;
+  }
+  t.spines = cluster_spines(c);
+  t.link = c.nic_link;
+  t.fabric_link = c.fabric_link;
+  s.output.flows_csv = s.output.ports_csv = false;
+  return s;
+}
+
+void add_background(Scenario& s, const std::optional<FlowSizeCdf>& cdf, const BackgroundConfig& cfg) {
+  if (!cdf || cfg.load <= 0) return;
+  auto p = std::make_shared<BackgroundParams>();
+  p->sizes = *cdf;
+  p->cfg = cfg;
+  WorkloadSpec w;
+  w.type = "background";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+}
+
+template <class W>
+const W& last_of(const Experiment& e) {
+  return dynamic_cast<const W&>(*e.workloads().back());
+}
+
+}  // namespace
+
+Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
+  Scenario s = cluster_scenario(o.cluster, o.fabric, o.seed, "nccl-tests");
+  add_background(s, o.background_cdf, o.background);
+  auto p = std::make_shared<CollectiveParams>();
+  p->req.type = o.type;
+  p->req.algo = o.algo;
+  p->req.bytes = bytes;
+  p->req.channels = o.channels;
+  p->req.chunk = o.chunk;
+  p->req.root = o.root;
+  p->gpus_per_server = o.cluster.gpus_per_server;
+  p->comm = o.comm;
+  p->nvlink = o.cluster.nvlink;
+  p->sharp = o.cluster.sharp;
+  WorkloadSpec w;
+  w.type = "collective";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+
+NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs) {
+  if (!algo_applies(o.type, o.algo))
+    throw std::invalid_argument(std::string("--algo ") + algo_name(o.algo) + " does not implement " +
+                                coll_name(o.type) +
+                                " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
+                                "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
+                                "sendrecv)");
+  NcclTestsResult res;
+  res.nranks = o.cluster.ranks();
+  res.channels = o.channels > 0 ? o.channels : std::max(2, o.cluster.gpus_per_server);
+  if (o.root < 0 || o.root >= res.nranks)
+    throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(res.nranks - 1));
+  const std::vector<int64_t> sizes = nccl_tests_sizes(o.min_bytes, o.max_bytes, o.step_factor);
+  res.rows.resize(sizes.size());
+  std::vector<std::exception_ptr> failed(sizes.size());
+  ThreadPool(jobs).for_each(sizes.size(), [&](size_t i) {
+    try {
+      Experiment e(nccl_tests_scenario(o, sizes[i]));
+      e.run();
+      const auto& c = last_of<CollectiveWorkload>(e);
+      if (!c.finished()) throw std::logic_error("collective did not complete (simulation drained)");
+      NcclTestsRow& row = res.rows[i];
+      row.bytes = sizes[i];
+      row.count = sizes[i] / 4;
+      row.time_us = c.duration().us();
+      row.algbw = c.algbw_gbps();
+      row.busbw = c.busbw_gbps();
+      row.fabric_bytes = c.fabric_bytes();
+      row.sharp_fallback = c.sharp_fallback();
+      row.invariant_error = e.invariant_error();
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  });
+  for (const auto& f : failed)
+    if (f) std::rethrow_exception(f);
+  double sum = 0;
+  for (const auto& row : res.rows) sum += row.busbw;
+  res.avg_busbw = res.rows.empty() ? 0 : sum / static_cast<double>(res.rows.size());
+  return res;
+}
+
+Scenario training_scenario(const TrainingRunOptions& o) {
+  validate_training(o.train, o.cluster.gpus_per_server);
+  ClusterConfig cc = o.cluster;
+  const int G = cc.gpus_per_server;
+  cc.servers = (o.train.par.gpus() + G - 1) / G;
+  Scenario s = cluster_scenario(cc, o.fabric, o.seed, "train");
+  add_background(s, o.background_cdf, o.background);
+  auto p = std::make_shared<TrainingParams>();
+  p->run = o;
+  WorkloadSpec w;
+  w.type = "training";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+
+TrainingResult run_training_iteration(const TrainingRunOptions& o) {
+  Experiment e(training_scenario(o));
+  e.run();
+  const auto& t = last_of<TrainingWorkload>(e);
+  if (!t.finished()) throw std::logic_error("training iteration stalled (simulation drained)");
+  TrainingResult r = t.result();
+  if (e.workloads().size() > 1) {
+    const BackgroundTraffic& bg = dynamic_cast<const BackgroundWorkload&>(*e.workloads().front()).traffic();
+    r.background_flows = bg.started();
+    r.background_completed = bg.completed();
+    r.background_mean_fct = bg.mean_fct();
+  }
+  r.invariant_error = e.invariant_error();
+  return r;
+}
+
+Scenario perftest_scenario(const PerftestOptions& o) {
+  check_perftest_name(o.test);
+  const bool lat = is_latency_test(o.test);
+  auto p = std::make_shared<PerftestParams>();
+  p->test = o.test;
+  p->size = o.size >= 0 ? o.size : (lat ? 2 : 65536);
+  p->iters = o.iters > 0 ? o.iters : (lat ? 1000 : 5000);
+  p->tx_depth = o.tx_depth;
+  if (p->size < 1 || p->size > (int64_t{1} << 32))
+    throw std::invalid_argument("size must be between 1 and 4GiB");
+  if (o.switches < 0 || o.switches > 16) throw std::invalid_argument("switches must be between 0 and 16");
+  if (o.tx_depth < 1) throw std::invalid_argument("tx-depth must be at least 1");
+  Scenario s;
+  s.name = "perftest";
+  s.file = "<perftest>";
+  s.seed = o.seed;
+  s.duration = Time::from_s(100);
+  s.profile = o.fabric.name;
+  s.fabric = o.fabric;
+  s.topology.type = "chain";
+  s.topology.switches = o.switches;
+  s.topology.link = o.link;
+  s.output.flows_csv = s.output.ports_csv = false;
+  WorkloadSpec w;
+  w.type = "perftest";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+
+PerftestResult run_perftest(const PerftestOptions& o) {
+  Experiment e(perftest_scenario(o));
+  e.run();
+  PerftestResult r = last_of<PerftestWorkload>(e).result();
+  r.invariant_error = e.invariant_error();
+  return r;
+}
+
+}  // namespace rdmasim

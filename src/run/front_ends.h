@@ -1,0 +1,36 @@
+// perftest, nccl-tests and train as scenarios: each builds the Scenario its options
+// describe (the cluster's topology, the fabric profile, a `collective` or
+// `training` or `perftest` workload and, when asked for, a `background` one) and runs it
+// through the one runner, Experiment. A YAML scenario with the same
+// topology, fabric and workload keys therefore gives the same numbers.
+#pragma once
+
+#include <cstdint>
+
+#include "collective/nccl_tests.h"
+#include "config/scenario.h"
+#include "training/iteration.h"
+#include "workload/perftest.h"
+
+namespace rdmasim {
+
+// The scenario of one nccl-tests size. Throws std::invalid_argument for an
+// invalid cluster.
+[[nodiscard]] Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes);
+// The sweep: every size on a fresh, idle fabric (the simulation is
+// deterministic, so nccl-tests' -n iterations would repeat it), `jobs` sizes
+// at a time; the result does not depend on `jobs`. Throws
+// std::invalid_argument for bad options.
+[[nodiscard]] NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs = 1);
+
+// The scenario of one training iteration.
+[[nodiscard]] Scenario training_scenario(const TrainingRunOptions& o);
+// Throws std::invalid_argument for an invalid layout.
+[[nodiscard]] TrainingResult run_training_iteration(const TrainingRunOptions& o);
+
+// The scenario of one perftest: two hosts joined through o.switches switches.
+[[nodiscard]] Scenario perftest_scenario(const PerftestOptions& o);
+// Throws std::invalid_argument for an unknown test or bad option.
+[[nodiscard]] PerftestResult run_perftest(const PerftestOptions& o);
+
+}  // namespace rdmasim

@@ -1,0 +1,238 @@
+// Collectives and training as workload types of a scenario: the YAML form
+// gives the numbers of the command-line tools, faults apply to them, they
+// share the fabric with flows, and their keys are read strictly.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "collective/collective_workload.h"
+#include "config/error.h"
+#include "config/scenario.h"
+#include "fabric/profiles.h"
+#include "report/results.h"
+#include "run/experiment.h"
+#include "run/front_ends.h"
+#include "training/presets.h"
+#include "training/training_workload.h"
+
+namespace rdmasim {
+namespace {
+
+std::string shipped(const std::string& name) {
+  return std::string(RDMASIM_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+const CollectiveWorkload& collective_of(const Experiment& e, size_t i = 0) {
+  return dynamic_cast<const CollectiveWorkload&>(*e.workloads().at(i));
+}
+
+// What `rdmasim nccl-tests all_reduce_perf -b 2M -e 2M --fabric <profile> --algo <algo>` runs.
+NcclTestsOptions cli_allreduce(const std::string& profile, Algo algo) {
+  NcclTestsOptions o;
+  o.algo = algo;
+  o.min_bytes = o.max_bytes = 2 << 20;
+  o.fabric = find_profile(profile).config;
+  o.fabric.rc.mtu = 4096;
+  return o;
+}
+
+TEST(WorkloadScenarios, CollectiveYamlGivesTheNcclTestsRow) {
+  struct Case {
+    const char* file;
+    const char* profile;
+    Algo algo;
+    double golden_time_us, golden_busbw;  // the 2097152 B rows of tests/golden/nccl-all_reduce-*
+  };
+  for (const Case& c :
+       {Case{"nccl-allreduce-ring-rocev2-dcqcn-mlx.yaml", "rocev2-dcqcn-mlx", Algo::kRing, 158.26, 25.68},
+        Case{"nccl-allreduce-tree-ib-ndr.yaml", "ib-ndr", Algo::kTree, 93.91, 43.27}}) {
+    SCOPED_TRACE(c.file);
+    Experiment e(load_scenario_file(shipped(c.file)));
+    e.run();
+    const CollectiveWorkload& yaml = collective_of(e);
+    ASSERT_TRUE(yaml.finished());
+    EXPECT_EQ(e.invariant_error(), "");
+    const NcclTestsResult cli = run_nccl_tests(cli_allreduce(c.profile, c.algo));
+    ASSERT_EQ(cli.rows.size(), 1u);
+    EXPECT_EQ(yaml.duration().us(), cli.rows[0].time_us);
+    EXPECT_EQ(yaml.busbw_gbps(), cli.rows[0].busbw);
+    EXPECT_EQ(yaml.fabric_bytes(), cli.rows[0].fabric_bytes);
+    EXPECT_NEAR(yaml.duration().us(), c.golden_time_us, 0.005);
+    EXPECT_NEAR(yaml.busbw_gbps(), c.golden_busbw, 0.005);
+  }
+}
+
+TEST(WorkloadScenarios, TrainingYamlGivesTheTrainIteration) {
+  Experiment e(load_scenario_file(shipped("training-gpt3-xl-ib-ndr.yaml")));
+  e.run();
+  const auto& yaml = dynamic_cast<const TrainingWorkload&>(*e.workloads().at(0));
+  ASSERT_TRUE(yaml.finished());
+  EXPECT_EQ(e.invariant_error(), "");
+  // `rdmasim train --model gpt3-xl --fabric ib-ndr` with its defaults.
+  TrainingRunOptions o;
+  o.train.model = model_preset("gpt3-xl");
+  o.train.model.micro_batch = 1;
+  o.train.model.micro_batches = 8;
+  o.train.par = ParallelConfig{2, 2, 4, 1};
+  o.cluster.gpus_per_server = 8;
+  o.cluster.topology = ClusterTopology::kRail;
+  o.fabric = find_profile("ib-ndr").config;
+  o.fabric.rc.mtu = 4096;
+  const TrainingResult cli = run_training_iteration(o);
+  const TrainingResult& r = yaml.result();
+  EXPECT_EQ(r.iteration, cli.iteration);
+  EXPECT_EQ(r.exposed_comm, cli.exposed_comm);
+  EXPECT_EQ(r.comm_time, cli.comm_time);
+  EXPECT_EQ(r.tp.count, cli.tp.count);
+  EXPECT_EQ(r.dp.total, cli.dp.total);
+  EXPECT_EQ(r.trace.size(), cli.trace.size());
+  EXPECT_NEAR(r.iteration.us() / 1e3, 111.142, 0.0005);  // tests/golden/train-gpt3-xl-ib-ndr
+  EXPECT_EQ(r.tp.count, 768);
+}
+
+TEST(WorkloadScenarios, PerftestYamlGivesThePerftestTable) {
+  Experiment e(load_scenario_file(shipped("perftest-write-lat-ib-ndr.yaml")));
+  e.run();
+  const auto& yaml = dynamic_cast<const PerftestWorkload&>(*e.workloads().at(0));
+  ASSERT_TRUE(yaml.finished());
+  EXPECT_EQ(e.invariant_error(), "");
+  // `rdmasim perftest write_lat --fabric ib-ndr`.
+  PerftestOptions o;
+  o.fabric = find_profile("ib-ndr").config;
+  o.link = o.fabric.link;
+  const PerftestResult cli = run_perftest(o);
+  const PerftestResult r = yaml.result();
+  ASSERT_EQ(r.latency_us.size(), 1000u);
+  EXPECT_EQ(r.latency_us, cli.latency_us);
+  EXPECT_NEAR(r.latency_us[0], 0.98, 0.005);  // tests/golden/perftest-write_lat-ib-ndr
+}
+
+TEST(WorkloadScenarios, LinkFailureInFaultsAppliesToACollective) {
+  Experiment clean(load_scenario_file(shipped("nccl-allreduce-tree-ib-ndr.yaml")));
+  clean.run();
+  Experiment failed(load_scenario_file(shipped("nccl-allreduce-tree-ib-ndr-link-failure.yaml")));
+  failed.run();
+  ASSERT_TRUE(collective_of(clean).finished());
+  ASSERT_TRUE(collective_of(failed).finished());
+  const QpStats a = clean.fabric().verbs().total_stats();
+  const QpStats b = failed.fabric().verbs().total_stats();
+  EXPECT_EQ(a.retransmitted_packets, 0u);
+  EXPECT_EQ(a.timeouts, 0u);
+  // The packets lost on the link are resent after one 67 ms local ACK timeout.
+  EXPECT_EQ(b.retransmitted_packets, 64u);
+  EXPECT_EQ(b.timeouts, 1u);
+  EXPECT_NEAR(collective_of(clean).duration().us(), 93.91, 0.005);
+  EXPECT_NEAR(collective_of(failed).duration().us(), 67202.78, 0.005);
+  ASSERT_EQ(failed.fabric().sm_stats().installs.size(), 1u);
+  EXPECT_EQ(failed.fabric().sm_stats().installs[0], Time::from_us(620));  // 20 + 100 + 500 us
+  EXPECT_EQ(failed.invariant_error(), "");
+}
+
+const char* kRoce = R"(name: t
+duration: 10ms
+topology: {type: leaf-spine, leaves: 4, hosts_per_leaf: 8, spines: 8, link: {rate: 400Gbps, delay: 1us}}
+fabric: {profile: rocev2-dcqcn-mlx, mtu: 4KiB}
+workload:
+  - {type: collective, op: all_reduce, size: 2MiB}
+)";
+
+TEST(WorkloadScenarios, LinkFlapSlowsARoceCollective) {
+  Experiment clean(load_scenario_text(kRoce, "t.yaml"));
+  clean.run();
+  Experiment flap(load_scenario_text(std::string(kRoce) +
+                                         "faults:\n  - {at: 20us, link: \"leaf0:9\", action: down}\n"
+                                         "  - {at: 200us, link: \"leaf0:9\", action: up}\n",
+                                     "t.yaml"));
+  flap.run();
+  ASSERT_TRUE(collective_of(clean).finished());
+  ASSERT_TRUE(collective_of(flap).finished());
+  EXPECT_EQ(clean.fabric().verbs().total_stats().retransmitted_packets, 0u);
+  EXPECT_EQ(flap.fabric().verbs().total_stats().retransmitted_packets, 115u);
+  EXPECT_EQ(flap.fabric().verbs().total_stats().timeouts, 5u);
+  EXPECT_NEAR(collective_of(flap).duration().us(), 4355.60, 0.005);
+  EXPECT_GT(collective_of(flap).duration(), 20 * collective_of(clean).duration());
+}
+
+TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {
+  Experiment alone(load_scenario_text(kRoce, "t.yaml"));
+  alone.run();
+  Experiment mixed(load_scenario_text(
+      std::string(kRoce) + "  - {type: incast, senders: 8, receiver: 1, size: 1MiB, placement: sequential}\n",
+      "t.yaml"));
+  mixed.run();
+  ASSERT_TRUE(mixed.all_done());
+  EXPECT_EQ(mixed.completed(), 8u);
+  EXPECT_EQ(mixed.invariant_error(), "");
+  // The incast into host 1 takes its NIC, which the ring also needs.
+  EXPECT_GT(collective_of(mixed).duration(), collective_of(alone).duration());
+}
+
+TEST(WorkloadScenarios, CollectiveRunReportsWhatItMeasured) {
+  Experiment e(load_scenario_file(shipped("nccl-allreduce-ring-rocev2-dcqcn-mlx.yaml")));
+  e.run();
+  const std::string text = summary_text(e);
+  EXPECT_NE(text.find("collective all_reduce ring: 2097152 B over 32 ranks in 158.26 us, algbw 13.25 GB/s, "
+                      "busbw 25.68 GB/s\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("FCT us"), std::string::npos) << text;  // no flows to describe
+  const auto j = results_json(e);
+  ASSERT_EQ(j["workload_results"].size(), 1u);
+  EXPECT_EQ(j["workload_results"][0]["busbw_GBps"].get<double>(), collective_of(e).busbw_gbps());
+  EXPECT_EQ(j["workload_results"][0]["fabric_bytes"].get<int64_t>(), 16252928);
+  EXPECT_EQ(j["scenario"]["workload"][0]["channels"], "auto");
+}
+
+TEST(WorkloadScenarios, NcclTestsSweepIsTheSameOnAnyNumberOfThreads) {
+  NcclTestsOptions o = cli_allreduce("rocev2-dcqcn-mlx", Algo::kRing);
+  o.min_bytes = 1 << 10;
+  o.step_factor = 32;
+  const NcclTestsResult one = run_nccl_tests(o, 1);
+  const NcclTestsResult two = run_nccl_tests(o, 2);
+  ASSERT_EQ(one.rows.size(), 3u);
+  ASSERT_EQ(two.rows.size(), 3u);
+  for (size_t i = 0; i < one.rows.size(); ++i) {
+    EXPECT_EQ(one.rows[i].bytes, two.rows[i].bytes);
+    EXPECT_EQ(one.rows[i].time_us, two.rows[i].time_us);
+    EXPECT_EQ(one.rows[i].fabric_bytes, two.rows[i].fabric_bytes);
+  }
+  EXPECT_EQ(one.avg_busbw, two.avg_busbw);
+}
+
+std::string load_error(const std::string& workload_item) {
+  try {
+    (void)load_scenario_text(
+        "name: t\ntopology: {type: leaf-spine, leaves: 2, hosts_per_leaf: 8}\nworkload:\n" + workload_item,
+        "t.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(WorkloadScenarios, CollectiveAndTrainingKeysAreStrict) {
+  // root means nothing to an AllReduce: refused as unknown, with its position.
+  EXPECT_EQ(load_error("  - {type: collective, op: all_reduce, size: 1MiB, root: 3}\n").substr(0, 44),
+            "t.yaml:4:52: 'workload[0].root': unknown key");
+  EXPECT_EQ(load_error("  - {type: collective, op: all_gather, algo: tree, size: 1MiB}\n").substr(0, 47),
+            "t.yaml:4:46: 'workload[0].algo': expected an al");
+  EXPECT_EQ(load_error("  - {type: collective, op: broadcast, size: 1MiB, root: 16}\n"),
+            "t.yaml:4:57: 'workload[0].root': expected a rank below 16");
+  EXPECT_EQ(load_error("  - {type: collective, op: all_reduce, size: 1MiB, gpus_per_server: 3}\n"),
+            "t.yaml:4:69: 'workload[0].gpus_per_server': expected a divisor of the topology's 16 hosts (one "
+            "GPU per host)");
+  // A training iteration starts with the run: `start` is not one of its keys.
+  EXPECT_EQ(load_error("  - {type: training, model: gpt3-xl, start: 1ms}\n").substr(0, 45),
+            "t.yaml:4:38: 'workload[0].start': unknown key");
+  EXPECT_EQ(
+      load_error("  - {type: training, model: gpt3-xl, tp: 2, pp: 2, dp: 8}\n"),
+      "t.yaml:4:5: 'workload[0]': the layout needs 32 GPUs (4 servers of 8), the topology has 16 hosts");
+  EXPECT_EQ(load_error("  - {type: training, model: gpt4}\n").substr(0, 59),
+            "t.yaml:4:29: 'workload[0].model': expected one of: gpt3-175");
+  // A flow key on a collective.
+  EXPECT_EQ(load_error("  - {type: collective, op: all_reduce, size: 1MiB, senders: 2}\n").substr(0, 47),
+            "t.yaml:4:52: 'workload[0].senders': unknown key");
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -131,6 +131,7 @@ class Port final : public EventHandler {
   Packet* ctrl_head_ = nullptr;  // control frames, sent before anything else
   Packet* ctrl_tail_ = nullptr;
   TcScheduler queues_;
+  LinkFlowControl fc_;  // next to the queues: both are read on every transmit decision
   PortCounters ctr_;
   Time busy_until_;
   Rate rate_;
@@ -139,7 +140,6 @@ class Port final : public EventHandler {
   uint16_t peer_index_ = 0;
   bool tx_pending_ = false;
   bool up_ = true;
-  LinkFlowControl fc_;
 };
 
 }  // namespace rdmasim

@@ -82,7 +82,10 @@ std::vector<std::string> congestion_point_names(const FabricConfig& cfg) {
     names.emplace_back("fecn");
   else if (cfg.sw.ecn.enabled)
     names.emplace_back("red");
-  if (cfg.cc == "hpcc") names.emplace_back("int");
+  // INT stamps only packets that carry a stack, which the transport attaches
+  // when its congestion control asks for telemetry (HPCC, or one installed
+  // later): every switch keeps it, as a real INT pipeline is always there.
+  names.emplace_back("int");
   return names;
 }
 

@@ -48,7 +48,8 @@ struct PartContext {
 [[nodiscard]] ForwardingPolicy make_forwarding_policy(const std::string& name, const Switch& sw);
 
 // The congestion points at every switch egress, in call order: "fecn" with
-// InfiniBand CC, "red" when ECN marking is on, "int" for HPCC's telemetry.
+// InfiniBand CC, "red" when ECN marking is on, then "int" (HPCC's telemetry,
+// on packets that carry a stack).
 [[nodiscard]] std::vector<std::string> congestion_point_names(const FabricConfig& cfg);
 // The point for `sw` (its ports' rates scale RED thresholds; its seed draws
 // RED's "ecn" stream). Throws std::invalid_argument for an unknown name.

@@ -19,20 +19,8 @@ FabricConfig with_int_header(FabricConfig cfg) {
 
 Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     : sim_(sim), topo_(std::move(topo)), cfg_(with_int_header(std::move(cfg))), net_(sim, cfg_.framing) {
-  // IB CC: switches set FECN (the CE bit) on packets that find the egress VL
-  // queue above the threshold, deterministically.
-  if (cfg_.cc == "ibcc") {
-    if (!cfg_.ib.enabled)
-      throw std::invalid_argument("congestion control 'ibcc' needs an InfiniBand profile (ib-ndr, ib-hdr)");
-    EcnConfig& e = cfg_.sw.ecn;
-    e.enabled = true;
-    e.kmin_bytes = cfg_.ibcc.threshold_bytes;
-    e.kmax_bytes = cfg_.ibcc.threshold_bytes + 1;
-    e.pmax = 1.0;
-    e.reference_rate = Rate::from_bps(0);
-    e.tc_mask = 0xff;
-    e.mark_on_dequeue = false;  // the root test looks at the queue the packet joins
-  }
+  if (cfg_.cc == "ibcc" && !cfg_.ib.enabled)
+    throw std::invalid_argument("congestion control 'ibcc' needs an InfiniBand profile (ib-ndr, ib-hdr)");
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.
   if (cfg_.ib.enabled && cfg_.ib.sm.adaptive) cfg_.rc.accept_out_of_order = true;
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.irn_window_auto && cfg_.rc.irn_window == 0)
@@ -131,8 +119,10 @@ void Fabric::build() {
     if (self->kind() == NodeKind::kSwitch) {
       auto* sw = static_cast<Switch*>(self);
       sw->set_routes(std::move(tables[n]));
-      sw->set_adaptive(cfg_.ib.enabled && cfg_.ib.sm.adaptive);
-      sw->configure(cfg_.sw.pfc, cfg_.sw.ecn);
+      sw->configure(cfg_.sw.pfc);
+      sw->set_forwarding_policy(make_forwarding_policy(forwarding_policy_name(cfg_), *sw));
+      for (const std::string& cp : congestion_point_names(cfg_))
+        sw->add_congestion_point(make_congestion_point(cp, cfg_, *sw));
       const uint32_t max_frame = cfg_.framing.data_wire(cfg_.rc.mtu, true);
       for (size_t i = 0; i < sw->num_ports(); ++i) {
         const Port& p = sw->port(i);
@@ -166,7 +156,7 @@ void Fabric::build() {
       nic->init_scheduler();
     }
   }
-  if (cfg_.ib.enabled) enable_credits();
+  install_flow_control();
   transport_->attach_nics(nics_);
   if (cfg_.cc == "hpcc") {
     if (cfg_.hpcc.base_rtt == Time::zero()) cfg_.hpcc.base_rtt = max_base_rtt();
@@ -182,30 +172,18 @@ void Fabric::build() {
   transport_->set_congestion_control(std::move(cc));
 }
 
-void Fabric::enable_credits() {
-  const uint32_t max_packet = cfg_.framing.data_wire(cfg_.rc.mtu, true);
+void Fabric::install_flow_control() {
+  const std::string name = link_flow_control_name(cfg_);
   for (size_t n = 0; n < net_.num_nodes(); ++n) {
     Node& node = net_.node(n);
-    for (size_t i = 0; i < node.num_ports(); ++i) {
-      Port& p = node.port(i);
-      uint64_t bytes = cfg_.ib.credit.vl_buffer_bytes;
-      // Auto: one credit loop at line rate (the cable both ways and our
-      // pipeline, during which the sender keeps sending) plus a packet being
-      // sent at each end, so one flow alone never waits for credit.
-      if (bytes == 0)
-        bytes = static_cast<uint64_t>(p.rate().bytes_in(p.delay() * 2 + node.ingress_latency()).count()) +
-                2ull * max_packet + kFcpBytes;
-      const uint64_t blocks =
-          std::max<uint64_t>(credit_blocks(static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))),
-                             credit_blocks(max_packet));
-      p.enable_credit(&cfg_.ib.credit, blocks, max_packet);
-    }
+    for (size_t i = 0; i < node.num_ports(); ++i)
+      node.port(i).set_flow_control(make_link_flow_control(name, cfg_, node.port(i)));
   }
   for (size_t n = 0; n < net_.num_nodes(); ++n) {
     Node& node = net_.node(n);
     for (size_t i = 0; i < node.num_ports(); ++i) {
       Port& p = node.port(i);
-      p.init_peer_credit(p.peer()->port(p.peer_index()).credit()->capacity);
+      p.flow_control().connect_peer(p.peer()->port(p.peer_index()).flow_control());
     }
   }
 }
@@ -285,6 +263,9 @@ std::string Fabric::check_credits() const {
   for (const uint64_t live : net_.ledger().live) quiet = quiet && live == 0;
   for (size_t n = 0; n < net_.num_nodes(); ++n) {
     const Node& node = net_.node(n);
+    bool credits = false;
+    for (size_t i = 0; i < node.num_ports(); ++i) credits = credits || node.port(i).credit() != nullptr;
+    if (!credits) continue;
     // Blocks each ingress port still holds in this switch's egress queues.
     std::vector<std::array<uint64_t, kNumVls>> queued(node.num_ports());
     if (node.kind() == NodeKind::kSwitch)
@@ -428,10 +409,8 @@ int Fabric::path_links(QpId qp) const {
 std::string Fabric::check_invariants() const {
   std::string err = net_.check_conservation();
   if (!err.empty()) return err;
-  if (cfg_.ib.enabled) {
-    err = check_credits();
-    if (!err.empty()) return err;
-  }
+  err = check_credits();
+  if (!err.empty()) return err;
   // INT stacks: with no packet in flight, the only ones in use wait at a
   // responder for its next ACK.
   uint64_t live = 0;

@@ -141,7 +141,7 @@ class Fabric {
 
  private:
   void build();
-  void enable_credits();
+  void install_flow_control();
   void on_fault_event(uint32_t kind, uint64_t arg);
 
   // Delivers link-state changes and subnet-manager steps as simulation events.

@@ -1,5 +1,6 @@
 #include "fabric/parts.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "cc/dcqcn.h"
@@ -142,6 +143,69 @@ std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl
   throw std::invalid_argument("congestion control '" + std::string(cc->name()) +
                               "' names receiver feedback '" + name +
                               "' (expected none, cnp, ecn-echo, rtt-echo or int-echo)");
+}
+
+std::string link_flow_control_name(const FabricConfig& cfg) {
+  if (cfg.ib.enabled) return "credit";
+  return cfg.sw.mmu.lossless_mask != 0 ? "pfc" : "lossy";
+}
+
+LinkFlowControl make_link_flow_control(const std::string& name, const FabricConfig& cfg, const Port& port) {
+  if (name == "lossy") return LinkFlowControl(LossyFlowControl{});
+  if (name == "pfc") return LinkFlowControl(PfcFlowControl{});
+  if (name == "credit") {
+    const uint32_t max_packet = cfg.framing.data_wire(cfg.rc.mtu, true);
+    uint64_t bytes = cfg.ib.credit.vl_buffer_bytes;
+    // Auto: one credit loop at line rate (the cable both ways and our
+    // pipeline, during which the sender keeps sending) plus a packet being
+    // sent at each end, so one flow alone never waits for credit.
+    if (bytes == 0)
+      bytes = static_cast<uint64_t>(
+                  port.rate().bytes_in(port.delay() * 2 + port.owner().ingress_latency()).count()) +
+              2ull * max_packet + kFcpBytes;
+    const uint64_t blocks =
+        std::max<uint64_t>(credit_blocks(static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))),
+                           credit_blocks(max_packet));
+    return LinkFlowControl(CreditFlowControl(&cfg.ib.credit, blocks, max_packet));
+  }
+  throw std::invalid_argument("unknown link flow control '" + name + "' (expected lossy, pfc or credit)");
+}
+
+std::string forwarding_policy_name(const FabricConfig& cfg) {
+  if (!cfg.ib.enabled) return "ecmp";
+  return cfg.ib.sm.adaptive ? "adaptive" : "lft";
+}
+
+ForwardingPolicy make_forwarding_policy(const std::string& name, const Switch& sw) {
+  if (name == "ecmp") return ForwardingPolicy(EcmpForwarding(sw.ecmp_seed()));
+  if (name == "lft") return ForwardingPolicy(LftForwarding{});
+  if (name == "adaptive") return ForwardingPolicy(AdaptiveForwarding{});
+  throw std::invalid_argument("unknown forwarding policy '" + name + "' (expected ecmp, lft or adaptive)");
+}
+
+std::vector<std::string> congestion_point_names(const FabricConfig& cfg) {
+  std::vector<std::string> names;
+  // ibcc's FECN replaces RED: InfiniBand refuses the fabric.ecn block.
+  if (cfg.cc == "ibcc")
+    names.emplace_back("fecn");
+  else if (cfg.sw.ecn.enabled)
+    names.emplace_back("red");
+  // INT stamps only packets that carry a stack, which the transport attaches
+  // when its congestion control asks for telemetry (HPCC, or one installed
+  // later): every switch keeps it, as a real INT pipeline is always there.
+  names.emplace_back("int");
+  return names;
+}
+
+CongestionPoint make_congestion_point(const std::string& name, const FabricConfig& cfg, const Switch& sw) {
+  if (name == "red") {
+    std::vector<Rate> rates;
+    for (size_t i = 0; i < sw.num_ports(); ++i) rates.push_back(sw.port(i).rate());
+    return RedEcnPoint(cfg.sw.ecn, rates, sw.ecmp_seed());
+  }
+  if (name == "fecn") return FecnPoint(cfg.ibcc.threshold_bytes);
+  if (name == "int") return IntPoint{};
+  throw std::invalid_argument("unknown congestion point '" + name + "' (expected red, fecn or int)");
 }
 
 }  // namespace rdmasim

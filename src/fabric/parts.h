@@ -11,6 +11,9 @@
 
 #include "cc/congestion_control.h"
 #include "feedback/receiver_feedback.h"
+#include "link/link_flow_control.h"
+#include "net/congestion_point/congestion_point.h"
+#include "route/forwarding/forwarding_policy.h"
 #include "transport/transport.h"
 
 namespace rdmasim {
@@ -18,6 +21,8 @@ namespace rdmasim {
 struct FabricConfig;
 class CfgNode;
 class Network;
+class Port;
+class Switch;
 
 // What a part may ask of the fabric it joins, computed on demand (a BFS over
 // the topology) so parts that need neither cost nothing.
@@ -45,5 +50,29 @@ void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block);
 // Throws std::invalid_argument for a name no class implements.
 [[nodiscard]] std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl* cc,
                                                                        Network& net);
+
+// The link-layer flow control every port of the fabric runs: "credit" on
+// InfiniBand, "pfc" on Ethernet with a lossless class, else "lossy".
+[[nodiscard]] std::string link_flow_control_name(const FabricConfig& cfg);
+// The part for `port` (its rate, cable and node size a credit buffer). Call
+// once the port's node and link exist. Throws std::invalid_argument naming the
+// known parts for an unknown name.
+[[nodiscard]] LinkFlowControl make_link_flow_control(const std::string& name, const FabricConfig& cfg,
+                                                     const Port& port);
+
+// How switches pick an egress: "lft" or "adaptive" on InfiniBand (as the
+// subnet manager is configured), else "ecmp".
+[[nodiscard]] std::string forwarding_policy_name(const FabricConfig& cfg);
+// The policy for `sw` (its seed hashes ECMP). Throws std::invalid_argument for an unknown name.
+[[nodiscard]] ForwardingPolicy make_forwarding_policy(const std::string& name, const Switch& sw);
+
+// The congestion points at every switch egress, in call order: "fecn" with
+// InfiniBand CC, "red" when ECN marking is on, then "int" (HPCC's telemetry,
+// on packets that carry a stack).
+[[nodiscard]] std::vector<std::string> congestion_point_names(const FabricConfig& cfg);
+// The point for `sw` (its ports' rates scale RED thresholds; its seed draws
+// RED's "ecn" stream). Throws std::invalid_argument for an unknown name.
+[[nodiscard]] CongestionPoint make_congestion_point(const std::string& name, const FabricConfig& cfg,
+                                                    const Switch& sw);
 
 }  // namespace rdmasim

@@ -1,5 +1,7 @@
 // One end of a link: the egress queues, the transmitter and its counters.
-// A transmission puts the packet on the wire for its serialization time and
+// Whether a packet may go on the wire now, and what a received packet
+// returns upstream, is the link's flow control (link/link_flow_control.h),
+// a part the port owns and calls. A transmission puts the packet on the wire for its serialization time and
 // schedules its arrival at the peer node; the peer's ingress latency and
 // cut-through rule are folded into that one event.
 #pragma once
@@ -10,7 +12,7 @@
 
 #include "engine/event_queue.h"
 #include "engine/units.h"
-#include "link/credit.h"
+#include "link/link_flow_control.h"
 #include "net/counters.h"
 #include "net/packet.h"
 #include "net/tc_scheduler.h"
@@ -36,9 +38,7 @@ class PacketSource {
 
 class Port final : public EventHandler {
  public:
-  static constexpr uint32_t kTxDone = 0;
-  static constexpr uint32_t kResume = 1;       // a PFC pause may have expired
-  static constexpr uint32_t kCreditBatch = 2;  // an IB credit-update period ended
+  static constexpr uint32_t kTxDone = 0;  // other event kinds are the flow control's timers
 
   Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
       : net_(net), owner_(owner), rate_(rate), delay_(delay), index_(index) {}
@@ -51,41 +51,53 @@ class Port final : public EventHandler {
   // Packets leaving this port's queues are released from `sw`'s buffer.
   void set_switch(Switch* sw) { sw_ = sw; }
   void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
+  // Installs the link-layer flow control; call before traffic, on both ends.
+  void set_flow_control(LinkFlowControl fc) { fc_ = std::move(fc); }
+  [[nodiscard]] LinkFlowControl& flow_control() { return fc_; }
+  [[nodiscard]] const LinkFlowControl& flow_control() const { return fc_; }
 
   // Queues a packet for transmission (the caller already admitted it).
   void enqueue(Packet* p);
   // Starts a transmission if the port is idle and has something to send.
   void kick();
-  // Sends a MAC control frame (PFC PAUSE) ahead of all queued data, ignoring
-  // pause state (IEEE 802.1Qbb: control frames are never paused).
+  // Sends a link control frame (PFC PAUSE, IB FCP) ahead of all queued data,
+  // ignoring flow control (IEEE 802.1Qbb: control frames are never paused).
   void send_control_frame(Packet* p);
   // The peer sent PAUSE for `tc` with `quanta` (units of 512 bit times at this
-  // port's rate; 0 resumes at once).
+  // port's rate; 0 resumes at once). No effect unless the link runs PFC.
   void apply_pause(uint8_t tc, uint32_t quanta);
   [[nodiscard]] bool paused(uint8_t tc) const;
-  // A packet arrived on this port: counts it; if it is a PFC frame, applies
-  // it to this port's transmitter, frees it and returns true.
+  // A packet arrived on this port: counts it; if it is a link control frame,
+  // the flow control consumes it and this returns true.
   bool receive_frame(Packet* p);
+  // A packet that arrived on this port left its node's buffer.
+  void release(uint8_t cls, uint32_t wire) { fc_.on_release(*this, cls, wire); }
   // Time paused for `tc` up to `now` (pauses granted past `now` not counted).
   [[nodiscard]] Time paused_time(uint8_t tc, Time now) const;
 
   void on_event(uint32_t kind, uint64_t arg) override;
 
-  // InfiniBand link layer: this port's transmitter sends only with credit
-  // from its peer, and it returns credits for what it receives. Call before
-  // traffic, on both ends of the link; `capacity_blocks` is this port's
-  // receive buffer per VL and `max_packet_bytes` the largest packet a NIC
-  // source may hand it.
-  void enable_credit(const CreditConfig* cfg, uint64_t capacity_blocks, uint32_t max_packet_bytes);
-  // The peer's receive buffer: all of it is credit at link-up.
-  void init_peer_credit(uint64_t peer_capacity_blocks);
-  [[nodiscard]] CreditState* credit() { return credit_.get(); }
-  [[nodiscard]] const CreditState* credit() const { return credit_.get(); }
-  // A packet that arrived on this port left our buffer: its blocks are free.
-  void credit_release(uint8_t vl, uint32_t wire);
-  // XmitWait up to `now`, counting a wait still in progress (port, or one VL).
+  // InfiniBand credit state, or nullptr when the link does not run credits.
+  [[nodiscard]] CreditState* credit();
+  [[nodiscard]] const CreditState* credit() const;
+  // XmitWait up to `now`, counting a wait still in progress (port, or one VL);
+  // zero unless the link runs credits.
   [[nodiscard]] Time xmit_wait(Time now) const;
   [[nodiscard]] Time vl_xmit_wait(int vl, Time now) const;
+
+  // What the flow control uses of its port (see link/link_flow_control.h).
+  // Takes the scheduler's next packet among `eligible` classes, or one
+  // class's head, releasing it from the switch buffer.
+  Packet* dequeue(uint32_t eligible);
+  Packet* dequeue_class(int cls);
+  // A packet from the NIC's scheduler among `eligible` classes, or nullptr.
+  Packet* pull(uint32_t eligible) { return source_ != nullptr ? source_->pull(*this, eligible) : nullptr; }
+  [[nodiscard]] bool has_source() const { return source_ != nullptr; }
+  [[nodiscard]] bool source_has_more() const { return source_ != nullptr && source_->has_more(*this); }
+  [[nodiscard]] bool at_switch() const { return sw_ != nullptr; }
+  void schedule_timer(Time at, uint32_t kind, uint64_t arg);
+  [[nodiscard]] Time now() const;
+  [[nodiscard]] Network& net() const { return net_; }
 
   [[nodiscard]] Node& owner() const { return owner_; }
   [[nodiscard]] Node* peer() const { return peer_; }
@@ -99,9 +111,9 @@ class Port final : public EventHandler {
   [[nodiscard]] bool up() const { return up_; }
   // Link state of this end. Going down loses what waits in this port's
   // queues and anything later routed to it (fault drops); packets already on
-  // the wire still arrive. Coming up retrains the link: on InfiniBand the
-  // flow-control state is re-synchronised with the peer (IBTA Vol.1 §7.9.4.3
-  // link initialisation), so credits lost with the link come back.
+  // the wire still arrive. Coming up retrains the link: the flow control is
+  // re-synchronised with the peer (IBTA Vol.1 §7.9.4.3 link initialisation),
+  // so credits lost with the link come back.
   void set_up(bool up);
   [[nodiscard]] Time busy_until() const { return busy_until_; }
   // When the last packet this port put on the wire has landed at the peer.
@@ -109,11 +121,6 @@ class Port final : public EventHandler {
 
  private:
   void transmit(Packet* p, Time now);
-  uint32_t eligible_mask(Time now) const;
-  void kick_credit(Time now);
-  void queue_fcp(uint8_t vl);
-  void note_wait(uint32_t blocked_vls, bool port_blocked, Time now);
-  void credit_arrival(Packet* p);
   void fault_drop(Packet* p);
 
   Network& net_;
@@ -124,11 +131,8 @@ class Port final : public EventHandler {
   Packet* ctrl_head_ = nullptr;  // control frames, sent before anything else
   Packet* ctrl_tail_ = nullptr;
   TcScheduler queues_;
-  std::array<Time, kNumTcs> paused_until_{};
-  uint8_t pause_seen_ = 0;  // bit per class that has ever been paused (fast path)
+  LinkFlowControl fc_;  // next to the queues: both are read on every transmit decision
   PortCounters ctr_;
-  std::unique_ptr<CreditState> credit_;  // null unless the link layer is InfiniBand
-  uint32_t max_packet_blocks_ = 0;
   Time busy_until_;
   Rate rate_;
   Time delay_;

@@ -36,6 +36,11 @@ class RouteTable {
     if (g == kNoRoute) return {};
     return {&storage_[g + 1], storage_[g]};
   }
+  // The first port of the destination's group (the LFT port), -1 when there is no route.
+  [[nodiscard]] int first(int dst) const {
+    const uint32_t g = group_of_[dst];
+    return g == kNoRoute ? -1 : storage_[g + 1];
+  }
   // ECMP: a port from the group chosen by the flow hash mixed with this
   // node's seed (equal seeds everywhere reproduce hash polarization).
   // Returns -1 when there is no route.

@@ -103,7 +103,9 @@ TEST(Pfc, HeadroomLargerThanTheBufferIsRejected) {
 
 TEST(Pfc, PauseQuantaAreUnitsOf512BitTimes) {
   Simulation sim(1);
-  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), FabricConfig{});
+  FabricConfig cfg;
+  cfg.sw.mmu.lossless_mask = 1u << 3;  // PFC runs on the links (a lossy MAC ignores PAUSE)
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Port& p = f.nic(0).port(0);
   p.apply_pause(3, 1000);  // 1000 x 512 bits at 100 Gb/s = 5.12 us
   EXPECT_TRUE(p.paused(3));

@@ -1,0 +1,216 @@
+// InfiniBand credit-based link flow control (IBTA Vol.1 §7.9) at one port:
+// as a sender it starts a packet only when the peer has advertised room for
+// it on the packet's VL, choosing among ready VLs by VL arbitration; as a
+// receiver it counts what arrives (ABR) and returns credit with flow-control
+// packets (FCPs) as its node frees the buffer. The link never drops for lack
+// of buffer. The counters and their meaning are in link/credit.h.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+
+#include "engine/units.h"
+#include "link/credit.h"
+#include "net/packet.h"
+
+namespace rdmasim {
+
+class CreditFlowControl {
+ public:
+  // Event kind of the credit-update batching timer on the port.
+  static constexpr uint32_t kBatch = 2;
+
+  // `capacity_blocks`: this port's receive buffer per VL; `max_packet_bytes`:
+  // the largest packet a NIC source may hand the port. `cfg` must outlive the part.
+  CreditFlowControl(const CreditConfig* cfg, uint64_t capacity_blocks, uint32_t max_packet_bytes)
+      : cs_(std::make_unique<CreditState>()) {
+    cs_->cfg = cfg;
+    cs_->capacity = capacity_blocks;
+    cs_->arbiter.set_config(cfg);
+    for (int vl = 0; vl < kNumVls; ++vl) cs_->reported[vl] = capacity_blocks;
+    max_packet_blocks_ = credit_blocks(max_packet_bytes);
+  }
+
+  // Link-up: all of the peer's receive buffer is credit.
+  void connect_peer(const CreditFlowControl& peer) noexcept {
+    cs_->peer_capacity = peer.cs_->capacity;
+    for (int vl = 0; vl < kNumVls; ++vl) cs_->fccl[vl] = cs_->fctbs[vl] + cs_->peer_capacity;
+  }
+  // Link retrained (IBTA Vol.1 §7.9.4.3): both ends re-synchronise, so credits
+  // lost with the link come back. Call on both ends once both are up.
+  void resync(const CreditFlowControl& peer) noexcept {
+    for (int vl = 0; vl < kNumVls; ++vl) {
+      cs_->fctbs[vl] = peer.cs_->abr[vl];
+      cs_->fccl[vl] = peer.cs_->advertise(vl);
+    }
+    for (int vl = 0; vl < kNumVls; ++vl) cs_->reported[vl] = cs_->advertise(vl);
+  }
+
+  // VL arbitration among the VLs whose head packet has credit; a NIC's own
+  // packets are pulled only for SLs whose VL has credit for a full-size packet.
+  template <class P>
+  Packet* next(P& port, Time now) {
+    const auto& queues = port.queues();
+    const uint32_t queued = queues.nonempty_mask();
+    uint32_t ready = 0;
+    for (uint32_t m = queued; m != 0; m &= m - 1) {
+      const int vl = __builtin_ctz(m);
+      if (cs_->available(vl) >= credit_blocks(queues.head(vl)->wire)) ready |= 1u << vl;
+    }
+    Packet* p = nullptr;
+    const int vl = cs_->arbiter.pick(ready, [&](int v) { return queues.head(v)->wire; });
+    if (vl >= 0) {
+      p = port.dequeue_class(vl);
+    } else if (port.has_source()) {
+      uint32_t vl_ok = 0;
+      for (int v = 0; v < kNumVls; ++v)
+        if (cs_->available(v) >= max_packet_blocks_) vl_ok |= 1u << v;
+      uint32_t sl_ok = 0xff;  // the NIC's fast path: every class may send
+      if (vl_ok != 0xffu) {
+        sl_ok = 0;
+        for (int sl = 0; sl < kNumSls; ++sl)
+          if ((vl_ok >> cs_->cfg->sl2vl[sl]) & 1u) sl_ok |= 1u << sl;
+      }
+      if (sl_ok != 0) p = port.pull(sl_ok);
+      if (p != nullptr) {
+        p->sl = p->tc;
+        p->tc = cs_->cfg->sl2vl[p->sl & 15];
+      }
+    }
+    const bool has_data = queued != 0 || port.source_has_more();
+    note_wait(queued & ~ready, p == nullptr && has_data, now);
+    return p;
+  }
+
+  template <class P>
+  bool on_receive(P& port, Packet* p) {
+    if (p->type == PktType::kCredit) {
+      // FCPs travel in order on one link, so each carries a limit at least as
+      // new as the last; max() keeps that true even if a test injects one late.
+      cs_->fccl[p->tc] = std::max(cs_->fccl[p->tc], p->psn);
+      cs_->ctr.fcp_received += 1;
+      port.net().deliver(p);
+      port.kick();
+      return true;
+    }
+    const uint8_t vl = p->tc;
+    cs_->abr[vl] += credit_blocks(p->wire);
+    cs_->held[vl] += credit_blocks(p->wire);
+    if (cs_->held[vl] > cs_->capacity) ++cs_->ctr.buffer_overruns;
+    cs_->ctr.rcv_pkts[vl] += 1;
+    cs_->ctr.rcv_data_bytes[vl] += p->wire;
+    // A NIC moves what arrives straight to host memory: the buffer frees now.
+    if (!port.at_switch()) on_release(port, vl, p->wire);
+    return false;
+  }
+
+  // A NIC's control packet: the transport stamped its SL in tc.
+  template <class P>
+  void on_enqueue(P& port, Packet* p) noexcept {
+    if (port.at_switch()) return;
+    p->sl = p->tc;
+    p->tc = cs_->cfg->sl2vl[p->sl & 15];
+  }
+
+  template <class P>
+  void on_transmit(P& /*port*/, Packet* p) noexcept {
+    const uint8_t vl = p->tc;
+    if (p->type == PktType::kCredit) {
+      // Sent with the newest limit, not the one current when it was queued.
+      p->psn = cs_->advertise(vl);
+      cs_->reported[vl] = p->psn;
+      cs_->fcp_queued &= static_cast<uint8_t>(~(1u << vl));
+      cs_->ctr.fcp_sent += 1;
+      return;
+    }
+    const uint32_t blocks = credit_blocks(p->wire);
+    if (cs_->available(vl) < blocks) ++cs_->ctr.sent_without_credit;
+    cs_->fctbs[vl] += blocks;
+    cs_->ctr.xmit_pkts[vl] += 1;
+    cs_->ctr.xmit_data_bytes[vl] += p->wire;
+  }
+
+  // A packet that arrived on this port left the node's buffer: its blocks are
+  // free and go back upstream, at once or batched by the update period.
+  template <class P>
+  void on_release(P& port, uint8_t vl, uint32_t wire) {
+    cs_->held[vl] -= credit_blocks(wire);
+    const Time period = cs_->cfg->update_period;
+    if (period == Time::zero() || cs_->held[vl] == 0) {
+      queue_fcp(port, vl);
+    } else if (!((cs_->batch_armed >> vl) & 1u)) {
+      cs_->batch_armed |= static_cast<uint8_t>(1u << vl);
+      port.schedule_timer(port.now() + period, kBatch, vl);
+    }
+  }
+
+  template <class P>
+  void on_timer(P& port, uint32_t /*kind*/, uint64_t arg) {
+    const auto vl = static_cast<uint8_t>(arg);
+    cs_->batch_armed &= static_cast<uint8_t>(~(1u << vl));
+    if (cs_->advertise(vl) != cs_->reported[vl]) queue_fcp(port, vl);
+  }
+
+  void on_link_down() noexcept { cs_->ctr.link_downed += 1; }
+  void on_fault_drop(const Packet& p) noexcept {
+    cs_->ctr.fault_drop_packets += 1;
+    if (p.type == PktType::kCredit) cs_->fcp_queued &= static_cast<uint8_t>(~(1u << p.tc));
+  }
+  [[nodiscard]] Time pause_left(uint8_t /*tc*/, Time /*now*/) const noexcept { return Time::zero(); }
+  // Room the peer still advertises on `vl`.
+  [[nodiscard]] uint64_t credit_bytes(uint8_t vl) const noexcept {
+    return cs_->available(vl) * kCreditBlockBytes;
+  }
+
+  // PortXmitWait up to `now`, counting a wait still in progress.
+  [[nodiscard]] Time xmit_wait(Time now) const noexcept {
+    int64_t ps = cs_->ctr.xmit_wait_ps;
+    if (cs_->port_waiting) ps += (now - cs_->port_wait_since).ps();
+    return Time::from_ps(ps);
+  }
+  [[nodiscard]] Time vl_xmit_wait(int vl, Time now) const noexcept {
+    int64_t ps = cs_->ctr.vl_xmit_wait_ps[vl];
+    if ((cs_->vl_waiting >> vl) & 1u) ps += (now - cs_->vl_wait_since[vl]).ps();
+    return Time::from_ps(ps);
+  }
+
+  [[nodiscard]] CreditState& state() noexcept { return *cs_; }
+  [[nodiscard]] const CreditState& state() const noexcept { return *cs_; }
+
+ private:
+  template <class P>
+  void queue_fcp(P& port, uint8_t vl) {
+    if ((cs_->fcp_queued >> vl) & 1u) return;  // the waiting FCP will carry the newest FCCL
+    cs_->fcp_queued |= static_cast<uint8_t>(1u << vl);
+    Packet* f = port.net().new_packet(PktType::kCredit);
+    f->tc = vl;
+    f->wire = kFcpBytes;
+    port.send_control_frame(f);
+  }
+
+  void note_wait(uint32_t blocked_vls, bool port_blocked, Time now) noexcept {
+    const auto blocked = static_cast<uint8_t>(blocked_vls);
+    for (uint32_t m = blocked & ~cs_->vl_waiting & 0xffu; m != 0; m &= m - 1)
+      cs_->vl_wait_since[__builtin_ctz(m)] = now;
+    for (uint32_t m = cs_->vl_waiting & ~blocked & 0xffu; m != 0; m &= m - 1) {
+      const int vl = __builtin_ctz(m);
+      cs_->ctr.vl_xmit_wait_ps[vl] += (now - cs_->vl_wait_since[vl]).ps();
+    }
+    cs_->vl_waiting = blocked;
+    if (port_blocked && !cs_->port_waiting) {
+      cs_->port_waiting = true;
+      cs_->port_wait_since = now;
+    } else if (!port_blocked && cs_->port_waiting) {
+      cs_->port_waiting = false;
+      cs_->ctr.xmit_wait_ps += (now - cs_->port_wait_since).ps();
+    }
+  }
+
+  // On the heap: the state is large, and keeping it out of line keeps every
+  // port's LinkFlowControl (and the Port's hot fields) as small as PFC's.
+  std::unique_ptr<CreditState> cs_;
+  uint32_t max_packet_blocks_ = 0;
+};
+
+}  // namespace rdmasim

@@ -1,0 +1,214 @@
+// The link flow-control parts on a stub port: exact eligibility, credit and
+// frame handling without a fabric around them.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <tuple>
+#include <vector>
+
+#include "link/link_flow_control.h"
+#include "net/counters.h"
+
+namespace rdmasim {
+namespace {
+
+struct StubNet {
+  std::deque<Packet> storage;
+  std::vector<Packet*> delivered;
+  Packet* new_packet(PktType t) {
+    storage.emplace_back();
+    storage.back().type = t;
+    return &storage.back();
+  }
+  void deliver(Packet* p) { delivered.push_back(p); }
+};
+
+// What a part uses of its port (see link/link_flow_control.h).
+struct StubPort {
+  StubNet n;
+  TcScheduler q;
+  PortCounters ctr;
+  Time t;
+  Rate r = Rate::from_gbps(100);
+  bool switch_port = true;
+  bool source = false;
+  std::deque<Packet*> src;  // packets the NIC would hand out
+  std::vector<Packet*> ctrl;
+  std::vector<std::tuple<Time, uint32_t, uint64_t>> timers;
+  int kicks = 0;
+
+  StubNet& net() { return n; }
+  [[nodiscard]] Time now() const { return t; }
+  [[nodiscard]] Rate rate() const { return r; }
+  PortCounters& counters() { return ctr; }
+  void kick() { ++kicks; }
+  Packet* dequeue(uint32_t eligible) { return q.pop(eligible); }
+  Packet* dequeue_class(int cls) { return q.take_head(cls); }
+  Packet* pull(uint32_t eligible) {
+    if (src.empty() || !((eligible >> src.front()->tc) & 1u)) return nullptr;
+    Packet* p = src.front();
+    src.pop_front();
+    return p;
+  }
+  [[nodiscard]] bool has_source() const { return source; }
+  [[nodiscard]] bool source_has_more() const { return source && !src.empty(); }
+  [[nodiscard]] bool at_switch() const { return switch_port; }
+  void schedule_timer(Time at, uint32_t kind, uint64_t arg) { timers.emplace_back(at, kind, arg); }
+  void send_control_frame(Packet* p) { ctrl.push_back(p); }
+  [[nodiscard]] const TcScheduler& queues() const { return q; }
+};
+
+Packet data(uint8_t tc, uint16_t wire) {
+  Packet p;
+  p.tc = tc;
+  p.wire = wire;
+  return p;
+}
+
+TEST(PfcFlowControl, XoffClearsOneClassForItsQuanta) {
+  StubPort port;
+  PfcFlowControl pfc;
+  EXPECT_EQ(pfc.eligible(Time::zero()), 0xffu);
+  Packet frame;
+  frame.type = PktType::kPfc;
+  frame.tc = 3;
+  frame.psn = 1000;  // 1000 x 512 bits at 100 Gb/s = 5.12 us
+  ASSERT_TRUE(pfc.on_receive(port, &frame));
+  EXPECT_EQ(port.ctr.pfc_rx_frames[3], 1u);
+  ASSERT_EQ(port.n.delivered.size(), 1u);
+  EXPECT_EQ(pfc.eligible(Time::zero()), 0xf7u);
+  EXPECT_EQ(pfc.eligible(Time::from_ps(5'119'999)), 0xf7u);
+  EXPECT_EQ(pfc.eligible(Time::from_ns(5120)), 0xffu);
+  ASSERT_EQ(port.timers.size(), 1u);
+  EXPECT_EQ(port.timers[0], std::make_tuple(Time::from_ns(5120), PfcFlowControl::kResume, uint64_t{3}));
+  EXPECT_EQ(port.ctr.pfc_paused_ps[3], 5'120'000);
+  EXPECT_EQ(pfc.pause_left(3, Time::from_ns(120)), Time::from_ns(5000));
+
+  // The paused class waits; another class goes first.
+  Packet a = data(3, 1000), b = data(1, 1000);
+  port.q.push(&a);
+  port.q.push(&b);
+  EXPECT_EQ(pfc.next(port, Time::zero()), &b);
+  EXPECT_EQ(pfc.next(port, Time::zero()), nullptr);
+  // XON at 1 us: resumes at once, the pause counted as 1 us.
+  port.t = Time::from_ns(1000);
+  pfc.apply_pause(port, 3, 0);
+  EXPECT_EQ(port.kicks, 1);
+  EXPECT_EQ(pfc.eligible(port.t), 0xffu);
+  EXPECT_EQ(port.ctr.pfc_paused_ps[3], 1'000'000);
+  EXPECT_EQ(pfc.next(port, port.t), &a);
+  Packet d = data(0, 64);
+  EXPECT_FALSE(pfc.on_receive(port, &d));
+}
+
+TEST(LossyFlowControl, IgnoresPauseAndAlwaysSends) {
+  StubPort port;
+  LossyFlowControl lossy;
+  Packet frame;
+  frame.type = PktType::kPfc;
+  frame.tc = 3;
+  frame.psn = 0xFFFF;
+  EXPECT_TRUE(lossy.on_receive(port, &frame));  // consumed, not applied
+  EXPECT_EQ(port.ctr.pfc_rx_frames[3], 0u);
+  EXPECT_TRUE(port.timers.empty());
+  Packet a = data(3, 1000);
+  port.q.push(&a);
+  EXPECT_EQ(lossy.next(port, Time::zero()), &a);
+  EXPECT_EQ(lossy.pause_left(3, Time::zero()), Time::zero());
+}
+
+TEST(CreditFlowControl, NeverSendsWithoutCredit) {
+  CreditConfig cfg;
+  StubPort port;
+  // Our buffer 4 blocks; the peer's 4 blocks = 256 bytes of credit per VL.
+  CreditFlowControl me(&cfg, 4, 256), peer(&cfg, 4, 256);
+  me.connect_peer(peer);
+  EXPECT_EQ(me.credit_bytes(0), 256u);
+  Packet a = data(0, 128), b = data(0, 128), c = data(0, 100);
+  port.q.push(&a);
+  port.q.push(&b);
+  port.q.push(&c);
+  Packet* p = me.next(port, Time::zero());
+  ASSERT_EQ(p, &a);
+  me.on_transmit(port, p);
+  p = me.next(port, Time::zero());
+  ASSERT_EQ(p, &b);
+  me.on_transmit(port, p);
+  // No credit left: nothing is sent and the port starts waiting.
+  EXPECT_EQ(me.credit_bytes(0), 0u);
+  EXPECT_EQ(me.next(port, Time::from_ns(10)), nullptr);
+  // The peer frees two blocks: an FCP with FCCL = 4 + 2 arrives.
+  Packet fcp;
+  fcp.type = PktType::kCredit;
+  fcp.tc = 0;
+  fcp.psn = 6;
+  EXPECT_TRUE(me.on_receive(port, &fcp));
+  EXPECT_EQ(port.kicks, 1);
+  EXPECT_EQ(me.next(port, Time::from_ns(30)), &c);
+  me.on_transmit(port, &c);
+  EXPECT_EQ(me.xmit_wait(Time::from_ns(30)), Time::from_ns(20));
+  EXPECT_EQ(me.state().ctr.sent_without_credit, 0u);
+  EXPECT_EQ(me.state().fctbs[0], 6u);
+  EXPECT_EQ(me.state().ctr.fcp_received, 1u);
+}
+
+TEST(CreditFlowControl, ReceiverReturnsCreditWithTheNewestLimit) {
+  CreditConfig cfg;
+  StubPort port;
+  port.switch_port = false;  // a NIC frees what arrives at once
+  CreditFlowControl me(&cfg, 8, 256);
+  Packet a = data(2, 200);  // 4 blocks
+  EXPECT_FALSE(me.on_receive(port, &a));
+  EXPECT_EQ(me.state().abr[2], 4u);
+  EXPECT_EQ(me.state().held[2], 0u);
+  ASSERT_EQ(port.ctrl.size(), 1u);
+  Packet* f = port.ctrl[0];
+  EXPECT_EQ(f->type, PktType::kCredit);
+  EXPECT_EQ(f->tc, 2);
+  // A second arrival before the FCP leaves rides the same FCP.
+  Packet b = data(2, 64);
+  me.on_receive(port, &b);
+  EXPECT_EQ(port.ctrl.size(), 1u);
+  me.on_transmit(port, f);
+  EXPECT_EQ(f->psn, 4u + 1u + 8u);  // ABR + free blocks
+  EXPECT_EQ(me.state().ctr.fcp_sent, 1u);
+}
+
+TEST(CreditFlowControl, NicPullsOnlyForSlsWhoseVlHasCredit) {
+  CreditConfig cfg;  // SL i -> VL i for i < 8
+  StubPort port;
+  port.switch_port = false;
+  port.source = true;
+  CreditFlowControl me(&cfg, 4, 256), peer(&cfg, 4, 256);
+  me.connect_peer(peer);
+  me.state().fctbs[5] = 1;  // VL5 lacks room for a full-size packet
+  Packet on5 = data(5, 64);
+  port.src.push_back(&on5);
+  EXPECT_EQ(me.next(port, Time::zero()), nullptr);
+  Packet on4 = data(4, 64);
+  port.src.push_front(&on4);
+  Packet* p = me.next(port, Time::zero());
+  ASSERT_EQ(p, &on4);
+  EXPECT_EQ(p->sl, 4);
+  EXPECT_EQ(p->tc, 4);
+}
+
+TEST(LinkFlowControl, DispatchesToThePartItHolds) {
+  StubPort port;
+  LinkFlowControl pfc;  // default: PFC
+  EXPECT_NE(pfc.pfc(), nullptr);
+  EXPECT_EQ(pfc.credit(), nullptr);
+  CreditConfig cfg;
+  LinkFlowControl credit(CreditFlowControl(&cfg, 4, 256));
+  LinkFlowControl peer(CreditFlowControl(&cfg, 6, 256));
+  credit.connect_peer(peer);
+  EXPECT_EQ(credit.credit_bytes(1), 6u * 64);
+  EXPECT_EQ(pfc.credit_bytes(1), 0u);
+  LinkFlowControl lossy(LossyFlowControl{});
+  Packet a = data(0, 64);
+  port.q.push(&a);
+  EXPECT_EQ(lossy.next(port, Time::zero()), &a);
+}
+
+}  // namespace
+}  // namespace rdmasim

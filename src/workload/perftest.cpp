@@ -27,6 +27,7 @@ Opcode op_of(const std::string& test) {
 // What a perftest loop measures, whichever kind it is.
 class PerftestWorkload::Loop : public CompletionSink {
  public:
+  virtual ~Loop() = default;  // owned and deleted through unique_ptr<Loop>
   virtual void start() = 0;
   [[nodiscard]] virtual bool done() const = 0;
   virtual void fill(PerftestResult& r, int tx_depth) const = 0;

@@ -7,11 +7,12 @@
 #include <cstdint>
 
 #include "engine/units.h"
+#include "link/no_op_hooks.h"
 #include "net/packet.h"
 
 namespace rdmasim {
 
-class LossyFlowControl {
+class LossyFlowControl : public NoOpLinkHooks {
  public:
   template <class P>
   Packet* next(P& port, Time /*now*/) {
@@ -24,16 +25,6 @@ class LossyFlowControl {
     port.net().deliver(p);
     return true;
   }
-  template <class P>
-  void on_enqueue(P& /*port*/, Packet* /*p*/) noexcept {}
-  template <class P>
-  void on_transmit(P& /*port*/, Packet* /*p*/) noexcept {}
-  template <class P>
-  void on_release(P& /*port*/, uint8_t /*cls*/, uint32_t /*wire*/) noexcept {}
-  template <class P>
-  void on_timer(P& /*port*/, uint32_t /*kind*/, uint64_t /*arg*/) noexcept {}
-  void on_link_down() noexcept {}
-  void on_fault_drop(const Packet& /*p*/) noexcept {}
   [[nodiscard]] Time pause_left(uint8_t /*tc*/, Time /*now*/) const noexcept { return Time::zero(); }
   [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/) const noexcept { return 0; }
 };

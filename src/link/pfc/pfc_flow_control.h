@@ -9,12 +9,13 @@
 #include <cstdint>
 
 #include "engine/units.h"
+#include "link/no_op_hooks.h"
 #include "net/packet.h"
 #include "net/tc_scheduler.h"
 
 namespace rdmasim {
 
-class PfcFlowControl {
+class PfcFlowControl : public NoOpLinkHooks {
  public:
   // Event kind of the "a pause may have expired" timer on the port.
   static constexpr uint32_t kResume = 1;
@@ -68,14 +69,6 @@ class PfcFlowControl {
     port.kick();
   }
 
-  template <class P>
-  void on_enqueue(P& /*port*/, Packet* /*p*/) noexcept {}
-  template <class P>
-  void on_transmit(P& /*port*/, Packet* /*p*/) noexcept {}
-  template <class P>
-  void on_release(P& /*port*/, uint8_t /*cls*/, uint32_t /*wire*/) noexcept {}
-  void on_link_down() noexcept {}
-  void on_fault_drop(const Packet& /*p*/) noexcept {}
   // Pause granted beyond `now` (not yet spent).
   [[nodiscard]] Time pause_left(uint8_t tc, Time now) const noexcept {
     return paused_until_[tc] > now ? paused_until_[tc] - now : Time::zero();

@@ -353,6 +353,7 @@ void read_fabric(const CfgNode& root, Scenario& s) {
     read_congestion_control_params(c, *d);  // the keys the algorithm declares (config/params.h)
     d->finish();
   }
+  read_path_selection(*f, c);  // fabric.path_selection and its selector's block (fabric/parts.cpp)
   read_infiniband(*f, c, profile_name);
   if (c.ib.enabled) {
     // A VL that no arbitration table serves never sends: refuse the

@@ -169,6 +169,7 @@ void Fabric::build() {
   auto cc = make_congestion_control(
       cfg_, PartContext{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); }});
   transport_->set_receiver_feedback(make_receiver_feedback(cc.get(), net_));
+  transport_->set_path_selector(make_path_selector(cfg_, cc.get(), sim_.seed()));
   transport_->set_congestion_control(std::move(cc));
 }
 

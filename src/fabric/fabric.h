@@ -21,6 +21,7 @@
 #include "net/switch.h"
 #include "net/tc_scheduler.h"
 #include "nic/nic.h"
+#include "nic/path/path_selector.h"
 #include "route/subnet_manager.h"
 #include "topo/topology.h"
 #include "transport/rc.h"
@@ -74,6 +75,7 @@ struct FabricConfig {
   HpccConfig hpcc;
   InfinibandSettings ib;
   IbCcConfig ibcc;
+  PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
 };
 
 // What the subnet manager did after link state changes.

@@ -16,6 +16,7 @@
 #include "feedback/int_echo.h"
 #include "feedback/rtt_echo.h"
 #include "net/network.h"
+#include "nic/path/per_connection/per_connection_paths.h"
 #include "transport/rc.h"
 
 namespace rdmasim {
@@ -206,6 +207,122 @@ CongestionPoint make_congestion_point(const std::string& name, const FabricConfi
   if (name == "fecn") return FecnPoint(cfg.ibcc.threshold_bytes);
   if (name == "int") return IntPoint{};
   throw std::invalid_argument("unknown congestion point '" + name + "' (expected red, fecn or int)");
+}
+
+namespace {
+
+// One entry per path selector: its name in fabric.path_selection, how to
+// build it, the receiver feedback it reads (nullptr: none) and its
+// parameters in PathSelectionConfig (declared once, by the parameter struct).
+struct PathEntry {
+  const char* name;
+  PathSelector (*make)(const PathSelectionConfig& cfg, uint64_t seed);
+  const char* needs_feedback = nullptr;
+  void (*read)(PathSelectionConfig& cfg, ParamReader& r) = nullptr;  // nullptr: no parameters
+  void (*echo)(const PathSelectionConfig& cfg, ParamEcho& e) = nullptr;
+  void (*keys)(ParamKeys& k) = nullptr;
+};
+
+template <auto Member>
+PathEntry path_with_params(const char* name, PathSelector (*make)(const PathSelectionConfig&, uint64_t),
+                           const char* needs_feedback) {
+  return PathEntry{name,
+                   make,
+                   needs_feedback,
+                   [](PathSelectionConfig& cfg, ParamReader& r) { (cfg.*Member).visit(r); },
+                   [](const PathSelectionConfig& cfg, ParamEcho& e) { visit_const(cfg.*Member, e); },
+                   [](ParamKeys& k) {
+                     std::remove_reference_t<decltype(PathSelectionConfig{}.*Member)> p{};
+                     p.visit(k);
+                   }};
+}
+
+const PathEntry kPathSelectors[] = {
+    {"per-connection",
+     [](const PathSelectionConfig&, uint64_t) { return PathSelector(PerConnectionPaths{}); }},
+};
+
+const PathEntry* find_path_selector(const std::string& name) {
+  for (const PathEntry& e : kPathSelectors)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+// Why the fabric cannot run selector `e` ("" if it can).
+std::string path_selector_unmet(const PathEntry& e, const FabricConfig& cfg, const CongestionControl* cc) {
+  const std::string name = e.name;
+  if (name == kPathSelectors[0].name) return "";
+  if (forwarding_policy_name(cfg) != "ecmp")
+    return "'" + name + "' changes the entropy ECMP hashes; this fabric forwards by " +
+           forwarding_policy_name(cfg) + ", which does not read it";
+  const std::string fb = cc != nullptr ? cc->feedback() : "none";
+  if (e.needs_feedback != nullptr && fb != e.needs_feedback)
+    return "'" + name + "' reads " + e.needs_feedback + " receiver feedback; congestion control '" +
+           (cc != nullptr ? std::string(cc->name()) : std::string("none")) + "' returns " + fb +
+           " (use fabric.cc: dctcp)";
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> path_selector_names() {
+  std::vector<std::string> names;
+  for (const PathEntry& e : kPathSelectors) names.emplace_back(e.name);
+  return names;
+}
+
+void read_path_selection(const CfgNode& f, FabricConfig& cfg) {
+  PathSelectionConfig& p = cfg.paths;
+  p.name = f.choice("path_selection", path_selector_names(), p.name);
+  // A parameter block of a selector the fabric does not run would be silently ignored.
+  for (const PathEntry& e : kPathSelectors)
+    if (p.name != e.name && f.has(e.name))
+      throw f.error(e.name, "has no effect: fabric.path_selection is '" + p.name +
+                                "' (set fabric.path_selection: " + e.name + " to use it)");
+  const PathEntry* e = find_path_selector(p.name);
+  // The congestion control decides the receiver feedback: build it to ask
+  // (its context only sizes windows, which the question does not read).
+  const auto cc =
+      make_congestion_control(cfg, PartContext{[] { return Time::from_us(10); }, [] { return uint32_t{1}; }});
+  if (const std::string why = path_selector_unmet(*e, cfg, cc.get()); !why.empty())
+    throw f.error("path_selection", why);
+  if (auto block = f.opt_child(p.name)) {
+    if (e->read != nullptr) {
+      ParamReader r(*block);
+      e->read(p, r);
+    }
+    block->finish();  // no parameters: every key is refused
+  }
+}
+
+void add_path_selection_json(const FabricConfig& cfg, nlohmann::ordered_json& fabric) {
+  const PathEntry* e = find_path_selector(cfg.paths.name);
+  if (e == nullptr || e == &kPathSelectors[0]) return;
+  fabric["path_selection"] = cfg.paths.name;
+  if (e->echo == nullptr) return;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ParamEcho echo(j);
+  e->echo(cfg.paths, echo);
+  fabric[cfg.paths.name] = std::move(j);
+}
+
+std::vector<std::string> path_selector_param_keys(const std::string& name) {
+  ParamKeys k;
+  const PathEntry* e = find_path_selector(name);
+  if (e != nullptr && e->keys != nullptr) e->keys(k);
+  return k.keys;
+}
+
+PathSelector make_path_selector(const FabricConfig& cfg, const CongestionControl* cc, uint64_t seed) {
+  const PathEntry* e = find_path_selector(cfg.paths.name);
+  if (e == nullptr) {
+    std::string known;
+    for (const PathEntry& x : kPathSelectors) known += std::string(known.empty() ? "" : ", ") + x.name;
+    throw std::invalid_argument("unknown path selection '" + cfg.paths.name + "' (expected " + known + ")");
+  }
+  if (const std::string why = path_selector_unmet(*e, cfg, cc); !why.empty())
+    throw std::invalid_argument("path selection " + why);
+  return e->make(cfg.paths, seed);
 }
 
 }  // namespace rdmasim

@@ -13,6 +13,7 @@
 #include "feedback/receiver_feedback.h"
 #include "link/link_flow_control.h"
 #include "net/congestion_point/congestion_point.h"
+#include "nic/path/path_selector.h"
 #include "route/forwarding/forwarding_policy.h"
 #include "transport/transport.h"
 
@@ -74,5 +75,24 @@ void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block);
 // RED's "ecn" stream). Throws std::invalid_argument for an unknown name.
 [[nodiscard]] CongestionPoint make_congestion_point(const std::string& name, const FabricConfig& cfg,
                                                     const Switch& sw);
+
+// How requesters choose the entropy of their packets (fabric.path_selection):
+// the names the registry holds, "per-connection" first (the default).
+[[nodiscard]] std::vector<std::string> path_selector_names();
+// Reads fabric.path_selection and the chosen selector's parameter block
+// (fabric.<name>, keys declared by its parameter struct); refuses the block
+// of a selector the fabric does not run, and a selector the fabric cannot
+// serve (it needs ECMP, or a receiver feedback the congestion control does
+// not name). Call after fabric.cc is read.
+void read_path_selection(const CfgNode& fabric, FabricConfig& cfg);
+// Adds path_selection and its block to results.json's fabric object; nothing
+// for the default, whose outputs predate the part.
+void add_path_selection_json(const FabricConfig& cfg, nlohmann::ordered_json& fabric);
+[[nodiscard]] std::vector<std::string> path_selector_param_keys(const std::string& name);
+// The selector for a fabric whose congestion control is `cc` (nullptr: none);
+// `seed` seeds its random stream. Throws std::invalid_argument for an unknown
+// name or a requirement the fabric does not meet.
+[[nodiscard]] PathSelector make_path_selector(const FabricConfig& cfg, const CongestionControl* cc,
+                                              uint64_t seed);
 
 }  // namespace rdmasim

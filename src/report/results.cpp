@@ -133,6 +133,7 @@ json scenario_json(const Scenario& s) {
       {"refresh", f.sw.pfc.refresh_fraction}};
   fabric["cc"] = f.cc;
   if (auto params = congestion_control_params_json(f); !params.is_null()) fabric[f.cc] = std::move(params);
+  add_path_selection_json(f, fabric);  // nothing for the default (per-connection)
   fabric["ecn"] = {
       {"enabled", f.sw.ecn.enabled},
       {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},

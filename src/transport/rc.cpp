@@ -1,6 +1,7 @@
 #include "transport/rc.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine/rng.h"
 #include "net/network.h"
@@ -35,6 +36,7 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   c.rev_hash = five_tuple_hash(dst, src, c.sport, kRoceUdpPort);
   c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
+  paths_.connect(c.id, c.flow_hash);
   c.cc.id = c.id;
   c.cc.line_rate = nics_[src]->port(c.src_nic_port).rate();
   if (cc_) {
@@ -42,6 +44,11 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
     apply_window(c);
   }
   return c.id;
+}
+
+void RcEngine::set_path_selector(PathSelector paths) {
+  if (!conns_.empty()) throw std::logic_error("set_path_selector after the first QP");
+  paths_ = std::move(paths);
 }
 
 void RcEngine::post(QpId conn, Opcode op, int64_t bytes, uint64_t wr_id) {
@@ -169,7 +176,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     p->dst = c.dst;
     p->conn = c.id;
     p->tc = c.tc;
-    p->flow_hash = c.flow_hash;
+    p->flow_hash = paths_.entropy(c.id, c.flow_hash);
   } else {
     p = build_data(c, c.snd_nxt);
     ++c.snd_nxt;
@@ -216,7 +223,7 @@ Packet* RcEngine::build_data(RcConnection& c, uint64_t psn) {
   p->dst = c.dst;
   p->conn = c.id;
   p->tc = c.tc;
-  p->flow_hash = c.flow_hash;
+  p->flow_hash = paths_.entropy(c.id, c.flow_hash);
   ++c.ctr.data_packets_sent;
   return p;
 }
@@ -238,6 +245,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
         cc_->on_ack(cc_view(c), a);
         apply_window(c);
       }
+      paths_.on_ack(c.id, PathAck{c.acked_upto, c.snd_nxt, (p->flags & kCe) != 0, c.snd_una < c.snd_max});
       if (moved) activate(c, 0);
       break;
     }
@@ -438,6 +446,7 @@ void RcEngine::on_rto(RcConnection& c) {
   ++c.retries;
   if (cfg_.retry_limit != 0 && c.retries > cfg_.retry_limit) return;  // QP would go to error
   c.rto_exp = std::min(c.rto_exp + 1, cfg_.rto_max_backoff);
+  paths_.on_rto(c.id);  // before the resend, which may take a new path
   if (cc_) {
     cc_->on_rto(cc_view(c));
     apply_window(c);
@@ -469,7 +478,8 @@ void RcEngine::on_rnr_retry(RcConnection& c) {
 
 QpPath RcEngine::path(QpId qp) const {
   const RcConnection& c = conns_[qp];
-  return QpPath{c.src, c.dst, c.src_nic_port, c.dst_nic_port, c.flow_hash, c.rev_hash, c.tc};
+  const uint32_t entropy = paths_.entropy(qp, c.flow_hash);  // where its packets go now
+  return QpPath{c.src, c.dst, c.src_nic_port, c.dst_nic_port, entropy, c.rev_hash, c.tc};
 }
 
 QpStats RcEngine::stats(QpId qp) const {

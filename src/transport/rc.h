@@ -79,7 +79,7 @@ struct RcConnection {
   uint16_t src_nic_port = 0;
   uint16_t dst_nic_port = 0;
   uint8_t tc = 0;
-  uint32_t flow_hash = 0;  // requester -> responder direction
+  uint32_t flow_hash = 0;  // requester -> responder direction, the QP's own (its path selector may change it)
   uint32_t rev_hash = 0;   // responder -> requester direction
   CompletionSink* sink = nullptr;
 
@@ -170,6 +170,8 @@ class RcEngine final : public Transport, public CcHost {
   }
   [[nodiscard]] const CongestionControl* congestion_control() const override { return cc_.get(); }
   void set_receiver_feedback(std::unique_ptr<ReceiverFeedback> fb) override { feedback_ = std::move(fb); }
+  void set_path_selector(PathSelector paths) override;
+  [[nodiscard]] const PathSelector& path_selector() const override { return paths_; }
   [[nodiscard]] const ReceiverFeedback& receiver_feedback() const { return *feedback_; }
   void on_packet(Nic& nic, Packet* p) override;
   Packet* next_packet(QpId conn, int role, bool& more) override;
@@ -232,6 +234,7 @@ class RcEngine final : public Transport, public CcHost {
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<ReceiverFeedback> feedback_ = std::make_unique<NoFeedback>();
   std::unique_ptr<Recovery> recovery_;
+  PathSelector paths_;        // the requester's entropy per packet (per-connection by default)
   bool int_enabled_ = false;  // data packets collect INT (the CC reads it from ACKs)
   std::vector<Nic*> nics_;
   std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references

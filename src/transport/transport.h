@@ -16,6 +16,7 @@
 
 #include "cc/congestion_control.h"
 #include "feedback/receiver_feedback.h"
+#include "nic/path/path_selector.h"
 #include "verbs/completion.h"
 
 namespace rdmasim {
@@ -47,7 +48,7 @@ struct QpPath {
   int dst = 0;
   uint16_t src_nic_port = 0;
   uint16_t dst_nic_port = 0;
-  uint32_t flow_hash = 0;  // requester -> responder
+  uint32_t flow_hash = 0;  // requester -> responder: the entropy its packets carry now
   uint32_t rev_hash = 0;   // responder -> requester
   uint8_t tc = 0;
 };
@@ -77,6 +78,10 @@ class Transport {
   [[nodiscard]] virtual const CongestionControl* congestion_control() const = 0;
   // What responders return for it (the part the algorithm names; none by default).
   virtual void set_receiver_feedback(std::unique_ptr<ReceiverFeedback> fb) = 0;
+  // The entropy its requesters put in their packets (per-connection by
+  // default). Before the first QP: throws std::logic_error after it.
+  virtual void set_path_selector(PathSelector paths) = 0;
+  [[nodiscard]] virtual const PathSelector& path_selector() const = 0;
 
   // NIC side. The NICs by host index, before the first QP is created.
   virtual void attach_nics(std::vector<Nic*> nics) = 0;

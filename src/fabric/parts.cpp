@@ -17,6 +17,7 @@
 #include "feedback/rtt_echo.h"
 #include "net/network.h"
 #include "nic/path/per_connection/per_connection_paths.h"
+#include "nic/path/plb/plb_paths.h"
 #include "transport/rc.h"
 
 namespace rdmasim {
@@ -240,6 +241,10 @@ PathEntry path_with_params(const char* name, PathSelector (*make)(const PathSele
 const PathEntry kPathSelectors[] = {
     {"per-connection",
      [](const PathSelectionConfig&, uint64_t) { return PathSelector(PerConnectionPaths{}); }},
+    path_with_params<&PathSelectionConfig::plb>(
+        "plb",
+        [](const PathSelectionConfig& cfg, uint64_t seed) { return PathSelector(PlbPaths(cfg.plb, seed)); },
+        "ecn-echo"),
 };
 
 const PathEntry* find_path_selector(const std::string& name) {

@@ -2,6 +2,8 @@
 // (RoCEv2's UDP source port, an IPv6 flow label), which switches hash to pick
 // among equal-cost paths (route/forwarding/ecmp). One of
 //   per-connection  PerConnectionPaths  one fixed entropy per QP (RoCEv2 NICs today)
+//   plb             PlbPaths            a new random entropy after sustained ECN
+//                                       congestion (PLB, SIGCOMM 2022)
 // built by name in fabric/parts.cpp (fabric.path_selection).
 //
 // Contract. The transport owns one selector by value for all its QPs (set
@@ -33,6 +35,7 @@
 
 #include "nic/path/path_signal.h"
 #include "nic/path/per_connection/per_connection_paths.h"
+#include "nic/path/plb/plb_paths.h"
 
 namespace rdmasim {
 
@@ -40,6 +43,7 @@ namespace rdmasim {
 // and the block named after the selector).
 struct PathSelectionConfig {
   std::string name = "per-connection";
+  PlbConfig plb;
 };
 
 class PathSelector {
@@ -68,7 +72,7 @@ class PathSelector {
   }
 
  private:
-  std::variant<PerConnectionPaths> part_;
+  std::variant<PerConnectionPaths, PlbPaths> part_;
 };
 
 }  // namespace rdmasim

@@ -705,6 +705,13 @@ TEST_F(CliTest, DcqcnByteCounterIsASizeOrOff) {
          "e.g. 32MiB or 4KB)"));
 }
 
+TEST_F(CliTest, PlbBlockNeedsPlbPathSelection) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dctcp\n  plb: {rounds: 2}\n"),
+      at("16:8: 'fabric.plb': has no effect: fabric.path_selection is 'per-connection' (set "
+         "fabric.path_selection: plb to use it)"));
+}
+
 TEST_F(CliTest, MellanoxDcqcnProfileIsRecordedInResults) {
   const CliResult r = run_scenario(std::string(kGood) + "fabric:\n  profile: rocev2-dcqcn-mlx\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -153,12 +153,13 @@ int main_impl(int argc, char** argv) {
     for (const auto& n : profile_names()) {
       const Profile p = find_profile(n);
       std::printf("%s: %s\n", p.name.c_str(), p.summary.c_str());
+      const std::vector<ProfileDefault> defaults = profile_defaults(p);
       int key_w = 0, value_w = 0;
-      for (const auto& d : p.defaults) {
+      for (const auto& d : defaults) {
         key_w = std::max(key_w, static_cast<int>(d.key.size()));
         value_w = std::max(value_w, static_cast<int>(d.value.size()));
       }
-      for (const auto& d : p.defaults)
+      for (const auto& d : defaults)
         std::printf("  %-*s %-*s %s\n", key_w, d.key.c_str(), value_w, d.value.c_str(), d.source.c_str());
     }
     return cli::kExitOk;

@@ -102,20 +102,21 @@ std::vector<std::string> congestion_control_names() {
   return names;
 }
 
-void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block) {
-  const CcEntry* e = find_cc(cfg.cc);
-  if (e == nullptr || e->read == nullptr) return;  // no parameters: finish() refuses every key
-  ParamReader r(block);
-  e->read(cfg, r);
+bool congestion_control_has_params(const std::string& name) {
+  const CcEntry* e = find_cc(name);
+  return e != nullptr && e->read != nullptr;
 }
 
-nlohmann::ordered_json congestion_control_params_json(const FabricConfig& cfg) {
-  const CcEntry* e = find_cc(cfg.cc);
-  if (e == nullptr || e->echo == nullptr) return nullptr;
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  ParamEcho echo(j);
-  e->echo(cfg, echo);
-  return j;
+void visit_congestion_control_params(FabricConfig& cfg, ParamReader& v) {
+  if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->read != nullptr) e->read(cfg, v);
+}
+
+void visit_congestion_control_params(FabricConfig& cfg, ParamEcho& v) {
+  if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->echo != nullptr) e->echo(cfg, v);
+}
+
+void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v) {
+  if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->keys != nullptr) e->keys(v);
 }
 
 std::vector<std::string> congestion_control_param_keys(const std::string& name) {

@@ -20,6 +20,9 @@ namespace rdmasim {
 
 struct FabricConfig;
 class CfgNode;
+class ParamReader;
+class ParamEcho;
+class ParamKeys;
 class Network;
 class Port;
 class Switch;
@@ -37,11 +40,12 @@ struct PartContext {
 // fabric.cc accepts.
 [[nodiscard]] std::vector<std::string> congestion_control_names();
 // The parameter block of congestion control `cfg.cc` (fabric.<name>), read,
-// echoed and listed from the algorithm's own declaration (config/params.h).
-// An algorithm without parameters has no block: reading one refuses every key.
-void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block);
-// The block as results.json records it; null when the algorithm has none.
-[[nodiscard]] nlohmann::ordered_json congestion_control_params_json(const FabricConfig& cfg);
+// echoed and listed from the algorithm's own declaration (config/params.h)
+// by the visitor it is given. An algorithm without parameters has no block.
+[[nodiscard]] bool congestion_control_has_params(const std::string& name);
+void visit_congestion_control_params(FabricConfig& cfg, ParamReader& v);
+void visit_congestion_control_params(FabricConfig& cfg, ParamEcho& v);
+void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v);
 [[nodiscard]] std::vector<std::string> congestion_control_param_keys(const std::string& name);
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,

@@ -47,7 +47,7 @@ struct RcConfig {
   uint8_t data_tc = 3;
   uint8_t ack_tc = 7;  // ACK/NAK ride a strict-priority class
   LossRecovery recovery = LossRecovery::kGoBackN;
-  uint32_t irn_window = 0;  // IRN: max packets in flight (the fabric sets ~1 BDP); 0 = unlimited
+  uint32_t irn_window = 0;  // IRN: max packets in flight; 0 = one BDP (set by Fabric)
   // IRN's two timeouts (Mittal et al. 2018, §4.1): RTO_low when at most
   // irn_low_packets are outstanding (a tail loss has nothing behind it to
   // trigger a NACK), else RTO_high.

@@ -83,7 +83,10 @@ int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
     if (r.code == kExitOk && outs.size() > 1) std::fputs("\n", stdout);
     code = std::max(code, r.code);
   }
-  if (interrupt.load()) std::fputs("interrupted: partial results written\n", stderr);
+  if (interrupt.load()) {
+    std::fputs("interrupted: partial results written, marked interrupted\n", stderr);
+    code = std::max(code, kExitInterrupted);
+  }
   return code;
 }
 

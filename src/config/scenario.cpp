@@ -1,5 +1,7 @@
 #include "config/scenario.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 
@@ -157,6 +159,17 @@ Scenario load_scenario(const CfgNode& root) {
   Scenario s;
   s.file = root.file();
   s.name = root.str("name", fs::path(root.file()).stem().string());
+  // The name becomes a folder under the output directory and a JSON string:
+  // a path separator, "..", or a byte JSON cannot hold would write elsewhere
+  // or fail after the whole simulation.
+  const bool safe_chars = std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.' || ch == '+';
+  });
+  if (s.name.empty() || s.name.size() > 128 || !safe_chars || s.name == "." || s.name == "..")
+    throw root.error("name",
+                     "expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it names the "
+                     "output folder), got '" +
+                         s.name + "'");
   s.seed = static_cast<uint64_t>(root.integer("seed", 1, 0, INT64_MAX));
   s.duration = root.time("duration", Time::from_ms(10));
   if (s.duration <= Time::zero()) throw root.error("duration", "expected a positive simulated duration");

@@ -763,5 +763,32 @@ workload: [{type: permutation, size: 1GB}]
   }
 }
 
+// --- Outputs are checked before anything runs ---------------------------------------------------------
+
+TEST_F(CliTest, OutputPathThatIsAFileIsRefusedBeforeRunningAndLeftAlone) {
+  write_text((dir_ / "taken").string(), "keep me\n");
+  write_text(scenario_, kGood);
+  const CliResult r = run_cli({"run", scenario_, "-q", "-o", (dir_ / "taken").string()});
+  expect_bad_input(r, "error: " + scenario_ + ": output directory '" + (dir_ / "taken").string() +
+                          "' exists and is not a directory\n");
+  EXPECT_EQ(read_text((dir_ / "taken").string()), "keep me\n");
+}
+
+TEST_F(CliTest, TwoScenariosWritingToOneFolderRunNothing) {
+  write_text(scenario_, kGood);
+  const std::string twin = (dir_ / "twin.yaml").string();
+  write_text(twin, kGood);  // the same name: "tiny"
+  const CliResult r = run_cli({"run", scenario_, twin, "-q", "-j", "2", "-o", (dir_ / "out").string()});
+  expect_bad_input(r, "error: " + twin + ": writes to '" + (dir_ / "out" / "tiny").string() + "', as " +
+                          scenario_ + " does (give the scenarios different names or output.dir)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "tiny" / "results.json")) << "the first scenario ran anyway";
+}
+
+TEST_F(CliTest, ANameThatWouldEscapeTheOutputFolderIsRefused) {
+  const CliResult r = run_scenario(edit(kGood, "name: tiny", "name: ../../x"));
+  expect_bad_input(r, at("1:7: 'name': expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it "
+                         "names the output folder), got '../../x'"));
+}
+
 }  // namespace
 }  // namespace rdmasim

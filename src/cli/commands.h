@@ -1,5 +1,7 @@
 // The rdmasim subcommands. Each returns the process exit code: 0 success,
-// 1 runtime failure, 2 bad input, 3 a violated simulation invariant.
+// 1 runtime failure, 2 bad input (nothing run, nothing written), 3 a violated
+// simulation invariant, 4 interrupted by SIGINT/SIGTERM (partial results
+// written, marked "interrupted").
 #pragma once
 
 #include <atomic>
@@ -18,6 +20,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInvariant = 3;
+inline constexpr int kExitInterrupted = 4;
 
 struct RunOptions {
   std::vector<std::string> scenarios;

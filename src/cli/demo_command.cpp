@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -83,6 +84,10 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
       "and waits out timeouts, so tail FCT grows far beyond the ideal network's. PFC makes the same\n"
       "incast lossless and DCQCN paces the senders, bringing it much closer to the ideal network;\n"
       "HPCC, reading each hop's queue and load from INT, gets closer still.\n");
+  if (interrupt.load()) {
+    std::fputs("interrupted: partial results written, marked interrupted\n", stderr);
+    code = std::max(code, kExitInterrupted);
+  }
   return code;
 }
 

@@ -20,10 +20,21 @@ rdmasim::Bytes bytes_arg(const std::string& v) {
   return rdmasim::parse_bytes(v);
 }
 
-// The one process-wide flag: set by SIGINT, polled by running simulations so
-// they stop and write what they have.
+// The one process-wide flag: set by SIGINT or SIGTERM (what batch schedulers
+// send), polled by running simulations so they stop, write what they have
+// marked interrupted, and exit with kExitInterrupted.
 std::atomic<bool> g_interrupt{false};
-extern "C" void on_sigint(int) { g_interrupt.store(true); }
+extern "C" void on_stop_signal(int) { g_interrupt.store(true); }
+
+// Commands that write results stop gracefully; the others keep the default
+// action, so Ctrl-C ends them at once.
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
 
 int perftest_main(const std::string& test, const std::string& size, int iters, int depth,
                   const std::string& profile, const std::string& rate, const std::string& delay,
@@ -69,7 +80,6 @@ int perftest_main(const std::string& test, const std::string& size, int iters, i
 
 int main_impl(int argc, char** argv) {
   using namespace rdmasim;
-  std::signal(SIGINT, on_sigint);
   CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (InfiniBand, RoCEv2, iWARP, UET)"};
   app.require_subcommand(1);
 
@@ -129,13 +139,19 @@ int main_impl(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : cli::kExitBadInput;
   }
-  if (*run) return cli::run_command(ro, g_interrupt);
+  if (*run) {
+    catch_stop_signals();
+    return cli::run_command(ro, g_interrupt);
+  }
   if (*pt)
     return perftest_main(test, size, iters, depth, profile, rate, delay, sw_latency, cut_through, switches,
                          mtu);
   if (*app.get_subcommand("nccl-tests")) return cli::nccl_tests_command(nccl);
   if (*app.get_subcommand("train")) return cli::train_command(train);
-  if (*demo) return cli::demo_command(demo_out, demo_jobs, g_interrupt);
+  if (*demo) {
+    catch_stop_signals();
+    return cli::demo_command(demo_out, demo_jobs, g_interrupt);
+  }
   if (*bench) return cli::bench_command(only, list);
   if (*validate) {
     const auto results = run_validation(full);
@@ -153,12 +169,13 @@ int main_impl(int argc, char** argv) {
     for (const auto& n : profile_names()) {
       const Profile p = find_profile(n);
       std::printf("%s: %s\n", p.name.c_str(), p.summary.c_str());
+      const std::vector<ProfileDefault> defaults = profile_defaults(p);
       int key_w = 0, value_w = 0;
-      for (const auto& d : p.defaults) {
+      for (const auto& d : defaults) {
         key_w = std::max(key_w, static_cast<int>(d.key.size()));
         value_w = std::max(value_w, static_cast<int>(d.value.size()));
       }
-      for (const auto& d : p.defaults)
+      for (const auto& d : defaults)
         std::printf("  %-*s %-*s %s\n", key_w, d.key.c_str(), value_w, d.value.c_str(), d.source.c_str());
     }
     return cli::kExitOk;

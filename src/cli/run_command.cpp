@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <optional>
 
 #include "cli/commands.h"
 #include "config/error.h"
@@ -21,18 +23,57 @@ struct Outcome {
   std::string text;  // summary or error message
 };
 
-// Loads, runs and writes one scenario. Never throws.
-Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<bool>& interrupt,
-                std::mutex& err_mu) {
-  Outcome out;
+// A scenario loaded and checked, with the folder its outputs go to.
+struct Job {
+  std::string path;
+  std::optional<Scenario> scenario;
+  std::string dir;
+  Outcome refused;  // code != kExitOk: not run
+};
+
+// The folder must be a directory we can write into (created if missing), so
+// a run never simulates for minutes and then loses its results.
+std::string check_output_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return "output directory '" + dir + "' exists and is not a directory";
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create output directory '" + dir + "': " + ec.message();
+  const fs::path probe = fs::path(dir) / ".rdmasim-write-test";
+  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
+    std::fclose(f);
+    fs::remove(probe, ec);
+    return "";
+  }
+  return "cannot write into output directory '" + dir + "'";
+}
+
+Job load_job(const std::string& path, const RunOptions& o) {
+  Job j;
+  j.path = path;
   try {
     std::vector<std::string> sets = o.sets;
     if (o.seed >= 0) sets.push_back("seed=" + std::to_string(o.seed));
-    Scenario s = load_scenario_file(path, sets);
-    std::string dir = s.output.dir;
+    j.scenario = load_scenario_file(path, sets);
+    j.dir = j.scenario->output.dir;
     if (!o.out_dir.empty())
-      dir = o.scenarios.size() > 1 ? (std::filesystem::path(o.out_dir) / s.name).string() : o.out_dir;
-    Experiment e(std::move(s));
+      j.dir =
+          o.scenarios.size() > 1 ? (std::filesystem::path(o.out_dir) / j.scenario->name).string() : o.out_dir;
+  } catch (const InputError& err) {
+    j.refused = {kExitBadInput, std::string("error: ") + err.what() + "\n"};
+  } catch (const std::exception& err) {
+    j.refused = {kExitFailure, std::string("error: ") + path + ": " + err.what() + "\n"};
+  }
+  return j;
+}
+
+// Runs and writes one loaded scenario. Never throws.
+Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrupt, std::mutex& err_mu) {
+  Outcome out;
+  const std::string& dir = job.dir;
+  try {
+    Experiment e(std::move(*job.scenario));
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
     auto progress = [&](const Experiment& x) {
@@ -65,7 +106,7 @@ Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<
     out.text = std::string("error: ") + err.what() + "\n";
   } catch (const std::exception& err) {
     out.code = kExitFailure;
-    out.text = std::string("error: ") + path + ": " + err.what() + "\n";
+    out.text = std::string("error: ") + job.path + ": " + err.what() + "\n";
   }
   return out;
 }
@@ -73,17 +114,47 @@ Outcome run_one(const std::string& path, const RunOptions& o, const std::atomic<
 }  // namespace
 
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
-  std::vector<Outcome> outs(o.scenarios.size());
+  // Everything is loaded and checked before anything runs: a batch with one
+  // bad scenario, two scenarios writing to one folder, or an output folder
+  // that cannot be written runs nothing and touches no earlier results.
+  std::vector<Job> jobs;
+  for (const std::string& path : o.scenarios) jobs.push_back(load_job(path, o));
+  std::map<std::string, size_t> owner;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Job& j = jobs[i];
+    if (j.refused.code != kExitOk) continue;
+    const std::string key = std::filesystem::weakly_canonical(j.dir).string();
+    if (auto [it, fresh] = owner.emplace(key, i); !fresh) {
+      j.refused = {kExitBadInput, "error: " + j.path + ": writes to '" + j.dir + "', as " +
+                                      jobs[it->second].path +
+                                      " does (give the scenarios different names or output.dir)\n"};
+      continue;
+    }
+    if (const std::string why = check_output_dir(j.dir); !why.empty())
+      j.refused = {kExitBadInput, "error: " + j.path + ": " + why + "\n"};
+  }
+  int refused = kExitOk;
+  for (const Job& j : jobs) {
+    if (j.refused.code == kExitOk) continue;
+    std::fputs(j.refused.text.c_str(), stderr);
+    refused = std::max(refused, j.refused.code);
+  }
+  if (refused != kExitOk) return refused;
+
+  std::vector<Outcome> outs(jobs.size());
   std::mutex err_mu;
-  ThreadPool(o.jobs).for_each(o.scenarios.size(),
-                              [&](size_t i) { outs[i] = run_one(o.scenarios[i], o, interrupt, err_mu); });
+  ThreadPool(o.jobs).for_each(jobs.size(),
+                              [&](size_t i) { outs[i] = run_one(jobs[i], o, interrupt, err_mu); });
   int code = kExitOk;
   for (const auto& r : outs) {
     std::fputs(r.text.c_str(), r.code == kExitOk ? stdout : stderr);
     if (r.code == kExitOk && outs.size() > 1) std::fputs("\n", stdout);
     code = std::max(code, r.code);
   }
-  if (interrupt.load()) std::fputs("interrupted: partial results written\n", stderr);
+  if (interrupt.load()) {
+    std::fputs("interrupted: partial results written, marked interrupted\n", stderr);
+    code = std::max(code, kExitInterrupted);
+  }
   return code;
 }
 

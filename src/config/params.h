@@ -9,16 +9,26 @@
 //
 // and every use of the keys comes from that declaration: ParamReader parses
 // a YAML block strictly (unknown keys, types, units and ranges are errors
-// with file:line:column), ParamEcho writes the block into results.json, and
-// ParamKeys lists the keys. The part's header needs none of this file: it
-// only calls methods on V.
+// with file:line:column), ParamEcho writes the block into results.json (and,
+// flattened, the values `rdmasim profiles` lists), and ParamKeys lists the
+// keys. The part's header needs none of this file: it only calls methods on V.
+//
+// The vocabulary: real, count, flag, time, rate, size; time_or, size_or,
+// rate_or, count_or (a value or a word such as "auto", stored as zero);
+// choice (a name from a table), tc_set (a list of traffic classes), custom (a
+// value with its own codec: read(node, key, x) and json echo(x)); block (a
+// nested map, visited by a function of the same visitor type), refuse (a key
+// that has no effect in this configuration) and check (a constraint between
+// keys).
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "config/cfg_node.h"
@@ -28,6 +38,21 @@
 namespace rdmasim {
 
 inline constexpr bool kPositive = true;  // for time(): zero and below are refused
+
+// The names of an enumeration (or a bool) as choice() reads and writes them.
+template <typename T>
+using Names = std::initializer_list<std::pair<const char*, T>>;
+
+template <typename T>
+const char* name_of(const T& x, Names<T> names) {
+  for (const auto& [n, v] : names)
+    if (v == x) return n;
+  return names.begin()->first;
+}
+
+// Traffic classes 0..7 as a bit mask, from a YAML list such as [3, 4].
+uint8_t read_tc_set(const CfgNode& n, const char* key);
+nlohmann::ordered_json tc_set_json(uint8_t mask);
 
 // Reads a part's block; what the block leaves out keeps its current value.
 class ParamReader {
@@ -60,28 +85,92 @@ class ParamReader {
     x = n_.str(key) == word ? Time::zero() : n_.time(key, x);
   }
   // A size, or `word` (stored as zero), e.g. byte_counter: off.
-  void size_or(const char* key, int64_t& x, const char* word) {
+  template <typename T>
+  void size_or(const char* key, T& x, const char* word) {
     if (!n_.has(key)) return;
     const std::string text = n_.str(key);
     if (text == word) {
       x = 0;
       return;
     }
+    int64_t v = 0;
     try {
-      x = parse_bytes(text).count();
+      v = parse_bytes(text).count();
     } catch (const std::invalid_argument& err) {
       throw n_.error(key, std::string("expected a size, e.g. 10MB, or ") + word + " (" + err.what() + ")");
     }
-    if (x <= 0) throw n_.error(key, std::string("expected a positive size, or ") + word);
+    if (v <= 0) throw n_.error(key, std::string("expected a positive size, or ") + word);
+    x = static_cast<T>(v);
+  }
+  // A rate, or `word` (stored as zero), e.g. reference_rate: none.
+  void rate_or(const char* key, Rate& x, const char* word) {
+    if (!n_.has(key)) return;
+    const std::string text = n_.str(key);
+    if (text == word) {
+      x = Rate::from_bps(0);
+      return;
+    }
+    try {
+      x = parse_rate(text);
+    } catch (const std::invalid_argument& err) {
+      throw n_.error(key, std::string("expected a rate, e.g. 100Gbps, or ") + word + " (" + err.what() + ")");
+    }
+  }
+  template <typename T>
+  void choice(const char* key, T& x, Names<T> names) {
+    std::vector<std::string> allowed;
+    for (const auto& [n, v] : names) allowed.emplace_back(n);
+    const std::string picked = n_.choice(key, allowed, name_of(x, names));
+    for (const auto& [n, v] : names)
+      if (picked == n) x = v;
+  }
+  // A name from a list known at run time (e.g. a registry's).
+  void choice(const char* key, std::string& x, const std::vector<std::string>& names) {
+    x = n_.choice(key, names, x);
+  }
+  void tc_set(const char* key, uint8_t& mask) {
+    if (n_.has(key)) mask = read_tc_set(n_, key);
+  }
+  template <typename T, typename Codec>
+  void custom(const char* key, T& x, Codec) {
+    if (n_.has(key)) Codec::read(n_, key, x);
+  }
+  // A nested map; what it leaves out keeps its value, keys it does not declare are refused.
+  template <typename F>
+  void block(const char* key, F&& visit) {
+    if (auto child = n_.opt_child(key)) {
+      ParamReader r(*child);
+      visit(r);
+      child->finish();
+    }
+  }
+  void refuse(const char* key, const std::string& why) {
+    if (n_.has(key)) throw n_.error(key, why);
   }
   // A count, or `word` (stored as zero), e.g. initial_window: auto.
   template <typename T>
   void count_or(const char* key, T& x, const char* word, int64_t min, int64_t max) {
     if (!n_.has(key)) return;
-    x = n_.str(key) == word ? T{0} : static_cast<T>(n_.integer(key, min, max));
+    const std::string text = n_.str(key);
+    if (text == word) {
+      x = T{0};
+      return;
+    }
+    int64_t v = 0;
+    bool ok = false;
+    try {
+      size_t used = 0;
+      v = std::stoll(text, &used);
+      ok = used == text.size() && v >= min && v <= max;
+    } catch (const std::exception&) {
+    }
+    if (!ok)
+      throw n_.error(key, std::string("expected '") + word + "' or a count between " + std::to_string(min) +
+                              " and " + std::to_string(max));
+    x = static_cast<T>(v);
   }
   // A constraint between keys, reported at `key`.
-  void check(bool ok, const char* key, const char* message) {
+  void check(bool ok, const char* key, const std::string& message) {
     if (!ok) throw n_.error(key, message);
   }
 
@@ -109,9 +198,31 @@ class ParamEcho {
   void time_or(const char* key, const Time& x, const char* word) {
     j_[key] = x == Time::zero() ? std::string(word) : format_time(x);
   }
-  void size_or(const char* key, const int64_t& x, const char* word) {
-    j_[key] = x == 0 ? std::string(word) : format_bytes(Bytes(x));
+  template <typename T>
+  void size_or(const char* key, const T& x, const char* word) {
+    j_[key] = x == 0 ? std::string(word) : format_bytes(Bytes(static_cast<int64_t>(x)));
   }
+  void rate_or(const char* key, const Rate& x, const char* word) {
+    j_[key] = x.bps() == 0 ? std::string(word) : format_rate(x);
+  }
+  template <typename T>
+  void choice(const char* key, const T& x, Names<T> names) {
+    j_[key] = name_of(x, names);
+  }
+  void choice(const char* key, const std::string& x, const std::vector<std::string>&) { j_[key] = x; }
+  void tc_set(const char* key, const uint8_t& mask) { j_[key] = tc_set_json(mask); }
+  template <typename T, typename Codec>
+  void custom(const char* key, const T& x, Codec) {
+    j_[key] = Codec::echo(x);
+  }
+  template <typename F>
+  void block(const char* key, F&& visit) {
+    nlohmann::ordered_json sub = nlohmann::ordered_json::object();
+    ParamEcho e(sub);
+    visit(e);
+    j_[key] = std::move(sub);
+  }
+  void refuse(const char*, const std::string&) {}
   template <typename T>
   void count_or(const char* key, const T& x, const char* word, int64_t, int64_t) {
     if (x == 0)
@@ -119,7 +230,7 @@ class ParamEcho {
     else
       j_[key] = x;
   }
-  void check(bool, const char*, const char*) {}
+  void check(bool, const char*, const std::string&) {}
 
  private:
   nlohmann::ordered_json& j_;
@@ -164,7 +275,32 @@ class ParamKeys {
   void count_or(const char* key, A&&...) {
     keys.emplace_back(key);
   }
-  void check(bool, const char*, const char*) {}
+  template <typename... A>
+  void rate_or(const char* key, A&&...) {
+    keys.emplace_back(key);
+  }
+  template <typename T>
+  void choice(const char* key, T&, Names<T>) {
+    keys.emplace_back(key);
+  }
+  void choice(const char* key, std::string&, const std::vector<std::string>&) { keys.emplace_back(key); }
+  template <typename... A>
+  void tc_set(const char* key, A&&...) {
+    keys.emplace_back(key);
+  }
+  template <typename... A>
+  void custom(const char* key, A&&...) {
+    keys.emplace_back(key);
+  }
+  // A block's keys are listed dotted: "pfc.xoff".
+  template <typename F>
+  void block(const char* key, F&& visit) {
+    ParamKeys sub;
+    visit(sub);
+    for (const std::string& k : sub.keys) keys.push_back(std::string(key) + "." + k);
+  }
+  void refuse(const char*, const std::string&) {}
+  void check(bool, const char*, const std::string&) {}
 
   std::vector<std::string> keys;
 };
@@ -175,5 +311,10 @@ template <typename P, typename V>
 void visit_const(const P& p, V& v) {
   const_cast<P&>(p).visit(v);  // NOLINT(cppcoreguidelines-pro-type-const-cast): V does not write
 }
+
+// An echo flattened to (dotted key, value as a user would write it) pairs,
+// in declaration order: what `rdmasim profiles` lists.
+std::vector<std::pair<std::string, std::string>> flatten_params(const nlohmann::ordered_json& echo,
+                                                                const std::string& prefix);
 
 }  // namespace rdmasim

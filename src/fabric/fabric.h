@@ -66,9 +66,6 @@ struct FabricConfig {
   std::string transport = "rc";  // the Transport part (fabric/parts.cpp); rc is the only one yet
   RcConfig rc;
   std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
-  // IRN window: one bandwidth-delay product of the longest host-to-host path,
-  // computed from the topology, unless rc.irn_window is set explicitly.
-  bool irn_window_auto = true;
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
   TimelyConfig timely;

@@ -104,20 +104,21 @@ std::vector<std::string> congestion_control_names() {
   return names;
 }
 
-void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block) {
-  const CcEntry* e = find_cc(cfg.cc);
-  if (e == nullptr || e->read == nullptr) return;  // no parameters: finish() refuses every key
-  ParamReader r(block);
-  e->read(cfg, r);
+bool congestion_control_has_params(const std::string& name) {
+  const CcEntry* e = find_cc(name);
+  return e != nullptr && e->read != nullptr;
 }
 
-nlohmann::ordered_json congestion_control_params_json(const FabricConfig& cfg) {
-  const CcEntry* e = find_cc(cfg.cc);
-  if (e == nullptr || e->echo == nullptr) return nullptr;
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  ParamEcho echo(j);
-  e->echo(cfg, echo);
-  return j;
+void visit_congestion_control_params(FabricConfig& cfg, ParamReader& v) {
+  if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->read != nullptr) e->read(cfg, v);
+}
+
+void visit_congestion_control_params(FabricConfig& cfg, ParamEcho& v) {
+  if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->echo != nullptr) e->echo(cfg, v);
+}
+
+void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v) {
+  if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->keys != nullptr) e->keys(v);
 }
 
 std::vector<std::string> congestion_control_param_keys(const std::string& name) {
@@ -276,39 +277,39 @@ std::vector<std::string> path_selector_names() {
   return names;
 }
 
-void read_path_selection(const CfgNode& f, FabricConfig& cfg) {
+void visit_path_selection(FabricConfig& cfg, ParamReader& v) {
   PathSelectionConfig& p = cfg.paths;
-  p.name = f.choice("path_selection", path_selector_names(), p.name);
+  v.choice("path_selection", p.name, path_selector_names());
   // A parameter block of a selector the fabric does not run would be silently ignored.
   for (const PathEntry& e : kPathSelectors)
-    if (p.name != e.name && f.has(e.name))
-      throw f.error(e.name, "has no effect: fabric.path_selection is '" + p.name +
-                                "' (set fabric.path_selection: " + e.name + " to use it)");
+    if (p.name != e.name)
+      v.refuse(e.name, "has no effect: fabric.path_selection is '" + p.name +
+                           "' (set fabric.path_selection: " + e.name + " to use it)");
   const PathEntry* e = find_path_selector(p.name);
   // The congestion control decides the receiver feedback: build it to ask
   // (its context only sizes windows, which the question does not read).
   const auto cc =
       make_congestion_control(cfg, PartContext{[] { return Time::from_us(10); }, [] { return uint32_t{1}; }});
-  if (const std::string why = path_selector_unmet(*e, cfg, cc.get()); !why.empty())
-    throw f.error("path_selection", why);
-  if (auto block = f.opt_child(p.name)) {
-    if (e->read != nullptr) {
-      ParamReader r(*block);
-      e->read(p, r);
-    }
-    block->finish();  // no parameters: every key is refused
-  }
+  const std::string why = path_selector_unmet(*e, cfg, cc.get());
+  v.check(why.empty(), "path_selection", why);
+  if (e->read != nullptr)
+    v.block(e->name, [&](ParamReader& b) { e->read(p, b); });
+  else
+    v.refuse(e->name, "path selection '" + p.name + "' has no parameters");
 }
 
-void add_path_selection_json(const FabricConfig& cfg, nlohmann::ordered_json& fabric) {
+void visit_path_selection(FabricConfig& cfg, ParamEcho& v) {
   const PathEntry* e = find_path_selector(cfg.paths.name);
   if (e == nullptr || e == &kPathSelectors[0]) return;
-  fabric["path_selection"] = cfg.paths.name;
-  if (e->echo == nullptr) return;
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  ParamEcho echo(j);
-  e->echo(cfg.paths, echo);
-  fabric[cfg.paths.name] = std::move(j);
+  v.choice("path_selection", cfg.paths.name, path_selector_names());
+  if (e->echo != nullptr) v.block(e->name, [&](ParamEcho& b) { e->echo(cfg.paths, b); });
+}
+
+void visit_path_selection(FabricConfig& cfg, ParamKeys& v) {
+  const PathEntry* e = find_path_selector(cfg.paths.name);
+  if (e == nullptr || e == &kPathSelectors[0]) return;
+  v.choice("path_selection", cfg.paths.name, path_selector_names());
+  if (e->keys != nullptr) v.block(e->name, [&](ParamKeys& b) { e->keys(b); });
 }
 
 std::vector<std::string> path_selector_param_keys(const std::string& name) {

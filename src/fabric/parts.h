@@ -21,6 +21,9 @@ namespace rdmasim {
 
 struct FabricConfig;
 class CfgNode;
+class ParamReader;
+class ParamEcho;
+class ParamKeys;
 class Network;
 class Port;
 class Switch;
@@ -38,11 +41,12 @@ struct PartContext {
 // fabric.cc accepts.
 [[nodiscard]] std::vector<std::string> congestion_control_names();
 // The parameter block of congestion control `cfg.cc` (fabric.<name>), read,
-// echoed and listed from the algorithm's own declaration (config/params.h).
-// An algorithm without parameters has no block: reading one refuses every key.
-void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block);
-// The block as results.json records it; null when the algorithm has none.
-[[nodiscard]] nlohmann::ordered_json congestion_control_params_json(const FabricConfig& cfg);
+// echoed and listed from the algorithm's own declaration (config/params.h)
+// by the visitor it is given. An algorithm without parameters has no block.
+[[nodiscard]] bool congestion_control_has_params(const std::string& name);
+void visit_congestion_control_params(FabricConfig& cfg, ParamReader& v);
+void visit_congestion_control_params(FabricConfig& cfg, ParamEcho& v);
+void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v);
 [[nodiscard]] std::vector<std::string> congestion_control_param_keys(const std::string& name);
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,
@@ -79,15 +83,17 @@ void read_congestion_control_params(FabricConfig& cfg, const CfgNode& block);
 // How requesters choose the entropy of their packets (fabric.path_selection):
 // the names the registry holds, "per-connection" first (the default).
 [[nodiscard]] std::vector<std::string> path_selector_names();
-// Reads fabric.path_selection and the chosen selector's parameter block
-// (fabric.<name>, keys declared by its parameter struct); refuses the block
-// of a selector the fabric does not run, and a selector the fabric cannot
-// serve (it needs ECMP, or a receiver feedback the congestion control does
-// not name). Call after fabric.cc is read.
-void read_path_selection(const CfgNode& fabric, FabricConfig& cfg);
-// Adds path_selection and its block to results.json's fabric object; nothing
-// for the default, whose outputs predate the part.
-void add_path_selection_json(const FabricConfig& cfg, nlohmann::ordered_json& fabric);
+// fabric.path_selection and the chosen selector's parameter block
+// (fabric.<name>, keys declared by its parameter struct), read, echoed and
+// listed by the visitor it is given (fabric/schema.cpp). Reading refuses the
+// block of a selector the fabric does not run, and a selector the fabric
+// cannot serve (it needs ECMP, or a receiver feedback the congestion control
+// does not name); call it after fabric.cc. The echo and the key list leave
+// out the default, per-connection: the outputs of fabrics that keep it
+// predate the part.
+void visit_path_selection(FabricConfig& cfg, ParamReader& v);
+void visit_path_selection(FabricConfig& cfg, ParamEcho& v);
+void visit_path_selection(FabricConfig& cfg, ParamKeys& v);
 [[nodiscard]] std::vector<std::string> path_selector_param_keys(const std::string& name);
 // The selector for a fabric whose congestion control is `cc` (nullptr: none);
 // `seed` seeds its random stream. Throws std::invalid_argument for an unknown

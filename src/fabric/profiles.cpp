@@ -2,8 +2,22 @@
 
 #include <stdexcept>
 
+#include "config/params.h"
+#include "config/units_parse.h"
+#include "fabric/schema.h"
+
 namespace rdmasim {
 namespace {
+
+// Sets the profile's citation for `key`, replacing one it inherited.
+void cite(Profile& p, const std::string& key, std::string source) {
+  for (ProfileSource& s : p.sources)
+    if (s.key == key) {
+      s.source = std::move(source);
+      return;
+    }
+  p.sources.push_back({key, std::move(source)});
+}
 
 // Settings shared by every Ethernet-framed profile.
 Profile ethernet_base(std::string name, std::string summary) {
@@ -12,25 +26,25 @@ Profile ethernet_base(std::string name, std::string summary) {
   p.summary = std::move(summary);
   p.config.name = p.name;
   p.config.framing = Framing::rocev2();
-  p.defaults = {
-      {"fabric.framing", "rocev2",
+  p.sources = {
+      {"fabric.framing",
        "Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4; RETH 16, AETH 4 (IBTA Vol.1 §9.3, Annex A17); "
        "preamble+SFD 8 + IFG 12 (IEEE 802.3 §4.4.2)"},
-      {"fabric.mtu", "1000B",
+      {"fabric.mtu",
        "payload per packet used by the HPCC/DCQCN simulations (HPCC config.txt PACKET_PAYLOAD_SIZE)"},
-      {"fabric.ack_interval", "1", "ACK every packet, as the HPCC simulator's L2_ACK_INTERVAL 1"},
-      {"fabric.rto", "4.194304ms",
+      {"fabric.ack_interval", "ACK every packet, as the HPCC simulator's L2_ACK_INTERVAL 1"},
+      {"fabric.rto",
        "IB local ACK timeout 4.096us x 2^10 (IBTA Vol.1 §9.7.6.1.3), above the 2.7 ms a 32 MiB buffer takes "
        "to drain at 100 Gb/s"},
-      {"fabric.rto_max_backoff", "3", "timeout doubles up to 8x (RoCE NIC adaptive retransmission)"},
-      {"fabric.data_tc", "3", "RoCE traffic class 3 (NVIDIA RoCE configuration guides)"},
-      {"fabric.ack_tc", "7", "ACK/NAK at high priority (HPCC simulator ACK_HIGH_PRIO 1, its DCQCN runs)"},
-      {"fabric.buffer_alpha", "8", "dynamic threshold alpha = 2^3 (SONiC egress_lossy_profile dynamic_th 3)"},
-      {"topology.switch.buffer", "32MiB", "HPCC paper simulations: 32 MB shared buffer per switch"},
-      {"topology.switch.latency", "0ns", "switch pipeline latency off unless the scenario sets it"},
-      {"topology.link", "100Gbps", "100GbE host links, as in the HPCC and DCQCN simulations"},
-      {"topology.switch.forwarding", "store-and-forward",
-       "ns-3 / HPCC simulator switches are store-and-forward"},
+      {"fabric.rto_max_backoff", "timeout doubles up to 8x (RoCE NIC adaptive retransmission)"},
+      {"fabric.data_tc", "RoCE traffic class 3 (NVIDIA RoCE configuration guides)"},
+      {"fabric.ack_tc", "ACK/NAK at high priority (HPCC simulator ACK_HIGH_PRIO 1, its DCQCN runs)"},
+      {"fabric.buffer_alpha", "dynamic threshold alpha = 2^3 (SONiC egress_lossy_profile dynamic_th 3)"},
+      {"topology.switch.buffer", "HPCC paper simulations: 32 MB shared buffer per switch"},
+      {"topology.switch.latency", "switch pipeline latency off unless the scenario sets it"},
+      {"topology.link.rate", "100GbE host links, as in the HPCC and DCQCN simulations"},
+      {"topology.link.delay", "HPCC simulator fat-tree topology file: 1000ns per link (data/reference)"},
+      {"topology.switch.forwarding", "ns-3 / HPCC simulator switches are store-and-forward"},
   };
   return p;
 }
@@ -39,20 +53,22 @@ Profile ethernet_base(std::string name, std::string summary) {
 
 // RoCEv2 as deployed for RDMA: PFC on the RDMA class with the HPCC
 // simulator's dynamic threshold; the congestion control is added on top.
-Profile lossless_rocev2(std::string name, std::string summary, std::vector<ProfileDefault> more) {
+Profile lossless_rocev2(std::string name, std::string summary, std::vector<ProfileSource> more) {
   Profile p = ethernet_base(std::move(name), std::move(summary));
   FabricConfig& c = p.config;
   c.sw.mmu.lossless_mask = 1u << c.rc.data_tc;
   c.sw.mmu.xoff_bytes = 0;
   c.sw.mmu.pfc_alpha = 1.0 / 8;
-  p.defaults.push_back(
-      {"fabric.pfc.classes", "[3]", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"});
-  p.defaults.push_back(
-      {"fabric.pfc.xoff", "dynamic", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"});
-  p.defaults.push_back({"fabric.pfc.alpha", "0.125", "HPCC simulator: XOFF at free buffer / 8"});
-  p.defaults.push_back({"fabric.pfc.headroom", "auto",
-                        "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"});
-  p.defaults.insert(p.defaults.end(), more.begin(), more.end());
+  p.sources.push_back(
+      {"fabric.pfc.classes", "RDMA on a lossless priority 3 (NVIDIA RoCE configuration guides)"});
+  p.sources.push_back(
+      {"fabric.pfc.xoff", "HPCC simulator: dynamic PFC threshold (USE_DYNAMIC_PFC_THRESHOLD 1)"});
+  p.sources.push_back(
+      {"fabric.pfc.enabled", "RoCE for RDMA runs lossless (NVIDIA RoCE configuration guides)"});
+  p.sources.push_back({"fabric.pfc.alpha", "HPCC simulator: XOFF at free buffer / 8"});
+  p.sources.push_back(
+      {"fabric.pfc.headroom", "rate x (2 x cable delay + 1us response) + 2 max frames (802.1Qbb Annex N)"});
+  p.sources.insert(p.sources.end(), more.begin(), more.end());
   return p;
 }
 
@@ -61,10 +77,9 @@ Profile lossless_rocev2(std::string name, std::string summary, std::vector<Profi
 // the QP's priority). Its DCQCN runs keep ACKs at high priority.
 void acks_with_data(Profile& p) {
   p.config.rc.ack_tc = p.config.rc.data_tc;
-  for (auto& d : p.defaults)
+  for (auto& d : p.sources)
     if (d.key == "fabric.ack_tc")
-      d = {d.key, std::to_string(p.config.rc.data_tc),
-           "ACKs in the data class: HPCC simulator run.py ack_prio 0 for HPCC (ACK_HIGH_PRIO 0)"};
+      d = {d.key, "ACKs in the data class: HPCC simulator run.py ack_prio 0 for HPCC (ACK_HIGH_PRIO 0)"};
 }
 
 // PFC, RED/ECN marking and DCQCN with the DCQCN paper's parameters.
@@ -74,22 +89,15 @@ Profile rocev2_dcqcn() {
       "RoCEv2 with PFC on traffic class 3, RED/ECN marking and DCQCN rate control (the DCQCN paper's "
       "reaction-point parameters); go-back-N recovery",
       {
-          {"fabric.ecn.kmin", "400KB", "HPCC simulator config.txt KMIN_MAP at 100 Gb/s"},
-          {"fabric.ecn.kmax", "1600KB", "HPCC simulator config.txt KMAX_MAP at 100 Gb/s"},
-          {"fabric.ecn.pmax", "0.2", "HPCC simulator config.txt PMAX_MAP"},
-          {"fabric.ecn.reference_rate", "100Gbps",
-           "thresholds scale with link rate, as HPCC's per-rate maps do"},
-          {"fabric.ecn.mark", "dequeue",
+          {"fabric.ecn.kmin", "HPCC simulator config.txt KMIN_MAP at 100 Gb/s"},
+          {"fabric.ecn.kmax", "HPCC simulator config.txt KMAX_MAP at 100 Gb/s"},
+          {"fabric.ecn.pmax", "HPCC simulator config.txt PMAX_MAP"},
+          {"fabric.ecn.reference_rate", "thresholds scale with link rate, as HPCC's per-rate maps do"},
+          {"fabric.ecn.mark",
            "HPCC simulator switch-node.cc marks in SwitchNotifyDequeue on the queue left behind; the DCQCN "
            "fluid model (Zhu et al., CoNEXT 2016) assumes a mark carries no queueing delay"},
-          {"fabric.dcqcn.g", "1/256", "DCQCN paper (Zhu et al., SIGCOMM 2015)"},
-          {"fabric.dcqcn.alpha_timer", "55us", "DCQCN paper"},
-          {"fabric.dcqcn.increase_timer", "55us", "DCQCN paper"},
-          {"fabric.dcqcn.byte_counter", "10MB", "DCQCN paper"},
-          {"fabric.dcqcn.fast_recovery_steps", "5", "DCQCN paper (F)"},
-          {"fabric.dcqcn.rate_ai", "40Mbps", "DCQCN paper (R_AI)"},
-          {"fabric.dcqcn.rate_hai", "200Mbps", "HPCC simulator's DCQCN (RATE_HAI)"},
-          {"fabric.dcqcn.cnp_interval", "50us", "DCQCN paper (NP: one CNP per QP per 50 us)"},
+          {"fabric.cc", "DCQCN (Zhu et al., SIGCOMM 2015), the congestion control RoCE NICs ship"},
+          {"fabric.ecn.enabled", "RED/ECN marking: DCQCN's congestion point"},
       });
   FabricConfig& c = p.config;
   c.sw.ecn.enabled = true;
@@ -128,29 +136,24 @@ Profile rocev2_dcqcn_mlx() {
   d.clamp_target_rate = false;
   d.start_at_first_cnp = true;
   const char* src = "HPCC simulator's DCQCN (CC_MODE 1) settings, data/README.md";
-  for (auto& e : p.defaults) {
-    if (e.key == "fabric.dcqcn.alpha_timer") e = {e.key, "1us", std::string(src) + ": alpha resume interval"};
-    if (e.key == "fabric.dcqcn.increase_timer")
-      e = {e.key, "300us", std::string(src) + ": rate-increase timer"};
-    if (e.key == "fabric.dcqcn.byte_counter") e = {e.key, "off", std::string(src) + ": no byte counter"};
-    if (e.key == "fabric.dcqcn.fast_recovery_steps")
-      e = {e.key, "1", std::string(src) + ": fast-recovery times"};
-    if (e.key == "fabric.dcqcn.rate_ai") e = {e.key, "20Mbps", src};
-    if (e.key == "fabric.dcqcn.rate_hai") e = {e.key, "200Mbps", src};
-    if (e.key == "fabric.dcqcn.cnp_interval")
-      e = {e.key, "1us",
-           "the HPCC simulator echoes CE on the ACK of every packet and alpha samples it every 1 us "
-           "(rdma-hw.cc UpdateAlphaMlx)"};
-  }
-  p.defaults.push_back({"fabric.dcqcn.min_rate", "1000Mbps", src});
-  p.defaults.push_back(
-      {"fabric.dcqcn.rate_decrease_interval", "4us",
+  cite(p, "fabric.dcqcn.alpha_timer", std::string(src) + ": alpha resume interval");
+  cite(p, "fabric.dcqcn.increase_timer", std::string(src) + ": rate-increase timer");
+  cite(p, "fabric.dcqcn.byte_counter", std::string(src) + ": no byte counter");
+  cite(p, "fabric.dcqcn.fast_recovery_steps", std::string(src) + ": fast-recovery times");
+  cite(p, "fabric.dcqcn.rate_ai", src);
+  cite(p, "fabric.dcqcn.rate_hai", src);
+  cite(p, "fabric.dcqcn.cnp_interval",
+       "the HPCC simulator echoes CE on the ACK of every packet and alpha samples it every 1 us "
+       "(rdma-hw.cc UpdateAlphaMlx)");
+  p.sources.push_back({"fabric.dcqcn.min_rate", src});
+  p.sources.push_back(
+      {"fabric.dcqcn.rate_decrease_interval",
        std::string(src) + ": rate-decrease interval (ConnectX rate_reduce_monitor_period 4)"});
-  p.defaults.push_back({"fabric.dcqcn.clamp_target_rate", "false",
-                        "HPCC simulator CLAMP_TARGET_RATE 0 (ConnectX clamp_tgt_rate 0, "
-                        "clamp_tgt_rate_after_time_inc 1)"});
-  p.defaults.push_back(
-      {"fabric.dcqcn.start_at_first_cnp", "true",
+  p.sources.push_back({"fabric.dcqcn.clamp_target_rate",
+                       "HPCC simulator CLAMP_TARGET_RATE 0 (ConnectX clamp_tgt_rate 0, "
+                       "clamp_tgt_rate_after_time_inc 1)"});
+  p.sources.push_back(
+      {"fabric.dcqcn.start_at_first_cnp",
        "HPCC simulator cnp_received_mlx: alpha = 1 and the RP timers start at the first CNP"});
   return p;
 }
@@ -163,13 +166,14 @@ Profile rocev2_dctcp() {
       "RoCEv2 with PFC on traffic class 3, step ECN marking at K and DCTCP window control (the HPCC "
       "simulator's DCTCP comparison settings); go-back-N recovery",
       {
-          {"fabric.ecn.kmin", "300KB", "HPCC simulator run.py for dctcp: K = 30 KB x rate / 10 Gb/s"},
-          {"fabric.ecn.kmax", "300KB", "run.py: KMAX = KMIN, a step at K as in the DCTCP paper"},
-          {"fabric.ecn.pmax", "1", "run.py PMAX_MAP 1.0: every packet above K is marked"},
-          {"fabric.ecn.reference_rate", "100Gbps", "K scales with link rate, as run.py's per-rate map"},
-          {"fabric.ecn.mark", "dequeue", "HPCC simulator switch-node.cc marks in SwitchNotifyDequeue"},
-          {"fabric.dctcp.g", "1/16", "DCTCP paper (Alizadeh et al., SIGCOMM 2010); run.py EWMA_GAIN 0.0625"},
-          {"fabric.dctcp.initial_window", "auto", "one BDP: RDMA NICs start at line rate, no slow start"},
+          {"fabric.ecn.kmin", "HPCC simulator run.py for dctcp: K = 30 KB x rate / 10 Gb/s"},
+          {"fabric.ecn.kmax", "run.py: KMAX = KMIN, a step at K as in the DCTCP paper"},
+          {"fabric.ecn.pmax", "run.py PMAX_MAP 1.0: every packet above K is marked"},
+          {"fabric.ecn.reference_rate", "K scales with link rate, as run.py's per-rate map"},
+          {"fabric.ecn.mark", "HPCC simulator switch-node.cc marks in SwitchNotifyDequeue"},
+          {"fabric.cc", "DCTCP (Alizadeh et al., SIGCOMM 2010), the HPCC paper's window-based baseline"},
+          {"fabric.ecn.enabled", "step ECN marking: DCTCP's congestion point"},
+          {"fabric.dctcp.g", "DCTCP paper (Alizadeh et al., SIGCOMM 2010); run.py EWMA_GAIN 0.0625"},
       });
   FabricConfig& c = p.config;
   c.sw.ecn.enabled = true;
@@ -183,7 +187,7 @@ Profile rocev2_dctcp() {
   // with data (run.py ack_prio 0), but its DCTCP is rate-based under a window;
   // this one is a window DCTCP, and queued ACKs would add their own queueing
   // to its clock (measured on B.6: 3.35 / 4.52 against 2.6 / 3.8 published).
-  for (auto& d : p.defaults)
+  for (auto& d : p.sources)
     if (d.key == "fabric.ack_tc")
       d.source +=
           "; the HPCC simulator's DCTCP (rate-based) queues ACKs with data, this window DCTCP does not";
@@ -197,14 +201,8 @@ Profile rocev2_hpcc() {
       "RoCEv2 with PFC on traffic class 3 and HPCC (INT telemetry per hop, window + pacing; the HPCC "
       "simulator's settings); go-back-N recovery",
       {
-          {"fabric.ecn.enabled", "false", "HPCC reacts to INT, not to ECN marks"},
-          {"fabric.hpcc.eta", "0.95", "HPCC paper §5.1 and the simulator's U_TARGET 0.95"},
-          {"fabric.hpcc.max_stage", "0", "HPCC simulator MI_THRESH 0 (the project page: maxStage=0)"},
-          {"fabric.hpcc.rate_ai", "50Mbps", "HPCC simulator RATE_AI 50Mb/s (W_AI = R_AI x T)"},
-          {"fabric.hpcc.min_rate", "100Mbps", "HPCC simulator MIN_RATE 100Mb/s"},
-          {"fabric.hpcc.base_rtt", "auto",
-           "the longest unloaded RTT of the topology for every flow (the simulator's GLOBAL_T 1)"},
-          {"fabric.hpcc.int_header", "42B", "HPCC simulator IntHeader: 5 hops x 8 B + 2 B"},
+          {"fabric.ecn.enabled", "HPCC reacts to INT, not to ECN marks"},
+          {"fabric.cc", "HPCC (Li et al., SIGCOMM 2019)"},
       });
   p.config.sw.ecn.enabled = false;
   p.config.cc = "hpcc";
@@ -231,24 +229,24 @@ Profile at_400g(Profile p) {
   c.sw.latency = Time::from_ns(600);
   c.nic.tx_latency = Time::from_ns(300);
   c.nic.rx_latency = Time::from_ns(300);
-  for (auto& d : p.defaults) {
+  for (auto& d : p.sources) {
     if (d.key == "fabric.mtu")
-      d = {d.key, "4096B", "largest RoCE MTU; NVIDIA recommends 4096 for RDMA on 400GbE (ConnectX-7 docs)"};
-    else if (d.key == "topology.link")
-      d = {d.key, "400Gbps, 25ns",
-           "400GbE (ConnectX-7 / Spectrum-4 class); 25 ns = a 5 m in-rack cable, as ib-ndr"};
+      d = {d.key, "largest RoCE MTU; NVIDIA recommends 4096 for RDMA on 400GbE (ConnectX-7 docs)"};
+    else if (d.key == "topology.link.rate")
+      d = {d.key, "400GbE (ConnectX-7 / Spectrum-4 class)"};
+    else if (d.key == "topology.link.delay")
+      d = {d.key, "a 5 m in-rack cable at ~5 ns/m, as ib-ndr"};
     else if (d.key == "topology.switch.forwarding")
-      d = {d.key, "cut-through",
-           "Spectrum-class switches forward cut-through (NVIDIA Spectrum-4 announcement)"};
+      d = {d.key, "Spectrum-class switches forward cut-through (NVIDIA Spectrum-4 announcement)"};
     else if (d.key == "topology.switch.latency")
       d = {
-          d.key, "600ns",
+          d.key,
           "assumption: no vendor port-to-port figure is published; with the NIC latencies it puts RoCE write "
           "latency at the low end of the 'tuned RoCE 1.5-2 us' class of VALIDATION.md C.9"};
   }
-  p.defaults.push_back({"fabric.nic_tx_latency", "300ns",
-                        "assumption, the same ConnectX-7 NIC as ib-ndr: no published tx/rx split"});
-  p.defaults.push_back({"fabric.nic_rx_latency", "300ns", "see nic_tx_latency"});
+  p.sources.push_back(
+      {"fabric.nic_tx_latency", "assumption, the same ConnectX-7 NIC as ib-ndr: no published tx/rx split"});
+  p.sources.push_back({"fabric.nic_rx_latency", "see nic_tx_latency"});
   return p;
 }
 
@@ -281,58 +279,50 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   c.cc = "none";
   c.ib.enabled = true;
   c.ib.credit = CreditConfig{};
-  p.defaults = {
-      {"fabric.framing", "infiniband",
+  p.sources = {
+      {"fabric.framing",
        "LRH 8 + BTH 12 + ICRC 4 + VCRC 2 per packet; RETH 16, AETH 4 (IBTA Vol.1 §7.7, §9.2-9.3); no "
        "IFG: delimiters are inside the 64b/66b line code"},
-      {"fabric.mtu", "4096B",
-       "largest IB path MTU (IBTA Vol.1 §7.7.8 MTU 4096), the ConnectX/Quantum default"},
-      {"fabric.ack_interval", "1", "ACK every packet: ConnectX ACK coalescing is not published"},
-      {"fabric.rto", "67.108864ms", "local ACK timeout 4.096us x 2^14: perftest's default -u 14"},
-      {"fabric.data_tc", "0", "SL 0: the default service level of perftest and NCCL (--sl 0)"},
-      {"fabric.ack_tc", "0", "ACKs travel on the QP's SL (IBTA Vol.1 §9.7.5: same path as the QP)"},
-      {"fabric.nic_tx_latency", "300ns",
+      {"fabric.mtu", "largest IB path MTU (IBTA Vol.1 §7.7.8 MTU 4096), the ConnectX/Quantum default"},
+      {"fabric.ack_interval", "ACK every packet: ConnectX ACK coalescing is not published"},
+      {"fabric.rto", "local ACK timeout 4.096us x 2^14: perftest's default -u 14"},
+      {"fabric.data_tc", "SL 0: the default service level of perftest and NCCL (--sl 0)"},
+      {"fabric.ack_tc", "ACKs travel on the QP's SL (IBTA Vol.1 §9.7.5: same path as the QP)"},
+      {"fabric.rto_max_backoff",
+       "assumption: the timeout doubles up to 8x, as the RoCE profiles (the spec retries at a fixed "
+       "timeout)"},
+      {"fabric.nic_tx_latency",
        "assumption: no published ConnectX-7 split; NIC tx+rx 600ns is the class of adapter latency "
        "vendors quote"},
-      {"fabric.nic_rx_latency", "300ns", "see nic_tx_latency"},
-      {"topology.switch.forwarding", "cut-through", "InfiniBand switches forward cut-through"},
-      {"topology.switch.cut_through_bytes", "8B", "LRH (8 B) holds DLID, SL and VL: all a lookup needs"},
-      {"topology.switch.latency", std::to_string(switch_latency.ps() / 1000) + "ns",
-       std::move(latency_source)},
-      {"topology.switch.buffer", "per VL",
+      {"fabric.nic_rx_latency", "see nic_tx_latency"},
+      {"topology.switch.forwarding", "InfiniBand switches forward cut-through"},
+      {"topology.switch.cut_through_bytes", "LRH (8 B) holds DLID, SL and VL: all a lookup needs"},
+      {"topology.switch.latency", std::move(latency_source)},
+      {"topology.switch.buffer",
        "credits, not a shared buffer, bound what a switch holds: see fabric.ib.vl_buffer"},
-      {"fabric.ib.vl_buffer", "auto",
+      {"fabric.ib.vl_buffer",
        "per port and VL: one credit loop at line rate (2 x cable + pipeline) + 2 MTU packets, so a lone flow "
        "never waits for credit (IBTA Vol.1 §7.9.4 credit loop)"},
-      {"fabric.ib.credit_update", "0ns",
+      {"fabric.ib.credit_update",
        "an FCP whenever buffer frees (one waiting per VL, sent with the newest FCCL); the spec bounds only "
        "the longest gap between FCPs (IBTA Vol.1 §7.9.4.2)"},
-      {"fabric.ib.sl2vl", "[0..7,7x8]",
-       "OpenSM qos_sl2vl 0,1,...,14,7 folded onto 8 data VLs (SL8-15 -> VL7)"},
-      {"fabric.ib.vlarb_high", "[0:4]", "OpenSM qos_vlarb_high 0:4 (VL0, weight 4 x 64 B)"},
-      {"fabric.ib.vlarb_low", "[1:4,...,7:4]", "OpenSM qos_vlarb_low 0:0,1:4,...,7:4"},
-      {"fabric.ib.high_limit", "0", "OpenSM qos_high_limit 0 (one high-priority packet, IBTA Vol.1 §7.6.9)"},
-      {"fabric.ib.routing", "ftree",
+      {"fabric.ib.sl2vl", "OpenSM qos_sl2vl 0,1,...,14,7 folded onto 8 data VLs (SL8-15 -> VL7)"},
+      {"fabric.ib.vlarb_high", "OpenSM qos_vlarb_high 0:4 (VL0, weight 4 x 64 B)"},
+      {"fabric.ib.vlarb_low", "OpenSM qos_vlarb_low 0:0,1:4,...,7:4"},
+      {"fabric.ib.high_limit", "OpenSM qos_high_limit 0 (one high-priority packet, IBTA Vol.1 §7.6.9)"},
+      {"fabric.ib.routing",
        "OpenSM's fat-tree engine (opensm(8) ROUTING: ftree), the usual choice for Clos fabrics; minhop and "
        "updn also available"},
-      {"fabric.ib.adaptive_routing", "false",
+      {"fabric.ib.adaptive_routing",
        "static LFT routing unless AR is enabled (OpenSM ar_* engines / UFM opt-in)"},
-      {"fabric.ib.sm_detection_delay", "100us",
+      {"fabric.ib.sm_detection_delay",
        "assumption: port-down trap to SM plus the start of a heavy sweep (OpenSM reacts to traps at once; "
        "its periodic sweep_interval 10s is the slow path)"},
-      {"fabric.ib.sm_compute_time", "500us",
+      {"fabric.ib.sm_compute_time",
        "assumption: LFT computation and SMP writes for a small fabric; scales with size in reality"},
-      {"fabric.ibcc.threshold", "8KiB",
-       "with fabric.cc: ibcc. Assumption: two MTU packets queued on a root port (Annex A10 gives a 4-bit "
-       "level of the port buffer, no default)"},
-      {"fabric.ibcc.ccti_increase", "1",
-       "assumption within Annex A10's range; OpenSM/UFM defaults unpublished"},
-      {"fabric.ibcc.ccti_timer", "20.48us", "assumption: 20 units of 1.024 us (Annex A10 timer unit)"},
-      {"fabric.ibcc.ccti_limit", "127", "assumption: a 128-entry linear CCT"},
-      {"fabric.ibcc.cct_step", "1", "assumption: entry i delays i/16 of a packet time (linear CCT)"},
-      {"topology.link", std::to_string(gbps) + "Gbps, 25ns",
-       "the port rate; 25 ns = a 5 m in-rack cable at ~5 ns/m"},
-      {"fabric.cc", "none",
+      {"topology.link.rate", "the port rate"},
+      {"topology.link.delay", "a 5 m in-rack cable at ~5 ns/m"},
+      {"fabric.cc",
        "IB congestion control is off unless the SM enables it (OpenSM congestion_control FALSE)"},
   };
   return p;
@@ -368,16 +358,114 @@ Profile find_profile(const std::string& name) {
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "
                               "is ever dropped (a reference, not a product)");
     p.config.sw.mmu.unlimited = true;
-    for (auto& d : p.defaults)
+    for (auto& d : p.sources)
       if (d.key == "topology.switch.buffer")
-        d = {d.key, "unlimited", "a reference network: queues never overflow"};
+        d = {d.key, "a reference network: queues never overflow"};
       else if (d.key == "fabric.buffer_alpha")
-        d = {d.key, "unused", "no per-queue limit"};
+        d = {d.key, "no per-queue limit"};
     return p;
   }
   std::string known;
   for (const auto& n : profile_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown fabric profile '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace rdmasim
+
+namespace rdmasim {
+
+const std::vector<ProfileSource>& part_default_sources() {
+  static const std::vector<ProfileSource> sources = {
+      {"topology.switch.cut_through_bytes",
+       "assumption: one minimum Ethernet frame (64 B) holds the L2-L4 headers a lookup needs"},
+      {"fabric.retry_limit",
+       "assumption: retry forever and count the retries (a QP with IBTA retry_cnt 7 would move to the error "
+       "state; a simulation reports instead)"},
+      {"fabric.recovery", "RC as specified: go-back-N on NAK or timeout (IBTA Vol.1 §9.7.5)"},
+      {"fabric.ecmp_seed",
+       "each switch hashes with its own seed, as deployed ECMP does to avoid polarization"},
+      {"fabric.nic_tx_latency", "the HPCC simulator models no NIC processing latency (an ideal NIC)"},
+      {"fabric.nic_rx_latency", "see nic_tx_latency"},
+      {"fabric.scheduler.strict",
+       "the ACK/CNP class 7 served by strict priority, as the HPCC simulator's high-priority queue"},
+      {"fabric.scheduler.weights", "assumption: equal DWRR weights for the other classes"},
+      {"fabric.pfc.enabled", "plain Ethernet: no PFC"},
+      {"fabric.pfc.xon_offset", "assumption: XON two maximum frames below XOFF (hysteresis against chatter)"},
+      {"fabric.pfc.reserved", "no guaranteed per-PG buffer: the HPCC simulator shares all of it"},
+      {"fabric.pfc.response_time",
+       "assumption: the upstream's reaction time to XOFF, which headroom covers (802.1Qbb Annex N)"},
+      {"fabric.pfc.quanta", "XOFF with the longest pause (IEEE 802.1Qbb), refreshed while congested"},
+      {"fabric.pfc.refresh",
+       "assumption: XOFF re-sent at half its pause time, so the upstream never resumes early"},
+      {"fabric.cc", "no congestion control"},
+      {"fabric.ecn.enabled", "no ECN marking"},
+      {"fabric.dcqcn.clamp_target_rate", "DCQCN paper: the target rate takes the current rate at every cut"},
+      {"fabric.dcqcn.start_at_first_cnp",
+       "DCQCN paper: the reaction point's timers run from the flow's start"},
+      {"fabric.dcqcn.min_rate", "assumption: a 10 Mb/s floor (the DCQCN paper states none)"},
+      {"fabric.dcqcn.rate_decrease_interval", "DCQCN paper: a cut on every CNP, no minimum interval"},
+      {"fabric.dcqcn.initial_alpha", "DCQCN paper: alpha starts at 1"},
+      {"fabric.dcqcn.g", "DCQCN paper (Zhu et al., SIGCOMM 2015)"},
+      {"fabric.dcqcn.alpha_timer", "DCQCN paper"},
+      {"fabric.dcqcn.increase_timer", "DCQCN paper"},
+      {"fabric.dcqcn.byte_counter", "DCQCN paper"},
+      {"fabric.dcqcn.fast_recovery_steps", "DCQCN paper (F)"},
+      {"fabric.dcqcn.rate_ai", "DCQCN paper (R_AI)"},
+      {"fabric.dcqcn.rate_hai", "HPCC simulator's DCQCN (RATE_HAI)"},
+      {"fabric.dcqcn.cnp_interval", "DCQCN paper (NP: one CNP per QP per 50 us)"},
+      {"fabric.ibcc.threshold",
+       "assumption: two MTU packets queued on a root port (Annex A10 gives a 4-bit "
+       "level of the port buffer, no default)"},
+      {"fabric.ibcc.ccti_increase", "assumption within Annex A10's range; OpenSM/UFM defaults unpublished"},
+      {"fabric.ibcc.ccti_timer", "assumption: 20 units of 1.024 us (Annex A10 timer unit)"},
+      {"fabric.ibcc.ccti_limit", "assumption: a 128-entry linear CCT"},
+      {"fabric.ibcc.cct_step", "assumption: entry i delays i/16 of a packet time (linear CCT)"},
+      {"fabric.ibcc.ccti_min", "Annex A10: the CCTI floor, 0 = no delay"},
+      {"fabric.dctcp.g", "DCTCP paper (Alizadeh et al., SIGCOMM 2010): g = 1/16"},
+      {"fabric.dctcp.initial_window", "one BDP: RDMA NICs start at line rate, no slow start"},
+      {"fabric.timely.ewma_alpha", "TIMELY paper (Mittal et al., SIGCOMM 2015): EWMA weight 0.875"},
+      {"fabric.timely.beta", "TIMELY paper: beta 0.8"},
+      {"fabric.timely.delta", "TIMELY paper: delta 10 Mb/s"},
+      {"fabric.timely.t_low", "TIMELY paper: T_low 50 us"},
+      {"fabric.timely.t_high", "TIMELY paper: T_high 500 us"},
+      {"fabric.timely.min_rtt", "TIMELY paper: minRTT 20 us"},
+      {"fabric.timely.hai_after", "TIMELY paper: N = 5 completions before HAI"},
+      {"fabric.timely.segment", "TIMELY paper: one update per 64 KB segment"},
+      {"fabric.timely.min_rate", "assumption: a 10 Mb/s floor (the TIMELY paper states none)"},
+      {"fabric.hpcc.eta", "HPCC paper §5.1 and the simulator's U_TARGET 0.95"},
+      {"fabric.hpcc.max_stage", "HPCC simulator MI_THRESH 0 (the project page: maxStage=0)"},
+      {"fabric.hpcc.rate_ai", "HPCC simulator RATE_AI 50Mb/s (W_AI = R_AI x T)"},
+      {"fabric.hpcc.min_rate", "HPCC simulator MIN_RATE 100Mb/s"},
+      {"fabric.hpcc.base_rtt",
+       "the longest unloaded RTT of the topology for every flow (the simulator's GLOBAL_T 1)"},
+      {"fabric.hpcc.int_header", "HPCC simulator IntHeader: 5 hops x 8 B + 2 B"},
+      {"fabric.irn_window", "IRN paper (Mittal et al., SIGCOMM 2018) §3.1: one BDP of packets in flight"},
+      {"fabric.irn_rto_low", "IRN paper §4.1: RTO_low 100 us"},
+      {"fabric.irn_rto_high", "IRN paper §4.1: RTO_high 320 us"},
+  };
+  return sources;
+}
+
+std::vector<ProfileDefault> profile_defaults(const Profile& p) {
+  const FabricConfig& c = p.config;
+  std::vector<std::pair<std::string, std::string>> values;
+  values.emplace_back("fabric.framing", c.framing.name);
+  values.emplace_back("topology.link.rate", format_rate(c.link.rate));
+  values.emplace_back("topology.link.delay", format_time(c.link.delay));
+  for (auto& kv : flatten_params(switch_params_json(c.sw), "topology.switch"))
+    values.push_back(std::move(kv));
+  for (auto& kv : flatten_params(fabric_params_json(c), "fabric")) values.push_back(std::move(kv));
+  std::vector<ProfileDefault> out;
+  for (auto& [key, value] : values) {
+    std::string source;
+    for (const ProfileSource& s : p.sources)
+      if (s.key == key) source = s.source;
+    if (source.empty())
+      for (const ProfileSource& s : part_default_sources())
+        if (s.key == key) source = s.source;
+    out.push_back({key, std::move(value), std::move(source)});
+  }
+  return out;
 }
 
 }  // namespace rdmasim

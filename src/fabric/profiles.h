@@ -1,5 +1,5 @@
-// Built-in fabric profiles: named sets of defaults, each value with the source
-// it comes from. A scenario picks one and overrides what it needs.
+// Built-in fabric profiles: named compositions of parts with overrides, each
+// default citing its source. A scenario picks one and overrides what it needs.
 #pragma once
 
 #include <string>
@@ -9,9 +9,16 @@
 
 namespace rdmasim {
 
+// Where a profile's value for `key` comes from.
+struct ProfileSource {
+  std::string key;     // scenario key, e.g. "fabric.mtu"
+  std::string source;  // paper, spec, vendor document, or "assumption: ..."
+};
+
+// One default as `rdmasim profiles` and results.json list it.
 struct ProfileDefault {
   std::string key;     // scenario key it sets, e.g. "fabric.mtu"
-  std::string value;   // as a user would write it
+  std::string value;   // as a user would write it (from the parts' schema)
   std::string source;  // where the number comes from
 };
 
@@ -19,11 +26,19 @@ struct Profile {
   std::string name;
   std::string summary;
   FabricConfig config;
-  std::vector<ProfileDefault> defaults;
+  std::vector<ProfileSource> sources;  // the profile's own citations; the parts' own defaults cite theirs
 };
 
 // Throws std::invalid_argument naming the known profiles for an unknown name.
 [[nodiscard]] Profile find_profile(const std::string& name);
 [[nodiscard]] std::vector<std::string> profile_names();
+
+// Every key the profile's parts accept, with the profile's value (formatted
+// by the parts' schema, fabric/schema.h) and its source: the profile's
+// citation, else the part's. A key with neither has source "" (a test
+// refuses that).
+[[nodiscard]] std::vector<ProfileDefault> profile_defaults(const Profile& p);
+// The citations of the parts' own defaults (what a profile does not override).
+[[nodiscard]] const std::vector<ProfileSource>& part_default_sources();
 
 }  // namespace rdmasim

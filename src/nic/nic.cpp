@@ -21,6 +21,25 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
       ports_[port]->kick();
       break;
     }
+    case kTransportTimer + kPaceWake: {
+      const auto qp = static_cast<uint32_t>(arg >> 32);
+      transport_->timing(qp).wake_pending = false;
+      transport_->on_timer(qp, kPaceWake, 0);
+      break;
+    }
+    case kTransportTimer + kDeadline: {
+      const auto qp = static_cast<uint32_t>(arg >> 32);
+      QpTiming& t = transport_->timing(qp);
+      t.armed = false;
+      if (!transport_->outstanding(qp)) break;  // nothing to retransmit: the next send re-arms
+      if (net_.sim().now() < t.deadline) {      // progress pushed it back since it was armed
+        t.armed = true;
+        schedule_transport_timer(t.deadline, qp, kDeadline);
+        break;
+      }
+      transport_->on_timer(qp, kDeadline, 0);
+      break;
+    }
     default:
       if (kind >= kTransportTimer)
         transport_->on_timer(static_cast<uint32_t>(arg >> 32), kind - kTransportTimer,

@@ -3,6 +3,7 @@
 // Protocol state lives in the transport engine; the NIC moves packets.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "net/network.h"
 #include "net/node.h"
 #include "net/port.h"
+#include "nic/qp_timing.h"
 #include "route/route_table.h"
 
 namespace rdmasim {
@@ -26,6 +28,12 @@ class Nic final : public Node, public PacketSource {
   static constexpr uint32_t kDoorbell = 2;
   // Transport timers use event kinds kTransportTimer + kind (kind < 16).
   static constexpr uint32_t kTransportTimer = 16;
+  // The timer kinds the NIC runs for every transport (theirs are below):
+  // Transport::on_timer(qp, kPaceWake) when a paced QP may send again, and
+  // (qp, kDeadline) when its retransmission deadline has passed with packets
+  // still outstanding.
+  static constexpr uint32_t kPaceWake = 14;
+  static constexpr uint32_t kDeadline = 15;
 
   Nic(Network& net, int id, int host, std::string name, const NicConfig& cfg)
       : Node(net, id, NodeKind::kHost, std::move(name)), host_(host), cfg_(cfg) {
@@ -53,6 +61,31 @@ class Nic final : public Node, public PacketSource {
   void activate(uint16_t port, uint32_t conn, int role, bool doorbell);
   // Sends a control packet (ACK/NAK) ahead of data.
   void send_control(uint16_t port, Packet* p) { ports_[port]->enqueue(p); }
+  // Pacing. True while `t` holds the QP back at `now`; the first hold
+  // schedules one kPaceWake (the QP leaves the round robin until then).
+  bool pacer_holds(QpTiming& t, uint32_t qp, Time now) {
+    if (t.next_send <= now) return false;
+    if (!t.wake_pending) {
+      t.wake_pending = true;
+      schedule_transport_timer(t.next_send, qp, kPaceWake);
+    }
+    return true;
+  }
+  // A packet of `wire` bytes left at `now` under pacing `rate` (0: unpaced).
+  static void pacer_sent(QpTiming& t, Rate rate, uint32_t wire, Time now) {
+    if (rate.bps() > 0) t.next_send = std::max(t.next_send, now) + rate.tx_time(Bytes(wire));
+  }
+  // The retransmission deadline. arm_deadline schedules one event unless one
+  // is pending; push_deadline moves the deadline later (on progress) without
+  // an event: the pending one re-arms itself when it fires early.
+  void arm_deadline(QpTiming& t, uint32_t qp, Time deadline) {
+    if (t.armed) return;
+    t.armed = true;
+    t.deadline = deadline;
+    schedule_transport_timer(deadline, qp, kDeadline);
+  }
+  static void push_deadline(QpTiming& t, Time deadline) { t.deadline = deadline; }
+
   // Calls transport->on_timer(qp, kind, tag) at `at` (kind < 16).
   void schedule_transport_timer(Time at, uint32_t qp, uint32_t kind, uint32_t tag = 0) {
     net_.sim().schedule(at, this, kTransportTimer + (kind & 15), static_cast<uint64_t>(qp) << 32 | tag);

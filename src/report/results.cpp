@@ -8,6 +8,7 @@
 #include "config/units_parse.h"
 #include "fabric/parts.h"
 #include "fabric/profiles.h"
+#include "fabric/schema.h"
 #include "metrics/distribution.h"
 #include "report/atomic_file.h"
 
@@ -82,68 +83,11 @@ json scenario_json(const Scenario& s) {
       topo["fabric_link"] = {{"rate", format_rate(t.fabric_link.rate)},
                              {"delay", format_time(t.fabric_link.delay)}};
   }
-  topo["switch"] = {
-      {"forwarding", f.sw.cut_through ? "cut-through" : "store-and-forward"},
-      {"latency", format_time(f.sw.latency)},
-      {"buffer", f.sw.mmu.unlimited ? std::string("unlimited")
-                                    : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.buffer_bytes)))},
-      {"cut_through_bytes", f.sw.cut_through_bytes}};
-  json strict = json::array();
-  json weights = json::array();
-  for (int i = 0; i < kNumTcs; ++i) {
-    if (f.sw.scheduler.strict[i]) strict.push_back(i);
-    weights.push_back(f.sw.scheduler.weight[i]);
-  }
-  json fabric{{"profile", s.profile},
-              {"framing", f.framing.name},
-              {"mtu", format_bytes(Bytes(f.rc.mtu))},
-              {"ack_interval", f.rc.ack_interval},
-              {"rto", format_time(f.rc.rto)},
-              {"rto_max_backoff", f.rc.rto_max_backoff},
-              {"retry_limit", f.rc.retry_limit},
-              {"data_tc", f.rc.data_tc},
-              {"ack_tc", f.rc.ack_tc},
-              {"recovery", f.rc.recovery == LossRecovery::kIrn       ? "irn"
-                           : f.rc.recovery == LossRecovery::kGoBack0 ? "go-back-0"
-                                                                     : "go-back-n"},
-              {"irn_window", s.fabric.irn_window_auto && f.rc.irn_window == 0
-                                 ? nlohmann::ordered_json("auto")
-                                 : nlohmann::ordered_json(f.rc.irn_window)},
-              {"buffer_alpha", f.sw.mmu.alpha},
-              {"ecmp_seed", f.sw.same_ecmp_seed ? "same" : "per-switch"},
-              {"nic_tx_latency", format_time(f.nic.tx_latency)},
-              {"nic_rx_latency", format_time(f.nic.rx_latency)},
-              {"scheduler", {{"strict", strict}, {"weights", weights}}}};
-  json lossless = json::array();
-  for (int i = 0; i < kNumTcs; ++i)
-    if ((f.sw.mmu.lossless_mask >> i) & 1u) lossless.push_back(i);
-  fabric["pfc"] = {
-      {"enabled", f.sw.mmu.lossless_mask != 0},
-      {"classes", lossless},
-      {"xoff", f.sw.mmu.xoff_bytes == 0 ? std::string("dynamic")
-                                        : format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xoff_bytes)))},
-      {"alpha", f.sw.mmu.pfc_alpha},
-      {"xon_offset", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.xon_offset_bytes)))},
-      {"reserved", format_bytes(Bytes(static_cast<int64_t>(f.sw.mmu.pg_reserved_bytes)))},
-      {"headroom", f.sw.pfc_headroom_bytes == 0
-                       ? std::string("auto")
-                       : format_bytes(Bytes(static_cast<int64_t>(f.sw.pfc_headroom_bytes)))},
-      {"response_time", format_time(f.sw.pfc_response_time)},
-      {"quanta", f.sw.pfc.quanta},
-      {"refresh", f.sw.pfc.refresh_fraction}};
-  fabric["cc"] = f.cc;
-  if (auto params = congestion_control_params_json(f); !params.is_null()) fabric[f.cc] = std::move(params);
-  add_path_selection_json(f, fabric);  // nothing for the default (per-connection)
-  fabric["ecn"] = {
-      {"enabled", f.sw.ecn.enabled},
-      {"kmin", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmin_bytes)))},
-      {"kmax", format_bytes(Bytes(static_cast<int64_t>(f.sw.ecn.kmax_bytes)))},
-      {"pmax", f.sw.ecn.pmax},
-      {"mark", f.sw.ecn.mark_on_dequeue ? "dequeue" : "enqueue"},
-      {"reference_rate",
-       f.sw.ecn.reference_rate.bps() == 0 ? std::string("none") : format_rate(f.sw.ecn.reference_rate)}};
+  topo["switch"] = switch_params_json(f.sw);
+  json fabric{{"profile", s.profile}, {"framing", f.framing.name}};
+  fabric.update(fabric_params_json(f));  // every key the fabric's parts declare, in declaration order
   json cites = json::array();
-  for (const auto& d : find_profile(s.profile).defaults)
+  for (const auto& d : profile_defaults(find_profile(s.profile)))
     cites.push_back({{"key", d.key}, {"default", d.value}, {"source", d.source}});
   fabric["profile_defaults"] = cites;
   json wl = json::array();

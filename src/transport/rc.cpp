@@ -122,15 +122,11 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     more = false;
     return nullptr;
   }
-  if (c.next_send > now) {
-    // Rate-limited by congestion control: leave the NIC's round robin until
-    // the pacer allows the next packet.
+  if (nics_[c.src]->pacer_holds(c.timing, c.id, now)) {
+    // Rate-limited by congestion control: out of the NIC's round robin until
+    // the pacer's wake-up.
     c.requester_active = false;
     more = false;
-    if (!c.wake_pending) {
-      c.wake_pending = true;
-      nics_[c.src]->schedule_transport_timer(c.next_send, c.id, kPaceTimer);
-    }
     return nullptr;
   }
   if (irn_holes) {
@@ -140,8 +136,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
       Packet* p = build_data(c, psn);
       ++c.ctr.retransmitted_packets;
       c.ctr.retransmitted_bytes += p->payload;
-      if (c.cc.pace_rate.bps() > 0)
-        c.next_send = std::max(c.next_send, now) + c.cc.pace_rate.tx_time(Bytes(p->wire));
+      Nic::pacer_sent(c.timing, c.cc.pace_rate, p->wire, now);
       if (cc_) {
         cc_->on_send(cc_view(c), p->payload);
         apply_window(c);
@@ -186,8 +181,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     c.ctr.retransmitted_bytes += p->payload;
   }
   c.snd_max = std::max(c.snd_max, c.snd_nxt);
-  if (c.cc.pace_rate.bps() > 0)
-    c.next_send = std::max(c.next_send, now) + c.cc.pace_rate.tx_time(Bytes(p->wire));
+  Nic::pacer_sent(c.timing, c.cc.pace_rate, p->wire, now);
   if (cc_) {
     cc_->on_send(cc_view(c), p->payload);
     apply_window(c);
@@ -327,7 +321,7 @@ void RcEngine::on_read_response(RcConnection& c, Packet* p) {
     ++c.snd_una;
     c.rto_exp = 0;
     c.retries = 0;
-    c.rto_deadline = net_.sim().now() + recovery_->rto(c);
+    Nic::push_deadline(c.timing, net_.sim().now() + recovery_->rto(c));
     const RcMessage& m = c.msgs[c.una_msg];
     if (c.snd_una == m.end_psn) {
       ++c.una_msg;
@@ -365,7 +359,7 @@ bool RcEngine::on_ack(RcConnection& c, uint64_t last_psn) {
   if (progressed) {
     c.rto_exp = 0;
     c.retries = 0;
-    c.rto_deadline = net_.sim().now() + recovery_->rto(c);
+    Nic::push_deadline(c.timing, net_.sim().now() + recovery_->rto(c));
     // Reactivate when the strategy's window or a window from congestion
     // control held the requester back.
     const bool held = recovery_->on_advance(c, c.snd_una - old_una);
@@ -404,16 +398,15 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
 }
 
 void RcEngine::arm_timer(RcConnection& c) {
-  if (c.timer_armed) return;
-  c.timer_armed = true;
-  c.rto_deadline = net_.sim().now() + recovery_->rto(c) * (int64_t{1} << c.rto_exp);
-  nics_[c.src]->schedule_transport_timer(c.rto_deadline, c.id, kRtoTimer);
+  if (c.timing.armed) return;
+  nics_[c.src]->arm_deadline(c.timing, c.id,
+                             net_.sim().now() + recovery_->rto(c) * (int64_t{1} << c.rto_exp));
 }
 
 void RcEngine::on_timer(QpId qp, uint32_t kind, uint32_t tag) {
   RcConnection& c = conns_[qp];
   switch (kind) {
-    case kRtoTimer:
+    case Nic::kDeadline:
       on_rto(c);
       break;
     case kRnrTimer:
@@ -425,23 +418,16 @@ void RcEngine::on_timer(QpId qp, uint32_t kind, uint32_t tag) {
         apply_window(c);
       }
       break;
-    case kPaceTimer:
-      on_wake(c);
+    case Nic::kPaceWake:
+      activate(c, 0);
       break;
     default:
       break;
   }
 }
 
+// The NIC calls this only once the deadline has passed with packets outstanding.
 void RcEngine::on_rto(RcConnection& c) {
-  c.timer_armed = false;
-  if (c.snd_una >= c.snd_max) return;  // nothing outstanding
-  const Time now = net_.sim().now();
-  if (now < c.rto_deadline) {
-    c.timer_armed = true;
-    nics_[c.src]->schedule_transport_timer(c.rto_deadline, c.id, kRtoTimer);
-    return;
-  }
   ++c.ctr.timeouts;
   ++c.retries;
   if (cfg_.retry_limit != 0 && c.retries > cfg_.retry_limit) return;  // QP would go to error
@@ -464,11 +450,6 @@ Time RcEngine::now() const { return net_.sim().now(); }
 
 void RcEngine::schedule_cc_timer(CcFlow& f, Time at, uint32_t tag) {
   nics_[conns_[f.id].src]->schedule_transport_timer(at, f.id, kCcTimer, tag);
-}
-
-void RcEngine::on_wake(RcConnection& c) {
-  c.wake_pending = false;
-  activate(c, 0);
 }
 
 void RcEngine::on_rnr_retry(RcConnection& c) {

@@ -47,7 +47,7 @@ struct RcConfig {
   uint8_t data_tc = 3;
   uint8_t ack_tc = 7;  // ACK/NAK ride a strict-priority class
   LossRecovery recovery = LossRecovery::kGoBackN;
-  uint32_t irn_window = 0;  // IRN: max packets in flight (the fabric sets ~1 BDP); 0 = unlimited
+  uint32_t irn_window = 0;  // IRN: max packets in flight; 0 = one BDP (set by Fabric)
   // IRN's two timeouts (Mittal et al. 2018, §4.1): RTO_low when at most
   // irn_low_packets are outstanding (a tail loss has nothing behind it to
   // trigger a NACK), else RTO_high.
@@ -93,17 +93,14 @@ struct RcConnection {
   uint64_t snd_end = 0;     // one past the last PSN posted
   uint64_t acked_upto = 0;  // one past the highest PSN ACKed
   uint64_t read_retry_psn = ~0ull;
-  Time rto_deadline;
+  QpTiming timing;  // pacing and the retransmission deadline, run by the NIC
   uint32_t rto_exp = 0;
   uint32_t retries = 0;
-  bool timer_armed = false;
   bool requester_active = false;
 
   Time rnr_wait_until;        // no sending before this (after an RNR NAK)
   CcFlow cc;                  // congestion control's view and decisions (window, pacing rate)
   uint64_t cwnd_packets = 0;  // cc.cwnd_bytes in whole packets; 0 = no window
-  Time next_send;             // pacing: the next data packet may start then
-  bool wake_pending = false;
   uint64_t cnps_received = 0;
 
   // Responder.
@@ -143,11 +140,10 @@ struct RcConnection {
 // next packet of a connection.
 class RcEngine final : public Transport, public CcHost {
  public:
-  // NIC timer kinds it asks for (Nic::schedule_transport_timer).
-  static constexpr uint32_t kRtoTimer = 0;
+  // Its own NIC timer kinds (Nic::schedule_transport_timer); pacing and the
+  // retransmission deadline are the NIC's (Nic::kPaceWake, Nic::kDeadline).
   static constexpr uint32_t kRnrTimer = 1;
   static constexpr uint32_t kCcTimer = 2;
-  static constexpr uint32_t kPaceTimer = 3;
 
   RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg), recovery_(make_recovery(*this, cfg_)) {}
   // Transport.
@@ -177,6 +173,8 @@ class RcEngine final : public Transport, public CcHost {
   Packet* next_packet(QpId conn, int role, bool& more) override;
   [[nodiscard]] uint8_t traffic_class(QpId qp) const override { return conns_[qp].tc; }
   void on_timer(QpId qp, uint32_t kind, uint32_t tag) override;
+  [[nodiscard]] QpTiming& timing(QpId qp) override { return conns_[qp].timing; }
+  [[nodiscard]] bool outstanding(QpId qp) const override { return conns_[qp].snd_una < conns_[qp].snd_max; }
   [[nodiscard]] size_t telemetry_held() const override;
 
   // CcHost.
@@ -216,7 +214,6 @@ class RcEngine final : public Transport, public CcHost {
   void complete(RcConnection& c, const RcMessage& m);
   void on_rto(RcConnection& c);
   void on_rnr_retry(RcConnection& c);
-  void on_wake(RcConnection& c);
 
   Network& net_;
   RcConfig cfg_;

@@ -17,6 +17,7 @@
 #include "cc/congestion_control.h"
 #include "feedback/receiver_feedback.h"
 #include "nic/path/path_selector.h"
+#include "nic/qp_timing.h"
 #include "verbs/completion.h"
 
 namespace rdmasim {
@@ -91,8 +92,13 @@ class Transport {
   // sets `more` when that role has further packets to send.
   virtual Packet* next_packet(QpId qp, int role, bool& more) = 0;
   [[nodiscard]] virtual uint8_t traffic_class(QpId qp) const = 0;
-  // A timer the transport asked its NIC for (Nic::schedule_transport_timer).
+  // A timer the transport asked its NIC for (Nic::schedule_transport_timer),
+  // or one the NIC runs for it: Nic::kPaceWake, Nic::kDeadline.
   virtual void on_timer(QpId qp, uint32_t kind, uint32_t tag) = 0;
+  // The QP's pacing and deadline state, which the NIC runs (nic/qp_timing.h).
+  [[nodiscard]] virtual QpTiming& timing(QpId qp) = 0;
+  // True while `qp` has sent packets not yet acknowledged: its deadline matters.
+  [[nodiscard]] virtual bool outstanding(QpId qp) const = 0;
 
   // Invariant support: INT stacks the transport holds for a later ACK.
   [[nodiscard]] virtual size_t telemetry_held() const = 0;

@@ -236,7 +236,6 @@ TEST(HpccInt, NoStackLeaksUnderLossAndIrn) {
   FabricConfig cfg;
   cfg.cc = "hpcc";
   cfg.rc.recovery = LossRecovery::kIrn;
-  cfg.irn_window_auto = false;
   cfg.rc.irn_window = 400;  // larger than a BDP: the incast overflows the buffer
   cfg.sw.mmu.buffer_bytes = 200'000;
   Fabric f(sim, make_star(9, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);

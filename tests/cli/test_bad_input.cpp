@@ -4,12 +4,14 @@
 // a signal. Also checks what a good run and an unfinished run write.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fabric/profiles.h"
@@ -104,7 +107,8 @@ class CliTest : public ::testing::Test {
   }
 
   // Runs the real binary with `args`, stdout and stderr captured in files.
-  CliResult run_cli(const std::vector<std::string>& args) {
+  // `stop_signal`: sent `after_ms` after the start, as a user or a batch scheduler would.
+  CliResult run_cli(const std::vector<std::string>& args, int stop_signal = 0, int after_ms = 0) {
     CliResult r;
     const std::string out_path = (dir_ / "cli.stdout").string();
     const std::string err_path = (dir_ / "cli.stderr").string();
@@ -125,6 +129,10 @@ class CliTest : public ::testing::Test {
     posix_spawn_file_actions_destroy(&actions);
     EXPECT_EQ(rc, 0) << "cannot start " << RDMASIM_BINARY << ": " << std::strerror(rc);
     if (rc != 0) return r;
+    if (stop_signal != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+      ::kill(pid, stop_signal);
+    }
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
       if (errno != EINTR) {
@@ -740,6 +748,53 @@ TEST_F(CliTest, FaultOnUnknownNode) {
 TEST_F(CliTest, FaultLinkWithoutPort) {
   expect_bad_input(run_scenario(std::string(kGood) + "faults:\n  - {at: 1us, link: sw0, action: down}\n"),
                    at("15:21: 'faults[0].link': expected 'node:port', e.g. agg0_0:2"));
+}
+
+// SIGINT and SIGTERM stop a run the same way: partial results written and
+// marked interrupted, and an exit code of its own (4), never 0.
+TEST_F(CliTest, SigintAndSigtermWritePartialResultsAndExitInterrupted) {
+  write_text(scenario_, R"(name: long
+duration: 10s
+topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: permutation, size: 1GB}]
+)");
+  for (const int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
+    const fs::path out = dir_ / ("out" + std::to_string(sig));
+    const CliResult r = run_cli({"run", scenario_, "-q", "-o", out.string()}, sig, 700);
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+    const std::string json = read_text((out / "results.json").string());
+    EXPECT_NE(json.find("\"interrupted\": true"), std::string::npos) << "no results marked interrupted";
+  }
+}
+
+// --- Outputs are checked before anything runs ---------------------------------------------------------
+
+TEST_F(CliTest, OutputPathThatIsAFileIsRefusedBeforeRunningAndLeftAlone) {
+  write_text((dir_ / "taken").string(), "keep me\n");
+  write_text(scenario_, kGood);
+  const CliResult r = run_cli({"run", scenario_, "-q", "-o", (dir_ / "taken").string()});
+  expect_bad_input(r, "error: " + scenario_ + ": output directory '" + (dir_ / "taken").string() +
+                          "' exists and is not a directory\n");
+  EXPECT_EQ(read_text((dir_ / "taken").string()), "keep me\n");
+}
+
+TEST_F(CliTest, TwoScenariosWritingToOneFolderRunNothing) {
+  write_text(scenario_, kGood);
+  const std::string twin = (dir_ / "twin.yaml").string();
+  write_text(twin, kGood);  // the same name: "tiny"
+  const CliResult r = run_cli({"run", scenario_, twin, "-q", "-j", "2", "-o", (dir_ / "out").string()});
+  expect_bad_input(r, "error: " + twin + ": writes to '" + (dir_ / "out" / "tiny").string() + "', as " +
+                          scenario_ + " does (give the scenarios different names or output.dir)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "tiny" / "results.json")) << "the first scenario ran anyway";
+}
+
+TEST_F(CliTest, ANameThatWouldEscapeTheOutputFolderIsRefused) {
+  const CliResult r = run_scenario(edit(kGood, "name: tiny", "name: ../../x"));
+  expect_bad_input(r, at("1:7: 'name': expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it "
+                         "names the output folder), got '../../x'"));
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "config/error.h"
+#include "config/params.h"
 #include "config/scenario.h"
 #include "fabric/parts.h"
 #include "fabric/profiles.h"
+#include "fabric/schema.h"
 
 namespace rdmasim {
 namespace {
@@ -28,7 +31,7 @@ TEST(Params, EchoListsExactlyTheDeclaredKeysAndReadsBackToTheSameValues) {
     SCOPED_TRACE(std::string(cc) + " on " + profile);
     FabricConfig f = find_profile(profile).config;
     f.cc = cc;
-    const nlohmann::ordered_json echo = congestion_control_params_json(f);
+    const nlohmann::ordered_json echo = fabric_params_json(f)[cc];
     ASSERT_TRUE(echo.is_object());
     std::vector<std::string> keys;
     for (const auto& [k, v] : echo.items()) keys.push_back(k);
@@ -36,21 +39,104 @@ TEST(Params, EchoListsExactlyTheDeclaredKeysAndReadsBackToTheSameValues) {
     // The echo is valid YAML (flow style): feed it back as the block.
     const Scenario s = load_scenario_text(
         scenario(profile, std::string(", cc: ") + cc + ", " + cc + ": " + echo.dump()), "t.yaml");
-    EXPECT_EQ(congestion_control_params_json(s.fabric), echo);
+    EXPECT_EQ(fabric_params_json(s.fabric)[cc], echo);
   }
 }
 
-TEST(Params, AnAlgorithmWithoutParametersRefusesEveryKeyOfItsBlock) {
+TEST(Params, AnAlgorithmWithoutParametersRefusesItsBlock) {
   EXPECT_TRUE(congestion_control_param_keys("newreno").empty());
   FabricConfig f;
   f.cc = "newreno";
-  EXPECT_TRUE(congestion_control_params_json(f).is_null());
+  EXPECT_FALSE(fabric_params_json(f).contains("newreno"));
   try {
     (void)load_scenario_text(scenario("ethernet-lossy", ", cc: newreno, newreno: {window: 4}"), "t.yaml");
-    FAIL() << "a key of a block without parameters was accepted";
+    FAIL() << "a block without parameters was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.key(), "fabric.newreno.window") << e.what();
+    EXPECT_EQ(e.key(), "fabric.newreno") << e.what();
   }
+}
+
+// The whole fabric schema round-trips: what results.json echoes for a
+// profile, written back as the scenario's fabric block, is read to the same
+// configuration, and the keys listed are exactly the keys echoed.
+TEST(Params, EveryProfileEchoReadsBackToItself) {
+  for (const std::string& name : profile_names()) {
+    SCOPED_TRACE(name);
+    const FabricConfig f = find_profile(name).config;
+    const nlohmann::ordered_json echo = fabric_params_json(f);
+    std::string block = echo.dump();
+    block = block.substr(1, block.size() - 2);  // the members, inside the scenario's own braces
+    const Scenario s = load_scenario_text(scenario(name, ", " + block), "t.yaml");
+    EXPECT_EQ(fabric_params_json(s.fabric), echo);
+    std::vector<std::string> echoed;
+    for (const auto& [k, v] : flatten_params(echo, "fabric")) echoed.push_back(k);
+    for (const auto& [k, v] : flatten_params(switch_params_json(f.sw), "topology.switch"))
+      echoed.push_back(k);
+    EXPECT_EQ(echoed, fabric_param_keys(f));
+  }
+}
+
+// Every default a profile lists cites where it comes from; no citation
+// names a key the profile's parts do not have (it would be stale).
+TEST(Params, EveryProfileDefaultCitesASourceAndNoCitationIsStale) {
+  std::set<std::string> all_keys;
+  for (const std::string& name : profile_names()) {
+    SCOPED_TRACE(name);
+    const Profile p = find_profile(name);
+    std::set<std::string> keys;
+    // The profile as shipped, and with each other congestion control or
+    // IRN swapped in: the parts' own defaults must cite their sources too.
+    std::vector<Profile> variants{p};
+    for (const std::string& cc : congestion_control_names())
+      if (cc != "ibcc" || p.config.ib.enabled) {
+        variants.push_back(p);
+        variants.back().config.cc = cc;
+      }
+    variants.push_back(p);
+    variants.back().config.rc.recovery = LossRecovery::kIrn;
+    for (const Profile& v : variants)
+      for (const ProfileDefault& d : profile_defaults(v)) {
+        EXPECT_FALSE(d.source.empty())
+            << d.key << " = " << d.value << " has no source (cc " << v.config.cc << ")";
+        EXPECT_FALSE(d.value.empty()) << d.key;
+        if (&v == &variants.front()) keys.insert(d.key);
+        all_keys.insert(d.key);
+      }
+    for (const ProfileSource& s : p.sources) EXPECT_TRUE(keys.count(s.key)) << "stale citation " << s.key;
+  }
+  for (const ProfileSource& s : part_default_sources())
+    EXPECT_TRUE(all_keys.count(s.key)) << "no profile has " << s.key;
+}
+
+// A key of a part the fabric does not run is refused, naming why.
+TEST(Params, KeysOfPartsTheFabricDoesNotRunAreRefused) {
+  auto error_of = [](const std::string& profile, const std::string& extra) {
+    try {
+      (void)load_scenario_text(scenario(profile, extra), "t.yaml");
+    } catch (const InputError& e) {
+      return e.key() + ": " + e.message();
+    }
+    return std::string("accepted");
+  };
+  for (const char* key : {"pfc: {enabled: true}", "ecn: {kmin: 10KB}", "scheduler: {strict: [7]}",
+                          "ecmp_seed: same", "buffer_alpha: 2"})
+    EXPECT_NE(error_of("ib-ndr", std::string(", ") + key).find("applies to Ethernet profiles"),
+              std::string::npos)
+        << key;
+  EXPECT_NE(error_of("rocev2-dcqcn", ", ib: {routing: updn}").find("applies to InfiniBand"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("ethernet-lossy", ", pfc: {xoff: 100KB}").find("fabric.pfc.xoff: has no effect: PFC is off"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of("rocev2-hpcc", ", ecn: {enabled: false, kmin: 10KB}").find("fabric.ecn.kmin: has no effect"),
+      std::string::npos);
+  EXPECT_NE(error_of("rocev2-dcqcn", ", irn_rto_low: 50us").find("fabric.irn_rto_low: has no effect"),
+            std::string::npos);
+  EXPECT_EQ(error_of("rocev2-dcqcn", ", recovery: irn, irn_rto_low: 50us"), "accepted");
+  EXPECT_EQ(error_of("ethernet-lossy", ", pfc: {enabled: true, xoff: 100KB}"), "accepted");
+  EXPECT_EQ(error_of("ethernet-lossy", ", ecn: {kmin: 10KB, kmax: 20KB}"),
+            "accepted");  // a block asks for marking
 }
 
 TEST(Params, RangesAndCrossChecksComeFromTheDeclaration) {

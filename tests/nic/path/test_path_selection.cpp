@@ -13,6 +13,7 @@
 #include "config/scenario.h"
 #include "fabric/fabric.h"
 #include "fabric/parts.h"
+#include "fabric/schema.h"
 #include "nic/path/path_selector.h"
 
 namespace rdmasim {
@@ -56,9 +57,9 @@ InputError error_of(const std::string& profile, const std::string& fabric_extra)
 TEST(PathSelection, DefaultsToPerConnectionAndResultsSayNothingOfIt) {
   const Scenario s = load_scenario_text(scenario("rocev2-dctcp", ""), "t.yaml");
   EXPECT_EQ(s.fabric.paths.name, "per-connection");
-  nlohmann::ordered_json fabric = nlohmann::ordered_json::object();
-  add_path_selection_json(s.fabric, fabric);
-  EXPECT_TRUE(fabric.empty());  // the outputs of every existing scenario are unchanged
+  const nlohmann::ordered_json fabric = fabric_params_json(s.fabric);
+  EXPECT_FALSE(fabric.contains("path_selection"));  // the outputs of every existing scenario are unchanged
+  EXPECT_FALSE(fabric.contains("plb"));
 }
 
 TEST(PathSelection, PlbParametersAreReadEchoedAndReadBackTheSame) {
@@ -71,16 +72,13 @@ TEST(PathSelection, PlbParametersAreReadEchoedAndReadBackTheSame) {
   EXPECT_EQ(s.fabric.paths.plb.rounds, 2u);
   EXPECT_EQ(s.fabric.paths.plb.forced_rounds, 12u);
   EXPECT_TRUE(s.fabric.paths.plb.rto_repath);
-  nlohmann::ordered_json fabric = nlohmann::ordered_json::object();
-  add_path_selection_json(s.fabric, fabric);
+  const nlohmann::ordered_json fabric = fabric_params_json(s.fabric);
   EXPECT_EQ(fabric["path_selection"], "plb");
   const nlohmann::ordered_json echo = fabric["plb"];
   EXPECT_EQ(echo.dump(), R"({"congested_fraction":0.25,"rounds":2,"forced_rounds":12,"rto_repath":true})");
   const Scenario again = load_scenario_text(
       scenario("rocev2-dctcp", "  path_selection: plb\n  plb: " + echo.dump() + "\n"), "t.yaml");
-  nlohmann::ordered_json fabric2 = nlohmann::ordered_json::object();
-  add_path_selection_json(again.fabric, fabric2);
-  EXPECT_EQ(fabric2, fabric);
+  EXPECT_EQ(fabric_params_json(again.fabric), fabric);
   // forced_rounds: off is the default's own spelling.
   const Scenario off = load_scenario_text(
       scenario("rocev2-dctcp", "  path_selection: plb\n  plb: {forced_rounds: off}\n"), "t.yaml");

@@ -1,0 +1,58 @@
+#include "config/params.h"
+
+namespace rdmasim {
+
+uint8_t read_tc_set(const CfgNode& n, const char* key) {
+  uint8_t mask = 0;
+  for (const auto& e : n.list(key)) {
+    int tc = -1;
+    try {
+      tc = std::stoi(e.scalar());
+    } catch (...) {
+    }
+    if (tc < 0 || tc > 7 || std::to_string(tc) != e.scalar())
+      throw e.error("", "expected a traffic class 0..7");
+    mask |= static_cast<uint8_t>(1u << tc);
+  }
+  return mask;
+}
+
+nlohmann::ordered_json tc_set_json(uint8_t mask) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (int tc = 0; tc < 8; ++tc)
+    if ((mask >> tc) & 1u) a.push_back(tc);
+  return a;
+}
+
+namespace {
+
+// A value as it would be written in a scenario: strings bare, lists in
+// brackets, numbers as JSON prints them.
+std::string as_written(const nlohmann::ordered_json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ", ") + as_written(v[i]);
+    return s + "]";
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten_params(const nlohmann::ordered_json& echo,
+                                                                const std::string& prefix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [k, v] : echo.items()) {
+    const std::string key = prefix.empty() ? k : prefix + "." + k;
+    if (v.is_object()) {
+      auto sub = flatten_params(v, key);
+      out.insert(out.end(), sub.begin(), sub.end());
+    } else {
+      out.emplace_back(key, as_written(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace rdmasim

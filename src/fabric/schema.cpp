@@ -1,0 +1,349 @@
+#include "fabric/schema.h"
+
+#include <array>
+
+#include "config/cfg_node.h"
+#include "config/params.h"
+
+namespace rdmasim {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// A small integer from a list element, e.g. a VL in [0, 7].
+int list_int(const CfgNode& e, int lo, int hi, const std::string& what) {
+  int v = -1;
+  try {
+    v = std::stoi(e.scalar());
+  } catch (...) {
+  }
+  if (v < lo || v > hi || std::to_string(v) != e.scalar())
+    throw e.error("", "expected " + what + " " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+// fabric.ib.sl2vl: one data VL per SL 0..15 (OpenSM qos_sl2vl).
+struct Sl2VlCodec {
+  static void read(const CfgNode& n, const char* key, std::array<uint8_t, kNumSls>& x) {
+    const auto l = n.list(key);
+    if (l.size() != kNumSls) throw n.error(key, "expected 16 VLs, one per SL 0..15");
+    for (size_t i = 0; i < l.size(); ++i) x[i] = static_cast<uint8_t>(list_int(l[i], 0, 7, "a data VL"));
+  }
+  static json echo(const std::array<uint8_t, kNumSls>& x) {
+    json a = json::array();
+    for (const uint8_t vl : x) a.push_back(vl);
+    return a;
+  }
+};
+
+// fabric.ib.vlarb_high / vlarb_low: a VLArbitrationTable of "vl:weight" entries.
+struct VlArbCodec {
+  static void read(const CfgNode& n, const char* key, std::vector<VlArbEntry>& x) {
+    std::vector<VlArbEntry> t;
+    for (const auto& e : n.list(key)) {
+      const std::string v = e.scalar();
+      const auto colon = v.find(':');
+      int vl = -1, w = -1;
+      try {
+        if (colon != std::string::npos) {
+          vl = std::stoi(v.substr(0, colon));
+          w = std::stoi(v.substr(colon + 1));
+          if (std::to_string(vl) + ":" + std::to_string(w) != v) vl = -1;
+        }
+      } catch (...) {
+        vl = -1;
+      }
+      if (vl < 0 || vl >= kNumVls || w < 0 || w > 255)
+        throw e.error(
+            "", "expected a 'vl:weight' entry with vl 0..7 and weight 0..255 (64-byte units), e.g. 1:4");
+      t.push_back(VlArbEntry{static_cast<uint8_t>(vl), static_cast<uint8_t>(w)});
+    }
+    if (t.size() > 64) throw n.error(key, "expected at most 64 entries (IBTA Vol.1 §7.6.9)");
+    x = std::move(t);
+  }
+  static json echo(const std::vector<VlArbEntry>& x) {
+    json a = json::array();
+    for (const VlArbEntry& e : x) a.push_back(std::to_string(e.vl) + ":" + std::to_string(e.weight));
+    return a;
+  }
+};
+
+// fabric.scheduler.strict: the traffic classes served by strict priority.
+struct StrictCodec {
+  static void read(const CfgNode& n, const char* key, std::array<bool, kNumTcs>& x) {
+    const uint8_t mask = read_tc_set(n, key);
+    for (int tc = 0; tc < kNumTcs; ++tc) x[tc] = ((mask >> tc) & 1u) != 0;
+  }
+  static json echo(const std::array<bool, kNumTcs>& x) {
+    json a = json::array();
+    for (int tc = 0; tc < kNumTcs; ++tc)
+      if (x[tc]) a.push_back(tc);
+    return a;
+  }
+};
+
+// fabric.scheduler.weights: a DWRR weight per traffic class.
+struct WeightsCodec {
+  static void read(const CfgNode& n, const char* key, std::array<uint32_t, kNumTcs>& x) {
+    const auto w = n.list(key);
+    if (w.size() != kNumTcs) throw n.error(key, "expected 8 DWRR weights, one per traffic class");
+    for (size_t i = 0; i < w.size(); ++i) x[i] = static_cast<uint32_t>(list_int(w[i], 1, 1000, "a weight"));
+  }
+  static json echo(const std::array<uint32_t, kNumTcs>& x) {
+    json a = json::array();
+    for (const uint32_t v : x) a.push_back(v);
+    return a;
+  }
+};
+
+// topology.switch.buffer: the shared buffer, "unlimited" on fabrics whose
+// switches never drop for space (ideal; InfiniBand, where credits bound it).
+struct BufferCodec {
+  static void read(const CfgNode& n, const char* key, MmuConfig& m) {
+    const Bytes b = n.bytes(key);
+    if (b.count() < 1500) throw n.error(key, "expected a buffer of at least one MTU-sized frame (1500B)");
+    m.buffer_bytes = static_cast<uint64_t>(b.count());
+  }
+  static json echo(const MmuConfig& m) {
+    return m.unlimited ? std::string("unlimited") : format_bytes(Bytes(static_cast<int64_t>(m.buffer_bytes)));
+  }
+};
+
+std::string recovery_name(LossRecovery r) {
+  return r == LossRecovery::kIrn ? "irn" : r == LossRecovery::kGoBack0 ? "go-back-0" : "go-back-n";
+}
+
+// --- Transport: RC (IBTA Vol.1 ch. 9) and its loss recovery. -------------
+template <typename V>
+void visit_rc(V& v, RcConfig& rc) {
+  v.size("mtu", rc.mtu);
+  v.check(rc.mtu >= 64 && rc.mtu <= 9000, "mtu",
+          "expected a payload MTU between 64B and 9000B (got " + std::to_string(rc.mtu) + "B)");
+  v.count("ack_interval", rc.ack_interval, 1, 1 << 20);
+  v.time("rto", rc.rto);
+  v.check(rc.rto >= Time::from_ns(100), "rto", "expected a retransmission timeout of at least 100ns");
+  v.count("rto_max_backoff", rc.rto_max_backoff, 0, 20);
+  v.count("retry_limit", rc.retry_limit, 0, 1 << 20);
+  v.count("data_tc", rc.data_tc, 0, 7);
+  v.count("ack_tc", rc.ack_tc, 0, 7);
+  v.choice("recovery", rc.recovery,
+           {{"go-back-n", LossRecovery::kGoBackN},
+            {"go-back-0", LossRecovery::kGoBack0},
+            {"irn", LossRecovery::kIrn}});
+  // IRN's window and timeouts (Mittal et al., SIGCOMM 2018) mean nothing to go-back-N/0.
+  if (rc.recovery == LossRecovery::kIrn) {
+    v.count_or("irn_window", rc.irn_window, "auto", 1, 1 << 24);  // auto: one BDP (Fabric)
+    v.time("irn_rto_low", rc.irn_rto_low, kPositive);
+    v.time("irn_rto_high", rc.irn_rto_high, kPositive);
+  } else {
+    for (const char* key : {"irn_window", "irn_rto_low", "irn_rto_high"})
+      v.refuse(key, "has no effect: fabric.recovery is '" + recovery_name(rc.recovery) +
+                        "' (set fabric.recovery: irn to use it)");
+  }
+}
+
+// --- Ethernet switch: shared buffer, ECMP, the egress scheduler. ----------
+template <typename V>
+void visit_ethernet_switch(V& v, SwitchSettings& sw) {
+  v.real("buffer_alpha", sw.mmu.alpha, 1.0 / 128, 1e12);
+  v.choice("ecmp_seed", sw.same_ecmp_seed, {{"per-switch", false}, {"same", true}});
+}
+
+template <typename V>
+void visit_nic(V& v, NicConfig& nic) {
+  v.time("nic_tx_latency", nic.tx_latency);
+  v.time("nic_rx_latency", nic.rx_latency);
+}
+
+template <typename V>
+void visit_scheduler(V& v, TcSchedulerConfig& s) {
+  v.custom("strict", s.strict, StrictCodec{});
+  v.custom("weights", s.weight, WeightsCodec{});
+}
+
+// --- Link layer: PFC (IEEE 802.1Qbb) on the lossless classes. -------------
+template <typename V>
+void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
+  MmuConfig& m = sw.mmu;
+  bool on = m.lossless_mask != 0;
+  uint8_t classes = m.lossless_mask;
+  v.flag("enabled", on);
+  if (!on) {
+    m.lossless_mask = 0;
+    for (const char* key : {"classes", "xoff", "alpha", "xon_offset", "reserved", "headroom", "response_time",
+                            "quanta", "refresh"})
+      v.refuse(key, "has no effect: PFC is off (set fabric.pfc.enabled: true to use it)");
+    return;
+  }
+  v.tc_set("classes", classes);
+  v.check(classes != 0 || m.lossless_mask == 0, "classes", "expected at least one lossless traffic class");
+  m.lossless_mask = classes != 0 ? classes : static_cast<uint8_t>(1u << data_tc);
+  v.size_or("xoff", m.xoff_bytes, "dynamic");
+  v.real("alpha", m.pfc_alpha, 1.0 / 1024, 64.0);
+  v.size("xon_offset", m.xon_offset_bytes);
+  v.size("reserved", m.pg_reserved_bytes);
+  v.size_or("headroom", sw.pfc_headroom_bytes, "auto");
+  v.time("response_time", sw.pfc_response_time);
+  v.count("quanta", sw.pfc.quanta, 1, 0xFFFF);
+  v.real("refresh", sw.pfc.refresh_fraction, 0.05, 0.95);
+}
+
+// --- Congestion point: RED/ECN marking at switch egress. -----------------
+template <typename V>
+void visit_red_ecn(V& v, EcnConfig& e) {
+  v.flag("enabled", e.enabled);
+  if (!e.enabled) {
+    for (const char* key : {"kmin", "kmax", "pmax", "mark", "reference_rate"})
+      v.refuse(key, "has no effect: ECN marking is off (set fabric.ecn.enabled: true to use it)");
+    return;
+  }
+  v.size("kmin", e.kmin_bytes);
+  v.size("kmax", e.kmax_bytes);
+  v.check(e.kmax_bytes >= e.kmin_bytes, "kmax",
+          "expected kmax at or above kmin (kmax = kmin marks as a step at K)");
+  v.real("pmax", e.pmax, 0.0, 1.0);
+  v.choice("mark", e.mark_on_dequeue, {{"dequeue", true}, {"enqueue", false}});
+  v.rate_or("reference_rate", e.reference_rate, "none");
+}
+
+// --- InfiniBand: credit link layer per VL and the subnet manager. --------
+template <typename V>
+void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
+  CreditConfig& cr = ib.credit;
+  v.size_or("vl_buffer", cr.vl_buffer_bytes, "auto");
+  v.check(cr.vl_buffer_bytes == 0 || (cr.vl_buffer_bytes >= mtu_packet && cr.vl_buffer_bytes <= (1u << 30)),
+          "vl_buffer",
+          "expected 'auto' or a size between one MTU packet (" + std::to_string(mtu_packet) + "B) and 1GiB");
+  v.time("credit_update", cr.update_period);
+  v.custom("sl2vl", cr.sl2vl, Sl2VlCodec{});
+  v.custom("vlarb_high", cr.vlarb_high, VlArbCodec{});
+  v.custom("vlarb_low", cr.vlarb_low, VlArbCodec{});
+  v.count("high_limit", cr.high_limit, 0, 255);
+  SubnetManagerConfig& sm = ib.sm;
+  v.choice("routing", sm.engine,
+           {{"minhop", RoutingEngine::kMinHop},
+            {"updn", RoutingEngine::kUpDown},
+            {"ftree", RoutingEngine::kFtree}});
+  v.flag("adaptive_routing", sm.adaptive);
+  v.time("sm_detection_delay", sm.detection_delay);
+  v.time("sm_compute_time", sm.compute_time);
+}
+
+// A VL that no arbitration table serves never sends: refuse the
+// configuration instead of letting its traffic wait forever.
+std::string unserved_vl(const FabricConfig& c) {
+  const CreditConfig& cr = c.ib.credit;
+  for (const uint8_t sl : {c.rc.data_tc, c.rc.ack_tc}) {
+    const uint8_t vl = cr.sl2vl[sl & 15];
+    bool served = false;
+    for (const auto* t : {&cr.vlarb_high, &cr.vlarb_low})
+      for (const VlArbEntry& e : *t) served = served || (e.vl == vl && e.weight > 0);
+    if (!served)
+      return "SL " + std::to_string(sl) + " maps to VL " + std::to_string(vl) +
+             ", which has no entry with a weight above 0 in vlarb_high or vlarb_low";
+  }
+  return "";
+}
+
+// The whole `fabric:` block: the transport, the NIC, the link layer and
+// switch features of the profile's kind, the congestion control.
+template <typename V>
+void visit_fabric(V& v, FabricConfig& c) {
+  visit_rc(v, c.rc);
+  const bool ib = c.ib.enabled;
+  if (ib) {
+    // InfiniBand links are lossless by credits, arbitrate VLs instead of
+    // traffic classes, forward by the SM's LFTs and mark FECN through ibcc.
+    const std::string why = "applies to Ethernet profiles; '" + c.name +
+                            "' links are lossless by credit flow control (see fabric.ib, fabric.ibcc)";
+    for (const char* key : {"buffer_alpha", "ecmp_seed", "scheduler", "pfc", "ecn"}) v.refuse(key, why);
+  } else {
+    visit_ethernet_switch(v, c.sw);
+  }
+  visit_nic(v, c.nic);
+  if (!ib) {
+    v.block("scheduler", [&](auto& b) { visit_scheduler(b, c.sw.scheduler); });
+    v.block("pfc", [&](auto& b) { visit_pfc(b, c.sw, c.rc.data_tc); });
+  }
+  v.choice("cc", c.cc, congestion_control_names());
+  v.check(c.cc != "ibcc" || ib, "cc",
+          "'ibcc' (InfiniBand congestion control) needs an InfiniBand profile (ib-ndr, ib-hdr)");
+  // A parameter block of an algorithm the fabric does not run would be silently ignored.
+  for (const std::string& name : congestion_control_names())
+    if (name != c.cc)
+      v.refuse(name.c_str(), "has no effect: the fabric's congestion control is '" + c.cc +
+                                 "' (set fabric.cc: " + name + " to use it)");
+  if (congestion_control_has_params(c.cc))
+    v.block(c.cc.c_str(), [&](auto& b) { visit_congestion_control_params(c, b); });
+  else
+    v.refuse(c.cc.c_str(), "congestion control '" + c.cc + "' has no parameters");
+  visit_path_selection(c, v);  // fabric.path_selection and its selector's block (fabric/parts.cpp)
+  if (!ib) v.block("ecn", [&](auto& b) { visit_red_ecn(b, c.sw.ecn); });
+  if (ib) {
+    v.block("ib", [&](auto& b) { visit_infiniband(b, c.ib, c.framing.data_wire(c.rc.mtu, true)); });
+    const std::string why = unserved_vl(c);
+    v.check(why.empty(), "ib", why);
+  } else {
+    v.refuse("ib", "applies to InfiniBand profiles (ib-ndr, ib-hdr), not '" + c.name + "'");
+  }
+}
+
+template <typename V>
+void visit_switch(V& v, SwitchSettings& sw) {
+  v.choice("forwarding", sw.cut_through, {{"store-and-forward", false}, {"cut-through", true}});
+  v.time("latency", sw.latency);
+  v.custom("buffer", sw.mmu, BufferCodec{});
+  if (sw.cut_through) {
+    v.size("cut_through_bytes", sw.cut_through_bytes);
+    v.check(sw.cut_through_bytes >= 1 && sw.cut_through_bytes <= 9216, "cut_through_bytes",
+            "expected between 1B and 9216B");
+  } else {
+    v.refuse("cut_through_bytes",
+             "has no effect: the switches store and forward (set forwarding: cut-through to use it)");
+  }
+}
+
+}  // namespace
+
+void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg) {
+  // Writing an ecn block asks for marking: enabled defaults to true there.
+  if (!cfg.ib.enabled && fabric.has("ecn")) cfg.sw.ecn.enabled = true;
+  ParamReader r(fabric);
+  visit_fabric(r, cfg);
+}
+
+nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg) {
+  FabricConfig copy = cfg;  // visit() takes the struct by reference; echo does not write
+  json j = json::object();
+  ParamEcho e(j);
+  visit_fabric(e, copy);
+  return j;
+}
+
+void read_switch_params(const CfgNode& sw, SwitchSettings& cfg) {
+  ParamReader r(sw);
+  visit_switch(r, cfg);
+}
+
+nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg) {
+  SwitchSettings copy = cfg;
+  json j = json::object();
+  ParamEcho e(j);
+  visit_switch(e, copy);
+  return j;
+}
+
+std::vector<std::string> fabric_param_keys(const FabricConfig& cfg) {
+  FabricConfig f = cfg;
+  SwitchSettings s = cfg.sw;
+  ParamKeys fk;
+  visit_fabric(fk, f);
+  ParamKeys sk;
+  visit_switch(sk, s);
+  std::vector<std::string> keys;
+  for (const auto& k : fk.keys) keys.push_back("fabric." + k);
+  for (const auto& k : sk.keys) keys.push_back("topology.switch." + k);
+  return keys;
+}
+
+}  // namespace rdmasim

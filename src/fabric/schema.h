@@ -1,0 +1,29 @@
+// The fabric's keys, declared once per part (config/params.h explains the
+// vocabulary). A scenario's `fabric:` block is read, echoed into
+// results.json and listed by `rdmasim profiles` from visit_fabric() alone,
+// and `topology.switch` from visit_switch(). Only the parts the profile uses
+// are visited: a key of a part the fabric does not run is refused, with the
+// reason, instead of being silently ignored.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fabric/fabric.h"
+
+namespace rdmasim {
+
+class CfgNode;
+
+// `fabric:` (less `profile`, which picked `cfg` before reading). Throws InputError.
+void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg);
+// The block as results.json records it.
+[[nodiscard]] nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg);
+// `topology.switch:`, the switch hardware (forwarding, latency, buffer).
+void read_switch_params(const CfgNode& sw, SwitchSettings& cfg);
+[[nodiscard]] nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg);
+// Every key `cfg`'s parts accept, dotted from `fabric.` and `topology.switch.`.
+[[nodiscard]] std::vector<std::string> fabric_param_keys(const FabricConfig& cfg);
+
+}  // namespace rdmasim

@@ -72,6 +72,9 @@ int perftest_main(const std::string& test, const std::string& size, int iters, i
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: perftest: %s\n", e.what());
     return cli::kExitBadInput;
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "error: perftest: %s\n", e.what());
+    return cli::kExitFailure;
   }
   return cli::kExitOk;
 }
@@ -87,7 +90,7 @@ int main_impl(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run scenario files and write results.json, flows.csv, ports.csv");
   run->add_option("scenario", ro.scenarios, "scenario YAML file(s)")->required()->check(CLI::ExistingFile);
   run->add_option("-o,--out", ro.out_dir, "output directory (default: the scenario's output.dir)");
-  run->add_option("--seed", ro.seed, "override the scenario's seed");
+  run->add_option("--seed", ro.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
   run->add_option("--set", ro.sets, "override a scenario key, e.g. --set topology.k=8 (repeatable)");
   run->add_option("-j,--jobs", ro.jobs, "scenarios run in parallel threads")->check(CLI::Range(1, 256));
   run->add_flag("-q,--quiet", ro.quiet, "no progress on stderr");
@@ -99,7 +102,8 @@ int main_impl(int argc, char** argv) {
       app.add_subcommand("perftest", "perftest equivalents: write_lat, send_lat, read_lat, write_bw, ...");
   pt->add_option("test", test, "write_lat | send_lat | read_lat | write_bw | send_bw | read_bw")->required();
   pt->add_option("-s,--size", size, "message size (default 2B for latency, 64KiB for bandwidth)");
-  pt->add_option("-n,--iters", iters, "iterations (default 1000 latency, 5000 bandwidth)");
+  pt->add_option("-n,--iters", iters, "iterations (default 1000 latency, 5000 bandwidth)")
+      ->check(CLI::Range(1, 100'000'000));
   pt->add_option("-t,--tx-depth", depth, "outstanding messages in bandwidth tests")
       ->check(CLI::Range(1, 1 << 16));
   pt->add_option("--fabric", profile, "fabric profile");

@@ -20,7 +20,7 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
   auto* t = app.add_subcommand("train", "one training iteration: compute, TP/PP/DP/EP communication, trace");
   t->add_option("--model", o.model,
                 "gpt3-175b | gpt3-xl | llama2-7b | llama2-70b | mixtral-8x7b (default gpt3-xl)");
-  t->add_option("--params", o.params, "override: parameter count");
+  t->add_option("--params", o.params, "override: parameter count")->check(CLI::PositiveNumber);
   t->add_option("--layers", o.layers, "override: transformer layers")->check(CLI::Range(1, 100000));
   t->add_option("--hidden", o.hidden, "override: hidden size")->check(CLI::Range(1, 1 << 20));
   t->add_option("--seq", o.seq, "override: sequence length")->check(CLI::Range(1, 1 << 22));

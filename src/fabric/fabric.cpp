@@ -23,8 +23,7 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     throw std::invalid_argument("congestion control 'ibcc' needs an InfiniBand profile (ib-ndr, ib-hdr)");
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.
   if (cfg_.ib.enabled && cfg_.ib.sm.adaptive) cfg_.rc.accept_out_of_order = true;
-  if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0)
-    cfg_.rc.irn_window = bdp_packets();
+  if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0) cfg_.rc.irn_window = bdp_packets();
   transport_ = make_transport(cfg_, net_);
   build();
 }

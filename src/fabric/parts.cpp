@@ -136,6 +136,13 @@ std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& c
   throw std::invalid_argument("unknown congestion control '" + cfg.cc + "' (expected " + known + ")");
 }
 
+std::string congestion_control_feedback(const FabricConfig& cfg) {
+  // Only the name is wanted: a context that needs no topology.
+  const PartContext ctx{[] { return Time::from_us(1); }, [] { return 1u; }};
+  const std::unique_ptr<CongestionControl> cc = make_congestion_control(cfg, ctx);
+  return cc != nullptr ? cc->feedback() : "none";
+}
+
 std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl* cc, Network& net) {
   const std::string name = cc != nullptr ? cc->feedback() : "none";
   if (name == "none") return std::make_unique<NoFeedback>();

@@ -51,6 +51,9 @@ void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v);
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,
                                                                          const PartContext& ctx);
+// The receiver feedback `cfg.cc` asks for ("none", "cnp", "ecn-echo",
+// "rtt-echo", "int-echo"): which congestion signal the fabric must provide.
+[[nodiscard]] std::string congestion_control_feedback(const FabricConfig& cfg);
 // The receiver feedback `cc` names (NoFeedback for no congestion control).
 // Throws std::invalid_argument for a name no class implements.
 [[nodiscard]] std::unique_ptr<ReceiverFeedback> make_receiver_feedback(const CongestionControl* cc,

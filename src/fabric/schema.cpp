@@ -279,6 +279,21 @@ void visit_fabric(V& v, FabricConfig& c) {
     v.refuse(c.cc.c_str(), "congestion control '" + c.cc + "' has no parameters");
   visit_path_selection(c, v);  // fabric.path_selection and its selector's block (fabric/parts.cpp)
   if (!ib) v.block("ecn", [&](auto& b) { visit_red_ecn(b, c.sw.ecn); });
+  // A congestion control whose signal the fabric never produces would run
+  // as if the network were never congested.
+  const std::string signal = congestion_control_feedback(c);
+  const bool needs_marks = signal == "cnp" || signal == "ecn-echo";
+  if (ib) {
+    v.check(!needs_marks || c.cc == "ibcc", "cc",
+            "'" + c.cc +
+                "' reacts to ECN marks, which InfiniBand switches do not make (they mark FECN for ibcc)");
+    v.check(signal != "int-echo", "cc",
+            "'" + c.cc + "' reads INT telemetry, which InfiniBand switches do not stamp");
+  } else {
+    v.check(!needs_marks || c.sw.ecn.enabled, "cc",
+            "'" + c.cc + "' reacts to ECN marks, but ECN marking is off under '" + c.name +
+                "' (set fabric.ecn.enabled: true and its thresholds)");
+  }
   if (ib) {
     v.block("ib", [&](auto& b) { visit_infiniband(b, c.ib, c.framing.data_wire(c.rc.mtu, true)); });
     const std::string why = unserved_vl(c);

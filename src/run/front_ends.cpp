@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "collective/collective_workload.h"
+#include "config/units_parse.h"
 #include "run/experiment.h"
 #include "run/thread_pool.h"
 #include "training/training_workload.h"
@@ -190,7 +191,12 @@ Scenario perftest_scenario(const PerftestOptions& o) {
 PerftestResult run_perftest(const PerftestOptions& o) {
   Experiment e(perftest_scenario(o));
   e.run();
-  PerftestResult r = last_of<PerftestWorkload>(e).result();
+  const PerftestWorkload& w = last_of<PerftestWorkload>(e);
+  // A figure over fewer iterations than asked for would be printed as if complete.
+  if (!w.finished())
+    throw std::runtime_error("the iterations did not complete within the " +
+                             format_time(e.scenario().duration) + " simulated limit; ask for fewer (-n)");
+  PerftestResult r = w.result();
   r.invariant_error = e.invariant_error();
   return r;
 }

@@ -797,5 +797,18 @@ TEST_F(CliTest, ANameThatWouldEscapeTheOutputFolderIsRefused) {
                          "names the output folder), got '../../x'"));
 }
 
+TEST_F(CliTest, ValuesThatWereQuietlyReplacedAreRefused) {
+  write_text(scenario_, kGood);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", scenario_, "--seed", "-1"},
+                                               {"perftest", "write_lat", "--iters", "0"},
+                                               {"train", "--params", "0"}}) {
+    const CliResult r = run_cli(args);
+    expect_clean_exit(r);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(args[args.size() - 2]), std::string::npos)
+        << "the message must name the flag: " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -137,6 +137,17 @@ TEST(Params, KeysOfPartsTheFabricDoesNotRunAreRefused) {
   EXPECT_EQ(error_of("ethernet-lossy", ", pfc: {enabled: true, xoff: 100KB}"), "accepted");
   EXPECT_EQ(error_of("ethernet-lossy", ", ecn: {kmin: 10KB, kmax: 20KB}"),
             "accepted");  // a block asks for marking
+  // A congestion control whose signal the fabric never produces.
+  EXPECT_NE(error_of("ib-ndr", ", cc: hpcc").find("fabric.cc: 'hpcc' reads INT telemetry"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("ib-ndr", ", cc: dcqcn").find("fabric.cc: 'dcqcn' reacts to ECN marks, which InfiniBand"),
+      std::string::npos);
+  EXPECT_NE(error_of("rocev2-hpcc", ", cc: dctcp").find("ECN marking is off under 'rocev2-hpcc'"),
+            std::string::npos);
+  EXPECT_EQ(error_of("rocev2-hpcc", ", cc: dctcp, ecn: {kmin: 100KB, kmax: 100KB}"), "accepted");
+  EXPECT_EQ(error_of("ib-ndr", ", cc: ibcc"), "accepted");
+  EXPECT_EQ(error_of("ib-ndr", ", cc: timely"), "accepted");
 }
 
 TEST(Params, RangesAndCrossChecksComeFromTheDeclaration) {

@@ -262,17 +262,15 @@ const PathEntry* find_path_selector(const std::string& name) {
 }
 
 // Why the fabric cannot run selector `e` ("" if it can).
-std::string path_selector_unmet(const PathEntry& e, const FabricConfig& cfg, const CongestionControl* cc) {
+std::string path_selector_unmet(const PathEntry& e, const FabricConfig& cfg, const std::string& feedback) {
   const std::string name = e.name;
   if (name == kPathSelectors[0].name) return "";
   if (forwarding_policy_name(cfg) != "ecmp")
     return "'" + name + "' changes the entropy ECMP hashes; this fabric forwards by " +
            forwarding_policy_name(cfg) + ", which does not read it";
-  const std::string fb = cc != nullptr ? cc->feedback() : "none";
-  if (e.needs_feedback != nullptr && fb != e.needs_feedback)
-    return "'" + name + "' reads " + e.needs_feedback + " receiver feedback; congestion control '" +
-           (cc != nullptr ? std::string(cc->name()) : std::string("none")) + "' returns " + fb +
-           " (use fabric.cc: dctcp)";
+  if (e.needs_feedback != nullptr && feedback != e.needs_feedback)
+    return "'" + name + "' reads " + e.needs_feedback + " receiver feedback; congestion control '" + cfg.cc +
+           "' returns " + feedback + " (use fabric.cc: dctcp)";
   return "";
 }
 
@@ -293,11 +291,7 @@ void visit_path_selection(FabricConfig& cfg, ParamReader& v) {
       v.refuse(e.name, "has no effect: fabric.path_selection is '" + p.name +
                            "' (set fabric.path_selection: " + e.name + " to use it)");
   const PathEntry* e = find_path_selector(p.name);
-  // The congestion control decides the receiver feedback: build it to ask
-  // (its context only sizes windows, which the question does not read).
-  const auto cc =
-      make_congestion_control(cfg, PartContext{[] { return Time::from_us(10); }, [] { return uint32_t{1}; }});
-  const std::string why = path_selector_unmet(*e, cfg, cc.get());
+  const std::string why = path_selector_unmet(*e, cfg, congestion_control_feedback(cfg));
   v.check(why.empty(), "path_selection", why);
   if (e->read != nullptr)
     v.block(e->name, [&](ParamReader& b) { e->read(p, b); });
@@ -333,7 +327,8 @@ PathSelector make_path_selector(const FabricConfig& cfg, const CongestionControl
     for (const PathEntry& x : kPathSelectors) known += std::string(known.empty() ? "" : ", ") + x.name;
     throw std::invalid_argument("unknown path selection '" + cfg.paths.name + "' (expected " + known + ")");
   }
-  if (const std::string why = path_selector_unmet(*e, cfg, cc); !why.empty())
+  if (const std::string why = path_selector_unmet(*e, cfg, cc != nullptr ? cc->feedback() : "none");
+      !why.empty())
     throw std::invalid_argument("path selection " + why);
   return e->make(cfg.paths, seed);
 }

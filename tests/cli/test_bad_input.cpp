@@ -834,5 +834,13 @@ workload:
   EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
 }
 
+TEST_F(CliTest, LeafSpineWithBothSpinesAndRatioIsRefused) {
+  const CliResult r = run_scenario(edit(kGood, "  type: star\n  hosts: 3\n",
+                                        "  type: leaf-spine\n  leaves: 2\n  hosts_per_leaf: 2\n  spines: 1\n"
+                                        "  oversubscription: 4\n"));
+  expect_bad_input(r, at("8:21: 'topology.oversubscription': has no effect when spines is given (the ratio "
+                         "follows from it): give one of the two"));
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -29,6 +29,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   int jobs = 1;
   bool quiet = false;
+  bool strict = false;  // a warning found before the run (e.g. flows after the end) refuses it
 };
 
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);

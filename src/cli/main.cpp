@@ -94,6 +94,8 @@ int main_impl(int argc, char** argv) {
   run->add_option("--set", ro.sets, "override a scenario key, e.g. --set topology.k=8 (repeatable)");
   run->add_option("-j,--jobs", ro.jobs, "scenarios run in parallel threads")->check(CLI::Range(1, 256));
   run->add_flag("-q,--quiet", ro.quiet, "no progress on stderr");
+  run->add_flag("--strict", ro.strict,
+                "refuse a scenario the run cannot carry out as written (e.g. flows starting after its end)");
 
   std::string test, size, profile = "ethernet-lossy", rate, delay, sw_latency, mtu;
   int iters = -1, depth = 128, switches = 1;

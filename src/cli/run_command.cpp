@@ -74,6 +74,16 @@ Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrup
   const std::string& dir = job.dir;
   try {
     Experiment e(std::move(*job.scenario));
+    for (const std::string& w : e.warnings()) {
+      if (o.strict) {
+        out.code = kExitBadInput;
+        out.text += "error: " + job.path + ": " + w + " (--strict)\n";
+      } else {
+        std::lock_guard<std::mutex> lock(err_mu);
+        std::fprintf(stderr, "warning: %s: %s\n", job.path.c_str(), w.c_str());
+      }
+    }
+    if (out.code != kExitOk) return out;
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
     auto progress = [&](const Experiment& x) {

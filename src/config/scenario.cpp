@@ -61,6 +61,11 @@ void read_topology(const CfgNode& root, Scenario& s) {
     ts.hosts_per_leaf = static_cast<int>(t.integer("hosts_per_leaf", 1, 4096));
     ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
     ts.oversubscription = t.real("oversubscription", 1.0, 1.0, 1024.0);
+    // The spine count either is given or follows from the ratio: both would
+    // build one network and record another.
+    if (t.has("spines") && t.has("oversubscription"))
+      throw t.error("oversubscription",
+                    "has no effect when spines is given (the ratio follows from it): give one of the two");
     ts.fabric_link = read_link(t, "fabric_link", ts.link);
   } else if (ts.type == "fat-tree") {
     ts.k = static_cast<int>(t.integer("k", 2, 64));

@@ -176,6 +176,7 @@ json results_json(const Experiment& e) {
               {"events", e.sim().events_processed()},
               {"interrupted", e.interrupted()},
               {"all_flows_completed", e.completed() == flows.size()}};
+  if (!e.warnings().empty()) j["run"]["warnings"] = e.warnings();
   j["invariants"] = {{"ok", inv.empty()},
                      {"packet_conservation_and_buffer_accounting", inv.empty() ? "ok" : inv}};
   j["flows"] = {{"total", flows.size()},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "config/units_parse.h"
 #include "verbs/verbs.h"
 
 namespace rdmasim {
@@ -30,6 +31,31 @@ Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
   std::stable_sort(flows_.begin(), flows_.end(),
                    [](const FlowRecord& a, const FlowRecord& b) { return a.spec.start < b.spec.start; });
   for (size_t i = 0; i < flows_.size(); ++i) flows_[i].spec.id = static_cast<int64_t>(i);
+  check_workload_fits();
+}
+
+// A run that cannot do anything within its duration would exit 0 with
+// "0 completed": refuse it. One that can do only part of it says so.
+void Experiment::check_workload_fits() {
+  // perftest, collectives, training: their own work, reported by finished().
+  if (poll_interval_ != Time::zero()) return;
+  for (const auto& w : workloads_)
+    if (!w->finished()) return;
+  if (flows_.empty())
+    throw InputError(s_.file, s_.workloads.empty() ? 0 : s_.workloads[0].line, 0, "workload",
+                     "the workload generates no flows: nothing would run");
+  const Time first = flows_.front().spec.start;
+  if (first >= s_.duration)
+    throw InputError(s_.file, s_.workloads[0].line, 0, "workload",
+                     "every flow starts at or after the end of the run (first at " + format_time(first) +
+                         ", duration " + format_time(s_.duration) +
+                         "): raise duration or shift the flows (a flows file's time_offset)");
+  size_t late = 0;
+  for (const FlowRecord& f : flows_) late += f.spec.start >= s_.duration ? 1 : 0;
+  if (late > 0)
+    warnings_.push_back(std::to_string(late) + " of " + std::to_string(flows_.size()) +
+                        " flows start at or after the end of the run (duration " + format_time(s_.duration) +
+                        ") and are never started");
 }
 
 WorkloadContext Experiment::context(size_t i) {

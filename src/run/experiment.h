@@ -43,6 +43,9 @@ class Experiment final : public EventHandler, public CompletionSink {
   [[nodiscard]] size_t completed() const { return completed_; }
   [[nodiscard]] bool interrupted() const { return interrupted_; }
   [[nodiscard]] const std::string& invariant_error() const { return invariant_error_; }
+  // What the run will not do as asked (e.g. flows starting after the end),
+  // found before it starts; results.json lists them, `run --strict` refuses them.
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
   // Σ over completed flows of packets × links on the path (data only).
   [[nodiscard]] uint64_t data_packet_hops() const;
   [[nodiscard]] const QueueTimeseries* timeseries() const { return timeseries_.get(); }
@@ -51,6 +54,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   void on_complete(const Completion& c) override;
 
  private:
+  void check_workload_fits();
   void start_flow(size_t i);
   [[nodiscard]] WorkloadContext context(size_t i);
 
@@ -64,6 +68,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   size_t completed_ = 0;
   bool interrupted_ = false;
   std::string invariant_error_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace rdmasim

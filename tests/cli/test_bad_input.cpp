@@ -810,5 +810,44 @@ TEST_F(CliTest, ValuesThatWereQuietlyReplacedAreRefused) {
   }
 }
 
+// A run that cannot do anything within its duration is refused; one that
+// can do only part of it warns, and --strict refuses it.
+TEST_F(CliTest, FlowsThatStartAfterTheEndAreRefusedOrWarned) {
+  const std::string base = R"(name: late
+duration: 1ms
+topology: {type: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 1KB, start: 2ms}
+)";
+  const CliResult none = run_scenario(base);
+  expect_bad_input(none,
+                   "error: " + scenario_ +
+                       ":5: 'workload': every flow starts at or after the end of the run (first at 2ms, "
+                       "duration 1ms): raise duration or shift the flows (a flows file's time_offset)\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
+
+  const std::string partial = base + "  - {type: flow, src: 1, dst: 2, size: 1KB}\n";
+  const CliResult warned = run_scenario(partial);
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("warning: " + scenario_ + ": 1 of 2 flows start at or after the end of the run"),
+            std::string::npos)
+      << warned.err;
+  EXPECT_NE(read_text((dir_ / "out" / "results.json").string()).find("\"warnings\""), std::string::npos);
+
+  fs::remove_all(dir_ / "out");
+  const CliResult strict = run_scenario(partial, {"--strict"});
+  EXPECT_EQ(strict.exit_code, 2) << strict.err;
+  EXPECT_NE(strict.err.find("(--strict)"), std::string::npos) << strict.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
+}
+
+TEST_F(CliTest, LeafSpineWithBothSpinesAndRatioIsRefused) {
+  const CliResult r = run_scenario(edit(kGood, "  type: star\n  hosts: 3\n",
+                                        "  type: leaf-spine\n  leaves: 2\n  hosts_per_leaf: 2\n  spines: 1\n"
+                                        "  oversubscription: 4\n"));
+  expect_bad_input(r, at("8:21: 'topology.oversubscription': has no effect when spines is given (the ratio "
+                         "follows from it): give one of the two"));
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -301,14 +301,14 @@ void visit_path_selection(FabricConfig& cfg, ParamReader& v) {
 
 void visit_path_selection(FabricConfig& cfg, ParamEcho& v) {
   const PathEntry* e = find_path_selector(cfg.paths.name);
-  if (e == nullptr || e == &kPathSelectors[0]) return;
+  if (e == nullptr) return;
   v.choice("path_selection", cfg.paths.name, path_selector_names());
   if (e->echo != nullptr) v.block(e->name, [&](ParamEcho& b) { e->echo(cfg.paths, b); });
 }
 
 void visit_path_selection(FabricConfig& cfg, ParamKeys& v) {
   const PathEntry* e = find_path_selector(cfg.paths.name);
-  if (e == nullptr || e == &kPathSelectors[0]) return;
+  if (e == nullptr) return;
   v.choice("path_selection", cfg.paths.name, path_selector_names());
   if (e->keys != nullptr) v.block(e->name, [&](ParamKeys& b) { e->keys(b); });
 }

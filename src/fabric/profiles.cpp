@@ -398,6 +398,8 @@ const std::vector<ProfileSource>& part_default_sources() {
       {"fabric.pfc.refresh",
        "assumption: XOFF re-sent at half its pause time, so the upstream never resumes early"},
       {"fabric.cc", "no congestion control"},
+      {"fabric.path_selection",
+       "one entropy (UDP source port) per QP, as RoCE NICs and IB RC do: ECMP keeps a QP on one path"},
       {"fabric.ecn.enabled", "no ECN marking"},
       {"fabric.dcqcn.clamp_target_rate", "DCQCN paper: the target rate takes the current rate at every cut"},
       {"fabric.dcqcn.start_at_first_cnp",

@@ -54,11 +54,11 @@ InputError error_of(const std::string& profile, const std::string& fabric_extra)
   return InputError("", 0, 0, "", "");
 }
 
-TEST(PathSelection, DefaultsToPerConnectionAndResultsSayNothingOfIt) {
+TEST(PathSelection, DefaultsToPerConnectionAndResultsRecordIt) {
   const Scenario s = load_scenario_text(scenario("rocev2-dctcp", ""), "t.yaml");
   EXPECT_EQ(s.fabric.paths.name, "per-connection");
   const nlohmann::ordered_json fabric = fabric_params_json(s.fabric);
-  EXPECT_FALSE(fabric.contains("path_selection"));  // the outputs of every existing scenario are unchanged
+  EXPECT_EQ(fabric["path_selection"], "per-connection");
   EXPECT_FALSE(fabric.contains("plb"));
 }
 

@@ -85,6 +85,8 @@ int main_impl(int argc, char** argv) {
   using namespace rdmasim;
   CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (InfiniBand, RoCEv2, iWARP, UET)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version",
+                       std::string("rdmasim ") + RDMASIM_VERSION + " (commit " + RDMASIM_COMMIT + ")");
 
   cli::RunOptions ro;
   auto* run = app.add_subcommand("run", "run scenario files and write results.json, flows.csv, ports.csv");
@@ -139,6 +141,19 @@ int main_impl(int argc, char** argv) {
   bool full = false;
   validate->add_flag("--full", full, "paper-sized topologies where the default is scaled down (slow)");
 
+  // CLI11 would only say "a subcommand is required" for a misspelt one.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "error: unknown command '%s' (commands: %s)\n", argv[1], known.c_str());
+      return cli::kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

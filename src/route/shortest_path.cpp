@@ -44,7 +44,10 @@ void distances_to(const Topology& t, const std::vector<std::vector<std::pair<int
 std::vector<RouteTable> shortest_path_routes(const Topology& t, const std::vector<std::vector<char>>* down) {
   const auto adj = port_adjacency(t);
   std::vector<RouteTable> tables(t.nodes.size());
-  for (auto& tb : tables) tb.reset(t.num_hosts());
+  // A single-port NIC has nothing to choose: no table (hosts x hosts entries otherwise).
+  auto routed = [&](size_t n) { return t.nodes[n].kind == TopoNodeKind::kSwitch || adj[n].size() > 1; };
+  for (size_t n = 0; n < t.nodes.size(); ++n)
+    if (routed(n)) tables[n].reset(t.num_hosts());
   std::vector<int> dist(t.nodes.size());
   std::vector<int> queue;
   queue.reserve(t.nodes.size());
@@ -52,7 +55,7 @@ std::vector<RouteTable> shortest_path_routes(const Topology& t, const std::vecto
   for (int d = 0; d < t.num_hosts(); ++d) {
     distances_to(t, adj, down, t.hosts[d], dist, queue);
     for (size_t n = 0; n < t.nodes.size(); ++n) {
-      if (static_cast<int>(n) == t.hosts[d] || dist[n] <= 0) continue;
+      if (static_cast<int>(n) == t.hosts[d] || dist[n] <= 0 || !routed(n)) continue;
       group.clear();
       for (size_t i = 0; i < adj[n].size(); ++i) {
         if (down && (*down)[n][i]) continue;

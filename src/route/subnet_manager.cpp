@@ -105,7 +105,9 @@ std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfi
   }
 
   std::vector<RouteTable> tables(n_nodes);
-  for (auto& tb : tables) tb.reset(t.num_hosts());
+  // A single-port NIC has nothing to choose: no table (hosts x hosts entries otherwise).
+  for (size_t n = 0; n < n_nodes; ++n)
+    if (!g.is_host(static_cast<int>(n)) || g.adj[n].size() > 1) tables[n].reset(t.num_hosts());
   std::vector<std::vector<uint32_t>> load(n_nodes);  // destinations routed per port (balancing)
   for (size_t n = 0; n < n_nodes; ++n) load[n].assign(g.adj[n].size(), 0);
   std::vector<int> hop(n_nodes), dist_down(n_nodes), dist_any(n_nodes), queue;
@@ -167,7 +169,7 @@ std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfi
             cands.push_back(static_cast<uint16_t>(i));
         }
         if (g.is_host(n)) {
-          tables[n].set(d, cands);  // a NIC hashes over its ports
+          if (g.adj[n].size() > 1) tables[n].set(d, cands);  // a multi-port NIC hashes over its ports
           continue;
         }
       } else if (rank[n] != kInf && dist_down[n] < kInf) {

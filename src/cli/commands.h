@@ -30,6 +30,8 @@ struct RunOptions {
   int jobs = 1;
   bool quiet = false;
   bool strict = false;  // a warning found before the run (e.g. flows after the end) refuses it
+  std::string
+      max_memory;  // e.g. 8GiB: refuse a network whose build is estimated above it (default: MemAvailable)
 };
 
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);

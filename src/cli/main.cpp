@@ -96,6 +96,9 @@ int main_impl(int argc, char** argv) {
   run->add_option("--set", ro.sets, "override a scenario key, e.g. --set topology.k=8 (repeatable)");
   run->add_option("-j,--jobs", ro.jobs, "scenarios run in parallel threads")->check(CLI::Range(1, 256));
   run->add_flag("-q,--quiet", ro.quiet, "no progress on stderr");
+  run->add_option(
+      "--max-memory", ro.max_memory,
+      "refuse a network whose estimated build needs more, e.g. 8GiB (default: the memory available)");
   run->add_flag("--strict", ro.strict,
                 "refuse a scenario the run cannot carry out as written (e.g. flows starting after its end)");
 

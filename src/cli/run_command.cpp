@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "config/error.h"
 #include "config/scenario.h"
+#include "config/units_parse.h"
 #include "report/results.h"
 #include "run/experiment.h"
 #include "run/thread_pool.h"
@@ -73,7 +74,16 @@ Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrup
   Outcome out;
   const std::string& dir = job.dir;
   try {
-    Experiment e(std::move(*job.scenario));
+    uint64_t max_memory = 0;
+    if (!o.max_memory.empty()) {
+      try {
+        max_memory = static_cast<uint64_t>(parse_bytes(o.max_memory).count());
+      } catch (const std::invalid_argument& err) {
+        return {kExitBadInput,
+                std::string("error: --max-memory: expected a size, e.g. 8GiB (") + err.what() + ")\n"};
+      }
+    }
+    Experiment e(std::move(*job.scenario), max_memory);
     for (const std::string& w : e.warnings()) {
       if (o.strict) {
         out.code = kExitBadInput;

@@ -330,6 +330,7 @@ std::string summary_text(const Experiment& e) {
                    e.scenario().profile);
   s += fmt::format("simulated  {}  events {}  {}\n", j["run"]["simulated_end"].get<std::string>(),
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
+  s += fmt::format("memory     {} MiB estimated for the build\n", e.memory_estimate() >> 20);
   // A run of collectives or training alone has no flows to describe.
   const bool flow_lines =
       !e.flows().empty() || e.workloads().empty() || e.workloads().front()->summary().empty();

@@ -3,13 +3,24 @@
 #include <algorithm>
 
 #include "config/units_parse.h"
+#include "fabric/memory_estimate.h"
 #include "verbs/verbs.h"
 
 namespace rdmasim {
 
-Experiment::Experiment(Scenario s) : s_(std::move(s)), sim_(s_.seed) {
+Experiment::Experiment(Scenario s, uint64_t max_memory) : s_(std::move(s)), sim_(s_.seed) {
+  Topology topo = build_topology(s_);
+  const MemoryEstimate need = estimate_build_memory(topo, s_.fabric);
+  memory_estimate_ = need.bytes;
+  const uint64_t budget = memory_budget(max_memory);
+  if (budget != 0 && need.bytes > budget)
+    throw InputError(s_.file, s_.topology.line, 0, "topology",
+                     "this network needs an estimated " + std::to_string(need.bytes >> 20) +
+                         " MiB to build (" + need.reason + "), more than the " +
+                         std::to_string(budget >> 20) + " MiB " +
+                         (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
   try {
-    fabric_ = std::make_unique<Fabric>(sim_, build_topology(s_), s_.fabric);
+    fabric_ = std::make_unique<Fabric>(sim_, std::move(topo), s_.fabric);
   } catch (const std::invalid_argument& e) {
     throw InputError(s_.file, 0, 0, "fabric", e.what());  // e.g. PFC headroom larger than the buffer
   }

@@ -21,7 +21,9 @@ namespace rdmasim {
 
 class Experiment final : public EventHandler, public CompletionSink {
  public:
-  explicit Experiment(Scenario s);
+  // `max_memory`: refuse (InputError) a network whose estimated build exceeds
+  // it; 0 = the machine's available memory.
+  explicit Experiment(Scenario s, uint64_t max_memory = 0);
   ~Experiment();
   Experiment(const Experiment&) = delete;
   Experiment& operator=(const Experiment&) = delete;
@@ -49,6 +51,8 @@ class Experiment final : public EventHandler, public CompletionSink {
   // Σ over completed flows of packets × links on the path (data only).
   [[nodiscard]] uint64_t data_packet_hops() const;
   [[nodiscard]] const QueueTimeseries* timeseries() const { return timeseries_.get(); }
+  // The build's estimated memory (fabric/memory_estimate.h), in bytes.
+  [[nodiscard]] uint64_t memory_estimate() const { return memory_estimate_; }
 
   void on_event(uint32_t kind, uint64_t arg) override;
   void on_complete(const Completion& c) override;
@@ -69,6 +73,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   bool interrupted_ = false;
   std::string invariant_error_;
   std::vector<std::string> warnings_;
+  uint64_t memory_estimate_ = 0;
 };
 
 }  // namespace rdmasim

@@ -860,5 +860,26 @@ TEST_F(CliTest, UnknownCommandIsNamedAndVersionIsPrinted) {
   EXPECT_NE(v.out.find("(commit "), std::string::npos) << v.out;
 }
 
+// A network too large for the memory allowed is refused before it is built,
+// with the estimate; the estimate is printed for every run.
+TEST_F(CliTest, ANetworkAboveTheMemoryLimitIsRefusedBeforeBuilding) {
+  write_text(scenario_, R"(name: big
+duration: 1us
+topology: {type: fat-tree, k: 16, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
+)");
+  const CliResult r =
+      run_cli({"run", scenario_, "-q", "--max-memory", "10MiB", "-o", (dir_ / "out").string()});
+  expect_bad_input(r,
+                   "error: " + scenario_ +
+                       ":3: 'topology': this network needs an estimated 16 MiB to build (320 switches x 1024 "
+                       "hosts of routes, 6144 ports), more than the 10 MiB allowed by --max-memory\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.json"));
+  const CliResult ok =
+      run_cli({"run", scenario_, "-q", "--max-memory", "1GiB", "-o", (dir_ / "out").string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("memory     16 MiB estimated for the build"), std::string::npos) << ok.out;
+}
+
 }  // namespace
 }  // namespace rdmasim

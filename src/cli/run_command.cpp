@@ -110,13 +110,14 @@ Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrup
     };
     e.run(progress, &interrupt);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    write_outputs(e, dir);
+    const std::vector<std::string> files = write_outputs(e, dir);
     out.text = summary_text(e);
     out.text += fmt::format("wall       {:.2f} s  ({:.2f}M events/s, {:.2f}M data packet-hops/s)\n", wall,
                             e.sim().events_processed() / 1e6 / std::max(wall, 1e-9),
                             e.data_packet_hops() / 1e6 / std::max(wall, 1e-9));
-    out.text += "outputs    " + dir + "/{results.json,flows.csv,ports.csv" +
-                (e.fabric().config().ib.enabled ? ",ib_ports.csv" : "") + "}\n";
+    std::string names;
+    for (const std::string& f : files) names += (names.empty() ? "" : ",") + f;
+    out.text += "outputs    " + dir + "/{" + names + "}\n";
     if (!e.invariant_error().empty()) {
       out.code = kExitInvariant;
       out.text += "error: simulation invariant violated: " + e.invariant_error() + "\n";

@@ -328,7 +328,7 @@ std::string summary_text(const Experiment& e) {
   std::string s;
   s += fmt::format("scenario   {}  ({}, profile {})\n", e.scenario().name, e.fabric().topology().description,
                    e.scenario().profile);
-  s += fmt::format("simulated  {}  events {}  {}\n", j["run"]["simulated_end"].get<std::string>(),
+  s += fmt::format("simulated  {:.3f} us  events {}  {}\n", e.sim().now().ps() / 1e6,
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
   s += fmt::format("memory     {} MiB estimated for the build\n", e.memory_estimate() >> 20);
   // A run of collectives or training alone has no flows to describe.
@@ -344,23 +344,41 @@ std::string summary_text(const Experiment& e) {
                      fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
     s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
   }
-  s += fmt::format("drops      {} packets  retransmitted {}  timeouts {}\n",
-                   nw["switch_buffer_drops"].get<uint64_t>(), nw["retransmitted_packets"].get<uint64_t>(),
-                   nw["timeouts"].get<uint64_t>());
+  // Every cause of loss, so a lossless fabric that dropped says why.
+  uint64_t fault = 0;
+  const Network& net = e.fabric().net();
+  for (size_t n = 0; n < net.num_nodes(); ++n)
+    for (size_t i = 0; i < net.node(n).num_ports(); ++i) {
+      const Port& p = net.node(n).port(i);
+      fault += p.counters().fault_drop_packets;
+      if (p.credit() != nullptr) fault += p.credit()->ctr.fault_drop_packets;
+    }
+  const uint64_t buffer = nw["switch_buffer_drops"].get<uint64_t>();
+  const uint64_t lossless = nw["lossless_drops"].get<uint64_t>();
+  const uint64_t no_route = nw["no_route_drops"].get<uint64_t>();
+  s += fmt::format(
+      "drops      {} packets (buffer {}, lossless class {}, no route {}, link fault {})  retransmitted {}  "
+      "timeouts {}\n",
+      buffer + lossless + no_route + fault, buffer, lossless, no_route, fault,
+      nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
   for (const auto& w : e.workloads()) s += w->summary();
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
 }
 
-void write_outputs(const Experiment& e, const std::string& dir) {
+std::vector<std::string> write_outputs(const Experiment& e, const std::string& dir) {
   namespace fs = std::filesystem;
-  write_file_atomic((fs::path(dir) / "results.json").string(), results_json(e).dump(2) + "\n");
-  if (e.scenario().output.flows_csv) write_file_atomic((fs::path(dir) / "flows.csv").string(), flows_csv(e));
-  if (e.scenario().output.ports_csv) write_file_atomic((fs::path(dir) / "ports.csv").string(), ports_csv(e));
-  if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled)
-    write_file_atomic((fs::path(dir) / "ib_ports.csv").string(), ib_ports_csv(e));
-  if (e.timeseries() != nullptr)
-    write_file_atomic((fs::path(dir) / "timeseries.csv").string(), e.timeseries()->csv());
+  std::vector<std::string> written;
+  auto put = [&](const char* name, const std::string& text) {
+    write_file_atomic((fs::path(dir) / name).string(), text);
+    written.emplace_back(name);
+  };
+  put("results.json", results_json(e).dump(2) + "\n");
+  if (e.scenario().output.flows_csv) put("flows.csv", flows_csv(e));
+  if (e.scenario().output.ports_csv) put("ports.csv", ports_csv(e));
+  if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled) put("ib_ports.csv", ib_ports_csv(e));
+  if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
+  return written;
 }
 
 }  // namespace rdmasim

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "run/experiment.h"
 
@@ -23,6 +24,7 @@ inline constexpr int kResultsSchemaVersion = 1;
 [[nodiscard]] std::string summary_text(const Experiment& e);
 
 // Writes results.json and the CSVs into `dir` (each atomically).
-void write_outputs(const Experiment& e, const std::string& dir);
+// Returns the names of the files written, in order.
+std::vector<std::string> write_outputs(const Experiment& e, const std::string& dir);
 
 }  // namespace rdmasim

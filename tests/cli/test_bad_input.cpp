@@ -881,5 +881,20 @@ workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
   EXPECT_NE(ok.out.find("memory     16 MiB estimated for the build"), std::string::npos) << ok.out;
 }
 
+// The summary says what the run did: one time unit, every cause of loss,
+// and exactly the files written.
+TEST_F(CliTest, SummaryListsDropCausesAndExactlyTheFilesWritten) {
+  const CliResult r = run_scenario(std::string(kGood) + "output: {flows_csv: false}\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("simulated  "), std::string::npos);
+  EXPECT_NE(r.out.find(" us  events "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("packets (buffer 0, lossless class 0, no route 0, link fault 0)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("outputs    " + (dir_ / "out").string() + "/{results.json,ports.csv}\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "flows.csv"));
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -44,7 +44,9 @@ std::vector<std::pair<std::string, std::string>> flatten_params(const nlohmann::
                                                                 const std::string& prefix) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [k, v] : echo.items()) {
-    const std::string key = prefix.empty() ? k : prefix + "." + k;
+    std::string key = prefix;
+    if (!key.empty()) key += '.';
+    key += k;
     if (v.is_object()) {
       auto sub = flatten_params(v, key);
       out.insert(out.end(), sub.begin(), sub.end());

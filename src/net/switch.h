@@ -47,7 +47,7 @@ class Switch final : public Node {
   // Call once every port exists, before traffic.
   void configure(const PfcConfig& pfc);
   // The policy that picks the egress (ECMP with this switch's seed until set).
-  void set_forwarding_policy(ForwardingPolicy f) { fwd_ = std::move(f); }
+  void set_forwarding_policy(ForwardingPolicy f) { fwd_ = f; }  // trivially copyable
   // Adds an egress congestion point after those already added.
   void add_congestion_point(CongestionPoint cp) { points_.add(std::move(cp)); }
   [[nodiscard]] CongestionPoints& congestion_points() { return points_; }

@@ -22,19 +22,25 @@ int list_int(const CfgNode& e, int lo, int hi, const std::string& what) {
   return v;
 }
 
-// fabric.ib.sl2vl: one data VL per SL 0..15 (OpenSM qos_sl2vl).
-struct Sl2VlCodec {
-  static void read(const CfgNode& n, const char* key, std::array<uint8_t, kNumSls>& x) {
+// A fixed-length list of small integers in [Lo, Hi], echoed as a list.
+template <typename T, size_t N, int Lo, int Hi, const char* Count, const char* Item>
+struct IntArrayCodec {
+  static void read(const CfgNode& n, const char* key, std::array<T, N>& x) {
     const auto l = n.list(key);
-    if (l.size() != kNumSls) throw n.error(key, "expected 16 VLs, one per SL 0..15");
-    for (size_t i = 0; i < l.size(); ++i) x[i] = static_cast<uint8_t>(list_int(l[i], 0, 7, "a data VL"));
+    if (l.size() != N) throw n.error(key, Count);
+    for (size_t i = 0; i < N; ++i) x[i] = static_cast<T>(list_int(l[i], Lo, Hi, Item));
   }
-  static json echo(const std::array<uint8_t, kNumSls>& x) {
+  static json echo(const std::array<T, N>& x) {
     json a = json::array();
-    for (const uint8_t vl : x) a.push_back(vl);
+    for (const T v : x) a.push_back(v);
     return a;
   }
 };
+
+// fabric.ib.sl2vl: one data VL per SL 0..15 (OpenSM qos_sl2vl).
+constexpr char kSl2VlCount[] = "expected 16 VLs, one per SL 0..15";
+constexpr char kDataVl[] = "a data VL";
+using Sl2VlCodec = IntArrayCodec<uint8_t, kNumSls, 0, 7, kSl2VlCount, kDataVl>;
 
 // fabric.ib.vlarb_high / vlarb_low: a VLArbitrationTable of "vl:weight" entries.
 struct VlArbCodec {
@@ -83,18 +89,9 @@ struct StrictCodec {
 };
 
 // fabric.scheduler.weights: a DWRR weight per traffic class.
-struct WeightsCodec {
-  static void read(const CfgNode& n, const char* key, std::array<uint32_t, kNumTcs>& x) {
-    const auto w = n.list(key);
-    if (w.size() != kNumTcs) throw n.error(key, "expected 8 DWRR weights, one per traffic class");
-    for (size_t i = 0; i < w.size(); ++i) x[i] = static_cast<uint32_t>(list_int(w[i], 1, 1000, "a weight"));
-  }
-  static json echo(const std::array<uint32_t, kNumTcs>& x) {
-    json a = json::array();
-    for (const uint32_t v : x) a.push_back(v);
-    return a;
-  }
-};
+constexpr char kWeightsCount[] = "expected 8 DWRR weights, one per traffic class";
+constexpr char kWeight[] = "a weight";
+using WeightsCodec = IntArrayCodec<uint32_t, kNumTcs, 1, 1000, kWeightsCount, kWeight>;
 
 // topology.switch.buffer: the shared buffer, "unlimited" on fabrics whose
 // switches never drop for space (ideal; InfiniBand, where credits bound it).

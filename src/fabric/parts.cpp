@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
@@ -40,16 +42,23 @@ struct CcEntry {
   void (*keys)(ParamKeys& k) = nullptr;
 };
 
-// The three visitors over the parameter struct at FabricConfig::*Member.
+// The three visitors over the parameter struct at Config::*Member, for a
+// registry entry (congestion control, path selection).
+template <class Config, auto Member>
+struct ParamsAt {
+  static void read(Config& cfg, ParamReader& r) { (cfg.*Member).visit(r); }
+  static void echo(const Config& cfg, ParamEcho& e) { visit_const(cfg.*Member, e); }
+  static void keys(ParamKeys& k) {
+    std::remove_cvref_t<decltype(std::declval<Config&>().*Member)> p{};
+    p.visit(k);
+  }
+};
+
 template <auto Member>
 CcEntry with_params(const char* name,
                     std::unique_ptr<CongestionControl> (*make)(const FabricConfig&, const PartContext&)) {
-  return CcEntry{name, make, [](FabricConfig& cfg, ParamReader& r) { (cfg.*Member).visit(r); },
-                 [](const FabricConfig& cfg, ParamEcho& e) { visit_const(cfg.*Member, e); },
-                 [](ParamKeys& k) {
-                   std::remove_reference_t<decltype(FabricConfig{}.*Member)> p{};
-                   p.visit(k);
-                 }};
+  using P = ParamsAt<FabricConfig, Member>;
+  return CcEntry{name, make, &P::read, &P::echo, &P::keys};
 }
 
 const CcEntry kCongestionControls[] = {
@@ -235,15 +244,8 @@ struct PathEntry {
 template <auto Member>
 PathEntry path_with_params(const char* name, PathSelector (*make)(const PathSelectionConfig&, uint64_t),
                            const char* needs_feedback) {
-  return PathEntry{name,
-                   make,
-                   needs_feedback,
-                   [](PathSelectionConfig& cfg, ParamReader& r) { (cfg.*Member).visit(r); },
-                   [](const PathSelectionConfig& cfg, ParamEcho& e) { visit_const(cfg.*Member, e); },
-                   [](ParamKeys& k) {
-                     std::remove_reference_t<decltype(PathSelectionConfig{}.*Member)> p{};
-                     p.visit(k);
-                   }};
+  using P = ParamsAt<PathSelectionConfig, Member>;
+  return PathEntry{name, make, needs_feedback, &P::read, &P::echo, &P::keys};
 }
 
 const PathEntry kPathSelectors[] = {

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <stdexcept>
 
 #include "config/cfg_node.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
+#include "workload/workload_keys.h"
 
 namespace rdmasim {
 namespace {
@@ -20,38 +22,62 @@ int topology_gpus_per_server(const TopologySpec& ts) {
   return 1;
 }
 
-void parse_collective(const CfgNode& w, const Scenario& s, WorkloadSpec& ws) {
-  auto p = std::make_shared<CollectiveParams>();
-  ws.start = w.time("start", Time::zero());
-  PlanRequest& r = p->req;
-  r.type = coll_from_name(w.choice(
-      "op", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"}));
-  r.algo = algo_from_name(w.choice("algo", {"ring", "tree", "hierarchical", "pairwise", "sharp"},
-                                   algo_name(default_algo(r.type))));
-  if (!algo_applies(r.type, r.algo))
-    throw w.error("algo", std::string("expected an algorithm that implements ") + coll_name(r.type) +
-                              " (ring/tree/hierarchical/sharp: all_reduce; ring/hierarchical: all_gather, "
-                              "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
-  r.bytes = w.bytes("size").count();
-  if (r.bytes < 0) throw w.error("size", "expected a size of at least 0B");
-  r.channels = w.has("channels") ? static_cast<int>(w.integer("channels", 1, 64)) : 0;
-  r.chunk = w.bytes("chunk", Bytes(r.chunk)).count();
-  if (r.chunk < 1) throw w.error("chunk", "expected a chunk of at least 1B");
-  // A root only means something to the rooted collectives: elsewhere it is refused as unknown.
-  if (has_root(r.type)) r.root = static_cast<int>(w.integer("root", 0, 0, 1 << 20));
-  p->comm.qps_per_conn = static_cast<int>(w.integer("qps", 1, 1, 64));
-  p->gpus_per_server =
-      static_cast<int>(w.integer("gpus_per_server", topology_gpus_per_server(s.topology), 1, 64));
-  p->comm.step_latency = w.time("step_latency", p->comm.step_latency);
-  p->comm.launch_latency = w.time("launch_latency", p->comm.launch_latency);
-  if (auto n = w.opt_child("nvlink")) {
-    p->nvlink.rate = n->rate("rate", p->nvlink.rate);
-    if (p->nvlink.rate.bps() <= 0) throw n->error("rate", "expected a positive rate");
-    p->nvlink.latency = n->time("latency", p->nvlink.latency);
-    n->finish();
+constexpr Names<CollType> kCollNames = {{"all_reduce", CollType::kAllReduce},
+                                        {"all_gather", CollType::kAllGather},
+                                        {"reduce_scatter", CollType::kReduceScatter},
+                                        {"broadcast", CollType::kBroadcast},
+                                        {"reduce", CollType::kReduce},
+                                        {"alltoall", CollType::kAllToAll},
+                                        {"sendrecv", CollType::kSendRecv}};
+constexpr Names<Algo> kAlgoNames = {{"ring", Algo::kRing},
+                                    {"tree", Algo::kTree},
+                                    {"hierarchical", Algo::kHierarchical},
+                                    {"pairwise", Algo::kPairwise},
+                                    {"sharp", Algo::kSharp}};
+
+struct CollectiveKeys {
+  static constexpr std::string_view kName = "collective";
+  static void prepare(const Scenario* s, WorkloadSpec& ws) {
+    auto p = std::make_shared<CollectiveParams>();
+    p->req.channels = 0;  // auto
+    if (s != nullptr) p->gpus_per_server = topology_gpus_per_server(s->topology);
+    ws.params = std::move(p);
   }
-  ws.params = std::move(p);
-}
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    auto& p = params_of<CollectiveParams>(ws);
+    PlanRequest& r = p.req;
+    v.time({"start", "when the collective is launched"}, ws.start);
+    v.choice(Key{"op", "the NCCL collective", kRequired}, r.type, kCollNames);
+    if constexpr (V::kReads) r.algo = default_algo(r.type);
+    v.choice({"algo", "the algorithm (default: NCCL's for the op: ring, or pairwise for alltoall/sendrecv)"},
+             r.algo, kAlgoNames);
+    v.check(algo_applies(r.type, r.algo), "algo",
+            std::string("expected an algorithm that implements ") + coll_name(r.type) +
+                " (ring/tree/hierarchical/sharp: all_reduce; ring/hierarchical: all_gather, "
+                "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
+    v.size(Key{"size", "bytes per rank, as nccl-tests' size", kRequired}, r.bytes);
+    v.count_or({"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
+               r.channels, "auto", 1, 64);
+    v.size({"chunk", "bytes a channel moves per pipeline step (NCCL Simple: 4 MiB buffer / 8 steps)"}, r.chunk,
+           std::numeric_limits<int64_t>::max(), "expected a chunk of at least 1B");
+    if (has_root(r.type))
+      v.count({"root", "rank that broadcast sends from or reduce collects to"}, r.root, 0, 1 << 20);
+    else
+      v.refuse("root", "has no effect: only broadcast and reduce have a root");
+    v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, p.comm.qps_per_conn, 1, 64);
+    v.count({"gpus_per_server", "GPUs sharing one server's NVLink (default: the topology's)"}, p.gpus_per_server,
+            1, 64);
+    v.time({"step_latency", "GPU time per pipeline step before a chunk moves (assumption: 1us)"},
+           p.comm.step_latency);
+    v.time({"launch_latency", "kernel launch per collective"}, p.comm.launch_latency);
+    v.block({"nvlink", "the intra-server link"}, [&](auto& n) {
+      n.rate({"rate", "per GPU, per direction"}, p.nvlink.rate);
+      n.check(p.nvlink.rate.bps() > 0, "rate", "expected a positive rate");
+      n.time({"latency", "per NVLink transfer"}, p.nvlink.latency);
+    });
+  }
+};
 
 void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topology& t, const Scenario& s) {
   const auto& p = static_cast<const CollectiveParams&>(*ws.params);
@@ -66,50 +92,31 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
   if (hosts < 2) throw item.error("type", "expected a topology with at least 2 hosts for a collective");
 }
 
-void echo_collective(const WorkloadSpec& ws, nlohmann::ordered_json& j) {
-  const auto& p = static_cast<const CollectiveParams&>(*ws.params);
-  j["start"] = format_time(ws.start);
-  j["op"] = coll_name(p.req.type);
-  j["algo"] = algo_name(p.req.algo);
-  j["size"] = format_bytes(Bytes(p.req.bytes));
-  if (p.req.channels > 0)
-    j["channels"] = p.req.channels;
-  else
-    j["channels"] = "auto";
-  j["chunk"] = format_bytes(Bytes(p.req.chunk));
-  if (has_root(p.req.type)) j["root"] = p.req.root;
-  j["qps"] = p.comm.qps_per_conn;
-  j["gpus_per_server"] = p.gpus_per_server;
-  j["step_latency"] = format_time(p.comm.step_latency);
-  j["launch_latency"] = format_time(p.comm.launch_latency);
-  j["nvlink"] = {{"rate", format_rate(p.nvlink.rate)}, {"latency", format_time(p.nvlink.latency)}};
-}
-
 std::unique_ptr<Workload> make_collective(const WorkloadSpec& ws) {
   return std::make_unique<CollectiveWorkload>(ws);
 }
 
-void parse_background(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
-  auto p = std::make_shared<BackgroundParams>();
-  p->file = resolve_data_path(w, "cdf", w.str("cdf"));
-  p->sizes = FlowSizeCdf::load(p->file);
-  p->cfg.load = w.fraction("load");
-  if (!(p->cfg.load > 0.0 && p->cfg.load <= 1.0))
-    throw w.error("load", "expected a load in (0, 1], e.g. 0.2 or 20%");
-  p->cfg.horizon = w.time("horizon", p->cfg.horizon);
-  if (p->cfg.horizon <= Time::zero()) throw w.error("horizon", "expected a positive arrival horizon");
-  ws.params = std::move(p);
-}
+struct BackgroundKeys {
+  static constexpr std::string_view kName = "background";
+  static void prepare(const Scenario*, WorkloadSpec& ws) { ws.params = std::make_shared<BackgroundParams>(); }
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    auto& p = params_of<BackgroundParams>(ws);
+    v.path(Key{"cdf", "flow-size distribution of the background flows (HPCC traffic_gen format)", kRequired},
+           p.file);
+    v.fraction(Key{"load", "offered load as a share of each NIC's rate (Poisson arrivals)", kRequired},
+               p.cfg.load);
+    v.check(p.cfg.load > 0.0, "load", "expected a load in (0, 1], e.g. 0.2 or 20%");
+    v.time({"horizon", "how long new background flows keep arriving"}, p.cfg.horizon, kPositive);
+  }
+  static void after_read(const CfgNode&, WorkloadSpec& ws) {
+    auto& p = params_of<BackgroundParams>(ws);
+    p.sizes = FlowSizeCdf::load(p.file);
+  }
+};
 
 void check_background(const CfgNode& item, const WorkloadSpec&, const Topology& t, const Scenario&) {
   if (t.num_hosts() < 2) throw item.error("type", "expected a topology with at least 2 hosts for background");
-}
-
-void echo_background(const WorkloadSpec& ws, nlohmann::ordered_json& j) {
-  const auto& p = static_cast<const BackgroundParams&>(*ws.params);
-  j["cdf"] = p.file;
-  j["load"] = p.cfg.load;
-  j["horizon"] = format_time(p.cfg.horizon);
 }
 
 std::unique_ptr<Workload> make_background(const WorkloadSpec& ws) {
@@ -216,14 +223,12 @@ std::string BackgroundWorkload::summary() const {
 }
 
 const WorkloadType& collective_workload_type() {
-  static const WorkloadType t{"collective", parse_collective, check_collective, echo_collective,
-                              make_collective};
+  static const WorkloadType t = keyed_type<CollectiveKeys>(check_collective, make_collective);
   return t;
 }
 
 const WorkloadType& background_workload_type() {
-  static const WorkloadType t{"background", parse_background, check_background, echo_background,
-                              make_background};
+  static const WorkloadType t = keyed_type<BackgroundKeys>(check_background, make_background);
   return t;
 }
 

@@ -1,6 +1,35 @@
 #include "config/params.h"
 
+#include <cstdio>
+#include <filesystem>
+
 namespace rdmasim {
+
+std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value) {
+  namespace fs = std::filesystem;
+  fs::path p(value);
+  std::error_code ec;  // e.g. a name too long for the OS: not found, not an exception
+  if (p.is_absolute()) {
+    if (fs::exists(p, ec)) return value;
+    throw n.error(key, "file not found: '" + value + "'");
+  }
+  const fs::path beside = fs::path(n.file()).parent_path() / p;
+  if (fs::exists(beside, ec)) return beside.string();
+  if (fs::exists(p, ec)) return value;
+  throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
+                         "' and in the working directory)");
+}
+
+std::string ParamSchema::range(double min, double max) {
+  // Limits written as code writes them (1 << 20) read better as powers.
+  auto num = [](double x) {
+    if (x >= 1e15 || x <= -1e15) return std::string(x > 0 ? "max" : "min");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return std::string(buf);
+  };
+  return num(min) + ".." + num(max);
+}
 
 uint8_t read_tc_set(const CfgNode& n, const char* key) {
   uint8_t mask = 0;

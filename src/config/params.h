@@ -13,7 +13,11 @@
 // flattened, the values `rdmasim profiles` lists), and ParamKeys lists the
 // keys. The part's header needs none of this file: it only calls methods on V.
 //
-// The vocabulary: real, count, flag, time, rate, size; time_or, size_or,
+// A key is declared as its name, or as {name, what it does[, kRequired]}:
+// the second form feeds the key reference (`rdmasim schema`, docs/SCENARIO.md,
+// built by ParamSchema), so the words cannot drift from the parser either.
+//
+// The vocabulary: real, count, flag, time, rate, size, fraction, path, text; time_or, size_or,
 // rate_or, count_or (a value or a word such as "auto", stored as zero);
 // choice (a name from a table), tc_set (a list of traffic classes), custom (a
 // value with its own codec: read(node, key, x) and json echo(x)); block (a
@@ -25,8 +29,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -38,6 +44,20 @@
 namespace rdmasim {
 
 inline constexpr bool kPositive = true;  // for time(): zero and below are refused
+inline constexpr bool kRequired = true;  // for Key: a scenario must give it
+
+// A key as a part declares it.
+struct Key {
+  Key(const char* n) : name(n) {}  // NOLINT(google-explicit-constructor): a bare name is a key
+  Key(const char* n, const char* d, bool req = false) : name(n), doc(d), required(req) {}
+  const char* name;
+  const char* doc = "";  // one line: what the key does
+  bool required = false;
+};
+
+// A data file named in a scenario: relative to the scenario's folder first,
+// then to the working directory. Throws InputError located at `key`.
+[[nodiscard]] std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value);
 
 // The names of an enumeration (or a bool) as choice() reads and writes them.
 template <typename T>
@@ -50,45 +70,77 @@ const char* name_of(const T& x, Names<T> names) {
   return names.begin()->first;
 }
 
+// A size field as bytes: an integer, or Bytes.
+template <typename T>
+int64_t bytes_of(const T& x) {
+  if constexpr (std::is_same_v<T, Bytes>)
+    return x.count();
+  else
+    return static_cast<int64_t>(x);
+}
+template <typename T>
+T as_size(int64_t v) {
+  if constexpr (std::is_same_v<T, Bytes>)
+    return Bytes(v);
+  else
+    return static_cast<T>(v);
+}
+
 // Traffic classes 0..7 as a bit mask, from a YAML list such as [3, 4].
 uint8_t read_tc_set(const CfgNode& n, const char* key);
 nlohmann::ordered_json tc_set_json(uint8_t mask);
 
-// Reads a part's block; what the block leaves out keeps its current value.
+// Reads a part's block; what the block leaves out keeps its current value (a
+// required key it leaves out is an error).
 class ParamReader {
  public:
+  // A visit may set defaults that follow from a key read before them (a
+  // perftest's size from its test) only when the visitor reads:
+  //   if constexpr (V::kReads) ...
+  static constexpr bool kReads = true;
   explicit ParamReader(const CfgNode& node) : n_(node) {}
 
-  void real(const char* key, double& x, double min, double max) { x = n_.real(key, x, min, max); }
+  void real(const Key& k, double& x, double min, double max) {
+    x = k.required ? n_.real(k.name, min, max) : n_.real(k.name, x, min, max);
+  }
   template <typename T>
-  void count(const char* key, T& x, int64_t min, int64_t max) {
-    x = static_cast<T>(n_.integer(key, static_cast<int64_t>(x), min, max));
+  void count(const Key& k, T& x, int64_t min, int64_t max) {
+    x = static_cast<T>(k.required ? n_.integer(k.name, min, max)
+                                  : n_.integer(k.name, static_cast<int64_t>(x), min, max));
   }
-  void flag(const char* key, bool& x) { x = n_.boolean(key, x); }
-  void time(const char* key, Time& x, bool positive = false) {
-    x = n_.time(key, x);
-    if (positive && x <= Time::zero()) throw n_.error(key, "expected a positive time");
+  void flag(const Key& k, bool& x) { x = k.required ? n_.boolean(k.name) : n_.boolean(k.name, x); }
+  void time(const Key& k, Time& x, bool positive = false) {
+    x = k.required ? n_.time(k.name) : n_.time(k.name, x);
+    if (positive && x <= Time::zero()) throw n_.error(k.name, "expected a positive time");
   }
-  void rate(const char* key, Rate& x) { x = n_.rate(key, x); }
+  void rate(const Key& k, Rate& x) { x = k.required ? n_.rate(k.name) : n_.rate(k.name, x); }
   // A size in bytes, at most `max`; `positive`: zero is refused with that message.
   template <typename T>
-  void size(const char* key, T& x, int64_t max = std::numeric_limits<int64_t>::max(),
+  void size(const Key& k, T& x, int64_t max = std::numeric_limits<int64_t>::max(),
             const char* positive = nullptr) {
-    const int64_t v = n_.bytes(key, Bytes(static_cast<int64_t>(x))).count();
-    if (v > max) throw n_.error(key, "expected at most " + std::to_string(max) + " B");
-    if (positive != nullptr && v <= 0) throw n_.error(key, positive);
-    x = static_cast<T>(v);
+    const int64_t v = (k.required ? n_.bytes(k.name) : n_.bytes(k.name, Bytes(bytes_of(x)))).count();
+    if (v > max) throw n_.error(k.name, "expected at most " + std::to_string(max) + " B");
+    if (positive != nullptr && v <= 0) throw n_.error(k.name, positive);
+    x = as_size<T>(v);
   }
+  // 0.3 or 30%, within [0, 1].
+  void fraction(const Key& k, double& x) { x = k.required ? n_.fraction(k.name) : n_.fraction(k.name, x); }
+  // A data file, resolved beside the scenario (resolve_data_path).
+  void path(const Key& k, std::string& x) {
+    if (k.required || n_.has(k.name)) x = resolve_data_path(n_, k.name, n_.str(k.name));
+  }
+  // Free text, e.g. an output folder.
+  void text(const Key& k, std::string& x) { x = k.required ? n_.str(k.name) : n_.str(k.name, x); }
   // A time, or `word` (stored as zero), e.g. base_rtt: auto.
-  void time_or(const char* key, Time& x, const char* word) {
-    if (!n_.has(key)) return;
-    x = n_.str(key) == word ? Time::zero() : n_.time(key, x);
+  void time_or(const Key& k, Time& x, const char* word) {
+    if (!n_.has(k.name)) return;
+    x = n_.str(k.name) == word ? Time::zero() : n_.time(k.name, x);
   }
   // A size, or `word` (stored as zero), e.g. byte_counter: off.
   template <typename T>
-  void size_or(const char* key, T& x, const char* word) {
-    if (!n_.has(key)) return;
-    const std::string text = n_.str(key);
+  void size_or(const Key& k, T& x, const char* word) {
+    if (!n_.has(k.name)) return;
+    const std::string text = n_.str(k.name);
     if (text == word) {
       x = 0;
       return;
@@ -97,15 +149,15 @@ class ParamReader {
     try {
       v = parse_bytes(text).count();
     } catch (const std::invalid_argument& err) {
-      throw n_.error(key, std::string("expected a size, e.g. 10MB, or ") + word + " (" + err.what() + ")");
+      throw n_.error(k.name, std::string("expected a size, e.g. 10MB, or ") + word + " (" + err.what() + ")");
     }
-    if (v <= 0) throw n_.error(key, std::string("expected a positive size, or ") + word);
+    if (v <= 0) throw n_.error(k.name, std::string("expected a positive size, or ") + word);
     x = static_cast<T>(v);
   }
   // A rate, or `word` (stored as zero), e.g. reference_rate: none.
-  void rate_or(const char* key, Rate& x, const char* word) {
-    if (!n_.has(key)) return;
-    const std::string text = n_.str(key);
+  void rate_or(const Key& k, Rate& x, const char* word) {
+    if (!n_.has(k.name)) return;
+    const std::string text = n_.str(k.name);
     if (text == word) {
       x = Rate::from_bps(0);
       return;
@@ -113,32 +165,31 @@ class ParamReader {
     try {
       x = parse_rate(text);
     } catch (const std::invalid_argument& err) {
-      throw n_.error(key, std::string("expected a rate, e.g. 100Gbps, or ") + word + " (" + err.what() + ")");
+      throw n_.error(k.name,
+                     std::string("expected a rate, e.g. 100Gbps, or ") + word + " (" + err.what() + ")");
     }
   }
   template <typename T>
-  void choice(const char* key, T& x, Names<T> names) {
+  void choice(const Key& k, T& x, Names<T> names) {
     std::vector<std::string> allowed;
     for (const auto& [n, v] : names) allowed.emplace_back(n);
-    const std::string picked = n_.choice(key, allowed, name_of(x, names));
+    const std::string picked = pick(k, allowed, name_of(x, names));
     for (const auto& [n, v] : names)
       if (picked == n) x = v;
   }
-  // A name from a list known at run time (e.g. a registry's).
-  void choice(const char* key, std::string& x, const std::vector<std::string>& names) {
-    x = n_.choice(key, names, x);
-  }
-  void tc_set(const char* key, uint8_t& mask) {
-    if (n_.has(key)) mask = read_tc_set(n_, key);
+  // A name from a list (e.g. a registry's, known at run time).
+  void choice(const Key& k, std::string& x, const std::vector<std::string>& names) { x = pick(k, names, x); }
+  void tc_set(const Key& k, uint8_t& mask) {
+    if (n_.has(k.name)) mask = read_tc_set(n_, k.name);
   }
   template <typename T, typename Codec>
-  void custom(const char* key, T& x, Codec) {
-    if (n_.has(key)) Codec::read(n_, key, x);
+  void custom(const Key& k, T& x, Codec) {
+    if (n_.has(k.name)) Codec::read(n_, k.name, x);
   }
   // A nested map; what it leaves out keeps its value, keys it does not declare are refused.
   template <typename F>
-  void block(const char* key, F&& visit) {
-    if (auto child = n_.opt_child(key)) {
+  void block(const Key& k, F&& visit) {
+    if (auto child = k.required ? std::optional<CfgNode>(n_.child(k.name)) : n_.opt_child(k.name)) {
       ParamReader r(*child);
       visit(r);
       child->finish();
@@ -149,9 +200,9 @@ class ParamReader {
   }
   // A count, or `word` (stored as zero), e.g. initial_window: auto.
   template <typename T>
-  void count_or(const char* key, T& x, const char* word, int64_t min, int64_t max) {
-    if (!n_.has(key)) return;
-    const std::string text = n_.str(key);
+  void count_or(const Key& k, T& x, const char* word, int64_t min, int64_t max) {
+    if (!n_.has(k.name)) return;
+    const std::string text = n_.str(k.name);
     if (text == word) {
       x = T{0};
       return;
@@ -165,8 +216,8 @@ class ParamReader {
     } catch (const std::exception&) {
     }
     if (!ok)
-      throw n_.error(key, std::string("expected '") + word + "' or a count between " + std::to_string(min) +
-                              " and " + std::to_string(max));
+      throw n_.error(k.name, std::string("expected '") + word + "' or a count between " + std::to_string(min) +
+                                 " and " + std::to_string(max));
     x = static_cast<T>(v);
   }
   // A constraint between keys, reported at `key`.
@@ -175,60 +226,69 @@ class ParamReader {
   }
 
  private:
+  std::string pick(const Key& k, const std::vector<std::string>& allowed, const std::string& current) {
+    if (!k.required) return n_.choice(k.name, allowed, current);
+    return n_.choice(k.name, std::vector<std::string_view>(allowed.begin(), allowed.end()));
+  }
+
   const CfgNode& n_;
 };
 
 // Writes a part's block as results.json records it, in declaration order.
 class ParamEcho {
  public:
+  static constexpr bool kReads = false;
   explicit ParamEcho(nlohmann::ordered_json& out) : j_(out) {}
 
-  void real(const char* key, const double& x, double, double) { j_[key] = x; }
+  void real(const Key& k, const double& x, double, double) { j_[k.name] = x; }
   template <typename T>
-  void count(const char* key, const T& x, int64_t, int64_t) {
-    j_[key] = x;
+  void count(const Key& k, const T& x, int64_t, int64_t) {
+    j_[k.name] = x;
   }
-  void flag(const char* key, const bool& x) { j_[key] = x; }
-  void time(const char* key, const Time& x, bool = false) { j_[key] = format_time(x); }
-  void rate(const char* key, const Rate& x) { j_[key] = format_rate(x); }
+  void flag(const Key& k, const bool& x) { j_[k.name] = x; }
+  void time(const Key& k, const Time& x, bool = false) { j_[k.name] = format_time(x); }
+  void rate(const Key& k, const Rate& x) { j_[k.name] = format_rate(x); }
   template <typename T>
-  void size(const char* key, const T& x, int64_t = 0, const char* = nullptr) {
-    j_[key] = format_bytes(Bytes(static_cast<int64_t>(x)));
+  void size(const Key& k, const T& x, int64_t = 0, const char* = nullptr) {
+    j_[k.name] = format_bytes(Bytes(bytes_of(x)));
   }
-  void time_or(const char* key, const Time& x, const char* word) {
-    j_[key] = x == Time::zero() ? std::string(word) : format_time(x);
-  }
-  template <typename T>
-  void size_or(const char* key, const T& x, const char* word) {
-    j_[key] = x == 0 ? std::string(word) : format_bytes(Bytes(static_cast<int64_t>(x)));
-  }
-  void rate_or(const char* key, const Rate& x, const char* word) {
-    j_[key] = x.bps() == 0 ? std::string(word) : format_rate(x);
+  void fraction(const Key& k, const double& x) { j_[k.name] = x; }
+  void path(const Key& k, const std::string& x) { j_[k.name] = x; }
+  void text(const Key& k, const std::string& x) { j_[k.name] = x; }
+  void time_or(const Key& k, const Time& x, const char* word) {
+    j_[k.name] = x == Time::zero() ? std::string(word) : format_time(x);
   }
   template <typename T>
-  void choice(const char* key, const T& x, Names<T> names) {
-    j_[key] = name_of(x, names);
+  void size_or(const Key& k, const T& x, const char* word) {
+    j_[k.name] = x == 0 ? std::string(word) : format_bytes(Bytes(static_cast<int64_t>(x)));
   }
-  void choice(const char* key, const std::string& x, const std::vector<std::string>&) { j_[key] = x; }
-  void tc_set(const char* key, const uint8_t& mask) { j_[key] = tc_set_json(mask); }
+  void rate_or(const Key& k, const Rate& x, const char* word) {
+    j_[k.name] = x.bps() == 0 ? std::string(word) : format_rate(x);
+  }
+  template <typename T>
+  void choice(const Key& k, const T& x, Names<T> names) {
+    j_[k.name] = name_of(x, names);
+  }
+  void choice(const Key& k, const std::string& x, const std::vector<std::string>&) { j_[k.name] = x; }
+  void tc_set(const Key& k, const uint8_t& mask) { j_[k.name] = tc_set_json(mask); }
   template <typename T, typename Codec>
-  void custom(const char* key, const T& x, Codec) {
-    j_[key] = Codec::echo(x);
+  void custom(const Key& k, const T& x, Codec) {
+    j_[k.name] = Codec::echo(x);
   }
   template <typename F>
-  void block(const char* key, F&& visit) {
+  void block(const Key& k, F&& visit) {
     nlohmann::ordered_json sub = nlohmann::ordered_json::object();
     ParamEcho e(sub);
     visit(e);
-    j_[key] = std::move(sub);
+    j_[k.name] = std::move(sub);
   }
   void refuse(const char*, const std::string&) {}
   template <typename T>
-  void count_or(const char* key, const T& x, const char* word, int64_t, int64_t) {
+  void count_or(const Key& k, const T& x, const char* word, int64_t, int64_t) {
     if (x == 0)
-      j_[key] = word;
+      j_[k.name] = word;
     else
-      j_[key] = x;
+      j_[k.name] = x;
   }
   void check(bool, const char*, const std::string&) {}
 
@@ -236,68 +296,170 @@ class ParamEcho {
   nlohmann::ordered_json& j_;
 };
 
+// What the reference says of one key.
+struct KeyInfo {
+  std::string key;      // dotted from the visited block, e.g. "pfc.xoff"
+  std::string form;     // what a value looks like, e.g. "time", "integer 1..64", "write | read"
+  std::string doc;      // what it does
+  bool required = false;
+  std::string refused;  // non-empty: refused in this configuration, and why
+};
+
+// The keys a part accepts, in declaration order, with their form and words
+// (ParamKeys is the names alone).
+class ParamSchema {
+ public:
+  static constexpr bool kReads = false;
+  void real(const Key& k, const double&, double min, double max) {
+    add(k, "number " + range(min, max));
+  }
+  template <typename T>
+  void count(const Key& k, const T&, int64_t min, int64_t max) {
+    add(k, "integer " + range(min, max));
+  }
+  void flag(const Key& k, const bool&) { add(k, "true | false"); }
+  void time(const Key& k, const Time&, bool positive = false) {
+    add(k, positive ? "time > 0, e.g. 10us" : "time, e.g. 10us");
+  }
+  void rate(const Key& k, const Rate&) { add(k, "rate, e.g. 100Gbps"); }
+  template <typename T>
+  void size(const Key& k, const T&, int64_t max = std::numeric_limits<int64_t>::max(),
+            const char* positive = nullptr) {
+    std::string f = positive != nullptr ? "size > 0" : "size";
+    if (max != std::numeric_limits<int64_t>::max()) f += " up to " + format_bytes(Bytes(max));
+    add(k, f + ", e.g. 64KB");
+  }
+  void fraction(const Key& k, const double&) { add(k, "fraction 0..1 or percentage, e.g. 0.3 or 30%"); }
+  void path(const Key& k, const std::string&) { add(k, "file path (beside the scenario, else the working directory)"); }
+  void text(const Key& k, const std::string&) { add(k, "text"); }
+  void time_or(const Key& k, const Time&, const char* word) { add(k, std::string("time | ") + word); }
+  template <typename T>
+  void size_or(const Key& k, const T&, const char* word) {
+    add(k, std::string("size | ") + word);
+  }
+  void rate_or(const Key& k, const Rate&, const char* word) { add(k, std::string("rate | ") + word); }
+  template <typename T>
+  void count_or(const Key& k, const T&, const char* word, int64_t min, int64_t max) {
+    add(k, std::string("integer ") + range(static_cast<double>(min), static_cast<double>(max)) + " | " + word);
+  }
+  template <typename T>
+  void choice(const Key& k, const T&, Names<T> names) {
+    std::string f;
+    for (const auto& [n, v] : names) f += (f.empty() ? "" : " | ") + std::string(n);
+    add(k, f);
+  }
+  void choice(const Key& k, const std::string&, const std::vector<std::string>& names) {
+    std::string f;
+    for (const auto& n : names) f += (f.empty() ? "" : " | ") + n;
+    add(k, f);
+  }
+  void tc_set(const Key& k, const uint8_t&) { add(k, "list of traffic classes 0..7, e.g. [3]"); }
+  template <typename T, typename Codec>
+  void custom(const Key& k, const T&, Codec) {
+    add(k, Codec::form());
+  }
+  template <typename F>
+  void block(const Key& k, F&& visit) {
+    add(k, "map");
+    ParamSchema sub;
+    visit(sub);
+    for (KeyInfo& i : sub.keys) {
+      i.key = std::string(k.name) + "." + i.key;
+      keys.push_back(std::move(i));
+    }
+  }
+  void refuse(const char* key, const std::string& why) {
+    KeyInfo i;
+    i.key = key;
+    i.refused = why;
+    keys.push_back(std::move(i));
+  }
+  void check(bool, const char*, const std::string&) {}
+
+  std::vector<KeyInfo> keys;
+
+ private:
+  static std::string range(double min, double max);
+  void add(const Key& k, std::string form) {
+    keys.push_back(KeyInfo{k.name, std::move(form), k.doc, k.required, {}});
+  }
+};
+
 // The keys a part accepts, in declaration order.
 class ParamKeys {
  public:
+  static constexpr bool kReads = false;
   template <typename... A>
-  void real(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void real(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void count(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void count(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void flag(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void flag(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void time(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void time(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void rate(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void rate(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void size(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void size(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void time_or(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void fraction(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void size_or(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void path(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void count_or(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void text(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void rate_or(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void time_or(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
+  }
+  template <typename... A>
+  void size_or(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
+  }
+  template <typename... A>
+  void count_or(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
+  }
+  template <typename... A>
+  void rate_or(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename T>
-  void choice(const char* key, T&, Names<T>) {
-    keys.emplace_back(key);
+  void choice(const Key& k, T&, Names<T>) {
+    keys.emplace_back(k.name);
   }
-  void choice(const char* key, std::string&, const std::vector<std::string>&) { keys.emplace_back(key); }
+  void choice(const Key& k, std::string&, const std::vector<std::string>&) { keys.emplace_back(k.name); }
   template <typename... A>
-  void tc_set(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void tc_set(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   template <typename... A>
-  void custom(const char* key, A&&...) {
-    keys.emplace_back(key);
+  void custom(const Key& k, A&&...) {
+    keys.emplace_back(k.name);
   }
   // A block's keys are listed dotted: "pfc.xoff".
   template <typename F>
-  void block(const char* key, F&& visit) {
+  void block(const Key& k, F&& visit) {
     ParamKeys sub;
     visit(sub);
-    for (const std::string& k : sub.keys) keys.push_back(std::string(key) + "." + k);
+    for (const std::string& s : sub.keys) keys.push_back(std::string(k.name) + "." + s);
   }
   void refuse(const char*, const std::string&) {}
   void check(bool, const char*, const std::string&) {}

@@ -28,20 +28,6 @@ LinkSpec read_link(const CfgNode& parent, std::string_view key, LinkSpec def) {
 
 }  // namespace
 
-std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value) {
-  fs::path p(value);
-  std::error_code ec;  // e.g. a name too long for the OS: not found, not an exception
-  if (p.is_absolute()) {
-    if (fs::exists(p, ec)) return value;
-    throw n.error(key, "file not found: '" + value + "'");
-  }
-  const fs::path beside = fs::path(n.file()).parent_path() / p;
-  if (fs::exists(beside, ec)) return beside.string();
-  if (fs::exists(p, ec)) return value;
-  throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
-                         "' and in the working directory)");
-}
-
 namespace {
 
 void read_topology(const CfgNode& root, Scenario& s) {

@@ -74,10 +74,6 @@ struct Scenario {
                                           const std::vector<std::string>& overrides = {});
 [[nodiscard]] Scenario load_scenario(const CfgNode& root);
 
-// A data file named at `key` of `n` (value `value`): relative to the
-// scenario's folder first, then to the working directory. Throws InputError.
-[[nodiscard]] std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value);
-
 // Builds the topology a scenario describes. Throws InputError (located at the
 // topology section) when it cannot be built or is not connected.
 [[nodiscard]] Topology build_topology(const Scenario& s);

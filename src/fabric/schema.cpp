@@ -35,6 +35,9 @@ struct IntArrayCodec {
     for (const T v : x) a.push_back(v);
     return a;
   }
+  static std::string form() {
+    return "list of " + std::to_string(N) + " integers " + std::to_string(Lo) + ".." + std::to_string(Hi);
+  }
 };
 
 // fabric.ib.sl2vl: one data VL per SL 0..15 (OpenSM qos_sl2vl).
@@ -72,6 +75,7 @@ struct VlArbCodec {
     for (const VlArbEntry& e : x) a.push_back(std::to_string(e.vl) + ":" + std::to_string(e.weight));
     return a;
   }
+  static std::string form() { return "list of up to 64 'vl:weight' entries, e.g. [0:32, 1:32]"; }
 };
 
 // fabric.scheduler.strict: the traffic classes served by strict priority.
@@ -86,6 +90,7 @@ struct StrictCodec {
       if (x[tc]) a.push_back(tc);
     return a;
   }
+  static std::string form() { return "list of traffic classes 0..7, e.g. [7]"; }
 };
 
 // fabric.scheduler.weights: a DWRR weight per traffic class.
@@ -104,6 +109,7 @@ struct BufferCodec {
   static json echo(const MmuConfig& m) {
     return m.unlimited ? std::string("unlimited") : format_bytes(Bytes(static_cast<int64_t>(m.buffer_bytes)));
   }
+  static std::string form() { return "size of at least 1500B, e.g. 32MB"; }
 };
 
 std::string recovery_name(LossRecovery r) {

@@ -8,6 +8,7 @@
 #include "config/scenario.h"
 #include "config/units_parse.h"
 #include "training/presets.h"
+#include "workload/workload_keys.h"
 
 namespace rdmasim {
 namespace {
@@ -17,39 +18,65 @@ int servers_needed(const TrainingRunOptions& o) {
   return (o.train.par.gpus() + G - 1) / G;
 }
 
-void parse_training(const CfgNode& w, const Scenario& s, WorkloadSpec& ws) {
-  auto p = std::make_shared<TrainingParams>();
-  TrainingRunOptions& o = p->run;
-  std::vector<std::string> presets = model_preset_names();
-  o.train.model =
-      model_preset(w.choice("model", std::vector<std::string_view>(presets.begin(), presets.end())));
-  ModelConfig& m = o.train.model;
-  m.params = w.real("params", m.params, 1.0, 1e15);
-  m.layers = static_cast<int>(w.integer("layers", m.layers, 1, 100000));
-  m.hidden = static_cast<int>(w.integer("hidden", m.hidden, 1, 1 << 20));
-  m.seq_len = static_cast<int>(w.integer("seq", m.seq_len, 1, 1 << 22));
+struct TrainingKeys {
+  static constexpr std::string_view kName = "training";
   // The same defaults as `rdmasim train`.
-  m.micro_batch = static_cast<int>(w.integer("micro_batch", 1, 1, 1 << 16));
-  m.micro_batches = static_cast<int>(w.integer("micro_batches", 8, 1, 4096));
-  ParallelConfig& par = o.train.par;
-  par.tp = static_cast<int>(w.integer("tp", 2, 1, 64));
-  par.pp = static_cast<int>(w.integer("pp", 2, 1, 1024));
-  par.dp = static_cast<int>(w.integer("dp", 4, 1, 4096));
-  par.ep = static_cast<int>(w.integer("ep", 1, 1, 4096));
-  o.train.gpu.peak_tflops = w.real("peak_tflops", o.train.gpu.peak_tflops, 1e-3, 1e9);
-  o.train.gpu.mfu = w.real("mfu", o.train.gpu.mfu, 1e-6, 1.0);
-  o.train.bucket_bytes = w.bytes("bucket", Bytes(o.train.bucket_bytes)).count();
-  const int natural = s.topology.type == "servers" ? s.topology.gpus_per_server : 8;
-  o.cluster.gpus_per_server = static_cast<int>(w.integer("gpus_per_server", natural, 1, 64));
-  o.dp_algo = algo_from_name(w.choice("dp_algo", {"ring", "tree", "hierarchical", "sharp"}, "ring"));
-  o.comm.qps_per_conn = static_cast<int>(w.integer("qps", 1, 1, 64));
-  try {
-    validate_training(o.train, o.cluster.gpus_per_server);
-  } catch (const std::invalid_argument& e) {
-    throw w.error("", e.what());
+  static void prepare(const Scenario* s, WorkloadSpec& ws) {
+    auto p = std::make_shared<TrainingParams>();
+    TrainingRunOptions& o = p->run;
+    o.train.model.micro_batch = 1;
+    o.train.model.micro_batches = 8;
+    o.train.par.tp = 2;
+    o.train.par.pp = 2;
+    o.train.par.dp = 4;
+    o.train.par.ep = 1;
+    o.cluster.gpus_per_server = s != nullptr && s->topology.type == "servers" ? s->topology.gpus_per_server : 8;
+    o.dp_algo = Algo::kRing;
+    o.comm.qps_per_conn = 1;
+    ws.params = std::move(p);
   }
-  ws.params = std::move(p);
-}
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    TrainingRunOptions& o = params_of<TrainingParams>(ws).run;
+    ModelConfig& m = o.train.model;
+    v.choice(Key{"model", "model preset: its parameters, layers, hidden size and sequence length", kRequired},
+             m.name, model_preset_names());
+    if constexpr (V::kReads) {
+      // The preset, with the batch defaults of `rdmasim train` rather than its own.
+      ModelConfig preset = model_preset(m.name);
+      preset.micro_batch = m.micro_batch;
+      preset.micro_batches = m.micro_batches;
+      m = preset;
+    }
+    v.real({"params", "parameter count (overrides the preset's)"}, m.params, 1.0, 1e15);
+    v.count({"layers", "transformer layers"}, m.layers, 1, 100000);
+    v.count({"hidden", "hidden size (d_model)"}, m.hidden, 1, 1 << 20);
+    v.count({"seq", "sequence length in tokens"}, m.seq_len, 1, 1 << 22);
+    v.count({"micro_batch", "sequences per micro-batch"}, m.micro_batch, 1, 1 << 16);
+    v.count({"micro_batches", "micro-batches per iteration (pipeline depth of work)"}, m.micro_batches, 1, 4096);
+    v.count({"tp", "tensor-parallel degree (inside a server, over NVLink)"}, o.train.par.tp, 1, 64);
+    v.count({"pp", "pipeline-parallel stages"}, o.train.par.pp, 1, 1024);
+    v.count({"dp", "data-parallel replicas (AllReduce of gradients over the fabric)"}, o.train.par.dp, 1, 4096);
+    v.count({"ep", "expert-parallel degree (alltoall per MoE layer); 1: dense"}, o.train.par.ep, 1, 4096);
+    v.real({"peak_tflops", "GPU peak dense TFLOPS"}, o.train.gpu.peak_tflops, 1e-3, 1e9);
+    v.real({"mfu", "model FLOPs utilisation the compute phases achieve"}, o.train.gpu.mfu, 1e-6, 1.0);
+    v.size({"bucket", "gradient bucket: bytes per data-parallel AllReduce"}, o.train.bucket_bytes);
+    v.count({"gpus_per_server", "GPUs per server (default: the topology's, else 8)"}, o.cluster.gpus_per_server,
+            1, 64);
+    v.choice({"dp_algo", "AllReduce algorithm of the gradient buckets"}, o.dp_algo,
+             {{"ring", Algo::kRing}, {"tree", Algo::kTree}, {"hierarchical", Algo::kHierarchical},
+              {"sharp", Algo::kSharp}});
+    v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, o.comm.qps_per_conn, 1, 64);
+  }
+  static void after_read(const CfgNode& item, WorkloadSpec& ws) {
+    const TrainingRunOptions& o = params_of<TrainingParams>(ws).run;
+    try {
+      validate_training(o.train, o.cluster.gpus_per_server);
+    } catch (const std::invalid_argument& e) {
+      throw item.error("", e.what());
+    }
+  }
+};
 
 void check_training(const CfgNode& item, const WorkloadSpec& ws, const Topology& t, const Scenario& s) {
   const TrainingRunOptions& o = static_cast<const TrainingParams&>(*ws.params).run;
@@ -62,28 +89,6 @@ void check_training(const CfgNode& item, const WorkloadSpec& ws, const Topology&
                              std::to_string(servers_needed(o)) + " servers of " +
                              std::to_string(o.cluster.gpus_per_server) + "), the topology has " +
                              std::to_string(t.num_hosts()) + " hosts");
-}
-
-void echo_training(const WorkloadSpec& ws, nlohmann::ordered_json& j) {
-  const TrainingRunOptions& o = static_cast<const TrainingParams&>(*ws.params).run;
-  const ModelConfig& m = o.train.model;
-  j["model"] = m.name;
-  j["params"] = m.params;
-  j["layers"] = m.layers;
-  j["hidden"] = m.hidden;
-  j["seq"] = m.seq_len;
-  j["micro_batch"] = m.micro_batch;
-  j["micro_batches"] = m.micro_batches;
-  j["tp"] = o.train.par.tp;
-  j["pp"] = o.train.par.pp;
-  j["dp"] = o.train.par.dp;
-  j["ep"] = o.train.par.ep;
-  j["peak_tflops"] = o.train.gpu.peak_tflops;
-  j["mfu"] = o.train.gpu.mfu;
-  j["bucket"] = format_bytes(Bytes(o.train.bucket_bytes));
-  j["gpus_per_server"] = o.cluster.gpus_per_server;
-  j["dp_algo"] = algo_name(o.dp_algo);
-  j["qps"] = o.comm.qps_per_conn;
 }
 
 std::unique_ptr<Workload> make_training(const WorkloadSpec& ws) {
@@ -147,7 +152,7 @@ std::string TrainingWorkload::summary() const {
 }
 
 const WorkloadType& training_workload_type() {
-  static const WorkloadType t{"training", parse_training, check_training, echo_training, make_training};
+  static const WorkloadType t = keyed_type<TrainingKeys>(check_training, make_training);
   return t;
 }
 

@@ -1,5 +1,6 @@
 #include "workload/flow_workloads.h"
 
+#include <limits>
 #include <utility>
 
 #include "config/cfg_node.h"
@@ -10,6 +11,7 @@
 #include "workload/flow_size_cdf.h"
 #include "workload/generators.h"
 #include "workload/poisson_flows.h"
+#include "workload/workload_keys.h"
 
 namespace rdmasim {
 namespace {
@@ -91,7 +93,7 @@ class FlowsFileWorkload final : public FlowWorkload {
     // The file names topology nodes; flows run between endpoint indices.
     std::vector<int> endpoint_of(topo.nodes.size(), -1);
     for (int i = 0; i < topo.num_hosts(); ++i) endpoint_of[topo.hosts[i]] = i;
-    std::vector<FlowSpec> specs = load_hpcc_flows(w.file, w.time_offset_s);
+    std::vector<FlowSpec> specs = load_hpcc_flows(w.file, w.time_offset.sec());
     for (auto& f : specs) {
       const bool ok = f.src >= 0 && f.dst >= 0 && static_cast<size_t>(f.src) < endpoint_of.size() &&
                       static_cast<size_t>(f.dst) < endpoint_of.size() && endpoint_of[f.src] >= 0 &&
@@ -113,48 +115,87 @@ class FlowsFileWorkload final : public FlowWorkload {
 
 bool sized(const std::string& type) { return type != "cdf" && type != "flows-file"; }
 
-// The keys every flow-style type reads, in the order they are read (which is
-// the order unknown-key messages list them).
-void parse_common(const CfgNode& w, WorkloadSpec& ws) {
-  ws.start = w.time("start", Time::zero());
-  ws.qps = static_cast<int>(w.integer("qps", 1, 1, 256));
+// The keys every flow-style type declares first.
+template <class V>
+void visit_common(V& v, WorkloadSpec& ws) {
+  v.time({"start", "when the flows start (added to a flow file's own start times)"}, ws.start);
   if (sized(ws.type)) {
-    ws.size = w.bytes("size");
-    if (ws.size.count() < 1) throw w.error("size", "expected a message size of at least 1B");
-    ws.op = w.choice("op", {"write", "read", "send"}, "write");
+    v.size(Key{"size", "bytes each flow carries (one message, striped over its QPs)", kRequired}, ws.size,
+           std::numeric_limits<int64_t>::max(), "expected a message size of at least 1B");
+    v.choice({"op", "the RDMA verb each flow posts"}, ws.op, {"write", "read", "send"});
   }
+  v.count({"qps", "QPs each flow is striped over, as NCCL stripes a connection"}, ws.qps, 1, 256);
 }
 
-void parse_incast(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
-  parse_common(w, ws);
-  ws.senders = static_cast<int>(w.integer("senders", 1, 1 << 20));
-  ws.receiver = static_cast<int>(w.integer("receiver", 0, 0, 1 << 20));
-  ws.placement = w.choice("placement", {"random", "sequential"}, "random");
-}
+struct IncastKeys {
+  static constexpr std::string_view kName = "incast";
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    visit_common(v, ws);
+    v.count(Key{"senders", "hosts sending one flow each to the receiver at the same time", kRequired},
+            ws.senders, 1, 1 << 20);
+    v.count({"receiver", "host index the flows converge on"}, ws.receiver, 0, 1 << 20);
+    v.choice({"placement", "which hosts send: drawn at random (seeded) or the next host indices"},
+             ws.placement, {"random", "sequential"});
+  }
+};
 
-void parse_sized(const CfgNode& w, const Scenario&, WorkloadSpec& ws) { parse_common(w, ws); }
+struct PermutationKeys {
+  static constexpr std::string_view kName = "permutation";
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    visit_common(v, ws);
+  }
+};
 
-void parse_cdf(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
-  parse_common(w, ws);
-  ws.file = resolve_data_path(w, "cdf", w.str("cdf"));
-  ws.load = w.fraction("load");
-  if (!(ws.load > 0.0 && ws.load <= 1.0)) throw w.error("load", "expected a load in (0, 1], e.g. 0.3 or 30%");
-  ws.window = w.time("window");
-  if (ws.window <= Time::zero()) throw w.error("window", "expected a positive arrival window");
-}
+struct AllToAllKeys {
+  static constexpr std::string_view kName = "all-to-all";
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    visit_common(v, ws);
+  }
+};
 
-void parse_flow(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
-  parse_common(w, ws);
-  ws.src = static_cast<int>(w.integer("src", 0, 1 << 20));
-  ws.dst = static_cast<int>(w.integer("dst", 0, 1 << 20));
-  if (ws.dst == ws.src) throw w.error("dst", "expected a host other than src");
-}
+struct CdfKeys {
+  static constexpr std::string_view kName = "cdf";
+  static void prepare(const Scenario*, WorkloadSpec& ws) { ws.window = Time::zero(); }
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    visit_common(v, ws);
+    v.path(Key{"cdf", "flow-size distribution (HPCC traffic_gen format: size and cumulative percent per line)",
+               kRequired},
+           ws.file);
+    v.fraction(Key{"load", "offered load as a share of each host's link rate (Poisson arrivals)", kRequired},
+               ws.load);
+    v.check(ws.load > 0.0, "load", "expected a load in (0, 1], e.g. 0.3 or 30%");
+    v.time(Key{"window", "how long new flows keep arriving", kRequired}, ws.window);
+    v.check(ws.window > Time::zero(), "window", "expected a positive arrival window");
+  }
+};
 
-void parse_flows_file(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
-  parse_common(w, ws);
-  ws.file = resolve_data_path(w, "file", w.str("file"));
-  ws.time_offset_s = w.time("time_offset", Time::zero()).sec();
-}
+struct FlowsFileKeys {
+  static constexpr std::string_view kName = "flows-file";
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    visit_common(v, ws);
+    v.path(Key{"file", "flow list in HPCC's flow.txt format (src dst priority dport size start_s per line)",
+               kRequired},
+           ws.file);
+    v.time({"time_offset", "subtracted from the file's start times (HPCC's files start at 2s)"},
+           ws.time_offset);
+  }
+};
+
+struct FlowKeys {
+  static constexpr std::string_view kName = "flow";
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    visit_common(v, ws);
+    v.count(Key{"src", "sending host index", kRequired}, ws.src, 0, 1 << 20);
+    v.count(Key{"dst", "receiving host index", kRequired}, ws.dst, 0, 1 << 20);
+    v.check(ws.dst != ws.src, "dst", "expected a host other than src");
+  }
+};
 
 void check_none(const CfgNode&, const WorkloadSpec&, const Topology&, const Scenario&) {}
 
@@ -177,29 +218,6 @@ void check_incast(const CfgNode& item, const WorkloadSpec& w, const Topology& t,
                                     " hosts)");
 }
 
-void echo(const WorkloadSpec& w, nlohmann::ordered_json& j) {
-  j["start"] = format_time(w.start);
-  if (sized(w.type)) {
-    j["size"] = format_bytes(w.size);
-    j["op"] = w.op;
-  }
-  j["qps"] = w.qps;
-  if (w.type == "incast") {
-    j["senders"] = w.senders;
-    j["receiver"] = w.receiver;
-    j["placement"] = w.placement;
-  }
-  if (w.type == "cdf") {
-    j["cdf"] = w.file;
-    j["load"] = w.load;
-    j["window"] = format_time(w.window);
-  }
-  if (w.type == "flows-file") {
-    j["file"] = w.file;
-    j["time_offset_s"] = w.time_offset_s;
-  }
-}
-
 template <class W>
 std::unique_ptr<Workload> make(const WorkloadSpec&) {
   return std::make_unique<W>();
@@ -208,27 +226,27 @@ std::unique_ptr<Workload> make(const WorkloadSpec&) {
 }  // namespace
 
 const WorkloadType& incast_workload_type() {
-  static const WorkloadType t{"incast", parse_incast, check_incast, echo, make<IncastWorkload>};
+  static const WorkloadType t = keyed_type<IncastKeys>(check_incast, make<IncastWorkload>);
   return t;
 }
 const WorkloadType& permutation_workload_type() {
-  static const WorkloadType t{"permutation", parse_sized, check_two_hosts, echo, make<PermutationWorkload>};
+  static const WorkloadType t = keyed_type<PermutationKeys>(check_two_hosts, make<PermutationWorkload>);
   return t;
 }
 const WorkloadType& all_to_all_workload_type() {
-  static const WorkloadType t{"all-to-all", parse_sized, check_two_hosts, echo, make<AllToAllWorkload>};
+  static const WorkloadType t = keyed_type<AllToAllKeys>(check_two_hosts, make<AllToAllWorkload>);
   return t;
 }
 const WorkloadType& cdf_workload_type() {
-  static const WorkloadType t{"cdf", parse_cdf, check_none, echo, make<CdfWorkload>};
+  static const WorkloadType t = keyed_type<CdfKeys>(check_none, make<CdfWorkload>);
   return t;
 }
 const WorkloadType& flows_file_workload_type() {
-  static const WorkloadType t{"flows-file", parse_flows_file, check_none, echo, make<FlowsFileWorkload>};
+  static const WorkloadType t = keyed_type<FlowsFileKeys>(check_none, make<FlowsFileWorkload>);
   return t;
 }
 const WorkloadType& flow_workload_type() {
-  static const WorkloadType t{"flow", parse_flow, check_flow, echo, make<SingleFlowWorkload>};
+  static const WorkloadType t = keyed_type<FlowKeys>(check_flow, make<SingleFlowWorkload>);
   return t;
 }
 

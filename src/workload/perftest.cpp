@@ -12,6 +12,7 @@
 #include "engine/simulation.h"
 #include "metrics/distribution.h"
 #include "verbs/verbs.h"
+#include "workload/workload_keys.h"
 
 namespace rdmasim {
 namespace {
@@ -193,37 +194,40 @@ std::string PerftestWorkload::summary() const {
 
 namespace {
 
-void parse_perftest(const CfgNode& w, const Scenario&, WorkloadSpec& ws) {
-  auto p = std::make_shared<PerftestParams>();
-  p->test = w.choice("test", {"write_lat", "send_lat", "read_lat", "write_bw", "send_bw", "read_bw"});
-  const bool lat = is_latency_test(p->test);
-  // perftest's defaults: 2 B x 1000 for latency, 64 KiB x 5000 for bandwidth.
-  p->size = w.bytes("size", Bytes(lat ? 2 : 65536)).count();
-  if (p->size < 1 || p->size > (int64_t{1} << 32)) throw w.error("size", "expected between 1B and 4GiB");
-  p->iters = static_cast<int>(w.integer("iters", lat ? 1000 : 5000, 1, 100'000'000));
-  // The send queue depth only shapes the bandwidth tests.
-  if (!lat) p->tx_depth = static_cast<int>(w.integer("tx_depth", 128, 1, 1 << 16));
-  p->src = static_cast<int>(w.integer("src", 0, 0, 1 << 20));
-  p->dst = static_cast<int>(w.integer("dst", 1, 0, 1 << 20));
-  if (p->dst == p->src) throw w.error("dst", "expected a host other than src");
-  ws.params = std::move(p);
-}
+struct PerftestKeys {
+  static constexpr std::string_view kName = "perftest";
+  static void prepare(const Scenario*, WorkloadSpec& ws) { ws.params = std::make_shared<PerftestParams>(); }
+  template <class V>
+  static void visit(V& v, WorkloadSpec& ws) {
+    auto& p = params_of<PerftestParams>(ws);
+    v.choice(Key{"test", "the perftest benchmark (ib_write_lat, ib_send_bw, ...)", kRequired}, p.test,
+             {"write_lat", "send_lat", "read_lat", "write_bw", "send_bw", "read_bw"});
+    const bool lat = is_latency_test(p.test);
+    if constexpr (V::kReads) {
+      // perftest's defaults: 2 B x 1000 for latency, 64 KiB x 5000 for bandwidth.
+      p.size = lat ? 2 : 65536;
+      p.iters = lat ? 1000 : 5000;
+    }
+    v.size({"size", "message size (-s; default 2B for latency tests, 64KB for bandwidth)"}, p.size,
+           int64_t{1} << 32, "expected between 1B and 4GiB");
+    v.count({"iters", "iterations (-n; default 1000 for latency tests, 5000 for bandwidth)"}, p.iters, 1,
+            100'000'000);
+    // The send queue depth only shapes the bandwidth tests.
+    if (!lat)
+      v.count({"tx_depth", "messages in flight (-t)"}, p.tx_depth, 1, 1 << 16);
+    else
+      v.refuse("tx_depth", "has no effect on a latency test (one message in flight): give it to a _bw test");
+    v.count({"src", "client host index"}, p.src, 0, 1 << 20);
+    v.count({"dst", "server host index"}, p.dst, 0, 1 << 20);
+    v.check(p.dst != p.src, "dst", "expected a host other than src");
+  }
+};
 
 void check_perftest(const CfgNode& item, const WorkloadSpec& ws, const Topology& t, const Scenario&) {
   const auto& p = static_cast<const PerftestParams&>(*ws.params);
   for (const auto& [key, host] : {std::pair{"src", p.src}, std::pair{"dst", p.dst}})
     if (host >= t.num_hosts())
       throw item.error(key, "expected a host index below " + std::to_string(t.num_hosts()));
-}
-
-void echo_perftest(const WorkloadSpec& ws, nlohmann::ordered_json& j) {
-  const auto& p = static_cast<const PerftestParams&>(*ws.params);
-  j["test"] = p.test;
-  j["size"] = format_bytes(Bytes(p.size));
-  j["iters"] = p.iters;
-  if (!is_latency_test(p.test)) j["tx_depth"] = p.tx_depth;
-  j["src"] = p.src;
-  j["dst"] = p.dst;
 }
 
 std::unique_ptr<Workload> make_perftest(const WorkloadSpec& ws) {
@@ -233,7 +237,7 @@ std::unique_ptr<Workload> make_perftest(const WorkloadSpec& ws) {
 }  // namespace
 
 const WorkloadType& perftest_workload_type() {
-  static const WorkloadType t{"perftest", parse_perftest, check_perftest, echo_perftest, make_perftest};
+  static const WorkloadType t = keyed_type<PerftestKeys>(check_perftest, make_perftest);
   return t;
 }
 

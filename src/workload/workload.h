@@ -7,7 +7,9 @@
 // Life of a workload, all on the runner's thread:
 //   1. parse: the type reads its keys from the YAML item into a WorkloadSpec
 //      (strictly: a key the type does not use is refused); check: semantic
-//      checks against the topology. Both throw InputError.
+//      checks against the topology. Both throw InputError. A type declares
+//      its keys once (workload/workload_keys.h): parse, the results.json echo
+//      and the key reference all come from that declaration.
 //   2. make + setup(ctx): in list order, before any event runs. Flow-style
 //      types append FlowRecords to ctx.flows (the runner starts every flow of
 //      every workload in start-time order, so they interleave the same way
@@ -26,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/params.h"
 #include "engine/simulation.h"
 #include "engine/units.h"
 #include "verbs/verbs.h"
@@ -40,7 +43,8 @@ struct Topology;
 struct TopologySpec;
 
 // Parameters of a workload type that has more than the flow keys below
-// (collective, training). Immutable once parsed.
+// (collective, training). Written only while the scenario is read; the
+// workloads read them through a const spec.
 class WorkloadParams {
  public:
   virtual ~WorkloadParams() = default;
@@ -61,11 +65,11 @@ struct WorkloadSpec {
   std::string file;                  // cdf: distribution; flows-file: flow list
   double load = 0.0;
   Time window;                 // cdf: arrival window
-  double time_offset_s = 0.0;  // flows-file: subtract from start times
+  Time time_offset;            // flows-file: subtracted from the file's start times
   std::string op = "write";    // write | read | send
   int qps = 1;                 // QPs per flow: the message is striped over them
   int line = 0;
-  std::shared_ptr<const WorkloadParams> params;
+  std::shared_ptr<WorkloadParams> params;
 };
 
 // A flow the runner starts and tracks (flows.csv is one line per record).
@@ -134,6 +138,10 @@ struct WorkloadType {
   void (*check)(const CfgNode& item, const WorkloadSpec& spec, const Topology& t, const Scenario& s);
   // Adds the type's keys to `out` (which already holds `type`).
   void (*echo)(const WorkloadSpec& spec, nlohmann::ordered_json& out);
+  // The type's keys as the reference lists them, with the values a spec
+  // that gives only the required keys gets (an echo of the defaults).
+  std::vector<KeyInfo> (*keys)();
+  nlohmann::ordered_json (*defaults)();
   std::unique_ptr<Workload> (*make)(const WorkloadSpec& spec);
 };
 

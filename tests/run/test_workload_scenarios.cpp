@@ -211,9 +211,9 @@ std::string load_error(const std::string& workload_item) {
 }
 
 TEST(WorkloadScenarios, CollectiveAndTrainingKeysAreStrict) {
-  // root means nothing to an AllReduce: refused as unknown, with its position.
-  EXPECT_EQ(load_error("  - {type: collective, op: all_reduce, size: 1MiB, root: 3}\n").substr(0, 44),
-            "t.yaml:4:52: 'workload[0].root': unknown key");
+  // root means nothing to an AllReduce: refused with the reason, at its value.
+  EXPECT_EQ(load_error("  - {type: collective, op: all_reduce, size: 1MiB, root: 3}\n"),
+            "t.yaml:4:58: 'workload[0].root': has no effect: only broadcast and reduce have a root");
   EXPECT_EQ(load_error("  - {type: collective, op: all_gather, algo: tree, size: 1MiB}\n").substr(0, 47),
             "t.yaml:4:46: 'workload[0].algo': expected an al");
   EXPECT_EQ(load_error("  - {type: collective, op: broadcast, size: 1MiB, root: 16}\n"),

@@ -184,7 +184,7 @@ class ParamReader {
   }
   template <typename T, typename Codec>
   void custom(const Key& k, T& x, Codec) {
-    if (n_.has(k.name)) Codec::read(n_, k.name, x);
+    if (k.required || n_.has(k.name)) Codec::read(n_, k.name, x);
   }
   // A nested map; what it leaves out keeps its value, keys it does not declare are refused.
   template <typename F>

@@ -16,76 +16,151 @@ namespace {
 
 namespace fs = std::filesystem;
 
-LinkSpec read_link(const CfgNode& parent, std::string_view key, LinkSpec def) {
-  auto n = parent.opt_child(key);
-  if (!n) return def;
-  LinkSpec l;
-  l.rate = n->rate("rate", def.rate);
-  l.delay = n->time("delay", def.delay);
-  n->finish();
-  return l;
+constexpr int64_t kMaxHosts = 131072;  // beyond this a build exhausts memory before a single event runs
+
+template <class V>
+void visit_link(V& v, LinkSpec& l) {
+  v.rate({"rate", "line rate of each link"}, l.rate);
+  v.time({"delay", "one-way propagation delay of each link"}, l.delay);
 }
 
-}  // namespace
+// topology: the keys of the chosen type, then its links. topology.switch
+// belongs to the fabric's switch part (read_switch_params).
+template <class V>
+void visit_topology(V& v, TopologySpec& ts) {
+  v.choice(Key{"type", "how the hosts and switches are wired", kRequired}, ts.type,
+           {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"});
+  const std::string& t = ts.type;
+  if (t == "star") {
+    v.count(Key{"hosts", "hosts on the one switch", kRequired}, ts.hosts, 2, 100000);
+  } else if (t == "dumbbell") {
+    v.count(Key{"left", "hosts on the left switch", kRequired}, ts.left, 1, 100000);
+    v.count(Key{"right", "hosts on the right switch", kRequired}, ts.right, 1, 100000);
+  } else if (t == "leaf-spine") {
+    v.count(Key{"leaves", "leaf (top-of-rack) switches", kRequired}, ts.leaves, 1, 4096);
+    v.count(Key{"hosts_per_leaf", "hosts under each leaf", kRequired}, ts.hosts_per_leaf, 1, 4096);
+    v.count_or({"spines", "spine switches, each linked to every leaf; auto: from oversubscription"}, ts.spines,
+               "auto", 1, 4096);
+    // The spine count either is given or follows from the ratio: both would
+    // build one network and record another.
+    if (ts.spines == 0)
+      v.real({"oversubscription", "leaf downlink to uplink capacity ratio that sets the spine count"},
+             ts.oversubscription, 1.0, 1024.0);
+    else
+      v.refuse("oversubscription",
+               "has no effect when spines is given (the ratio follows from it): give one of the two");
+  } else if (t == "fat-tree") {
+    v.count(Key{"k", "switch radix of a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches)", kRequired}, ts.k, 2, 64);
+    v.check(ts.k % 2 == 0, "k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
+  } else if (t == "servers") {
+    v.count(Key{"servers", "GPU servers, one NIC per GPU, NIC g on rail leaf g", kRequired}, ts.servers, 1, 8192);
+    v.count({"gpus_per_server", "GPUs (and rails) per server"}, ts.gpus_per_server, 1, 64);
+    v.count({"spines", "spines joining the rails; 0: rails are not joined"}, ts.spines, 0, 4096);
+  } else if (t == "chain") {
+    v.count({"switches", "switches in a row between the two hosts"}, ts.switches, 0, 16);
+  } else {
+    v.path(Key{"file", "topology in HPCC's ns-3 format (nodes, switch ids, then one link per line)", kRequired},
+           ts.file);
+  }
+  // Refuse sizes that would exhaust memory before a single event runs.
+  int64_t hosts = 0;
+  const char* at = "type";
+  if (t == "leaf-spine") {
+    hosts = int64_t{ts.leaves} * ts.hosts_per_leaf;
+    at = "hosts_per_leaf";
+  } else if (t == "servers") {
+    hosts = int64_t{ts.servers} * ts.gpus_per_server;
+    at = "servers";
+  } else if (t == "fat-tree") {
+    hosts = int64_t{ts.k} * ts.k * ts.k / 4;
+    at = "k";
+  }
+  v.check(hosts <= kMaxHosts, at,
+          "expected at most " + std::to_string(kMaxHosts) + " hosts (this topology has " + std::to_string(hosts) +
+              ")");
+  if (t == "file") {
+    v.refuse("link", "has no effect: a topology file gives every link its own rate and delay");
+    return;
+  }
+  v.block({"link", "host links (the fabric profile's by default)"}, [&](auto& b) { visit_link(b, ts.link); });
+  if constexpr (V::kReads) ts.fabric_link = ts.link;
+  if (t == "dumbbell")
+    v.block({"bottleneck", "the link between the two switches (default: as link)"},
+            [&](auto& b) { visit_link(b, ts.fabric_link); });
+  else if (t == "leaf-spine" || t == "fat-tree" || t == "servers")
+    v.block({"fabric_link", "switch-to-switch links (default: as link)"},
+            [&](auto& b) { visit_link(b, ts.fabric_link); });
+}
 
-namespace {
+// faults[i]: 'node:port' as written, e.g. agg0_0:2.
+struct FaultLinkCodec {
+  static void read(const CfgNode& n, const char* key, FaultSpec& f) {
+    const std::string link = n.str(key);
+    const auto colon = link.rfind(':');
+    int port = -1;
+    try {
+      if (colon != std::string::npos && colon > 0) port = std::stoi(link.substr(colon + 1));
+      if (colon == std::string::npos || std::to_string(port) != link.substr(colon + 1)) port = -1;
+    } catch (...) {
+      port = -1;
+    }
+    if (port < 0) throw n.error(key, "expected 'node:port', e.g. agg0_0:2");
+    f.node = link.substr(0, colon);
+    f.port = port;
+  }
+  static nlohmann::ordered_json echo(const FaultSpec& f) { return f.node + ":" + std::to_string(f.port); }
+  static std::string form() { return "node:port, e.g. agg0_0:2"; }
+};
+
+template <class V>
+void visit_fault(V& v, FaultSpec& f) {
+  v.time(Key{"at", "when the link changes state", kRequired}, f.at);
+  v.custom(Key{"link", "one end of the link: a topology node and its port index (in link order)", kRequired}, f,
+           FaultLinkCodec{});
+  v.choice(Key{"action", "take the link down or bring it back up", kRequired}, f.up,
+           {{"down", false}, {"up", true}});
+}
+
+template <class V>
+void visit_output(V& v, OutputSpec& o) {
+  v.text({"dir", "folder the run writes to (default out/<name>; `run -o` overrides)"}, o.dir);
+  v.flag({"flows_csv", "write flows.csv, one line per flow"}, o.flows_csv);
+  v.flag({"ports_csv", "write ports.csv, one line per switch port"}, o.ports_csv);
+  v.block({"timeseries", "sample every port's queue and rate into timeseries.csv"}, [&](auto& b) {
+    b.time(Key{"interval", "sampling interval", kRequired}, o.timeseries_interval);
+    b.check(o.timeseries_interval >= Time::from_ns(10), "interval",
+            "expected a sampling interval of at least 10ns");
+    b.time({"start", "first sample"}, o.timeseries_start);
+  });
+}
+
+// The scenario's own keys (topology, fabric, workload and faults are visited by their parts).
+template <class V>
+void visit_run(V& v, Scenario& s) {
+  v.text({"name", "names the run and its output folder (default: the file's stem)"}, s.name);
+  // The name becomes a folder under the output directory and a JSON string:
+  // a path separator, "..", or a byte JSON cannot hold would write elsewhere
+  // or fail after the whole simulation.
+  const bool safe_chars = std::all_of(s.name.begin(), s.name.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.' || ch == '+';
+  });
+  v.check(!s.name.empty() && s.name.size() <= 128 && safe_chars && s.name != "." && s.name != "..", "name",
+          "expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it names the output folder), got '" +
+              s.name + "'");
+  v.count({"seed", "seeds every random stream; the same seed gives the same bytes"}, s.seed, 0, INT64_MAX);
+  v.time({"duration", "simulated time the run may take; flows unfinished by then are reported as such"},
+         s.duration);
+  v.check(s.duration > Time::zero(), "duration", "expected a positive simulated duration");
+}
 
 void read_topology(const CfgNode& root, Scenario& s) {
   const CfgNode t = root.child("topology");
   TopologySpec& ts = s.topology;
   ts.line = t.line();
-  ts.type = t.choice("type", {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"});
-  ts.link = read_link(t, "link", s.fabric.link);
-  if (ts.type == "star") {
-    ts.hosts = static_cast<int>(t.integer("hosts", 2, 100000));
-  } else if (ts.type == "dumbbell") {
-    ts.left = static_cast<int>(t.integer("left", 1, 100000));
-    ts.right = static_cast<int>(t.integer("right", 1, 100000));
-    ts.fabric_link = read_link(t, "bottleneck", ts.link);
-  } else if (ts.type == "leaf-spine") {
-    ts.leaves = static_cast<int>(t.integer("leaves", 1, 4096));
-    ts.hosts_per_leaf = static_cast<int>(t.integer("hosts_per_leaf", 1, 4096));
-    ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
-    ts.oversubscription = t.real("oversubscription", 1.0, 1.0, 1024.0);
-    // The spine count either is given or follows from the ratio: both would
-    // build one network and record another.
-    if (t.has("spines") && t.has("oversubscription"))
-      throw t.error("oversubscription",
-                    "has no effect when spines is given (the ratio follows from it): give one of the two");
-    ts.fabric_link = read_link(t, "fabric_link", ts.link);
-  } else if (ts.type == "fat-tree") {
-    ts.k = static_cast<int>(t.integer("k", 2, 64));
-    if (ts.k % 2 != 0)
-      throw t.error("k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
-    ts.fabric_link = read_link(t, "fabric_link", ts.link);
-  } else if (ts.type == "servers") {
-    ts.servers = static_cast<int>(t.integer("servers", 1, 8192));
-    ts.gpus_per_server = static_cast<int>(t.integer("gpus_per_server", 8, 1, 64));
-    ts.spines = static_cast<int>(t.integer("spines", 0, 0, 4096));
-    ts.fabric_link = read_link(t, "fabric_link", ts.link);
-  } else if (ts.type == "chain") {
-    ts.switches = static_cast<int>(t.integer("switches", 1, 0, 16));
-  } else {
-    ts.file = resolve_data_path(t, "file", t.str("file"));
-  }
-  // Refuse sizes that would exhaust memory before a single event runs.
-  constexpr int64_t kMaxHosts = 131072;
-  int64_t hosts = 0;
-  const char* key = "type";
-  if (ts.type == "leaf-spine") {
-    hosts = int64_t{ts.leaves} * ts.hosts_per_leaf;
-    key = "hosts_per_leaf";
-  } else if (ts.type == "servers") {
-    hosts = int64_t{ts.servers} * ts.gpus_per_server;
-    key = "servers";
-  } else if (ts.type == "fat-tree") {
-    hosts = int64_t{ts.k} * ts.k * ts.k / 4;
-    key = "k";
-  }
-  if (hosts > kMaxHosts)
-    throw t.error(key, "expected at most " + std::to_string(kMaxHosts) + " hosts (this topology has " +
-                           std::to_string(hosts) + ")");
-
+  ts.link = s.fabric.link;
+  ts.spines = 0;
+  ParamReader r(t);
+  visit_topology(r, ts);
   // Switch hardware; the profile supplies the defaults.
   if (auto n = t.opt_child("switch")) {
     read_switch_params(*n, s.fabric.sw);
@@ -125,23 +200,18 @@ void read_faults(const CfgNode& root, Scenario& s) {
   for (const CfgNode& f : root.opt_list("faults")) {
     FaultSpec fs;
     fs.line = f.line();
-    fs.at = f.time("at");
-    const std::string link = f.str("link");
-    const auto colon = link.rfind(':');
-    int port = -1;
-    try {
-      if (colon != std::string::npos && colon > 0) port = std::stoi(link.substr(colon + 1));
-      if (colon == std::string::npos || std::to_string(port) != link.substr(colon + 1)) port = -1;
-    } catch (...) {
-      port = -1;
-    }
-    if (port < 0) throw f.error("link", "expected 'node:port', e.g. agg0_0:2");
-    fs.node = link.substr(0, colon);
-    fs.port = port;
-    fs.up = f.choice("action", {"down", "up"}) == "up";
+    ParamReader r(f);
+    visit_fault(r, fs);
     f.finish();
     s.faults.push_back(fs);
   }
+}
+
+template <class V>
+std::vector<KeyInfo> schema_of(V visit) {
+  ParamSchema schema;
+  visit(schema);
+  return schema.keys;
 }
 
 }  // namespace
@@ -149,40 +219,15 @@ void read_faults(const CfgNode& root, Scenario& s) {
 Scenario load_scenario(const CfgNode& root) {
   Scenario s;
   s.file = root.file();
-  s.name = root.str("name", fs::path(root.file()).stem().string());
-  // The name becomes a folder under the output directory and a JSON string:
-  // a path separator, "..", or a byte JSON cannot hold would write elsewhere
-  // or fail after the whole simulation.
-  const bool safe_chars = std::all_of(s.name.begin(), s.name.end(), [](char ch) {
-    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.' || ch == '+';
-  });
-  if (s.name.empty() || s.name.size() > 128 || !safe_chars || s.name == "." || s.name == "..")
-    throw root.error("name",
-                     "expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it names the "
-                     "output folder), got '" +
-                         s.name + "'");
-  s.seed = static_cast<uint64_t>(root.integer("seed", 1, 0, INT64_MAX));
-  s.duration = root.time("duration", Time::from_ms(10));
-  if (s.duration <= Time::zero()) throw root.error("duration", "expected a positive simulated duration");
+  s.name = fs::path(root.file()).stem().string();
+  ParamReader r(root);
+  visit_run(r, s);
   read_fabric(root, s);  // first: the profile provides topology.switch defaults
   read_topology(root, s);
   read_workloads(root, s);
   read_faults(root, s);
-  if (auto o = root.opt_child("output")) {
-    s.output.dir = o->str("dir", "out/" + s.name);
-    s.output.flows_csv = o->boolean("flows_csv", true);
-    s.output.ports_csv = o->boolean("ports_csv", true);
-    if (auto ts = o->opt_child("timeseries")) {
-      s.output.timeseries_interval = ts->time("interval");
-      if (s.output.timeseries_interval < Time::from_ns(10))
-        throw ts->error("interval", "expected a sampling interval of at least 10ns");
-      s.output.timeseries_start = ts->time("start", Time::zero());
-      ts->finish();
-    }
-    o->finish();
-  } else {
-    s.output.dir = "out/" + s.name;
-  }
+  s.output.dir = "out/" + s.name;
+  r.block("output", [&](ParamReader& b) { visit_output(b, s.output); });
   root.finish();
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
@@ -261,6 +306,67 @@ Topology build_topology(const Scenario& s) {
   const std::string why = check_connected(t);
   if (!why.empty()) throw InputError(s.file, ts.line, 0, "topology", why);
   return t;
+}
+
+nlohmann::ordered_json topology_json(const TopologySpec& ts) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ParamEcho e(j);
+  TopologySpec copy = ts;
+  visit_topology(e, copy);
+  return j;
+}
+
+nlohmann::ordered_json fault_json(const FaultSpec& f) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ParamEcho e(j);
+  FaultSpec copy = f;
+  visit_fault(e, copy);
+  return j;
+}
+
+std::vector<KeyInfo> run_keys() {
+  Scenario s;
+  s.name = "x";
+  return schema_of([&](ParamSchema& v) {
+    visit_run(v, s);
+    v.block({"output", "what the run writes besides results.json"}, [&](ParamSchema& b) { visit_output(b, s.output); });
+  });
+}
+
+nlohmann::ordered_json run_defaults() {
+  Scenario s;
+  s.name = "<file stem>";
+  s.output.dir = "out/<name>";
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  ParamEcho e(j);
+  visit_run(e, s);
+  e.block("output", [&](ParamEcho& b) { visit_output(b, s.output); });
+  return j;
+}
+
+std::vector<std::string> topology_type_names() {
+  return {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"};
+}
+
+std::vector<KeyInfo> topology_keys(const std::string& type) {
+  TopologySpec ts;
+  ts.type = type;
+  ts.spines = 0;
+  return schema_of([&](ParamSchema& v) { visit_topology(v, ts); });
+}
+
+nlohmann::ordered_json topology_defaults(const std::string& type, const LinkSpec& link) {
+  TopologySpec ts;
+  ts.type = type;
+  ts.spines = 0;
+  ts.link = link;
+  ts.fabric_link = link;
+  return topology_json(ts);
+}
+
+std::vector<KeyInfo> fault_keys() {
+  FaultSpec f;
+  return schema_of([&](ParamSchema& v) { visit_fault(v, f); });
 }
 
 }  // namespace rdmasim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/cfg_node.h"
+#include "config/params.h"
 #include "engine/units.h"
 #include "fabric/fabric.h"
 #include "topo/topology.h"
@@ -73,6 +74,18 @@ struct Scenario {
 [[nodiscard]] Scenario load_scenario_text(const std::string& text, const std::string& pseudo_file,
                                           const std::vector<std::string>& overrides = {});
 [[nodiscard]] Scenario load_scenario(const CfgNode& root);
+
+// The scenario's keys as results.json echoes them and as the key reference
+// (`rdmasim schema`) lists them, from the declarations the loader reads with.
+[[nodiscard]] nlohmann::ordered_json topology_json(const TopologySpec& ts);
+[[nodiscard]] nlohmann::ordered_json fault_json(const FaultSpec& f);
+[[nodiscard]] std::vector<KeyInfo> run_keys();  // name, seed, duration, output
+[[nodiscard]] nlohmann::ordered_json run_defaults();
+[[nodiscard]] std::vector<std::string> topology_type_names();
+[[nodiscard]] std::vector<KeyInfo> topology_keys(const std::string& type);
+// A topology of `type` given only its required keys (zero for those), on `link`.
+[[nodiscard]] nlohmann::ordered_json topology_defaults(const std::string& type, const LinkSpec& link);
+[[nodiscard]] std::vector<KeyInfo> fault_keys();
 
 // Builds the topology a scenario describes. Throws InputError (located at the
 // topology section) when it cannot be built or is not connected.

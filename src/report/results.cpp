@@ -58,31 +58,7 @@ constexpr SizeBin kBins[] = {{"<10KB", 0, 10'000},
 json scenario_json(const Scenario& s) {
   const TopologySpec& t = s.topology;
   const FabricConfig& f = s.fabric;
-  json topo{{"type", t.type}};
-  if (t.type == "star") topo["hosts"] = t.hosts;
-  if (t.type == "dumbbell") {
-    topo["left"] = t.left;
-    topo["right"] = t.right;
-  }
-  if (t.type == "leaf-spine") {
-    topo["leaves"] = t.leaves;
-    topo["hosts_per_leaf"] = t.hosts_per_leaf;
-    topo["spines"] = t.spines;
-    topo["oversubscription"] = t.oversubscription;
-  }
-  if (t.type == "fat-tree") topo["k"] = t.k;
-  if (t.type == "servers") {
-    topo["servers"] = t.servers;
-    topo["gpus_per_server"] = t.gpus_per_server;
-    topo["spines"] = t.spines;
-  }
-  if (t.type == "file") topo["file"] = t.file;
-  if (t.type != "file") {
-    topo["link"] = {{"rate", format_rate(t.link.rate)}, {"delay", format_time(t.link.delay)}};
-    if (t.type != "star")
-      topo["fabric_link"] = {{"rate", format_rate(t.fabric_link.rate)},
-                             {"delay", format_time(t.fabric_link.delay)}};
-  }
+  json topo = topology_json(t);
   topo["switch"] = switch_params_json(f.sw);
   json fabric{{"profile", s.profile}, {"framing", f.framing.name}};
   fabric.update(fabric_params_json(f));  // every key the fabric's parts declare, in declaration order
@@ -96,8 +72,14 @@ json scenario_json(const Scenario& s) {
     find_workload_type(w.type)->echo(w, j);
     wl.push_back(j);
   }
-  return json{{"name", s.name},   {"file", s.file},   {"seed", s.seed}, {"duration", format_time(s.duration)},
-              {"topology", topo}, {"fabric", fabric}, {"workload", wl}};
+  json out{{"name", s.name},   {"file", s.file},   {"seed", s.seed}, {"duration", format_time(s.duration)},
+           {"topology", topo}, {"fabric", fabric}, {"workload", wl}};
+  if (!s.faults.empty()) {
+    json faults = json::array();
+    for (const FaultSpec& fs : s.faults) faults.push_back(fault_json(fs));
+    out["faults"] = faults;
+  }
+  return out;
 }
 
 json results_json(const Experiment& e) {

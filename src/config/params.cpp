@@ -20,6 +20,13 @@ std::string resolve_data_path(const CfgNode& n, std::string_view key, const std:
                          "' and in the working directory)");
 }
 
+std::vector<std::string> key_names(const std::vector<KeyInfo>& keys) {
+  std::vector<std::string> names;
+  for (const KeyInfo& k : keys)
+    if (k.refused.empty() && k.form != "map") names.push_back(k.key);
+  return names;
+}
+
 std::string ParamSchema::range(double min, double max) {
   // Limits written as code writes them (1 << 20) read better as powers.
   auto num = [](double x) {

@@ -10,8 +10,8 @@
 // and every use of the keys comes from that declaration: ParamReader parses
 // a YAML block strictly (unknown keys, types, units and ranges are errors
 // with file:line:column), ParamEcho writes the block into results.json (and,
-// flattened, the values `rdmasim profiles` lists), and ParamKeys lists the
-// keys. The part's header needs none of this file: it only calls methods on V.
+// flattened, the values `rdmasim profiles` lists), and ParamSchema lists the
+// keys with their form and words (the key reference). The part's header needs none of this file: it only calls methods on V.
 //
 // A key is declared as its name, or as {name, what it does[, kRequired]}:
 // the second form feeds the key reference (`rdmasim schema`, docs/SCENARIO.md,
@@ -305,8 +305,7 @@ struct KeyInfo {
   std::string refused;  // non-empty: refused in this configuration, and why
 };
 
-// The keys a part accepts, in declaration order, with their form and words
-// (ParamKeys is the names alone).
+// The keys a part accepts, in declaration order, with their form and words.
 class ParamSchema {
  public:
   static constexpr bool kReads = false;
@@ -385,87 +384,8 @@ class ParamSchema {
   }
 };
 
-// The keys a part accepts, in declaration order.
-class ParamKeys {
- public:
-  static constexpr bool kReads = false;
-  template <typename... A>
-  void real(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void count(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void flag(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void time(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void rate(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void size(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void fraction(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void path(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void text(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void time_or(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void size_or(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void count_or(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void rate_or(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename T>
-  void choice(const Key& k, T&, Names<T>) {
-    keys.emplace_back(k.name);
-  }
-  void choice(const Key& k, std::string&, const std::vector<std::string>&) { keys.emplace_back(k.name); }
-  template <typename... A>
-  void tc_set(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  template <typename... A>
-  void custom(const Key& k, A&&...) {
-    keys.emplace_back(k.name);
-  }
-  // A block's keys are listed dotted: "pfc.xoff".
-  template <typename F>
-  void block(const Key& k, F&& visit) {
-    ParamKeys sub;
-    visit(sub);
-    for (const std::string& s : sub.keys) keys.push_back(std::string(k.name) + "." + s);
-  }
-  void refuse(const char*, const std::string&) {}
-  void check(bool, const char*, const std::string&) {}
-
-  std::vector<std::string> keys;
-};
+// The names of the keys a value can be given to (blocks and refusals left out), dotted.
+std::vector<std::string> key_names(const std::vector<KeyInfo>& keys);
 
 // Visits a const struct with an echo visitor (visit() is written for
 // mutable references; echo only reads).

@@ -39,7 +39,7 @@ struct CcEntry {
   std::unique_ptr<CongestionControl> (*make)(const FabricConfig& cfg, const PartContext& ctx);
   void (*read)(FabricConfig& cfg, ParamReader& r) = nullptr;  // nullptr: no parameters
   void (*echo)(const FabricConfig& cfg, ParamEcho& e) = nullptr;
-  void (*keys)(ParamKeys& k) = nullptr;
+  void (*keys)(ParamSchema& k) = nullptr;
 };
 
 // The three visitors over the parameter struct at Config::*Member, for a
@@ -48,7 +48,7 @@ template <class Config, auto Member>
 struct ParamsAt {
   static void read(Config& cfg, ParamReader& r) { (cfg.*Member).visit(r); }
   static void echo(const Config& cfg, ParamEcho& e) { visit_const(cfg.*Member, e); }
-  static void keys(ParamKeys& k) {
+  static void keys(ParamSchema& k) {
     std::remove_cvref_t<decltype(std::declval<Config&>().*Member)> p{};
     p.visit(k);
   }
@@ -126,15 +126,15 @@ void visit_congestion_control_params(FabricConfig& cfg, ParamEcho& v) {
   if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->echo != nullptr) e->echo(cfg, v);
 }
 
-void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v) {
+void visit_congestion_control_params(FabricConfig& cfg, ParamSchema& v) {
   if (const CcEntry* e = find_cc(cfg.cc); e != nullptr && e->keys != nullptr) e->keys(v);
 }
 
 std::vector<std::string> congestion_control_param_keys(const std::string& name) {
-  ParamKeys k;
+  ParamSchema k;
   const CcEntry* e = find_cc(name);
   if (e != nullptr && e->keys != nullptr) e->keys(k);
-  return k.keys;
+  return key_names(k.keys);
 }
 
 std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg, const PartContext& ctx) {
@@ -238,7 +238,7 @@ struct PathEntry {
   const char* needs_feedback = nullptr;
   void (*read)(PathSelectionConfig& cfg, ParamReader& r) = nullptr;  // nullptr: no parameters
   void (*echo)(const PathSelectionConfig& cfg, ParamEcho& e) = nullptr;
-  void (*keys)(ParamKeys& k) = nullptr;
+  void (*keys)(ParamSchema& k) = nullptr;
 };
 
 template <auto Member>
@@ -308,18 +308,18 @@ void visit_path_selection(FabricConfig& cfg, ParamEcho& v) {
   if (e->echo != nullptr) v.block(e->name, [&](ParamEcho& b) { e->echo(cfg.paths, b); });
 }
 
-void visit_path_selection(FabricConfig& cfg, ParamKeys& v) {
+void visit_path_selection(FabricConfig& cfg, ParamSchema& v) {
   const PathEntry* e = find_path_selector(cfg.paths.name);
   if (e == nullptr) return;
   v.choice("path_selection", cfg.paths.name, path_selector_names());
-  if (e->keys != nullptr) v.block(e->name, [&](ParamKeys& b) { e->keys(b); });
+  if (e->keys != nullptr) v.block(e->name, [&](ParamSchema& b) { e->keys(b); });
 }
 
 std::vector<std::string> path_selector_param_keys(const std::string& name) {
-  ParamKeys k;
+  ParamSchema k;
   const PathEntry* e = find_path_selector(name);
   if (e != nullptr && e->keys != nullptr) e->keys(k);
-  return k.keys;
+  return key_names(k.keys);
 }
 
 PathSelector make_path_selector(const FabricConfig& cfg, const CongestionControl* cc, uint64_t seed) {

@@ -23,7 +23,7 @@ struct FabricConfig;
 class CfgNode;
 class ParamReader;
 class ParamEcho;
-class ParamKeys;
+class ParamSchema;
 class Network;
 class Port;
 class Switch;
@@ -46,7 +46,7 @@ struct PartContext {
 [[nodiscard]] bool congestion_control_has_params(const std::string& name);
 void visit_congestion_control_params(FabricConfig& cfg, ParamReader& v);
 void visit_congestion_control_params(FabricConfig& cfg, ParamEcho& v);
-void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v);
+void visit_congestion_control_params(FabricConfig& cfg, ParamSchema& v);
 [[nodiscard]] std::vector<std::string> congestion_control_param_keys(const std::string& name);
 // nullptr for "none". Throws std::invalid_argument for an unknown name.
 [[nodiscard]] std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& cfg,
@@ -96,7 +96,7 @@ void visit_congestion_control_params(FabricConfig& cfg, ParamKeys& v);
 // predate the part.
 void visit_path_selection(FabricConfig& cfg, ParamReader& v);
 void visit_path_selection(FabricConfig& cfg, ParamEcho& v);
-void visit_path_selection(FabricConfig& cfg, ParamKeys& v);
+void visit_path_selection(FabricConfig& cfg, ParamSchema& v);
 [[nodiscard]] std::vector<std::string> path_selector_param_keys(const std::string& name);
 // The selector for a fabric whose congestion control is `cc` (nullptr: none);
 // `seed` seeds its random stream. Throws std::invalid_argument for an unknown

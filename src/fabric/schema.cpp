@@ -351,16 +351,24 @@ nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg) {
   return j;
 }
 
-std::vector<std::string> fabric_param_keys(const FabricConfig& cfg) {
+std::vector<KeyInfo> fabric_param_schema(const FabricConfig& cfg) {
   FabricConfig f = cfg;
-  SwitchSettings s = cfg.sw;
-  ParamKeys fk;
-  visit_fabric(fk, f);
-  ParamKeys sk;
-  visit_switch(sk, s);
+  ParamSchema schema;
+  visit_fabric(schema, f);
+  return schema.keys;
+}
+
+std::vector<KeyInfo> switch_param_schema(const SwitchSettings& cfg) {
+  SwitchSettings s = cfg;
+  ParamSchema schema;
+  visit_switch(schema, s);
+  return schema.keys;
+}
+
+std::vector<std::string> fabric_param_keys(const FabricConfig& cfg) {
   std::vector<std::string> keys;
-  for (const auto& k : fk.keys) keys.push_back("fabric." + k);
-  for (const auto& k : sk.keys) keys.push_back("topology.switch." + k);
+  for (const auto& k : key_names(fabric_param_schema(cfg))) keys.push_back("fabric." + k);
+  for (const auto& k : key_names(switch_param_schema(cfg.sw))) keys.push_back("topology.switch." + k);
   return keys;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/params.h"
 #include "fabric/fabric.h"
 
 namespace rdmasim {
@@ -25,5 +26,8 @@ void read_switch_params(const CfgNode& sw, SwitchSettings& cfg);
 [[nodiscard]] nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg);
 // Every key `cfg`'s parts accept, dotted from `fabric.` and `topology.switch.`.
 [[nodiscard]] std::vector<std::string> fabric_param_keys(const FabricConfig& cfg);
+// The keys of `fabric:` and `topology.switch:` under `cfg`, for the key reference.
+[[nodiscard]] std::vector<KeyInfo> fabric_param_schema(const FabricConfig& cfg);
+[[nodiscard]] std::vector<KeyInfo> switch_param_schema(const SwitchSettings& cfg);
 
 }  // namespace rdmasim

@@ -37,6 +37,9 @@ struct RunOptions {
 int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);
 int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt);
 int bench_command(const std::vector<std::string>& only, bool list);
+// The scenario key reference (docs/SCENARIO.md), generated from the schema.
+[[nodiscard]] std::string key_reference();
+int schema_command();
 
 // The flags nccl-tests and train share (cluster_flags.h).
 struct ClusterCli {

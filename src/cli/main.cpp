@@ -140,6 +140,8 @@ int main_impl(int argc, char** argv) {
 
   auto* profiles =
       app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
+  auto* schema = app.add_subcommand(
+      "schema", "print the reference of every scenario key (type, unit, default per profile, what it does)");
   auto* validate = app.add_subcommand("validate", "run the VALIDATION.md cases: measured vs expected");
   bool full = false;
   validate->add_flag("--full", full, "paper-sized topologies where the default is scaled down (slow)");
@@ -189,6 +191,7 @@ int main_impl(int argc, char** argv) {
     std::printf("\n%zu passed, %d failed\n", results.size() - failed, failed);
     return failed == 0 ? cli::kExitOk : cli::kExitFailure;
   }
+  if (*schema) return cli::schema_command();
   if (*profiles) {
     for (const auto& n : profile_names()) {
       const Profile p = find_profile(n);

@@ -27,6 +27,14 @@ std::vector<std::string> key_names(const std::vector<KeyInfo>& keys) {
   return names;
 }
 
+std::string ParamSchema::int_range(int64_t min, int64_t max) {
+  auto num = [](int64_t x) {
+    if (x == std::numeric_limits<int64_t>::max()) return std::string("max");
+    return std::to_string(x);
+  };
+  return num(min) + ".." + num(max);
+}
+
 std::string ParamSchema::range(double min, double max) {
   // Limits written as code writes them (1 << 20) read better as powers.
   auto num = [](double x) {

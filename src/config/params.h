@@ -314,7 +314,7 @@ class ParamSchema {
   }
   template <typename T>
   void count(const Key& k, const T&, int64_t min, int64_t max) {
-    add(k, "integer " + range(min, max));
+    add(k, "integer " + int_range(min, max));
   }
   void flag(const Key& k, const bool&) { add(k, "true | false"); }
   void time(const Key& k, const Time&, bool positive = false) {
@@ -339,7 +339,7 @@ class ParamSchema {
   void rate_or(const Key& k, const Rate&, const char* word) { add(k, std::string("rate | ") + word); }
   template <typename T>
   void count_or(const Key& k, const T&, const char* word, int64_t min, int64_t max) {
-    add(k, std::string("integer ") + range(static_cast<double>(min), static_cast<double>(max)) + " | " + word);
+    add(k, std::string("integer ") + int_range(min, max) + " | " + word);
   }
   template <typename T>
   void choice(const Key& k, const T&, Names<T> names) {
@@ -379,6 +379,7 @@ class ParamSchema {
 
  private:
   static std::string range(double min, double max);
+  static std::string int_range(int64_t min, int64_t max);
   void add(const Key& k, std::string form) {
     keys.push_back(KeyInfo{k.name, std::move(form), k.doc, k.required, {}});
   }

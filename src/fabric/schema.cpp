@@ -102,6 +102,15 @@ using WeightsCodec = IntArrayCodec<uint32_t, kNumTcs, 1, 1000, kWeightsCount, kW
 // switches never drop for space (ideal; InfiniBand, where credits bound it).
 struct BufferCodec {
   static void read(const CfgNode& n, const char* key, MmuConfig& m) {
+    if (n.str(key) == "unlimited") {
+      m.unlimited = true;
+      return;
+    }
+    // A size on a fabric whose switches have no shared-buffer limit would be read and never used.
+    if (m.unlimited)
+      throw n.error(key,
+                    "has no effect: this profile's switches have no shared-buffer limit (ideal never drops; "
+                    "on InfiniBand credits bound each VL, see fabric.ib.vl_buffer): remove it or write unlimited");
     const Bytes b = n.bytes(key);
     if (b.count() < 1500) throw n.error(key, "expected a buffer of at least one MTU-sized frame (1500B)");
     m.buffer_bytes = static_cast<uint64_t>(b.count());
@@ -109,7 +118,7 @@ struct BufferCodec {
   static json echo(const MmuConfig& m) {
     return m.unlimited ? std::string("unlimited") : format_bytes(Bytes(static_cast<int64_t>(m.buffer_bytes)));
   }
-  static std::string form() { return "size of at least 1500B, e.g. 32MB"; }
+  static std::string form() { return "size of at least 1500B, e.g. 32MB | unlimited"; }
 };
 
 std::string recovery_name(LossRecovery r) {

@@ -50,19 +50,41 @@ struct DcqcnConfig {
   // The fabric.dcqcn keys (config/params.h).
   template <class V>
   void visit(V& v) {
-    v.real("g", g, 1e-6, 1.0);
-    v.time("alpha_timer", alpha_timer, true);
-    v.time("increase_timer", increase_timer, true);
-    v.size_or("byte_counter", byte_counter, "off");  // off: increases from the timer alone
-    v.flag("clamp_target_rate", clamp_target_rate);
-    v.flag("start_at_first_cnp", start_at_first_cnp);
-    v.count("fast_recovery_steps", fast_recovery_steps, 0, 1000);
-    v.rate("rate_ai", rate_ai);
-    v.rate("rate_hai", rate_hai);
-    v.rate("min_rate", min_rate);
-    v.time("cnp_interval", cnp_interval);
-    v.time("rate_decrease_interval", rate_decrease_interval);
-    v.real("initial_alpha", initial_alpha, 0.0, 1.0);
+    v.real({"g",
+            "alpha gain: a CNP sets alpha <- (1-g) alpha + g; each alpha_timer without one, alpha <- (1-g) "
+            "alpha"},
+           g, 1e-6, 1.0);
+    v.time({"alpha_timer", "period of alpha's decay alpha <- (1-g) alpha while no CNP arrives"}, alpha_timer,
+           true);
+    v.time({"increase_timer", "rate-increase timer T: one increase step per period since the last cut"},
+           increase_timer, true);
+    v.size_or({"byte_counter",
+               "rate-increase byte counter B: one increase step per B bytes sent; off: the timer alone"},
+              byte_counter, "off");  // off: increases from the timer alone
+    v.flag({"clamp_target_rate",
+            "every cut sets target Rt to current Rc (paper); false: only a cut after an increase "
+            "(clamp_tgt_rate 0)"},
+           clamp_target_rate);
+    v.flag({"start_at_first_cnp",
+            "the reaction point starts at a QP's first CNP, as Mellanox NICs do; false: it runs from the "
+            "QP's start"},
+           start_at_first_cnp);
+    v.count({"fast_recovery_steps",
+             "F: increase events of fast recovery Rc <- (Rt+Rc)/2 before additive increase starts"},
+            fast_recovery_steps, 0, 1000);
+    v.rate({"rate_ai", "R_AI: target-rate step of additive increase"}, rate_ai);
+    v.rate(
+        {"rate_hai", "R_HAI: target-rate step of hyper increase, once timer and byte counter both passed F"},
+        rate_hai);
+    v.rate({"min_rate", "floor below which a CNP cut never takes the sending rate"}, min_rate);
+    v.time({"cnp_interval",
+            "notification point: the responder sends at most one CNP per QP per interval for CE-marked data"},
+           cnp_interval);
+    v.time({"rate_decrease_interval",
+            "at most one cut per interval: a CNP inside it cuts at its end (Mellanox); 0: every CNP cuts"},
+           rate_decrease_interval);
+    v.real({"initial_alpha", "alpha a QP starts with (or takes at its first CNP under start_at_first_cnp)"},
+           initial_alpha, 0.0, 1.0);
   }
 };
 

@@ -20,8 +20,12 @@ struct DctcpConfig {
   // The fabric.dctcp keys (config/params.h).
   template <class V>
   void visit(V& v) {
-    v.real("g", g, 1e-6, 1.0);
-    v.count_or("initial_window", initial_window, "auto", 1, 1 << 24);
+    v.real(
+        {"g",
+         "gain in alpha <- (1-g) alpha + g F, F the share of a window's ACKs that echoed CE (DCTCP paper)"},
+        g, 1e-6, 1.0);
+    v.count_or({"initial_window", "window a QP starts with, in MTU packets (no slow start); auto: one BDP"},
+               initial_window, "auto", 1, 1 << 24);
   }
 };
 

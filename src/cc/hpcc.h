@@ -37,12 +37,22 @@ struct HpccConfig {
   // The fabric.hpcc keys (config/params.h).
   template <class V>
   void visit(V& v) {
-    v.real("eta", eta, 0.01, 1.0);
-    v.count("max_stage", max_stage, 0, 1000);
-    v.rate("rate_ai", rate_ai);
-    v.rate("min_rate", min_rate);
-    v.time_or("base_rtt", base_rtt, "auto");
-    v.size("int_header", int_header_bytes, 1024);
+    v.real(
+        {"eta", "target utilization: the window scales by eta/U of the most loaded link on the path (INT)"},
+        eta, 0.01, 1.0);
+    v.count({"max_stage",
+             "maxStage: additive steps W = Wc + W_AI allowed while U < eta before a multiplicative update"},
+            max_stage, 0, 1000);
+    v.rate({"rate_ai", "R_AI: additive increase W_AI = R_AI x T added to the window at every update"},
+           rate_ai);
+    v.rate({"min_rate", "floor of the window as a rate: W never falls below min_rate x T"}, min_rate);
+    v.time_or({"base_rtt",
+               "base RTT T: smoothing horizon, initial window line rate x T, pacing W/T; auto: longest "
+               "unloaded RTT"},
+              base_rtt, "auto");
+    v.size(
+        {"int_header", "INT header bytes every data packet and ACK carries (the HPCC simulator's IntHeader)"},
+        int_header_bytes, 1024);
   }
 };
 

@@ -29,13 +29,22 @@ struct IbCcConfig {
   // The fabric.ibcc keys (config/params.h).
   template <class V>
   void visit(V& v) {
-    v.size("threshold", threshold_bytes, INT64_MAX, "expected a positive queue threshold, e.g. 32KiB");
-    v.count("ccti_increase", ccti_increase, 1, 255);
-    v.count("ccti_limit", ccti_limit, 0, 16383);
-    v.count("ccti_min", ccti_min, 0, 16383);
+    v.size({"threshold",
+            "a switch sets FECN on packets joining an egress VL queue above this, at congestion-root ports "
+            "only"},
+           threshold_bytes, INT64_MAX, "expected a positive queue threshold, e.g. 32KiB");
+    v.count({"ccti_increase", "CCTI steps a source adds per BECN received (Annex A10 CCTI_Increase)"},
+            ccti_increase, 1, 255);
+    v.count({"ccti_limit", "highest CCTI (CCTI_Limit): the longest inter-packet delay a source can reach"},
+            ccti_limit, 0, 16383);
+    v.count({"ccti_min", "CCTI floor the timer steps down to (CCTI_Min)"}, ccti_min, 0, 16383);
     v.check(ccti_min <= ccti_limit, "ccti_min", "expected ccti_min <= ccti_limit");
-    v.time("ccti_timer", ccti_timer, true);
-    v.count("cct_step", cct_step, 1, 1024);
+    v.time({"ccti_timer",
+            "a source's CCTI steps down by one each period (CCTI_Timer, 1.024 us units in Annex A10)"},
+           ccti_timer, true);
+    v.count({"cct_step",
+             "linear CCT: entry i delays the next packet by cct_step x i / 16 of its serialization time"},
+            cct_step, 1, 1024);
   }
 };
 

@@ -27,15 +27,24 @@ struct TimelyConfig {
   // The fabric.timely keys (config/params.h).
   template <class V>
   void visit(V& v) {
-    v.real("ewma_alpha", ewma_alpha, 0.0, 1.0);
-    v.real("beta", beta, 0.0, 1.0);
-    v.rate("delta", delta);
-    v.time("t_low", t_low);
-    v.time("t_high", t_high);
-    v.time("min_rtt", min_rtt, true);
-    v.count("hai_after", hai_after, 1, 1000);
-    v.size("segment", segment_bytes);
-    v.rate("min_rate", min_rate);
+    v.real({"ewma_alpha", "weight of the newest RTT difference in the smoothed RTT gradient"}, ewma_alpha,
+           0.0, 1.0);
+    v.real({"beta",
+            "multiplicative decrease: cut by beta x normalized gradient, or by beta x (1 - t_high/RTT) above "
+            "t_high"},
+           beta, 0.0, 1.0);
+    v.rate({"delta", "additive increase step per rate update (N x delta in hyper-additive increase)"}, delta);
+    v.time({"t_low", "RTT below which the rate grows by delta whatever the gradient"}, t_low);
+    v.time({"t_high", "RTT above which the rate is cut by beta x (1 - t_high/RTT) whatever the gradient"},
+           t_high);
+    v.time({"min_rtt", "minRTT that normalizes the gradient (smoothed RTT difference / min_rtt)"}, min_rtt,
+           true);
+    v.count(
+        {"hai_after", "N: negative gradients in a row before hyper-additive increase (N x delta per update)"},
+        hai_after, 1, 1000);
+    v.size({"segment", "bytes ACKed between rate updates (TIMELY updates once per completed segment)"},
+           segment_bytes);
+    v.rate({"min_rate", "floor of the sending rate"}, min_rate);
     v.check(t_high > t_low, "t_high", "expected t_high above t_low");
   }
 };

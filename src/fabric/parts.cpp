@@ -257,6 +257,11 @@ const PathEntry kPathSelectors[] = {
         "ecn-echo"),
 };
 
+// What fabric.path_selection and its selector's block do, for the key reference.
+constexpr const char* kPathSelectionDoc =
+    "how a QP picks the entropy ECMP hashes (RoCEv2 UDP source port): fixed per QP, or re-drawn by PLB";
+constexpr const char* kPathParamsDoc = "parameters of the path selector that path_selection names";
+
 const PathEntry* find_path_selector(const std::string& name) {
   for (const PathEntry& e : kPathSelectors)
     if (name == e.name) return &e;
@@ -286,7 +291,7 @@ std::vector<std::string> path_selector_names() {
 
 void visit_path_selection(FabricConfig& cfg, ParamReader& v) {
   PathSelectionConfig& p = cfg.paths;
-  v.choice("path_selection", p.name, path_selector_names());
+  v.choice({"path_selection", kPathSelectionDoc}, p.name, path_selector_names());
   // A parameter block of a selector the fabric does not run would be silently ignored.
   for (const PathEntry& e : kPathSelectors)
     if (p.name != e.name)
@@ -296,7 +301,7 @@ void visit_path_selection(FabricConfig& cfg, ParamReader& v) {
   const std::string why = path_selector_unmet(*e, cfg, congestion_control_feedback(cfg));
   v.check(why.empty(), "path_selection", why);
   if (e->read != nullptr)
-    v.block(e->name, [&](ParamReader& b) { e->read(p, b); });
+    v.block(Key{e->name, kPathParamsDoc}, [&](ParamReader& b) { e->read(p, b); });
   else
     v.refuse(e->name, "path selection '" + p.name + "' has no parameters");
 }
@@ -304,15 +309,15 @@ void visit_path_selection(FabricConfig& cfg, ParamReader& v) {
 void visit_path_selection(FabricConfig& cfg, ParamEcho& v) {
   const PathEntry* e = find_path_selector(cfg.paths.name);
   if (e == nullptr) return;
-  v.choice("path_selection", cfg.paths.name, path_selector_names());
-  if (e->echo != nullptr) v.block(e->name, [&](ParamEcho& b) { e->echo(cfg.paths, b); });
+  v.choice({"path_selection", kPathSelectionDoc}, cfg.paths.name, path_selector_names());
+  if (e->echo != nullptr) v.block(Key{e->name, kPathParamsDoc}, [&](ParamEcho& b) { e->echo(cfg.paths, b); });
 }
 
 void visit_path_selection(FabricConfig& cfg, ParamSchema& v) {
   const PathEntry* e = find_path_selector(cfg.paths.name);
   if (e == nullptr) return;
-  v.choice("path_selection", cfg.paths.name, path_selector_names());
-  if (e->keys != nullptr) v.block(e->name, [&](ParamSchema& b) { e->keys(b); });
+  v.choice({"path_selection", kPathSelectionDoc}, cfg.paths.name, path_selector_names());
+  if (e->keys != nullptr) v.block(Key{e->name, kPathParamsDoc}, [&](ParamSchema& b) { e->keys(b); });
 }
 
 std::vector<std::string> path_selector_param_keys(const std::string& name) {

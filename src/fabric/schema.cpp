@@ -128,25 +128,45 @@ std::string recovery_name(LossRecovery r) {
 // --- Transport: RC (IBTA Vol.1 ch. 9) and its loss recovery. -------------
 template <typename V>
 void visit_rc(V& v, RcConfig& rc) {
-  v.size("mtu", rc.mtu);
+  v.size(Key{"mtu", "RC path MTU: payload bytes per data packet (the framing adds its headers)"}, rc.mtu);
   v.check(rc.mtu >= 64 && rc.mtu <= 9000, "mtu",
           "expected a payload MTU between 64B and 9000B (got " + std::to_string(rc.mtu) + "B)");
-  v.count("ack_interval", rc.ack_interval, 1, 1 << 20);
-  v.time("rto", rc.rto);
+  v.count({"ack_interval",
+           "responder ACKs every N in-order packets and each message's end (IRN ACKs every packet)"},
+          rc.ack_interval, 1, 1 << 20);
+  v.time({"rto", "local ACK timeout of go-back-N/0: no ACK progress for this long resends (IBTA §9.7.6.1.3)"},
+         rc.rto);
   v.check(rc.rto >= Time::from_ns(100), "rto", "expected a retransmission timeout of at least 100ns");
-  v.count("rto_max_backoff", rc.rto_max_backoff, 0, 20);
-  v.count("retry_limit", rc.retry_limit, 0, 1 << 20);
-  v.count("data_tc", rc.data_tc, 0, 7);
-  v.count("ack_tc", rc.ack_tc, 0, 7);
-  v.choice("recovery", rc.recovery,
-           {{"go-back-n", LossRecovery::kGoBackN},
-            {"go-back-0", LossRecovery::kGoBack0},
-            {"irn", LossRecovery::kIrn}});
+  v.count({"rto_max_backoff",
+           "doublings of the timeout over consecutive timeouts (rto x 2^n); ACK progress resets n"},
+          rc.rto_max_backoff, 0, 20);
+  v.count({"retry_limit",
+           "timeouts in a row before a QP stops retrying (IBTA retry_cnt: it would enter error); 0: forever"},
+          rc.retry_limit, 0, 1 << 20);
+  v.count({"data_tc",
+           "traffic class (the SL on InfiniBand) of QPs' data packets, READ requests and READ responses"},
+          rc.data_tc, 0, 7);
+  v.count({"ack_tc", "traffic class (the SL on InfiniBand) of the ACKs, NAKs and CNPs a responder returns"},
+          rc.ack_tc, 0, 7);
+  v.choice(
+      {"recovery",
+       "how the requester resends losses: from the lost PSN, from its message's start, or IRN's SACK repair"},
+      rc.recovery,
+      {{"go-back-n", LossRecovery::kGoBackN},
+       {"go-back-0", LossRecovery::kGoBack0},
+       {"irn", LossRecovery::kIrn}});
   // IRN's window and timeouts (Mittal et al., SIGCOMM 2018) mean nothing to go-back-N/0.
   if (rc.recovery == LossRecovery::kIrn) {
-    v.count_or("irn_window", rc.irn_window, "auto", 1, 1 << 24);  // auto: one BDP (Fabric)
-    v.time("irn_rto_low", rc.irn_rto_low, kPositive);
-    v.time("irn_rto_high", rc.irn_rto_high, kPositive);
+    v.count_or(
+        {"irn_window",
+         "IRN: most packets a QP keeps in flight past its oldest unACKed PSN; auto: one BDP (IRN §3.1)"},
+        rc.irn_window, "auto", 1, 1 << 24);  // auto: one BDP (Fabric)
+    v.time({"irn_rto_low",
+            "IRN timeout while at most 3 packets are outstanding (a tail loss has no later packet to NACK)"},
+           rc.irn_rto_low, kPositive);
+    v.time({"irn_rto_high",
+            "IRN timeout while more than 3 packets are outstanding (Mittal et al., SIGCOMM 2018 §4.1)"},
+           rc.irn_rto_high, kPositive);
   } else {
     for (const char* key : {"irn_window", "irn_rto_low", "irn_rto_high"})
       v.refuse(key, "has no effect: fabric.recovery is '" + recovery_name(rc.recovery) +
@@ -157,20 +177,33 @@ void visit_rc(V& v, RcConfig& rc) {
 // --- Ethernet switch: shared buffer, ECMP, the egress scheduler. ----------
 template <typename V>
 void visit_ethernet_switch(V& v, SwitchSettings& sw) {
-  v.real("buffer_alpha", sw.mmu.alpha, 1.0 / 128, 1e12);
-  v.choice("ecmp_seed", sw.same_ecmp_seed, {{"per-switch", false}, {"same", true}});
+  v.real({"buffer_alpha",
+          "dynamic threshold of lossy queues: one may grow while below alpha x free shared buffer "
+          "(Choudhury-Hahne)"},
+         sw.mmu.alpha, 1.0 / 128, 1e12);
+  v.choice(
+      {"ecmp_seed",
+       "ECMP hash seed: one per switch (avoids polarization) or the same on every switch (reproduces it)"},
+      sw.same_ecmp_seed, {{"per-switch", false}, {"same", true}});
 }
 
 template <typename V>
 void visit_nic(V& v, NicConfig& nic) {
-  v.time("nic_tx_latency", nic.tx_latency);
-  v.time("nic_rx_latency", nic.rx_latency);
+  v.time({"nic_tx_latency", "NIC delay from a doorbell (a posted WQE) until its first packet may leave"},
+         nic.tx_latency);
+  v.time({"nic_rx_latency", "NIC delay from a packet's arrival until the transport processes it"},
+         nic.rx_latency);
 }
 
 template <typename V>
 void visit_scheduler(V& v, TcSchedulerConfig& s) {
-  v.custom("strict", s.strict, StrictCodec{});
-  v.custom("weights", s.weight, WeightsCodec{});
+  v.custom({"strict",
+            "traffic classes served by strict priority (the higher class first) before DWRR serves the rest"},
+           s.strict, StrictCodec{});
+  v.custom(
+      {"weights",
+       "DWRR weight of each traffic class among the non-strict ones (weight x 1500 B quantum per round)"},
+      s.weight, WeightsCodec{});
 }
 
 // --- Link layer: PFC (IEEE 802.1Qbb) on the lossless classes. -------------
@@ -179,7 +212,10 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
   MmuConfig& m = sw.mmu;
   bool on = m.lossless_mask != 0;
   uint8_t classes = m.lossless_mask;
-  v.flag("enabled", on);
+  v.flag(
+      {"enabled",
+       "PFC (IEEE 802.1Qbb): switches pause the upstream per priority instead of dropping lossless classes"},
+      on);
   if (!on) {
     m.lossless_mask = 0;
     for (const char* key : {"classes", "xoff", "alpha", "xon_offset", "reserved", "headroom", "response_time",
@@ -187,58 +223,113 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
       v.refuse(key, "has no effect: PFC is off (set fabric.pfc.enabled: true to use it)");
     return;
   }
-  v.tc_set("classes", classes);
+  v.tc_set(
+      {"classes", "lossless traffic classes (PFC priorities); the other classes stay lossy and tail-drop"},
+      classes);
   v.check(classes != 0 || m.lossless_mask == 0, "classes", "expected at least one lossless traffic class");
   m.lossless_mask = classes != 0 ? classes : static_cast<uint8_t>(1u << data_tc);
-  v.size_or("xoff", m.xoff_bytes, "dynamic");
-  v.real("alpha", m.pfc_alpha, 1.0 / 1024, 64.0);
-  v.size("xon_offset", m.xon_offset_bytes);
-  v.size("reserved", m.pg_reserved_bytes);
-  v.size_or("headroom", sw.pfc_headroom_bytes, "auto");
-  v.time("response_time", sw.pfc_response_time);
-  v.count("quanta", sw.pfc.quanta, 1, 0xFFFF);
-  v.real("refresh", sw.pfc.refresh_fraction, 0.05, 0.95);
+  v.size_or({"xoff",
+             "shared buffer a PG (ingress port x priority) may use before it sends XOFF; dynamic: alpha x "
+             "free buffer"},
+            m.xoff_bytes, "dynamic");
+  v.real({"alpha", "dynamic XOFF threshold as a multiple of the free shared buffer (when xoff is dynamic)"},
+         m.pfc_alpha, 1.0 / 1024, 64.0);
+  v.size(Key{"xon_offset",
+             "XON goes upstream once the PG's shared use is this far below its XOFF threshold (hysteresis)"},
+         m.xon_offset_bytes);
+  v.size(Key{"reserved", "buffer guaranteed to each lossless PG, used before the shared pool"},
+         m.pg_reserved_bytes);
+  v.size_or({"headroom",
+             "per-PG buffer for bytes arriving after XOFF; auto: rate x (2 x cable + pipeline + "
+             "response_time) + 2 frames"},
+            sw.pfc_headroom_bytes, "auto");
+  v.time({"response_time",
+          "upstream's reaction time to XOFF that auto headroom covers (sizes headroom only; PAUSE acts on "
+          "receipt)"},
+         sw.pfc_response_time);
+  v.count(
+      {"quanta", "pause time each XOFF asks for, in quanta of 512 bit times at the link rate (XON sends 0)"},
+      sw.pfc.quanta, 1, 0xFFFF);
+  v.real({"refresh",
+          "a still-paused PG re-sends XOFF after this share of the pause time, so the upstream never resumes "
+          "early"},
+         sw.pfc.refresh_fraction, 0.05, 0.95);
 }
 
 // --- Congestion point: RED/ECN marking at switch egress. -----------------
 template <typename V>
 void visit_red_ecn(V& v, EcnConfig& e) {
-  v.flag("enabled", e.enabled);
+  v.flag({"enabled", "RED/ECN: switches set CE on ECT packets by egress queue length; false: no marking"},
+         e.enabled);
   if (!e.enabled) {
     for (const char* key : {"kmin", "kmax", "pmax", "mark", "reference_rate"})
       v.refuse(key, "has no effect: ECN marking is off (set fabric.ecn.enabled: true to use it)");
     return;
   }
-  v.size("kmin", e.kmin_bytes);
-  v.size("kmax", e.kmax_bytes);
+  v.size(Key{"kmin", "egress queue length (per port and class) at or below which RED marks nothing"},
+         e.kmin_bytes);
+  v.size(Key{"kmax",
+             "queue length above which RED marks every packet; from kmin the probability rises linearly to "
+             "pmax"},
+         e.kmax_bytes);
   v.check(e.kmax_bytes >= e.kmin_bytes, "kmax",
           "expected kmax at or above kmin (kmax = kmin marks as a step at K)");
-  v.real("pmax", e.pmax, 0.0, 1.0);
-  v.choice("mark", e.mark_on_dequeue, {{"dequeue", true}, {"enqueue", false}});
-  v.rate_or("reference_rate", e.reference_rate, "none");
+  v.real({"pmax", "RED marking probability at kmax (max_p)"}, e.pmax, 0.0, 1.0);
+  v.choice({"mark",
+            "when RED reads the queue: as the packet leaves it (HPCC simulator, DCQCN fluid model) or as it "
+            "joins"},
+           e.mark_on_dequeue, {{"dequeue", true}, {"enqueue", false}});
+  v.rate_or({"reference_rate",
+             "port rate kmin and kmax are given for; other ports scale them by their rate; none: same bytes "
+             "on all"},
+            e.reference_rate, "none");
 }
 
 // --- InfiniBand: credit link layer per VL and the subnet manager. --------
 template <typename V>
 void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
   CreditConfig& cr = ib.credit;
-  v.size_or("vl_buffer", cr.vl_buffer_bytes, "auto");
+  v.size_or({"vl_buffer",
+             "receive buffer per port and data VL, advertised as 64 B credits; auto: one credit loop + 2 MTU "
+             "packets"},
+            cr.vl_buffer_bytes, "auto");
   v.check(cr.vl_buffer_bytes == 0 || (cr.vl_buffer_bytes >= mtu_packet && cr.vl_buffer_bytes <= (1u << 30)),
           "vl_buffer",
           "expected 'auto' or a size between one MTU packet (" + std::to_string(mtu_packet) + "B) and 1GiB");
-  v.time("credit_update", cr.update_period);
-  v.custom("sl2vl", cr.sl2vl, Sl2VlCodec{});
-  v.custom("vlarb_high", cr.vlarb_high, VlArbCodec{});
-  v.custom("vlarb_low", cr.vlarb_low, VlArbCodec{});
-  v.count("high_limit", cr.high_limit, 0, 255);
+  v.time({"credit_update",
+          "freed credits are batched up to this long into one FCP (at once when the VL drains); 0: FCP on "
+          "every free"},
+         cr.update_period);
+  v.custom({"sl2vl", "the data VL each SL maps to, one table for every port (OpenSM qos_sl2vl)"}, cr.sl2vl,
+           Sl2VlCodec{});
+  v.custom(
+      {"vlarb_high",
+       "high-priority VLArbitrationTable: VLs served by weighted round robin (IBTA §7.6.9, qos_vlarb_high)"},
+      cr.vlarb_high, VlArbCodec{});
+  v.custom(
+      {"vlarb_low",
+       "low-priority VLArbitrationTable, served when no high-priority VL is ready or high_limit is reached"},
+      cr.vlarb_low, VlArbCodec{});
+  v.count({"high_limit",
+           "LimitOfHighPriority: 4 KiB units of high-priority data before a waiting low-priority packet; "
+           "255: no limit"},
+          cr.high_limit, 0, 255);
   SubnetManagerConfig& sm = ib.sm;
-  v.choice("routing", sm.engine,
+  v.choice({"routing", "OpenSM routing engine that computes every switch's linear forwarding table (LFT)"},
+           sm.engine,
            {{"minhop", RoutingEngine::kMinHop},
             {"updn", RoutingEngine::kUpDown},
             {"ftree", RoutingEngine::kFtree}});
-  v.flag("adaptive_routing", sm.adaptive);
-  v.time("sm_detection_delay", sm.detection_delay);
-  v.time("sm_compute_time", sm.compute_time);
+  v.flag(
+      {"adaptive_routing",
+       "switches pick among equal-cost ports per packet (AR); responders then accept out-of-order packets"},
+      sm.adaptive);
+  v.time({"sm_detection_delay",
+          "time from a link failure until the subnet manager's heavy sweep sees it (trap + sweep start)"},
+         sm.detection_delay);
+  v.time({"sm_compute_time",
+          "time from the subnet manager's sweep until the new LFTs are installed in the switches"},
+         sm.compute_time);
 }
 
 // A VL that no arbitration table serves never sends: refuse the
@@ -274,10 +365,16 @@ void visit_fabric(V& v, FabricConfig& c) {
   }
   visit_nic(v, c.nic);
   if (!ib) {
-    v.block("scheduler", [&](auto& b) { visit_scheduler(b, c.sw.scheduler); });
-    v.block("pfc", [&](auto& b) { visit_pfc(b, c.sw, c.rc.data_tc); });
+    v.block(Key{"scheduler", "egress arbiter between the 8 traffic-class queues of every switch port"},
+            [&](auto& b) { visit_scheduler(b, c.sw.scheduler); });
+    v.block(
+        Key{"pfc",
+            "priority flow control (IEEE 802.1Qbb) of the lossless classes, with thresholds per ingress PG"},
+        [&](auto& b) { visit_pfc(b, c.sw, c.rc.data_tc); });
   }
-  v.choice("cc", c.cc, congestion_control_names());
+  v.choice(
+      {"cc", "congestion control each QP's sender runs; its parameters go in the block of the same name"},
+      c.cc, congestion_control_names());
   v.check(c.cc != "ibcc" || ib, "cc",
           "'ibcc' (InfiniBand congestion control) needs an InfiniBand profile (ib-ndr, ib-hdr)");
   // A parameter block of an algorithm the fabric does not run would be silently ignored.
@@ -286,11 +383,14 @@ void visit_fabric(V& v, FabricConfig& c) {
       v.refuse(name.c_str(), "has no effect: the fabric's congestion control is '" + c.cc +
                                  "' (set fabric.cc: " + name + " to use it)");
   if (congestion_control_has_params(c.cc))
-    v.block(c.cc.c_str(), [&](auto& b) { visit_congestion_control_params(c, b); });
+    v.block(Key{c.cc.c_str(), "parameters of the congestion control that cc names"},
+            [&](auto& b) { visit_congestion_control_params(c, b); });
   else
     v.refuse(c.cc.c_str(), "congestion control '" + c.cc + "' has no parameters");
   visit_path_selection(c, v);  // fabric.path_selection and its selector's block (fabric/parts.cpp)
-  if (!ib) v.block("ecn", [&](auto& b) { visit_red_ecn(b, c.sw.ecn); });
+  if (!ib)
+    v.block(Key{"ecn", "RED/ECN marking at switch egress queues (the congestion point of DCQCN and DCTCP)"},
+            [&](auto& b) { visit_red_ecn(b, c.sw.ecn); });
   // A congestion control whose signal the fabric never produces would run
   // as if the network were never congested.
   const std::string signal = congestion_control_feedback(c);
@@ -307,7 +407,9 @@ void visit_fabric(V& v, FabricConfig& c) {
                 "' (set fabric.ecn.enabled: true and its thresholds)");
   }
   if (ib) {
-    v.block("ib", [&](auto& b) { visit_infiniband(b, c.ib, c.framing.data_wire(c.rc.mtu, true)); });
+    v.block(
+        Key{"ib", "InfiniBand link layer (per-VL credits, VL arbitration) and the subnet manager's routing"},
+        [&](auto& b) { visit_infiniband(b, c.ib, c.framing.data_wire(c.rc.mtu, true)); });
     const std::string why = unserved_vl(c);
     v.check(why.empty(), "ib", why);
   } else {
@@ -317,11 +419,20 @@ void visit_fabric(V& v, FabricConfig& c) {
 
 template <typename V>
 void visit_switch(V& v, SwitchSettings& sw) {
-  v.choice("forwarding", sw.cut_through, {{"store-and-forward", false}, {"cut-through", true}});
-  v.time("latency", sw.latency);
-  v.custom("buffer", sw.mmu, BufferCodec{});
+  v.choice(
+      {"forwarding",
+       "cut-through: a switch forwards once cut_through_bytes arrived; store-and-forward: the whole packet"},
+      sw.cut_through, {{"store-and-forward", false}, {"cut-through", true}});
+  v.time({"latency",
+          "switch pipeline delay of every forwarded packet from ingress to egress (PFC and credit frames "
+          "skip it)"},
+         sw.latency);
+  v.custom({"buffer", "shared packet buffer of each switch, over all its ports and traffic classes"}, sw.mmu,
+           BufferCodec{});
   if (sw.cut_through) {
-    v.size("cut_through_bytes", sw.cut_through_bytes);
+    v.size(Key{"cut_through_bytes",
+               "bytes a cut-through switch receives (from the first bit) before it may start forwarding"},
+           sw.cut_through_bytes);
     v.check(sw.cut_through_bytes >= 1 && sw.cut_through_bytes <= 9216, "cut_through_bytes",
             "expected between 1B and 9216B");
   } else {

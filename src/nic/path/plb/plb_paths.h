@@ -51,10 +51,18 @@ struct PlbConfig {
 
   template <class V>
   void visit(V& v) {
-    v.real("congested_fraction", congested_fraction, 0.0, 1.0);
-    v.count("rounds", rounds, 1, 1000);
-    v.count_or("forced_rounds", forced_rounds, "off", 1, 1000);
-    v.flag("rto_repath", rto_repath);
+    v.real({"congested_fraction",
+            "a round is congested when this share of its ACKs carries ECN-Echo (K; tcp_plb_cong_thresh)"},
+           congested_fraction, 0.0, 1.0);
+    v.count({"rounds",
+             "congested rounds in a row before a QP re-paths at a round end with nothing in flight (M)"},
+            rounds, 1, 1000);
+    v.count_or({"forced_rounds",
+                "congested rounds in a row before a QP re-paths even with packets in flight (N); off: never"},
+               forced_rounds, "off", 1, 1000);
+    v.flag({"rto_repath",
+            "a retransmission timeout draws a new entropy at once, as Linux does (sk_rethink_txhash)"},
+           rto_repath);
   }
 };
 

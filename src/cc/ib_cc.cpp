@@ -7,7 +7,9 @@ namespace rdmasim {
 void IbCc::on_connect(CcFlow& c) {
   if (st_.size() <= c.id) st_.resize(c.id + 1);
   st_[c.id] = State{};
-  c.pace_rate = Rate::from_bps(0);
+  // CCTI_Min is the floor of the index (IBTA Annex A10): a flow starts there, not below it.
+  st_[c.id].ccti = cfg_.ccti_min;
+  apply(c);
 }
 
 void IbCc::apply(CcFlow& c) {

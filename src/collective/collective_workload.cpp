@@ -57,17 +57,18 @@ struct CollectiveKeys {
                 " (ring/tree/hierarchical/sharp: all_reduce; ring/hierarchical: all_gather, "
                 "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
     v.size(Key{"size", "bytes per rank, as nccl-tests' size", kRequired}, r.bytes);
-    v.count_or({"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
-               r.channels, "auto", 1, 64);
-    v.size({"chunk", "bytes a channel moves per pipeline step (NCCL Simple: 4 MiB buffer / 8 steps)"}, r.chunk,
-           std::numeric_limits<int64_t>::max(), "expected a chunk of at least 1B");
+    v.count_or(
+        {"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
+        r.channels, "auto", 1, 64);
+    v.size({"chunk", "bytes a channel moves per pipeline step (NCCL Simple: 4 MiB buffer / 8 steps)"},
+           r.chunk, std::numeric_limits<int64_t>::max(), "expected a chunk of at least 1B");
     if (has_root(r.type))
       v.count({"root", "rank that broadcast sends from or reduce collects to"}, r.root, 0, 1 << 20);
     else
       v.refuse("root", "has no effect: only broadcast and reduce have a root");
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, p.comm.qps_per_conn, 1, 64);
-    v.count({"gpus_per_server", "GPUs sharing one server's NVLink (default: the topology's)"}, p.gpus_per_server,
-            1, 64);
+    v.count({"gpus_per_server", "GPUs sharing one server's NVLink (default: the topology's)"},
+            p.gpus_per_server, 1, 64);
     v.time({"step_latency", "GPU time per pipeline step before a chunk moves (assumption: 1us)"},
            p.comm.step_latency);
     v.time({"launch_latency", "kernel launch per collective"}, p.comm.launch_latency);

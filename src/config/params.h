@@ -11,7 +11,8 @@
 // a YAML block strictly (unknown keys, types, units and ranges are errors
 // with file:line:column), ParamEcho writes the block into results.json (and,
 // flattened, the values `rdmasim profiles` lists), and ParamSchema lists the
-// keys with their form and words (the key reference). The part's header needs none of this file: it only calls methods on V.
+// keys with their form and words (the key reference). The part's header needs none of this file: it only
+// calls methods on V.
 //
 // A key is declared as its name, or as {name, what it does[, kRequired]}:
 // the second form feeds the key reference (`rdmasim schema`, docs/SCENARIO.md,
@@ -29,8 +30,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -216,8 +217,8 @@ class ParamReader {
     } catch (const std::exception&) {
     }
     if (!ok)
-      throw n_.error(k.name, std::string("expected '") + word + "' or a count between " + std::to_string(min) +
-                                 " and " + std::to_string(max));
+      throw n_.error(k.name, std::string("expected '") + word + "' or a count between " +
+                                 std::to_string(min) + " and " + std::to_string(max));
     x = static_cast<T>(v);
   }
   // A constraint between keys, reported at `key`.
@@ -298,9 +299,9 @@ class ParamEcho {
 
 // What the reference says of one key.
 struct KeyInfo {
-  std::string key;      // dotted from the visited block, e.g. "pfc.xoff"
-  std::string form;     // what a value looks like, e.g. "time", "integer 1..64", "write | read"
-  std::string doc;      // what it does
+  std::string key;   // dotted from the visited block, e.g. "pfc.xoff"
+  std::string form;  // what a value looks like, e.g. "time", "integer 1..64", "write | read"
+  std::string doc;   // what it does
   bool required = false;
   std::string refused;  // non-empty: refused in this configuration, and why
 };
@@ -309,9 +310,7 @@ struct KeyInfo {
 class ParamSchema {
  public:
   static constexpr bool kReads = false;
-  void real(const Key& k, const double&, double min, double max) {
-    add(k, "number " + range(min, max));
-  }
+  void real(const Key& k, const double&, double min, double max) { add(k, "number " + range(min, max)); }
   template <typename T>
   void count(const Key& k, const T&, int64_t min, int64_t max) {
     add(k, "integer " + int_range(min, max));
@@ -329,7 +328,9 @@ class ParamSchema {
     add(k, f + ", e.g. 64KB");
   }
   void fraction(const Key& k, const double&) { add(k, "fraction 0..1 or percentage, e.g. 0.3 or 30%"); }
-  void path(const Key& k, const std::string&) { add(k, "file path (beside the scenario, else the working directory)"); }
+  void path(const Key& k, const std::string&) {
+    add(k, "file path (beside the scenario, else the working directory)");
+  }
   void text(const Key& k, const std::string&) { add(k, "text"); }
   void time_or(const Key& k, const Time&, const char* word) { add(k, std::string("time | ") + word); }
   template <typename T>

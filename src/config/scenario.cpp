@@ -39,8 +39,8 @@ void visit_topology(V& v, TopologySpec& ts) {
   } else if (t == "leaf-spine") {
     v.count(Key{"leaves", "leaf (top-of-rack) switches", kRequired}, ts.leaves, 1, 4096);
     v.count(Key{"hosts_per_leaf", "hosts under each leaf", kRequired}, ts.hosts_per_leaf, 1, 4096);
-    v.count_or({"spines", "spine switches, each linked to every leaf; auto: from oversubscription"}, ts.spines,
-               "auto", 1, 4096);
+    v.count_or({"spines", "spine switches, each linked to every leaf; auto: from oversubscription"},
+               ts.spines, "auto", 1, 4096);
     // The spine count either is given or follows from the ratio: both would
     // build one network and record another.
     if (ts.spines == 0)
@@ -50,17 +50,20 @@ void visit_topology(V& v, TopologySpec& ts) {
       v.refuse("oversubscription",
                "has no effect when spines is given (the ratio follows from it): give one of the two");
   } else if (t == "fat-tree") {
-    v.count(Key{"k", "switch radix of a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches)", kRequired}, ts.k, 2, 64);
+    v.count(Key{"k", "switch radix of a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches)", kRequired}, ts.k, 2,
+            64);
     v.check(ts.k % 2 == 0, "k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
   } else if (t == "servers") {
-    v.count(Key{"servers", "GPU servers, one NIC per GPU, NIC g on rail leaf g", kRequired}, ts.servers, 1, 8192);
+    v.count(Key{"servers", "GPU servers, one NIC per GPU, NIC g on rail leaf g", kRequired}, ts.servers, 1,
+            8192);
     v.count({"gpus_per_server", "GPUs (and rails) per server"}, ts.gpus_per_server, 1, 64);
     v.count({"spines", "spines joining the rails; 0: rails are not joined"}, ts.spines, 0, 4096);
   } else if (t == "chain") {
     v.count({"switches", "switches in a row between the two hosts"}, ts.switches, 0, 16);
   } else {
-    v.path(Key{"file", "topology in HPCC's ns-3 format (nodes, switch ids, then one link per line)", kRequired},
-           ts.file);
+    v.path(
+        Key{"file", "topology in HPCC's ns-3 format (nodes, switch ids, then one link per line)", kRequired},
+        ts.file);
   }
   // Refuse sizes that would exhaust memory before a single event runs.
   int64_t hosts = 0;
@@ -76,8 +79,8 @@ void visit_topology(V& v, TopologySpec& ts) {
     at = "k";
   }
   v.check(hosts <= kMaxHosts, at,
-          "expected at most " + std::to_string(kMaxHosts) + " hosts (this topology has " + std::to_string(hosts) +
-              ")");
+          "expected at most " + std::to_string(kMaxHosts) + " hosts (this topology has " +
+              std::to_string(hosts) + ")");
   if (t == "file") {
     v.refuse("link", "has no effect: a topology file gives every link its own rate and delay");
     return;
@@ -115,8 +118,8 @@ struct FaultLinkCodec {
 template <class V>
 void visit_fault(V& v, FaultSpec& f) {
   v.time(Key{"at", "when the link changes state", kRequired}, f.at);
-  v.custom(Key{"link", "one end of the link: a topology node and its port index (in link order)", kRequired}, f,
-           FaultLinkCodec{});
+  v.custom(Key{"link", "one end of the link: a topology node and its port index (in link order)", kRequired},
+           f, FaultLinkCodec{});
   v.choice(Key{"action", "take the link down or bring it back up", kRequired}, f.up,
            {{"down", false}, {"up", true}});
 }
@@ -144,9 +147,10 @@ void visit_run(V& v, Scenario& s) {
   const bool safe_chars = std::all_of(s.name.begin(), s.name.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.' || ch == '+';
   });
-  v.check(!s.name.empty() && s.name.size() <= 128 && safe_chars && s.name != "." && s.name != "..", "name",
-          "expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it names the output folder), got '" +
-              s.name + "'");
+  v.check(
+      !s.name.empty() && s.name.size() <= 128 && safe_chars && s.name != "." && s.name != "..", "name",
+      "expected a name of 1-128 letters, digits, '-', '_', '.' or '+' (it names the output folder), got '" +
+          s.name + "'");
   v.count({"seed", "seeds every random stream; the same seed gives the same bytes"}, s.seed, 0, INT64_MAX);
   v.time({"duration", "simulated time the run may take; flows unfinished by then are reported as such"},
          s.duration);
@@ -329,7 +333,8 @@ std::vector<KeyInfo> run_keys() {
   s.name = "x";
   return schema_of([&](ParamSchema& v) {
     visit_run(v, s);
-    v.block({"output", "what the run writes besides results.json"}, [&](ParamSchema& b) { visit_output(b, s.output); });
+    v.block({"output", "what the run writes besides results.json"},
+            [&](ParamSchema& b) { visit_output(b, s.output); });
   });
 }
 

@@ -108,9 +108,10 @@ struct BufferCodec {
     }
     // A size on a fabric whose switches have no shared-buffer limit would be read and never used.
     if (m.unlimited)
-      throw n.error(key,
-                    "has no effect: this profile's switches have no shared-buffer limit (ideal never drops; "
-                    "on InfiniBand credits bound each VL, see fabric.ib.vl_buffer): remove it or write unlimited");
+      throw n.error(
+          key,
+          "has no effect: this profile's switches have no shared-buffer limit (ideal never drops; "
+          "on InfiniBand credits bound each VL, see fabric.ib.vl_buffer): remove it or write unlimited");
     const Bytes b = n.bytes(key);
     if (b.count() < 1500) throw n.error(key, "expected a buffer of at least one MTU-sized frame (1500B)");
     m.buffer_bytes = static_cast<uint64_t>(b.count());
@@ -131,12 +132,28 @@ void visit_rc(V& v, RcConfig& rc) {
   v.size(Key{"mtu", "RC path MTU: payload bytes per data packet (the framing adds its headers)"}, rc.mtu);
   v.check(rc.mtu >= 64 && rc.mtu <= 9000, "mtu",
           "expected a payload MTU between 64B and 9000B (got " + std::to_string(rc.mtu) + "B)");
-  v.count({"ack_interval",
-           "responder ACKs every N in-order packets and each message's end (IRN ACKs every packet)"},
-          rc.ack_interval, 1, 1 << 20);
-  v.time({"rto", "local ACK timeout of go-back-N/0: no ACK progress for this long resends (IBTA §9.7.6.1.3)"},
-         rc.rto);
-  v.check(rc.rto >= Time::from_ns(100), "rto", "expected a retransmission timeout of at least 100ns");
+  v.choice(
+      {"recovery",
+       "how the requester resends losses: from the lost PSN, from its message's start, or IRN's SACK repair"},
+      rc.recovery,
+      {{"go-back-n", LossRecovery::kGoBackN},
+       {"go-back-0", LossRecovery::kGoBack0},
+       {"irn", LossRecovery::kIrn}});
+  // IRN ACKs every packet and times out by its own two timeouts: these would do nothing under it.
+  if (rc.recovery != LossRecovery::kIrn) {
+    v.count({"ack_interval",
+             "responder ACKs every N in-order packets and each message's end (IRN ACKs every packet)"},
+            rc.ack_interval, 1, 1 << 20);
+    v.time(
+        {"rto", "local ACK timeout of go-back-N/0: no ACK progress for this long resends (IBTA §9.7.6.1.3)"},
+        rc.rto);
+    v.check(rc.rto >= Time::from_ns(100), "rto", "expected a retransmission timeout of at least 100ns");
+  } else {
+    for (const char* key : {"ack_interval", "rto"})
+      v.refuse(key,
+               "has no effect under fabric.recovery: irn (IRN ACKs every packet and times out after "
+               "irn_rto_low/irn_rto_high)");
+  }
   v.count({"rto_max_backoff",
            "doublings of the timeout over consecutive timeouts (rto x 2^n); ACK progress resets n"},
           rc.rto_max_backoff, 0, 20);
@@ -148,13 +165,6 @@ void visit_rc(V& v, RcConfig& rc) {
           rc.data_tc, 0, 7);
   v.count({"ack_tc", "traffic class (the SL on InfiniBand) of the ACKs, NAKs and CNPs a responder returns"},
           rc.ack_tc, 0, 7);
-  v.choice(
-      {"recovery",
-       "how the requester resends losses: from the lost PSN, from its message's start, or IRN's SACK repair"},
-      rc.recovery,
-      {{"go-back-n", LossRecovery::kGoBackN},
-       {"go-back-0", LossRecovery::kGoBack0},
-       {"irn", LossRecovery::kIrn}});
   // IRN's window and timeouts (Mittal et al., SIGCOMM 2018) mean nothing to go-back-N/0.
   if (rc.recovery == LossRecovery::kIrn) {
     v.count_or(
@@ -243,10 +253,14 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
              "per-PG buffer for bytes arriving after XOFF; auto: rate x (2 x cable + pipeline + "
              "response_time) + 2 frames"},
             sw.pfc_headroom_bytes, "auto");
-  v.time({"response_time",
-          "upstream's reaction time to XOFF that auto headroom covers (sizes headroom only; PAUSE acts on "
-          "receipt)"},
-         sw.pfc_response_time);
+  // The reaction time only sizes the automatic headroom: with a given headroom it would do nothing.
+  if (sw.pfc_headroom_bytes == 0)
+    v.time({"response_time",
+            "upstream's reaction time to XOFF that auto headroom covers (sizes headroom only; PAUSE acts on "
+            "receipt)"},
+           sw.pfc_response_time);
+  else
+    v.refuse("response_time", "has no effect: it only sizes headroom: auto, and headroom is given");
   v.count(
       {"quanta", "pause time each XOFF asks for, in quanta of 512 bit times at the link rate (XON sends 0)"},
       sw.pfc.quanta, 1, 0xFFFF);

@@ -30,7 +30,8 @@ struct TrainingKeys {
     o.train.par.pp = 2;
     o.train.par.dp = 4;
     o.train.par.ep = 1;
-    o.cluster.gpus_per_server = s != nullptr && s->topology.type == "servers" ? s->topology.gpus_per_server : 8;
+    o.cluster.gpus_per_server =
+        s != nullptr && s->topology.type == "servers" ? s->topology.gpus_per_server : 8;
     o.dp_algo = Algo::kRing;
     o.comm.qps_per_conn = 1;
     ws.params = std::move(p);
@@ -53,18 +54,22 @@ struct TrainingKeys {
     v.count({"hidden", "hidden size (d_model)"}, m.hidden, 1, 1 << 20);
     v.count({"seq", "sequence length in tokens"}, m.seq_len, 1, 1 << 22);
     v.count({"micro_batch", "sequences per micro-batch"}, m.micro_batch, 1, 1 << 16);
-    v.count({"micro_batches", "micro-batches per iteration (pipeline depth of work)"}, m.micro_batches, 1, 4096);
+    v.count({"micro_batches", "micro-batches per iteration (pipeline depth of work)"}, m.micro_batches, 1,
+            4096);
     v.count({"tp", "tensor-parallel degree (inside a server, over NVLink)"}, o.train.par.tp, 1, 64);
     v.count({"pp", "pipeline-parallel stages"}, o.train.par.pp, 1, 1024);
-    v.count({"dp", "data-parallel replicas (AllReduce of gradients over the fabric)"}, o.train.par.dp, 1, 4096);
+    v.count({"dp", "data-parallel replicas (AllReduce of gradients over the fabric)"}, o.train.par.dp, 1,
+            4096);
     v.count({"ep", "expert-parallel degree (alltoall per MoE layer); 1: dense"}, o.train.par.ep, 1, 4096);
     v.real({"peak_tflops", "GPU peak dense TFLOPS"}, o.train.gpu.peak_tflops, 1e-3, 1e9);
     v.real({"mfu", "model FLOPs utilisation the compute phases achieve"}, o.train.gpu.mfu, 1e-6, 1.0);
     v.size({"bucket", "gradient bucket: bytes per data-parallel AllReduce"}, o.train.bucket_bytes);
-    v.count({"gpus_per_server", "GPUs per server (default: the topology's, else 8)"}, o.cluster.gpus_per_server,
-            1, 64);
+    v.count({"gpus_per_server", "GPUs per server (default: the topology's, else 8)"},
+            o.cluster.gpus_per_server, 1, 64);
     v.choice({"dp_algo", "AllReduce algorithm of the gradient buckets"}, o.dp_algo,
-             {{"ring", Algo::kRing}, {"tree", Algo::kTree}, {"hierarchical", Algo::kHierarchical},
+             {{"ring", Algo::kRing},
+              {"tree", Algo::kTree},
+              {"hierarchical", Algo::kHierarchical},
               {"sharp", Algo::kSharp}});
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, o.comm.qps_per_conn, 1, 64);
   }

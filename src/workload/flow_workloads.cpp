@@ -162,9 +162,10 @@ struct CdfKeys {
   template <class V>
   static void visit(V& v, WorkloadSpec& ws) {
     visit_common(v, ws);
-    v.path(Key{"cdf", "flow-size distribution (HPCC traffic_gen format: size and cumulative percent per line)",
-               kRequired},
-           ws.file);
+    v.path(
+        Key{"cdf", "flow-size distribution (HPCC traffic_gen format: size and cumulative percent per line)",
+            kRequired},
+        ws.file);
     v.fraction(Key{"load", "offered load as a share of each host's link rate (Poisson arrivals)", kRequired},
                ws.load);
     v.check(ws.load > 0.0, "load", "expected a load in (0, 1], e.g. 0.3 or 30%");

@@ -64,10 +64,10 @@ struct WorkloadSpec {
   std::string placement = "random";  // incast senders: random | sequential
   std::string file;                  // cdf: distribution; flows-file: flow list
   double load = 0.0;
-  Time window;                 // cdf: arrival window
-  Time time_offset;            // flows-file: subtracted from the file's start times
-  std::string op = "write";    // write | read | send
-  int qps = 1;                 // QPs per flow: the message is striped over them
+  Time window;               // cdf: arrival window
+  Time time_offset;          // flows-file: subtracted from the file's start times
+  std::string op = "write";  // write | read | send
+  int qps = 1;               // QPs per flow: the message is striped over them
   int line = 0;
   std::shared_ptr<WorkloadParams> params;
 };

@@ -91,7 +91,8 @@ TEST(KeyReference, RequiredKeysAreRefusedWhenMissing) {
         (void)load_scenario_text("name: t\ntopology: {type: star, hosts: 4}\nworkload:\n" + item, "t.yaml");
         ADD_FAILURE() << "accepted without " << k.key << ": " << item;
       } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("workload[0]." + k.key + "': missing required key"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("workload[0]." + k.key + "': missing required key"),
+                  std::string::npos)
             << e.what();
       }
     }

@@ -148,6 +148,41 @@ TEST(Params, KeysOfPartsTheFabricDoesNotRunAreRefused) {
   EXPECT_EQ(error_of("rocev2-hpcc", ", cc: dctcp, ecn: {kmin: 100KB, kmax: 100KB}"), "accepted");
   EXPECT_EQ(error_of("ib-ndr", ", cc: ibcc"), "accepted");
   EXPECT_EQ(error_of("ib-ndr", ", cc: timely"), "accepted");
+  // IRN ACKs every packet and has its own two timeouts.
+  EXPECT_NE(error_of("rocev2-dcqcn", ", recovery: irn, rto: 1ms").find("fabric.rto: has no effect under"),
+            std::string::npos);
+  EXPECT_NE(error_of("rocev2-dcqcn", ", recovery: irn, ack_interval: 4").find("fabric.ack_interval: has no"),
+            std::string::npos);
+  EXPECT_EQ(error_of("rocev2-dcqcn", ", rto: 1ms, ack_interval: 4"), "accepted");
+  // The reaction time only sizes automatic headroom.
+  EXPECT_NE(error_of("rocev2-dcqcn", ", pfc: {headroom: 100KB, response_time: 2us}")
+                .find("fabric.pfc.response_time: has no effect"),
+            std::string::npos);
+  EXPECT_EQ(error_of("rocev2-dcqcn", ", pfc: {response_time: 2us}"), "accepted");
+}
+
+// A switch buffer size on a fabric whose switches have no shared-buffer limit
+// would be read and never used; "unlimited" is what such a fabric runs.
+TEST(Params, ABufferSizeWhereSwitchesHaveNoLimitIsRefused) {
+  auto load = [](const std::string& profile, const std::string& buffer) {
+    return load_scenario_text("name: t\ntopology: {type: star, hosts: 3, switch: {buffer: " + buffer +
+                                  "}}\nfabric: {profile: " + profile +
+                                  "}\nworkload: [{type: incast, senders: 2, size: 10KB}]\n",
+                              "t.yaml");
+  };
+  for (const char* profile : {"ideal", "ib-ndr"}) {
+    SCOPED_TRACE(profile);
+    try {
+      (void)load(profile, "4MiB");
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), "topology.switch.buffer");
+      EXPECT_NE(e.message().find("has no effect"), std::string::npos) << e.message();
+    }
+    EXPECT_TRUE(load(profile, "unlimited").fabric.sw.mmu.unlimited);
+  }
+  EXPECT_EQ(load("ethernet-lossy", "4MiB").fabric.sw.mmu.buffer_bytes, 4u << 20);
+  EXPECT_TRUE(load("ethernet-lossy", "unlimited").fabric.sw.mmu.unlimited);
 }
 
 TEST(Params, RangesAndCrossChecksComeFromTheDeclaration) {

@@ -235,6 +235,16 @@ Scenario load_scenario(const CfgNode& root) {
   root.finish();
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
+  // A corrupted frame on a credit link would also lose its credits: IB's
+  // FCTBS/ABR resynchronisation that recovers them is not modelled.
+  if (s.fabric.ib.enabled)
+    for (const TopoLink& l : t.links)
+      if (l.error_rate > 0.0)
+        throw root.child("topology")
+            .error(
+                "file",
+                "link error rates (column 5) are not modelled on InfiniBand (credits lost with a corrupted "
+                "packet are not resynchronised): expected 0, or an Ethernet profile");
   if (!s.faults.empty()) {
     const auto faults = root.list("faults");
     std::vector<int> degree(t.nodes.size(), 0);

@@ -100,6 +100,10 @@ void Fabric::build() {
       Node* self = by_topo_id_[end == 0 ? l.a : l.b];
       auto idx = static_cast<uint16_t>(self->num_ports());
       Port& p = self->add_port(std::make_unique<Port>(net_, *self, idx, l.rate, l.delay));
+      // A stream per port direction: the draws of one link never shift another's.
+      if (l.error_rate > 0.0)
+        p.set_error_rate(l.error_rate, sim_.rng("bit-errors/" + topo_.nodes[end == 0 ? l.a : l.b].name + ":" +
+                                                std::to_string(idx)));
       if (self->kind() == NodeKind::kSwitch) {
         auto* sw = static_cast<Switch*>(self);
         p.set_switch(sw);

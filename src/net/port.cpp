@@ -181,7 +181,13 @@ void Port::transmit(Packet* p, Time now) {
   } else {
     p->tail_ready = Time::zero();
   }
-  net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
+  // A corrupted frame still took its time on the wire; the peer discards it on arrival.
+  if (error_rate_ > 0.0 && error_rng_.uniform01() < error_rate_) {
+    ctr_.corrupt_drop_packets += 1;
+    net_.drop(p);
+  } else {
+    net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
+  }
   if (ctrl_head_ != nullptr || !queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
     tx_pending_ = true;
     net_.sim().schedule(busy_until_, this, kTxDone);

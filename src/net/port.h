@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "engine/event_queue.h"
+#include "engine/rng.h"
 #include "engine/units.h"
 #include "link/link_flow_control.h"
 #include "net/counters.h"
@@ -51,6 +52,12 @@ class Port final : public EventHandler {
   // Packets leaving this port's queues are released from `sw`'s buffer.
   void set_switch(Switch* sw) { sw_ = sw; }
   void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
+  // Frames this port sends are corrupted on the wire with probability `p`
+  // (the link's bit-error rate per frame), drawn from `rng`.
+  void set_error_rate(double p, Rng rng) {
+    error_rate_ = p;
+    error_rng_ = rng;
+  }
   // Installs the link-layer flow control; call before traffic, on both ends.
   void set_flow_control(LinkFlowControl fc) { fc_ = std::move(fc); }
   [[nodiscard]] LinkFlowControl& flow_control() { return fc_; }
@@ -140,6 +147,8 @@ class Port final : public EventHandler {
   uint16_t peer_index_ = 0;
   bool tx_pending_ = false;
   bool up_ = true;
+  double error_rate_ = 0.0;
+  Rng error_rng_;
 };
 
 }  // namespace rdmasim

@@ -133,6 +133,15 @@ json results_json(const Experiment& e) {
     xon += sw->counters().pfc_xon_sent;
     peak_buffer = std::max(peak_buffer, sw->mmu().peak());
   }
+  // Losses on the wire: to failed links and to corrupted frames.
+  uint64_t fault_drops = 0, corrupt_drops = 0;
+  for (size_t n = 0; n < fab.net().num_nodes(); ++n)
+    for (size_t i = 0; i < fab.net().node(n).num_ports(); ++i) {
+      const Port& p = fab.net().node(n).port(i);
+      fault_drops += p.counters().fault_drop_packets;
+      if (p.credit() != nullptr) fault_drops += p.credit()->ctr.fault_drop_packets;
+      corrupt_drops += p.counters().corrupt_drop_packets;
+    }
   // Paused time summed over every port (switch and NIC) and priority.
   double paused_us = 0;
   for (size_t n = 0; n < fab.net().num_nodes(); ++n)
@@ -183,6 +192,8 @@ json results_json(const Experiment& e) {
                   {"pfc_xon_frames", xon},
                   {"pfc_paused_port_us", paused_us},
                   {"no_route_drops", no_route},
+                  {"link_fault_drops", fault_drops},
+                  {"corruption_drops", corrupt_drops},
                   {"peak_switch_buffer_bytes", peak_buffer},
                   {"retransmitted_packets", rc.retransmitted_packets},
                   {"retransmitted_bytes", rc.retransmitted_bytes},
@@ -327,21 +338,15 @@ std::string summary_text(const Experiment& e) {
     s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
   }
   // Every cause of loss, so a lossless fabric that dropped says why.
-  uint64_t fault = 0;
-  const Network& net = e.fabric().net();
-  for (size_t n = 0; n < net.num_nodes(); ++n)
-    for (size_t i = 0; i < net.node(n).num_ports(); ++i) {
-      const Port& p = net.node(n).port(i);
-      fault += p.counters().fault_drop_packets;
-      if (p.credit() != nullptr) fault += p.credit()->ctr.fault_drop_packets;
-    }
+  const uint64_t fault = nw["link_fault_drops"].get<uint64_t>();
+  const uint64_t corrupt = nw["corruption_drops"].get<uint64_t>();
   const uint64_t buffer = nw["switch_buffer_drops"].get<uint64_t>();
   const uint64_t lossless = nw["lossless_drops"].get<uint64_t>();
   const uint64_t no_route = nw["no_route_drops"].get<uint64_t>();
   s += fmt::format(
-      "drops      {} packets (buffer {}, lossless class {}, no route {}, link fault {})  retransmitted {}  "
-      "timeouts {}\n",
-      buffer + lossless + no_route + fault, buffer, lossless, no_route, fault,
+      "drops      {} packets (buffer {}, lossless class {}, no route {}, link fault {}, corruption {})  "
+      "retransmitted {}  timeouts {}\n",
+      buffer + lossless + no_route + fault + corrupt, buffer, lossless, no_route, fault, corrupt,
       nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
   for (const auto& w : e.workloads()) s += w->summary();
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());

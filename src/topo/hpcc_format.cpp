@@ -315,7 +315,7 @@ Topology topology_from_edge_list(const EdgeListTopology& e) {
     else
       t.add_node(TopoNodeKind::kHost, "n" + std::to_string(n), 0);
   }
-  for (const auto& l : e.links) t.add_link(l.a, l.b, l.rate, l.delay);
+  for (const auto& l : e.links) t.add_link(l.a, l.b, l.rate, l.delay, l.error_rate);
   return t;
 }
 

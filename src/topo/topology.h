@@ -24,6 +24,7 @@ struct TopoLink {
   int b = 0;
   Rate rate;
   Time delay;
+  double error_rate = 0.0;  // probability a frame is corrupted on the wire (the receiver discards it)
 };
 
 struct Topology {
@@ -38,7 +39,9 @@ struct Topology {
     if (kind == TopoNodeKind::kHost) hosts.push_back(id);
     return id;
   }
-  void add_link(int a, int b, Rate rate, Time delay) { links.push_back(TopoLink{a, b, rate, delay}); }
+  void add_link(int a, int b, Rate rate, Time delay, double error_rate = 0.0) {
+    links.push_back(TopoLink{a, b, rate, delay, error_rate});
+  }
   [[nodiscard]] int num_hosts() const { return static_cast<int>(hosts.size()); }
   [[nodiscard]] int num_switches() const { return static_cast<int>(nodes.size() - hosts.size()); }
 };

@@ -888,7 +888,7 @@ TEST_F(CliTest, SummaryListsDropCausesAndExactlyTheFilesWritten) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("simulated  "), std::string::npos);
   EXPECT_NE(r.out.find(" us  events "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("packets (buffer 0, lossless class 0, no route 0, link fault 0)"), std::string::npos)
+  EXPECT_NE(r.out.find("packets (buffer 0, lossless class 0, no route 0, link fault 0, corruption 0)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("outputs    " + (dir_ / "out").string() + "/{results.json,ports.csv}\n"),
             std::string::npos)

@@ -2,6 +2,10 @@
 // simple cases match their analytical completion times.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
 #include "config/scenario.h"
 #include "report/results.h"
 #include "run/experiment.h"
@@ -203,6 +207,71 @@ output: {timeseries: {interval: 10us}}
   // Sampled every 10 us until the incast completes (~740 us).
   EXPECT_GT(e.timeseries()->samples(), 60u);
   EXPECT_LT(e.timeseries()->samples(), 100u);
+}
+
+// A link error rate from an HPCC topology file (column 5) corrupts that share
+// of the frames crossing the link: the count is binomial around p x frames,
+// go-back-N still completes every flow, and every loss is accounted for.
+TEST(Experiment, LinkErrorRateCorruptsThatShareOfFrames) {
+  const auto dir = std::filesystem::temp_directory_path() / "rdmasim-test-bit-errors";
+  std::filesystem::create_directories(dir);
+  const auto topo = dir / "topo.txt";
+  {
+    // Hosts 0 and 1 through switch 2; only the first link is noisy.
+    std::ofstream f(topo);
+    f << "3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n";
+  }
+  Experiment e(load_scenario_text("duration: 50ms\ntopology: {type: file, file: " + topo.string() +
+                                      "}\nfabric: {profile: ethernet-lossy}\n"
+                                      "workload: [{type: flow, src: 0, dst: 1, size: 4MB}]\n",
+                                  "t.yaml"));
+  e.run();
+  ASSERT_EQ(e.completed(), 1u);
+  EXPECT_EQ(e.invariant_error(), "");
+  uint64_t frames = 0, corrupted = 0, clean_link_corrupted = 0;
+  const Network& net = e.fabric().net();
+  for (size_t n = 0; n < net.num_nodes(); ++n)
+    for (size_t i = 0; i < net.node(n).num_ports(); ++i) {
+      const Port& p = net.node(n).port(i);
+      // Port order follows link order: the noisy link is port 0 of host 0 and of the switch.
+      const bool noisy = (n == 0 && i == 0) || (n == 2 && i == 0);
+      if (noisy) {
+        frames += p.counters().tx_packets;
+        corrupted += p.counters().corrupt_drop_packets;
+      } else {
+        clean_link_corrupted += p.counters().corrupt_drop_packets;
+      }
+    }
+  EXPECT_EQ(clean_link_corrupted, 0u);
+  const double mean = 0.01 * static_cast<double>(frames);
+  const double sigma = std::sqrt(mean * 0.99);
+  EXPECT_GT(frames, 4000u);
+  EXPECT_NEAR(static_cast<double>(corrupted), mean, 4 * sigma) << frames << " frames";
+  const auto j = results_json(e);
+  EXPECT_EQ(j["network"]["corruption_drops"].get<uint64_t>(), corrupted);
+  EXPECT_GT(j["network"]["retransmitted_packets"].get<uint64_t>(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Experiment, LinkErrorRateIsRefusedOnInfiniBand) {
+  const auto dir = std::filesystem::temp_directory_path() / "rdmasim-test-bit-errors-ib";
+  std::filesystem::create_directories(dir);
+  const auto topo = dir / "topo.txt";
+  {
+    std::ofstream f(topo);
+    f << "3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n";
+  }
+  try {
+    (void)load_scenario_text(
+        "topology: {type: file, file: " + topo.string() +
+            "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 4MB}]\n",
+        "t.yaml");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& err) {
+    EXPECT_EQ(err.key(), "topology.file");
+    EXPECT_NE(err.message().find("not modelled on InfiniBand"), std::string::npos) << err.message();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

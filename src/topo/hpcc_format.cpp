@@ -234,6 +234,13 @@ EdgeListTopology load_edge_list_topology(const std::string& path) {
               "unexpected line: the header declares " + std::to_string(num_links) +
                   " links and they have all been read");
   }
+  // A connected network of L links joins at most L + 1 nodes; a header
+  // claiming more would have us allocate them all before failing.
+  if (static_cast<int64_t>(topo.num_nodes) > int64_t{num_links} + 1)
+    throw InputError(path, header.number, header.tokens[0].column(), "nodes",
+                     "header declares " + std::to_string(topo.num_nodes) + " nodes but only " +
+                         std::to_string(num_links) + " links: a connected network of " + std::to_string(num_links) +
+                         " links has at most " + std::to_string(int64_t{num_links} + 1) + " nodes");
   return topo;
 }
 

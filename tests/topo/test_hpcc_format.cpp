@@ -154,6 +154,8 @@ TEST(HpccTopology, MalformedFilesReportLine) {
       {"delay two dots", "3 1 1\n2\n0 2 100Gbps 1.0.0ns 0\n", 3, "delay"},
       {"error rate garbage", "3 1 1\n2\n0 2 100Gbps 1000ns abc\n", 3, "error_rate"},
       {"error rate above 1", "3 1 1\n2\n0 2 100Gbps 1000ns 1.5\n", 3, "error_rate"},
+      // A tiny file claiming a billion nodes is refused before they are allocated.
+      {"more nodes than links can join", "1000000000 0 1\n0 1 100Gbps 1000ns 0\n", 1, "nodes"},
       {"line numbers count blank lines", "3 1 2\n\n2\n\n0 2 100Gbps 1000ns 0\n1 1 100Gbps 1000ns 0\n", 6,
        "b"},
   };

@@ -26,6 +26,11 @@ MemoryEstimate estimate_build_memory(const Topology& t, const FabricConfig& cfg)
   return e;
 }
 
+MemoryEstimate estimate_flow_memory(uint64_t qps) {
+  constexpr uint64_t kPerQp = 2'760;
+  return MemoryEstimate{kPerQp * qps, fmt::format("{} queue pairs", qps)};
+}
+
 uint64_t memory_budget(uint64_t limit_bytes) {
   if (limit_bytes != 0) return limit_bytes;
   std::ifstream in("/proc/meminfo");

@@ -323,7 +323,7 @@ std::string summary_text(const Experiment& e) {
                    e.scenario().profile);
   s += fmt::format("simulated  {:.3f} us  events {}  {}\n", e.sim().now().ps() / 1e6,
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
-  s += fmt::format("memory     {} MiB estimated for the build\n", e.memory_estimate() >> 20);
+  s += fmt::format("memory     {} MiB estimated (network and flows)\n", e.memory_estimate() >> 20);
   // A run of collectives or training alone has no flows to describe.
   const bool flow_lines =
       !e.flows().empty() || e.workloads().empty() || e.workloads().front()->summary().empty();

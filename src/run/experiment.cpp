@@ -12,7 +12,8 @@ Experiment::Experiment(Scenario s, uint64_t max_memory) : s_(std::move(s)), sim_
   Topology topo = build_topology(s_);
   const MemoryEstimate need = estimate_build_memory(topo, s_.fabric);
   memory_estimate_ = need.bytes;
-  const uint64_t budget = memory_budget(max_memory);
+  budget_ = memory_budget(max_memory);
+  const uint64_t budget = budget_;
   if (budget != 0 && need.bytes > budget)
     throw InputError(s_.file, s_.topology.line, 0, "topology",
                      "this network needs an estimated " + std::to_string(need.bytes >> 20) +
@@ -43,6 +44,20 @@ Experiment::Experiment(Scenario s, uint64_t max_memory) : s_(std::move(s)), sim_
                    [](const FlowRecord& a, const FlowRecord& b) { return a.spec.start < b.spec.start; });
   for (size_t i = 0; i < flows_.size(); ++i) flows_[i].spec.id = static_cast<int64_t>(i);
   check_workload_fits();
+  // The flows' QPs are made as they start: an all-to-all on thousands of
+  // hosts needs millions of them, refused here rather than by bad_alloc mid-run.
+  uint64_t qps = 0;
+  for (const FlowRecord& f : flows_)
+    if (f.spec.start < s_.duration) qps += f.qps;
+  const MemoryEstimate flows = estimate_flow_memory(qps);
+  memory_estimate_ += flows.bytes;
+  if (budget_ != 0 && memory_estimate_ > budget_)
+    throw InputError(s_.file, s_.workloads.empty() ? 0 : s_.workloads[0].line, 0, "workload",
+                     "this run needs an estimated " + std::to_string(memory_estimate_ >> 20) + " MiB (" +
+                         std::to_string(flows.bytes >> 20) + " MiB of it for " + flows.reason + " of " +
+                         std::to_string(flows_.size()) + " flows), more than the " +
+                         std::to_string(budget_ >> 20) + " MiB " +
+                         (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
 }
 
 // A run that cannot do anything within its duration would exit 0 with

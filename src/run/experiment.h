@@ -73,7 +73,8 @@ class Experiment final : public EventHandler, public CompletionSink {
   bool interrupted_ = false;
   std::string invariant_error_;
   std::vector<std::string> warnings_;
-  uint64_t memory_estimate_ = 0;
+  uint64_t memory_estimate_ = 0;  // the build, then plus the flows' QPs
+  uint64_t budget_ = 0;           // what the run may use (0: unknown)
 };
 
 }  // namespace rdmasim

@@ -878,7 +878,24 @@ workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
   const CliResult ok =
       run_cli({"run", scenario_, "-q", "--max-memory", "1GiB", "-o", (dir_ / "out").string()});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("memory     16 MiB estimated for the build"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("memory     16 MiB estimated (network and flows)"), std::string::npos) << ok.out;
+}
+
+// Flows cost memory too: an all-to-all's millions of QPs are refused before
+// they are made, naming the flows, not by bad_alloc mid-run.
+TEST_F(CliTest, FlowsAboveTheMemoryLimitAreRefusedBeforeTheRun) {
+  write_text(scenario_, R"(name: a2a
+duration: 1us
+topology: {type: fat-tree, k: 8, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: all-to-all, size: 1KB}]
+)");
+  const CliResult r =
+      run_cli({"run", scenario_, "-q", "--max-memory", "30MiB", "-o", (dir_ / "out").string()});
+  expect_bad_input(
+      r, "error: " + scenario_ +
+             ":4: 'workload': this run needs an estimated 49 MiB (42 MiB of it for 16256 queue pairs "
+             "of 16256 flows), more than the 30 MiB allowed by --max-memory\n");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
 // The summary says what the run did: one time unit, every cause of loss,
@@ -888,7 +905,8 @@ TEST_F(CliTest, SummaryListsDropCausesAndExactlyTheFilesWritten) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("simulated  "), std::string::npos);
   EXPECT_NE(r.out.find(" us  events "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("packets (buffer 0, lossless class 0, no route 0, link fault 0, corruption 0)"), std::string::npos)
+  EXPECT_NE(r.out.find("packets (buffer 0, lossless class 0, no route 0, link fault 0, corruption 0)"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("outputs    " + (dir_ / "out").string() + "/{results.json,ports.csv}\n"),
             std::string::npos)

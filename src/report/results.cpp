@@ -153,6 +153,22 @@ json results_json(const Experiment& e) {
   j["schema_version"] = kResultsSchemaVersion;
   j["generator"] = "rdmasim 0.1.0";
   j["scenario"] = scenario_json(e.scenario());
+  // The values the fabric resolved from "auto" (HPCC's base RTT, IRN's and
+  // DCTCP's one-BDP windows): with the echo, every setting that ran.
+  {
+    const json ran_echo = fabric_params_json(fab.config());
+    const auto given = flatten_params(fabric_params_json(e.scenario().fabric), "fabric");
+    const auto ran = flatten_params(ran_echo, "fabric");
+    json resolved = json::object();
+    for (size_t i = 0; i < ran.size() && i < given.size(); ++i)
+      if (ran[i].first == given[i].first && ran[i].second != given[i].second) {
+        std::string path = ran[i].first.substr(6);  // "fabric.hpcc.base_rtt" -> "/hpcc/base_rtt"
+        for (char& c : path)
+          if (c == '.') c = '/';
+        resolved[ran[i].first] = ran_echo.at(json::json_pointer(path));
+      }
+    if (!resolved.empty()) j["resolved"] = resolved;
+  }
   j["topology"] = {{"description", fab.topology().description},
                    {"hosts", fab.topology().num_hosts()},
                    {"switches", fab.topology().num_switches()},

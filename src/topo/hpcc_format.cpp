@@ -235,8 +235,9 @@ EdgeListTopology load_edge_list_topology(const std::string& path) {
                   " links and they have all been read");
   }
   // A connected network of L links joins at most L + 1 nodes; a header
-  // claiming more would have us allocate them all before failing.
-  if (static_cast<int64_t>(topo.num_nodes) > int64_t{num_links} + 1)
+  // claiming far more would have us allocate them all before failing. (A few
+  // too many are left to the connectivity check, which names the lone host.)
+  if (static_cast<int64_t>(topo.num_nodes) > 2 * (int64_t{num_links} + 1))
     throw InputError(path, header.number, header.tokens[0].column(), "nodes",
                      "header declares " + std::to_string(topo.num_nodes) + " nodes but only " +
                          std::to_string(num_links) + " links: a connected network of " + std::to_string(num_links) +

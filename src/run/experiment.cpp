@@ -8,8 +8,13 @@
 
 namespace rdmasim {
 
-Experiment::Experiment(Scenario s, uint64_t max_memory) : s_(std::move(s)), sim_(s_.seed) {
+Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>* interrupt)
+    : s_(std::move(s)), sim_(s_.seed) {
+  auto stop_if_asked = [interrupt] {
+    if (interrupt != nullptr && interrupt->load(std::memory_order_relaxed)) throw SetupInterrupted();
+  };
   Topology topo = build_topology(s_);
+  stop_if_asked();
   const MemoryEstimate need = estimate_build_memory(topo, s_.fabric);
   memory_estimate_ = need.bytes;
   budget_ = memory_budget(max_memory);
@@ -25,6 +30,7 @@ Experiment::Experiment(Scenario s, uint64_t max_memory) : s_(std::move(s)), sim_
   } catch (const std::invalid_argument& e) {
     throw InputError(s_.file, 0, 0, "fabric", e.what());  // e.g. PFC headroom larger than the buffer
   }
+  stop_if_asked();
   for (const FaultSpec& fs : s_.faults) {
     const Topology& t = fabric_->topology();
     for (size_t n = 0; n < t.nodes.size(); ++n)
@@ -37,6 +43,7 @@ Experiment::Experiment(Scenario s, uint64_t max_memory) : s_(std::move(s)), sim_
     workloads_.push_back(type->make(s_.workloads[i]));
     WorkloadContext ctx = context(i);
     workloads_.back()->setup(ctx);
+    stop_if_asked();
     const Time q = workloads_.back()->poll_interval();
     if (q > Time::zero() && (poll_interval_ == Time::zero() || q < poll_interval_)) poll_interval_ = q;
   }

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,19 @@
 
 namespace rdmasim {
 
+// Thrown when a stop was asked for while the run was still being set up.
+struct SetupInterrupted : std::runtime_error {
+  SetupInterrupted() : std::runtime_error("interrupted while setting up: nothing ran") {}
+};
+
 class Experiment final : public EventHandler, public CompletionSink {
  public:
   // `max_memory`: refuse (InputError) a network whose estimated build exceeds
   // it; 0 = the machine's available memory.
-  explicit Experiment(Scenario s, uint64_t max_memory = 0);
+  // `interrupt`, if given, is polled between the phases of the build (the
+  // network, each workload's setup); when it becomes true the constructor
+  // throws SetupInterrupted and nothing has run.
+  explicit Experiment(Scenario s, uint64_t max_memory = 0, const std::atomic<bool>* interrupt = nullptr);
   ~Experiment();
   Experiment(const Experiment&) = delete;
   Experiment& operator=(const Experiment&) = delete;

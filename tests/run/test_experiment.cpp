@@ -2,6 +2,7 @@
 // simple cases match their analytical completion times.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -272,6 +273,18 @@ TEST(Experiment, LinkErrorRateIsRefusedOnInfiniBand) {
     EXPECT_NE(err.message().find("not modelled on InfiniBand"), std::string::npos) << err.message();
   }
   std::filesystem::remove_all(dir);
+}
+
+// A stop asked for while the run is being built ends the setup: nothing runs.
+TEST(Experiment, SetupHonoursAnInterrupt) {
+  const Scenario s = load_scenario_text(
+      "topology: {type: star, hosts: 4}\nworkload: [{type: permutation, size: 4KB}]\n", "t.yaml");
+  std::atomic<bool> stop{true};
+  EXPECT_THROW(Experiment(s, 0, &stop), SetupInterrupted);
+  stop = false;
+  Experiment e(s, 0, &stop);
+  e.run();
+  EXPECT_EQ(e.completed(), 4u);
 }
 
 }  // namespace

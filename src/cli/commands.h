@@ -41,6 +41,15 @@ int bench_command(const std::vector<std::string>& only, bool list);
 [[nodiscard]] std::string key_reference();
 int schema_command();
 
+// perftest <test> (perftest_command.cpp).
+struct PerftestCli {
+  std::string test, size, profile = "ethernet-lossy", rate, delay, sw_latency, mtu;
+  int iters = -1, depth = 128, switches = 1;
+  bool cut_through = false;
+};
+void add_perftest_subcommand(CLI::App& app, PerftestCli& o);
+int perftest_command(const PerftestCli& o);
+
 // The flags nccl-tests and train share (cluster_flags.h).
 struct ClusterCli {
   std::string fabric = "rocev2-dcqcn", topo = "leaf-spine", rate, mtu = "4096";

@@ -1,0 +1,26 @@
+// The rdmasim command line: its flags, their checks and the dispatch to the
+// subcommands. main() (src/cli/main.cpp) runs it; being in the library, it
+// can be driven from elsewhere too (a fuzz target).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+namespace rdmasim::cli {
+
+// What the command line needs from the process it runs in.
+struct Process {
+  std::string version;  // what --version prints
+  // Called before a command that writes results starts (run, demo): from then
+  // on SIGINT and SIGTERM should set `interrupt` rather than end the process.
+  // The other commands keep the default action, so Ctrl-C ends them at once.
+  std::function<void()> catch_stop_signals;
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
+// Parses argv, checks it and carries the command out; returns the exit code
+// (commands.h).
+[[nodiscard]] int command_line(int argc, const char* const* argv, const Process& process);
+
+}  // namespace rdmasim::cli

@@ -42,12 +42,13 @@ int profiles_command() {
 
 }  // namespace
 
-int command_line(int argc, const char* const* argv, const Process& process) {
+int command_line(int argc, const char* const* argv, const Process& process, bool check_only) {
   CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (InfiniBand, RoCEv2, iWARP, UET)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", process.version);
 
   RunOptions ro;
+  bool run_check = false;
   auto* run = app.add_subcommand("run", "run scenario files and write results.json, flows.csv, ports.csv");
   run->add_option("scenario", ro.scenarios, "scenario YAML file(s)")->required()->check(CLI::ExistingFile);
   run->add_option("-o,--out", ro.out_dir, "output directory (default: the scenario's output.dir)");
@@ -60,6 +61,8 @@ int command_line(int argc, const char* const* argv, const Process& process) {
       "refuse a network whose estimated build needs more, e.g. 8GiB (default: the memory available)");
   run->add_flag("--strict", ro.strict,
                 "refuse a scenario the run cannot carry out as written (e.g. flows starting after its end)");
+  run->add_flag("--check", run_check,
+                "load and check the scenarios, flags and output folders, print ok, run and write nothing");
 
   PerftestCli perftest;
   add_perftest_subcommand(app, perftest);
@@ -109,21 +112,26 @@ int command_line(int argc, const char* const* argv, const Process& process) {
     return rc == 0 ? kExitOk : kExitBadInput;
   }
 
+  Context ctx;
+  ctx.check_only = check_only || run_check;
+  ctx.interrupt = process.interrupt;
   // Commands that write results stop gracefully on SIGINT/SIGTERM.
-  static const std::atomic<bool> never{false};
-  const std::atomic<bool>& interrupt = process.interrupt != nullptr ? *process.interrupt : never;
+  const auto graceful = [&] {
+    if (!ctx.check_only && process.catch_stop_signals) process.catch_stop_signals();
+  };
   if (*run) {
-    if (process.catch_stop_signals) process.catch_stop_signals();
-    return run_command(ro, interrupt);
+    graceful();
+    return run_command(ro, ctx);
   }
   if (*demo) {
-    if (process.catch_stop_signals) process.catch_stop_signals();
-    return demo_command(demo_out, demo_jobs, interrupt);
+    graceful();
+    return demo_command(demo_out, demo_jobs, ctx);
   }
-  if (*app.get_subcommand("perftest")) return perftest_command(perftest);
-  if (*app.get_subcommand("nccl-tests")) return nccl_tests_command(nccl);
-  if (*app.get_subcommand("train")) return train_command(train);
-  if (*bench) return bench_command(only, list);
+  if (*app.get_subcommand("perftest")) return perftest_command(perftest, ctx);
+  if (*app.get_subcommand("nccl-tests")) return nccl_tests_command(nccl, ctx);
+  if (*app.get_subcommand("train")) return train_command(train, ctx);
+  if (*bench) return bench_command(only, list, ctx);
+  if (ctx.check_only) return kExitOk;  // the rest have no input beyond their flags
   if (*validate) return validate_command(full);
   if (*schema) return schema_command();
   if (*profiles) return profiles_command();

@@ -1,6 +1,6 @@
 // The rdmasim command line: its flags, their checks and the dispatch to the
 // subcommands. main() (src/cli/main.cpp) runs it; being in the library, it
-// can be driven from elsewhere too (a fuzz target).
+// can be driven from elsewhere too, e.g. for its checks only.
 #pragma once
 
 #include <atomic>
@@ -20,7 +20,10 @@ struct Process {
 };
 
 // Parses argv, checks it and carries the command out; returns the exit code
-// (commands.h).
-[[nodiscard]] int command_line(int argc, const char* const* argv, const Process& process);
+// (commands.h). `check_only`: every check a real invocation makes before it
+// simulates (as `run --check` does for run), then stop: nothing is simulated
+// or written, and `process.catch_stop_signals` is not called.
+[[nodiscard]] int command_line(int argc, const char* const* argv, const Process& process,
+                               bool check_only = false);
 
 }  // namespace rdmasim::cli

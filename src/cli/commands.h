@@ -22,6 +22,16 @@ inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInvariant = 3;
 inline constexpr int kExitInterrupted = 4;
 
+// How a command is carried out, beyond its own flags.
+struct Context {
+  // Check every input as a real invocation does before it simulates (flags,
+  // scenario files, output paths), then stop: nothing is simulated or written.
+  bool check_only = false;
+  // Polled by commands that write results (run, demo): when it becomes true
+  // they stop and write what they have, marked interrupted.
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
 struct RunOptions {
   std::vector<std::string> scenarios;
   std::string out_dir;  // empty: the scenario's output.dir
@@ -34,9 +44,9 @@ struct RunOptions {
       max_memory;  // e.g. 8GiB: refuse a network whose build is estimated above it (default: MemAvailable)
 };
 
-int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);
-int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt);
-int bench_command(const std::vector<std::string>& only, bool list);
+int run_command(const RunOptions& o, const Context& ctx);
+int demo_command(const std::string& out_root, int jobs, const Context& ctx);
+int bench_command(const std::vector<std::string>& only, bool list, const Context& ctx);
 // The scenario key reference (docs/SCENARIO.md), generated from the schema.
 [[nodiscard]] std::string key_reference();
 int schema_command();
@@ -48,7 +58,7 @@ struct PerftestCli {
   bool cut_through = false;
 };
 void add_perftest_subcommand(CLI::App& app, PerftestCli& o);
-int perftest_command(const PerftestCli& o);
+int perftest_command(const PerftestCli& o, const Context& ctx);
 
 // The flags nccl-tests and train share (cluster_flags.h).
 struct ClusterCli {
@@ -71,7 +81,7 @@ struct NcclTestsCli {
   ClusterCli cluster;
 };
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
-int nccl_tests_command(const NcclTestsCli& o);
+int nccl_tests_command(const NcclTestsCli& o, const Context& ctx);
 
 // train: one training iteration (train_command.cpp).
 struct TrainCli {
@@ -84,6 +94,6 @@ struct TrainCli {
   ClusterCli cluster{.topo = "rail"};
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);
-int train_command(const TrainCli& o);
+int train_command(const TrainCli& o, const Context& ctx);
 
 }  // namespace rdmasim::cli

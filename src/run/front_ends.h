@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "collective/nccl_tests.h"
 #include "config/scenario.h"
@@ -14,6 +15,9 @@
 
 namespace rdmasim {
 
+// The sizes of the sweep; throws std::invalid_argument for options
+// run_nccl_tests refuses before it runs anything.
+[[nodiscard]] std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o);
 // The scenario of one nccl-tests size. Throws std::invalid_argument for an
 // invalid cluster.
 [[nodiscard]] Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes);

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fabric/profiles.h"
@@ -623,6 +624,120 @@ TEST_F(CliTest, TrainBadLayout) {
       r,
       "error: train: parallel.tp must divide the GPUs per server (8): tensor parallelism stays on "
       "NVLink\n");
+}
+
+// --- run --check, and the flags of every subcommand (fuzz/fuzz_cli.cpp) -------------------------------
+
+// Every check of a real run, word for word, then nothing run and nothing written.
+TEST_F(CliTest, RunCheckChecksLikeARunAndWritesNothing) {
+  write_text(scenario_, kGood);
+  const fs::path out = dir_ / "out" / "deeper";
+  const CliResult ok = run_cli({"run", scenario_, "--check", "-o", out.string()});
+  expect_clean_exit(ok);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "ok: " + scenario_ + " (outputs to " + out.string() + ")\n");
+  EXPECT_EQ(ok.err, "");
+  EXPECT_FALSE(fs::exists(dir_ / "out")) << "--check created the output folder";
+
+  write_text(scenario_, edit(kGood, "duration: 1ms", "duration: -5ms"));
+  expect_bad_input(run_cli({"run", scenario_, "--check"}),
+                   at("2:11: 'duration': time must not be negative (got \"-5ms\")"));
+
+  write_text(scenario_, kGood);
+  write_text(dir_ / "taken", "keep me\n");
+  expect_bad_input(run_cli({"run", scenario_, "--check", "-o", (dir_ / "taken").string()}),
+                   "error: " + scenario_ + ": output directory '" + (dir_ / "taken").string() +
+                       "' exists and is not a directory\n");
+  expect_bad_input(
+      run_cli({"run", scenario_, "--check", "--max-memory", "lots"}),
+      "error: --max-memory: expected a size, e.g. 8GiB (expected a size with a unit, e.g. 32MiB or "
+      "4KB)\n");
+
+  write_text(scenario_, R"(name: big
+duration: 1us
+topology: {type: fat-tree, k: 16, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
+)");
+  expect_bad_input(run_cli({"run", scenario_, "--check", "--max-memory", "10MiB"}),
+                   "error: " + scenario_ +
+                       ":3: 'topology': this network needs an estimated 16 MiB to build (320 switches x 1024 "
+                       "hosts of routes, 6144 ports), more than the 10 MiB allowed by --max-memory\n");
+}
+
+// An output folder name longer than the OS allows escaped as
+// std::filesystem_error (exit 1, "filesystem error: status").
+TEST_F(CliTest, OutputFolderNameTooLongIsBadInput) {
+  write_text(scenario_, kGood);
+  const std::string name(300, 'a');
+  for (const bool check : {false, true}) {
+    std::vector<std::string> args{"run", scenario_, "-q", "-o", name};
+    if (check) args.push_back("--check");
+    expect_bad_input(run_cli(args), "error: " + scenario_ + ": cannot create output directory '" + name +
+                                        "': File name too long\n");
+  }
+}
+
+// A byte count too large for an integer said only "stoll".
+TEST_F(CliTest, PerftestSizeBeyondAnyIntegerNamesTheFlag) {
+  expect_bad_input(run_cli({"perftest", "write_lat", "-s", "99999999999999999999"}),
+                   "error: perftest: -s/--size: expected a size in bytes, e.g. 65536 or 64KiB (got "
+                   "99999999999999999999)\n");
+  expect_bad_input(run_cli({"perftest", "write_lat", "--rate", "400"}),
+                   "error: perftest: --rate: expected a rate with a unit, e.g. 400Gbps\n");
+}
+
+// An unknown name used to print an empty table and exit 0.
+TEST_F(CliTest, BenchOnlyAnUnknownScenarioIsRefused) {
+  const CliResult r = run_cli({"bench", "--only", "nosuch"});
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("error: bench: --only: no bench scenario 'nosuch' (bench scenarios: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// nan passes CLI11's ranges (it compares false with both bounds), and inf
+// parameters reached the simulation as undefined conversions.
+TEST_F(CliTest, RealFlagsRefuseNanAndInfinity) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--params", "inf"}, {"--params", "nan"}, {"--mfu", "nan"}, {"--peak-tflops", "inf"}}) {
+    const CliResult r = run_cli({"train", flag, value});
+    expect_clean_exit(r);
+    EXPECT_EQ(r.exit_code, 2) << flag << " " << value;
+    EXPECT_EQ(r.err.rfind(flag + ": Value " + value + " not in range", 0), 0u) << r.err;
+  }
+  for (const std::string cmd : {"nccl-tests", "train"}) {
+    std::vector<std::string> args{cmd};
+    if (cmd == "nccl-tests") args.push_back("all_reduce_perf");
+    args.insert(args.end(), {"--background-load", "nan"});
+    expect_bad_input(run_cli(args), "error: " + cmd + ": --background-load must be between 0 and 1\n");
+  }
+}
+
+// Output files are checked before the simulation, not written after it.
+TEST_F(CliTest, OutputFilesAreCheckedBeforeRunning) {
+  write_text(dir_ / "file", "keep me\n");
+  const std::string under_file = (dir_ / "file" / "x.json").string();
+  expect_bad_input(run_cli({"nccl-tests", "all_reduce_perf", "--json", under_file}),
+                   "error: nccl-tests: --json: cannot write '" + under_file + "': output directory '" +
+                       (dir_ / "file").string() + "' exists and is not a directory\n");
+  expect_bad_input(run_cli({"train", "--trace", dir_.string()}),
+                   "error: train: --trace: cannot write '" + dir_.string() + "': it is a directory\n");
+  expect_bad_input(run_cli({"demo", "-o", (dir_ / "file").string()}),
+                   "error: demo: -o/--out: output directory '" + (dir_ / "file").string() +
+                       "' exists and is not a directory\n");
+  EXPECT_EQ(read_text(dir_ / "file"), "keep me\n");
+}
+
+// A sweep whose largest size cannot be planned is refused before the smaller
+// sizes run (they used to run first, for nothing).
+TEST_F(CliTest, NcclTestsSweepTooFineIsRefusedBeforeRunning) {
+  const CliResult r =
+      run_cli({"nccl-tests", "all_reduce_perf", "-b", "8", "-e", "1G", "--chunk", "16", "--nodes", "2"});
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "") << "sizes ran before the refusal";
+  EXPECT_NE(r.err.find("raise the chunk size (--chunk)"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -177,6 +177,8 @@ TEST(NcclTests, BadOptionsAreRejected) {
   o = options("ideal", CollType::kAllReduce, int64_t{1} << 30);
   o.chunk = 16;  // billions of transfers: refused before any memory is spent
   EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+  o.min_bytes = 8;  // and before the smaller sizes of the sweep run
+  EXPECT_THROW((void)check_nccl_tests(o), std::invalid_argument);
 }
 
 }  // namespace

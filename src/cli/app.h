@@ -1,6 +1,6 @@
 // The rdmasim command line: its flags, their checks and the dispatch to the
-// subcommands. main() (src/cli/main.cpp) runs it; being in the library, it
-// can be driven from elsewhere too, e.g. for its checks only.
+// subcommands. main() (src/cli/main.cpp) runs it for real; the CLI fuzz target
+// (fuzz/fuzz_cli.cpp) runs it check-only on arbitrary argument lists.
 #pragma once
 
 #include <atomic>

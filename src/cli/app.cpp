@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "cli/commands.h"
 #include "fabric/profiles.h"
@@ -38,6 +41,14 @@ int profiles_command() {
       std::printf("  %-*s %-*s %s\n", key_w, d.key.c_str(), value_w, d.value.c_str(), d.source.c_str());
   }
   return kExitOk;
+}
+
+// RDMASIM_PROGRESS_INTERVAL: a plain number of seconds, 0 for every update.
+std::optional<std::chrono::steady_clock::duration> progress_interval(const std::string& text) {
+  double s = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), s);
+  if (ec != std::errc() || end != text.data() + text.size() || !(s >= 0 && s <= 1e6)) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
 }
 
 }  // namespace
@@ -115,6 +126,15 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   Context ctx;
   ctx.check_only = check_only || run_check;
   ctx.interrupt = process.interrupt;
+  if (!process.progress_interval.empty()) {
+    const auto every = progress_interval(process.progress_interval);
+    if (!every) {
+      std::fprintf(stderr, "error: RDMASIM_PROGRESS_INTERVAL: expected seconds, e.g. 5 or 0.5 (got '%s')\n",
+                   process.progress_interval.c_str());
+      return kExitBadInput;
+    }
+    ctx.progress_every = *every;
+  }
   // Commands that write results stop gracefully on SIGINT/SIGTERM.
   const auto graceful = [&] {
     if (!ctx.check_only && process.catch_stop_signals) process.catch_stop_signals();

@@ -17,6 +17,9 @@ struct Process {
   // The other commands keep the default action, so Ctrl-C ends them at once.
   std::function<void()> catch_stop_signals;
   const std::atomic<bool>* interrupt = nullptr;
+  // RDMASIM_PROGRESS_INTERVAL: seconds between progress lines of long runs
+  // (empty: the default).
+  std::string progress_interval;
 };
 
 // Parses argv, checks it and carries the command out; returns the exit code

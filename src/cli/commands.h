@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct Context {
   // Check every input as a real invocation does before it simulates (flags,
   // scenario files, output paths), then stop: nothing is simulated or written.
   bool check_only = false;
+  // Long runs print a progress line on stderr at most this often; the first
+  // comes after one interval, so a shorter run prints none.
+  std::chrono::steady_clock::duration progress_every = std::chrono::seconds(2);
   // Polled by commands that write results (run, demo): when it becomes true
   // they stop and write what they have, marked interrupted.
   const std::atomic<bool>* interrupt = nullptr;

@@ -1,6 +1,7 @@
 // rdmasim's entry point: the process around the command line (src/cli/app.h).
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "cli/app.h"
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   process.version = std::string("rdmasim ") + RDMASIM_VERSION + " (commit " + RDMASIM_COMMIT + ")";
   process.catch_stop_signals = catch_stop_signals;
   process.interrupt = &g_interrupt;
+  if (const char* every = std::getenv("RDMASIM_PROGRESS_INTERVAL")) process.progress_interval = every;
   try {
     return rdmasim::cli::command_line(argc, argv, process);
   } catch (const std::exception& e) {

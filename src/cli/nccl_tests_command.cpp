@@ -11,10 +11,12 @@
 #include "cli/commands.h"
 #include "cli/flag_value.h"
 #include "cli/output_paths.h"
+#include "cli/progress.h"
 #include "collective/nccl_tests.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
+#include "run/experiment.h"
 #include "run/front_ends.h"
 
 namespace rdmasim::cli {
@@ -49,6 +51,7 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
 
 int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
   NcclTestsOptions o;
+  std::vector<int64_t> sizes;
   try {
     std::string name = c.test;
     if (name.ends_with("_perf")) name.resize(name.size() - 5);
@@ -72,7 +75,7 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
       o.comm.launch_latency = flag_value("--launch-latency", c.launch_latency, parse_time);
     apply_cluster_flags(c.cluster, o);
     (void)make_cluster_topology(o.cluster);  // validates the geometry with a clear message
-    (void)check_nccl_tests(o);               // the sweep is refused before its first size runs
+    sizes = check_nccl_tests(o);             // the sweep is refused before its first size runs
     if (!c.json.empty())
       if (const std::string why = check_output_file(c.json, !ctx.check_only); !why.empty())
         throw std::invalid_argument("--json: " + why);
@@ -83,7 +86,13 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
   if (ctx.check_only) return kExitOk;
   NcclTestsResult r;
   try {
-    r = run_nccl_tests(o);
+    Progress progress(ctx.progress_every, false);
+    r = run_nccl_tests(o, 1, [&](size_t i, const Experiment& e) {
+      progress.tick([&] {
+        return fmt::format("[nccl-tests {}] size {} of {} ({} B), simulated {:.3f} ms of it", c.test, i + 1,
+                           sizes.size(), sizes[i], e.sim().now().us() / 1e3);
+      });
+    });
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());
     return kExitBadInput;

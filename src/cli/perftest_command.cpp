@@ -1,5 +1,7 @@
 // rdmasim perftest <test>: perftest's flags and table between two hosts
 // (see workload/perftest.h).
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
@@ -7,8 +9,10 @@
 
 #include "cli/commands.h"
 #include "cli/flag_value.h"
+#include "cli/progress.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
+#include "run/experiment.h"
 #include "run/front_ends.h"
 #include "workload/perftest.h"
 
@@ -74,7 +78,15 @@ int perftest_command(const PerftestCli& c, const Context& ctx) {
   }
   if (ctx.check_only) return kExitOk;
   try {
-    const PerftestResult r = run_perftest(o);
+    Progress progress(ctx.progress_every, false);
+    const PerftestResult r = run_perftest(o, [&](const Experiment& e) {
+      progress.tick([&] {
+        return fmt::format(
+            "[perftest {}] {:.0f}% of the iterations done, simulated {:.3f} ms, {:.1f}M events", o.test,
+            100 * e.workloads().back()->done_fraction(), e.sim().now().us() / 1e3,
+            e.sim().events_processed() / 1e6);
+      });
+    });
     std::fputs(format_perftest(r, o).c_str(), stdout);
     if (!r.invariant_error.empty()) {
       std::fprintf(stderr, "error: simulation invariant violated: %s\n", r.invariant_error.c_str());

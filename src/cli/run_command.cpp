@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -9,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/output_paths.h"
+#include "cli/progress.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
@@ -78,22 +78,19 @@ Outcome run_one(Job& job, const RunOptions& o, uint64_t max_memory, const Contex
       }
     }
     if (out.code != kExitOk) return out;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto last = t0;
-    auto progress = [&](const Experiment& x) {
-      if (o.quiet) return;
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::seconds(2)) return;
-      last = now;
-      const double wall = std::chrono::duration<double>(now - t0).count();
-      std::lock_guard<std::mutex> lock(err_mu);
-      std::fprintf(stderr, "[%s] simulated %.3f of %.3f ms, flows %zu/%zu done, %.1fM events (%.2fM/s)\n",
-                   x.scenario().name.c_str(), x.sim().now().us() / 1e3, x.scenario().duration.us() / 1e3,
-                   x.completed(), x.flows().size(), x.sim().events_processed() / 1e6,
-                   x.sim().events_processed() / 1e6 / wall);
-    };
-    e.run(progress, ctx.interrupt);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    Progress progress(ctx.progress_every, o.quiet, err_mu);
+    e.run(
+        [&](const Experiment& x) {
+          progress.tick([&] {
+            return fmt::format(
+                "[{}] simulated {:.3f} of {:.3f} ms, flows {}/{} done, {:.1f}M events ({:.2f}M/s)",
+                x.scenario().name, x.sim().now().us() / 1e3, x.scenario().duration.us() / 1e3, x.completed(),
+                x.flows().size(), x.sim().events_processed() / 1e6,
+                x.sim().events_processed() / 1e6 / progress.seconds());
+          });
+        },
+        ctx.interrupt);
+    const double wall = progress.seconds();
     const std::vector<std::string> files = write_outputs(e, dir);
     out.text = summary_text(e);
     out.text += fmt::format("wall       {:.2f} s  ({:.2f}M events/s, {:.2f}M data packet-hops/s)\n", wall,

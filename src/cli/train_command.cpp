@@ -11,9 +11,11 @@
 #include "cli/commands.h"
 #include "cli/flag_value.h"
 #include "cli/output_paths.h"
+#include "cli/progress.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
+#include "run/experiment.h"
 #include "run/front_ends.h"
 #include "training/iteration.h"
 #include "training/presets.h"
@@ -92,7 +94,13 @@ int train_command(const TrainCli& c, const Context& ctx) {
   if (ctx.check_only) return kExitOk;
   TrainingResult r;
   try {
-    r = run_training_iteration(o);
+    Progress progress(ctx.progress_every, false);
+    r = run_training_iteration(o, [&](const Experiment& e) {
+      progress.tick([&] {
+        return fmt::format("[train {}] {:.0f}% of the iteration's steps done, simulated {:.3f} ms", c.model,
+                           100 * e.workloads().back()->done_fraction(), e.sim().now().us() / 1e3);
+      });
+    });
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: train: %s\n", e.what());
     return kExitBadInput;

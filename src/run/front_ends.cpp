@@ -110,7 +110,7 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
   return sizes;
 }
 
-NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs) {
+NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SweepProgress& progress) {
   const std::vector<int64_t> sizes = check_nccl_tests(o);
   NcclTestsResult res;
   res.nranks = o.cluster.ranks();
@@ -120,7 +120,9 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs) {
   ThreadPool(jobs).for_each(sizes.size(), [&](size_t i) {
     try {
       Experiment e(nccl_tests_scenario(o, sizes[i]));
-      e.run();
+      e.run([&](const Experiment& x) {
+        if (progress) progress(i, x);
+      });
       const auto& c = last_of<CollectiveWorkload>(e);
       if (!c.finished()) throw std::logic_error("collective did not complete (simulation drained)");
       NcclTestsRow& row = res.rows[i];
@@ -160,9 +162,9 @@ Scenario training_scenario(const TrainingRunOptions& o) {
   return s;
 }
 
-TrainingResult run_training_iteration(const TrainingRunOptions& o) {
+TrainingResult run_training_iteration(const TrainingRunOptions& o, const RunProgress& progress) {
   Experiment e(training_scenario(o));
-  e.run();
+  e.run(progress);
   const auto& t = last_of<TrainingWorkload>(e);
   if (!t.finished()) throw std::logic_error("training iteration stalled (simulation drained)");
   TrainingResult r = t.result();
@@ -206,9 +208,9 @@ Scenario perftest_scenario(const PerftestOptions& o) {
   return s;
 }
 
-PerftestResult run_perftest(const PerftestOptions& o) {
+PerftestResult run_perftest(const PerftestOptions& o, const RunProgress& progress) {
   Experiment e(perftest_scenario(o));
-  e.run();
+  e.run(progress);
   const PerftestWorkload& w = last_of<PerftestWorkload>(e);
   // A figure over fewer iterations than asked for would be printed as if complete.
   if (!w.finished())

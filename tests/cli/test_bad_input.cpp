@@ -109,7 +109,10 @@ class CliTest : public ::testing::Test {
 
   // Runs the real binary with `args`, stdout and stderr captured in files.
   // `stop_signal`: sent `after_ms` after the start, as a user or a batch scheduler would.
-  CliResult run_cli(const std::vector<std::string>& args, int stop_signal = 0, int after_ms = 0) {
+  // `env`: NAME=value settings on top of this process's environment, less any
+  // RDMASIM_PROGRESS_INTERVAL it has (tests set it when they mean to).
+  CliResult run_cli(const std::vector<std::string>& args, int stop_signal = 0, int after_ms = 0,
+                    const std::vector<std::string>& env = {}) {
     CliResult r;
     const std::string out_path = (dir_ / "cli.stdout").string();
     const std::string err_path = (dir_ / "cli.stderr").string();
@@ -125,8 +128,14 @@ class CliTest : public ::testing::Test {
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_s = env;
+    for (char** e = environ; *e != nullptr; ++e)
+      if (std::strncmp(*e, "RDMASIM_PROGRESS_INTERVAL=", 26) != 0) env_s.emplace_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, RDMASIM_BINARY, &actions, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid, RDMASIM_BINARY, &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     EXPECT_EQ(rc, 0) << "cannot start " << RDMASIM_BINARY << ": " << std::strerror(rc);
     if (rc != 0) return r;
@@ -738,6 +747,44 @@ TEST_F(CliTest, NcclTestsSweepTooFineIsRefusedBeforeRunning) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "") << "sizes ran before the refusal";
   EXPECT_NE(r.err.find("raise the chunk size (--chunk)"), std::string::npos) << r.err;
+}
+
+// --- Progress on stderr --------------------------------------------------------------------------------
+
+// Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at
+// every update, as a long run would); runs shorter than the interval print
+// none, and stdout is the same either way.
+TEST_F(CliTest, LongRunsPrintProgressOnStderrShortRunsNone) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+      {{"perftest", "write_bw"}, "[perftest write_bw] "},
+      {{"nccl-tests", "all_gather_perf", "-b", "1K", "-e", "4K", "--nodes", "2", "-g", "2", "--fabric",
+        "ideal"},
+       "[nccl-tests all_gather_perf] size 1 of 3 (1024 B), simulated "},
+      {{"train", "--model", "gpt3-xl", "--micro-batches", "2", "--fabric", "ideal"}, "[train gpt3-xl] "},
+      {{"run", "scenarios/demo/incast.yaml", "-o", (dir_ / "out").string()}, "[incast-32to1] simulated "},
+  };
+  for (const auto& [args, line] : runs) {
+    SCOPED_TRACE(args[0]);
+    const CliResult every = run_cli(args, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=0"});
+    expect_clean_exit(every);
+    ASSERT_EQ(every.exit_code, 0) << every.err;
+    EXPECT_NE(every.err.find(line), std::string::npos) << every.err;
+    const CliResult never = run_cli(args, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=3600"});
+    ASSERT_EQ(never.exit_code, 0) << never.err;
+    EXPECT_EQ(never.err, "");
+    if (args[0] != "run") EXPECT_EQ(every.out, never.out);  // run's summary has its wall time
+  }
+  // The default interval (2 s) is far longer than a short run.
+  const CliResult quick = run_cli({"perftest", "write_lat", "-n", "10"});
+  EXPECT_EQ(quick.exit_code, 0);
+  EXPECT_EQ(quick.err, "");
+  // run -q silences it.
+  const CliResult quiet = run_cli({"run", "scenarios/demo/incast.yaml", "-q", "-o", (dir_ / "out").string()},
+                                  0, 0, {"RDMASIM_PROGRESS_INTERVAL=0"});
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.err, "");
+  expect_bad_input(run_cli({"perftest", "write_lat"}, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=soon"}),
+                   "error: RDMASIM_PROGRESS_INTERVAL: expected seconds, e.g. 5 or 0.5 (got 'soon')\n");
 }
 
 }  // namespace

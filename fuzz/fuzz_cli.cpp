@@ -6,11 +6,12 @@
 //
 // Every input runs check-only (cli::command_line with check_only, what
 // `rdmasim run --check` does for run): all the checks a real invocation makes
-// before it simulates — CLI11's parse and ranges, each command's own flag
-// checks, the scenarios `run` names, output paths — and then nothing is
-// simulated or written, so an input takes milliseconds. Inputs run in a
-// temporary folder holding links to the repository's scenarios/ and data/
-// (seeds name scenarios/...); that nothing appears in it is checked after each.
+// before it builds the network — CLI11's parse and ranges, each command's own
+// flag checks, the scenarios `run` names, output paths — and then no network
+// is built, nothing simulated or written, so an input takes milliseconds.
+// Inputs run in a temporary folder holding links to the repository's
+// scenarios/ and data/ (seeds name scenarios/...); that nothing appears in it
+// is checked after each.
 //
 // Paths: arguments may name any file to read, except the special files that
 // never end or block (/dev, /proc, /sys): an input naming one is skipped,

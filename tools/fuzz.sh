@@ -4,7 +4,7 @@
 #   fuzz_scenario  the scenario loader (fuzz/fuzz_scenario.cpp), seeded with
 #                  every scenario shipped under scenarios/;
 #   fuzz_cli       every subcommand's flags, checked as a real invocation
-#                  checks them before it simulates (fuzz/fuzz_cli.cpp),
+#                  checks them before it builds anything (fuzz/fuzz_cli.cpp),
 #                  seeded with the command lines of fuzz/cli_seeds.txt.
 # Exits non-zero on any finding (crash, uncaught exception, sanitizer report,
 # timeout, out-of-memory, an exit code a check must not give) or build

@@ -24,8 +24,9 @@ struct Process {
 
 // Parses argv, checks it and carries the command out; returns the exit code
 // (commands.h). `check_only`: every check a real invocation makes before it
-// simulates (as `run --check` does for run), then stop: nothing is simulated
-// or written, and `process.catch_stop_signals` is not called.
+// builds the network (as `run --check` does for run), then stop: no network
+// is built, nothing simulated or written, and `process.catch_stop_signals`
+// is not called.
 [[nodiscard]] int command_line(int argc, const char* const* argv, const Process& process,
                                bool check_only = false);
 

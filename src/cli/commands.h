@@ -25,8 +25,10 @@ inline constexpr int kExitInterrupted = 4;
 
 // How a command is carried out, beyond its own flags.
 struct Context {
-  // Check every input as a real invocation does before it simulates (flags,
-  // scenario files, output paths), then stop: nothing is simulated or written.
+  // Check every input as a real invocation does before it builds the network
+  // (flags, scenario files, output paths), then stop: no network is built,
+  // nothing simulated or written. Refusals that need the built network and its
+  // workloads (e.g. flows starting after the end) are left to the run.
   bool check_only = false;
   // Long runs print a progress line on stderr at most this often; the first
   // comes after one interval, so a shorter run prints none.

@@ -33,7 +33,7 @@ asan-test: deps
 golden: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L golden
 
-# libFuzzer on the scenario loader (seconds: FUZZ_SECONDS).
+# libFuzzer on the scenario loader and the command line (seconds in all: FUZZ_SECONDS).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	@tools/fuzz.sh $(FUZZ_SECONDS)

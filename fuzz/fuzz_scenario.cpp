@@ -12,23 +12,16 @@
 // subfolders), and inputs naming a path that could leave the repository
 // (absolute, too many "..", or with a NUL byte) are skipped. Paths on the
 // command line keep meaning what they meant where the fuzzer started.
-#include <fcntl.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "config/cfg_node.h"
 #include "config/error.h"
 #include "config/scenario.h"
+#include "fuzz_support.h"
 
 namespace rdmasim {
 namespace {
@@ -38,19 +31,11 @@ namespace fs = std::filesystem;
 // Loading builds the topology; bigger inputs only slow the fuzzer down.
 constexpr size_t kMaxInputBytes = 4096;
 
-const fs::path& repo_root() {
-  static const fs::path root = fs::path(RDMASIM_SOURCE_DIR).lexically_normal();
-  return root;
-}
+using fuzz::repo_root;
 
 const fs::path& work_dir() {
   static const fs::path dir = repo_root() / "scenarios";
   return dir;
-}
-
-[[noreturn]] void die(const char* what, const std::string& arg) {
-  std::fprintf(stderr, "fuzz_scenario: %s %s: %s\n", what, arg.c_str(), std::strerror(errno));
-  std::abort();
 }
 
 // True when `text`, taken as a path relative to work_dir(), stays inside the
@@ -81,60 +66,12 @@ bool only_repo_paths(const YAML::Node& n, int64_t& budget) {
   return true;
 }
 
-// Runs the loader inside work_dir() and returns to where the fuzzer started.
-class InWorkDir {
- public:
-  InWorkDir() {
-    if (::chdir(work_dir().c_str()) != 0) die("cannot enter", work_dir().string());
-  }
-  ~InWorkDir() {
-    if (::fchdir(start_dir_fd()) != 0) die("cannot return to", "the starting directory");
-  }
-  InWorkDir(const InWorkDir&) = delete;
-  InWorkDir& operator=(const InWorkDir&) = delete;
-
-  static int start_dir_fd() {
-    static const int fd = [] {
-      const int d = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (d < 0) die("cannot open", "the starting directory");
-      return d;
-    }();
-    return fd;
-  }
-};
-
-// A crash aborts inside work_dir(), and libFuzzer then writes the crashing
-// input relative to the current directory: make the artifact paths absolute,
-// defaulting to the starting directory as libFuzzer itself does.
-void absolutize_artifact_flags(int* argc, char*** argv) {
-  static std::vector<std::string> storage;
-  static std::vector<char*> args;
-  const fs::path start = fs::current_path();
-  bool has_prefix = false;
-  storage.reserve(static_cast<size_t>(*argc) + 1);
-  for (int i = 0; i < *argc; ++i) {
-    std::string a = (*argv)[i];
-    for (std::string_view flag : {"-artifact_prefix=", "-exact_artifact_path="}) {
-      if (a.rfind(flag, 0) != 0) continue;
-      has_prefix |= flag == "-artifact_prefix=";
-      const std::string value = a.substr(flag.size());
-      if (!value.empty() && value[0] != '/') a = std::string(flag) + (start / value).string();
-    }
-    storage.push_back(std::move(a));
-  }
-  if (!has_prefix) storage.push_back("-artifact_prefix=" + start.string() + "/");
-  for (std::string& s : storage) args.push_back(s.data());
-  args.push_back(nullptr);
-  *argc = static_cast<int>(storage.size());
-  *argv = args.data();
-}
-
 }  // namespace
 }  // namespace rdmasim
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  (void)rdmasim::InWorkDir::start_dir_fd();
-  rdmasim::absolutize_artifact_flags(argc, argv);
+  (void)rdmasim::fuzz::InWorkDir::start_dir_fd();
+  rdmasim::fuzz::absolutize_artifact_flags(argc, argv);
   return 0;
 }
 
@@ -149,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!only_repo_paths(YAML::Load(text), budget)) return 0;
   } catch (const InputError&) {
   }
-  const InWorkDir in_work_dir;
+  const fuzz::InWorkDir in_work_dir(work_dir());
   try {
     const Scenario s = load_scenario_text(text, "fuzz.yaml");
     (void)s;

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -49,13 +50,23 @@ void child_run(const std::string& file, int fd) {
 
 }  // namespace
 
-int bench_command(const std::vector<std::string>& only, bool list) {
+int bench_command(const std::vector<std::string>& only, bool list, const Context& ctx) {
   namespace fs = std::filesystem;
   const fs::path dir = find_shipped("scenarios/bench");
   std::vector<fs::path> files;
   for (const auto& ent : fs::directory_iterator(dir))
     if (ent.path().extension() == ".yaml") files.push_back(ent.path());
   std::sort(files.begin(), files.end());
+  for (const std::string& name : only) {
+    if (std::any_of(files.begin(), files.end(), [&](const fs::path& f) { return f.stem() == name; }))
+      continue;
+    std::string known;
+    for (const auto& f : files) known += (known.empty() ? "" : ", ") + f.stem().string();
+    std::fprintf(stderr, "error: bench: --only: no bench scenario '%s' (bench scenarios: %s)\n", name.c_str(),
+                 known.c_str());
+    return kExitBadInput;
+  }
+  if (ctx.check_only) return kExitOk;
   if (list) {
     for (const auto& f : files) std::printf("%s\n", f.stem().c_str());
     return kExitOk;

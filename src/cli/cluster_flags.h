@@ -35,6 +35,9 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o);
 template <class RunOptions>
 void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   o.cluster.topology = c.topo == "rail" ? ClusterTopology::kRail : ClusterTopology::kLeafSpine;
+  // Written so that nan fails too.
+  if (!(c.oversub >= 1 && c.oversub <= 64))
+    throw std::invalid_argument("--oversubscription must be between 1 and 64 (1 = non-blocking, 2 = 2:1)");
   o.cluster.oversubscription = c.oversub;
   if (!c.rate.empty()) {
     try {
@@ -53,7 +56,7 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   o.fabric.rc.mtu = static_cast<uint32_t>(mtu);
   o.comm.qps_per_conn = c.qps;
   o.seed = static_cast<uint64_t>(c.seed);
-  if (c.background_load < 0 || c.background_load > 1)
+  if (!(c.background_load >= 0 && c.background_load <= 1))
     throw std::invalid_argument("--background-load must be between 0 and 1");
   if (c.background_load == 0) return;
   o.background.load = c.background_load;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,21 @@ inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInvariant = 3;
 inline constexpr int kExitInterrupted = 4;
 
+// How a command is carried out, beyond its own flags.
+struct Context {
+  // Check every input as a real invocation does before it builds the network
+  // (flags, scenario files, output paths), then stop: no network is built,
+  // nothing simulated or written. Refusals that need the built network and its
+  // workloads (e.g. flows starting after the end) are left to the run.
+  bool check_only = false;
+  // Long runs print a progress line on stderr at most this often; the first
+  // comes after one interval, so a shorter run prints none.
+  std::chrono::steady_clock::duration progress_every = std::chrono::seconds(2);
+  // Polled by commands that write results (run, demo): when it becomes true
+  // they stop and write what they have, marked interrupted.
+  const std::atomic<bool>* interrupt = nullptr;
+};
+
 struct RunOptions {
   std::vector<std::string> scenarios;
   std::string out_dir;  // empty: the scenario's output.dir
@@ -34,12 +50,21 @@ struct RunOptions {
       max_memory;  // e.g. 8GiB: refuse a network whose build is estimated above it (default: MemAvailable)
 };
 
-int run_command(const RunOptions& o, const std::atomic<bool>& interrupt);
-int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt);
-int bench_command(const std::vector<std::string>& only, bool list);
+int run_command(const RunOptions& o, const Context& ctx);
+int demo_command(const std::string& out_root, int jobs, const Context& ctx);
+int bench_command(const std::vector<std::string>& only, bool list, const Context& ctx);
 // The scenario key reference (docs/SCENARIO.md), generated from the schema.
 [[nodiscard]] std::string key_reference();
 int schema_command();
+
+// perftest <test> (perftest_command.cpp).
+struct PerftestCli {
+  std::string test, size, profile = "ethernet-lossy", rate, delay, sw_latency, mtu;
+  int iters = -1, depth = 128, switches = 1;
+  bool cut_through = false;
+};
+void add_perftest_subcommand(CLI::App& app, PerftestCli& o);
+int perftest_command(const PerftestCli& o, const Context& ctx);
 
 // The flags nccl-tests and train share (cluster_flags.h).
 struct ClusterCli {
@@ -62,7 +87,7 @@ struct NcclTestsCli {
   ClusterCli cluster;
 };
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
-int nccl_tests_command(const NcclTestsCli& o);
+int nccl_tests_command(const NcclTestsCli& o, const Context& ctx);
 
 // train: one training iteration (train_command.cpp).
 struct TrainCli {
@@ -75,6 +100,6 @@ struct TrainCli {
   ClusterCli cluster{.topo = "rail"};
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);
-int train_command(const TrainCli& o);
+int train_command(const TrainCli& o, const Context& ctx);
 
 }  // namespace rdmasim::cli

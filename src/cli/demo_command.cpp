@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "report/results.h"
@@ -16,7 +17,12 @@ namespace rdmasim::cli {
 // The default evaluation: the same incast and permutation on lossy Ethernet,
 // on RoCEv2 with PFC and DCQCN or HPCC, and on an ideal (never-dropping)
 // network, side by side.
-int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>& interrupt) {
+int demo_command(const std::string& out_root, int jobs, const Context& ctx) {
+  if (const std::string why = check_output_dir(out_root, !ctx.check_only); !why.empty()) {
+    std::fprintf(stderr, "error: demo: -o/--out: %s\n", why.c_str());
+    return kExitBadInput;
+  }
+  if (ctx.check_only) return kExitOk;
   const std::vector<std::string> workloads = {"scenarios/demo/incast.yaml",
                                               "scenarios/demo/permutation.yaml"};
   const std::vector<std::string> profiles = {"ethernet-lossy", "rocev2-dcqcn", "rocev2-hpcc", "ideal"};
@@ -38,7 +44,7 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
       Scenario s = load_scenario_file(c.file, sets);
       const std::string dir = (std::filesystem::path(out_root) / (s.name + "-" + c.profile)).string();
       Experiment e(std::move(s));
-      e.run({}, &interrupt);
+      e.run({}, ctx.interrupt);
       write_outputs(e, dir);
       c.result = results_json(e);
       if (!e.invariant_error().empty()) {
@@ -87,7 +93,7 @@ int demo_command(const std::string& out_root, int jobs, const std::atomic<bool>&
       "and waits out timeouts, so tail FCT grows far beyond the ideal network's. PFC makes the same\n"
       "incast lossless and DCQCN paces the senders, bringing it much closer to the ideal network;\n"
       "HPCC, reading each hop's queue and load from INT, gets closer still.\n");
-  if (interrupt.load()) {
+  if (ctx.interrupt != nullptr && ctx.interrupt->load()) {
     std::fputs("interrupted: partial results written, marked interrupted\n", stderr);
     code = std::max(code, kExitInterrupted);
   }

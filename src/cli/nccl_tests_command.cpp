@@ -9,10 +9,14 @@
 
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
+#include "cli/flag_value.h"
+#include "cli/output_paths.h"
+#include "cli/progress.h"
 #include "collective/nccl_tests.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
+#include "run/experiment.h"
 #include "run/front_ends.h"
 
 namespace rdmasim::cli {
@@ -45,17 +49,14 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("--json", o.json, "also write the table as JSON to this file");
 }
 
-int nccl_tests_command(const NcclTestsCli& c) {
+int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
   NcclTestsOptions o;
+  std::vector<int64_t> sizes;
   try {
     std::string name = c.test;
     if (name.ends_with("_perf")) name.resize(name.size() - 5);
-    try {
-      o.type = coll_from_name(name);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(std::string("test: ") + e.what());
-    }
-    o.algo = c.algo.empty() ? default_algo(o.type) : algo_from_name(c.algo);
+    o.type = flag_value("test", name, coll_from_name);
+    o.algo = c.algo.empty() ? default_algo(o.type) : flag_value("--algo", c.algo, algo_from_name);
     o.min_bytes = parse_nccl_size("-b", c.minbytes);
     o.max_bytes = parse_nccl_size("-e", c.maxbytes);
     o.step_factor = c.stepfactor;
@@ -65,19 +66,33 @@ int nccl_tests_command(const NcclTestsCli& c) {
     if (o.chunk < 1) throw std::invalid_argument("--chunk must be at least 1 byte");
     o.cluster.servers = c.nodes;
     o.cluster.gpus_per_server = c.gpus;
-    if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = parse_rate(c.nvlink_bw);
-    if (!c.nvlink_latency.empty()) o.cluster.nvlink.latency = parse_time(c.nvlink_latency);
-    if (!c.step_latency.empty()) o.comm.step_latency = parse_time(c.step_latency);
-    if (!c.launch_latency.empty()) o.comm.launch_latency = parse_time(c.launch_latency);
+    if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = flag_value("--nvlink-bw", c.nvlink_bw, parse_rate);
+    if (!c.nvlink_latency.empty())
+      o.cluster.nvlink.latency = flag_value("--nvlink-latency", c.nvlink_latency, parse_time);
+    if (!c.step_latency.empty())
+      o.comm.step_latency = flag_value("--step-latency", c.step_latency, parse_time);
+    if (!c.launch_latency.empty())
+      o.comm.launch_latency = flag_value("--launch-latency", c.launch_latency, parse_time);
     apply_cluster_flags(c.cluster, o);
     (void)make_cluster_topology(o.cluster);  // validates the geometry with a clear message
+    sizes = check_nccl_tests(o);             // the sweep is refused before its first size runs
+    if (!c.json.empty())
+      if (const std::string why = check_output_file(c.json, !ctx.check_only); !why.empty())
+        throw std::invalid_argument("--json: " + why);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());
     return kExitBadInput;
   }
+  if (ctx.check_only) return kExitOk;
   NcclTestsResult r;
   try {
-    r = run_nccl_tests(o);
+    Progress progress(ctx.progress_every, false);
+    r = run_nccl_tests(o, 1, [&](size_t i, const Experiment& e) {
+      progress.tick([&] {
+        return fmt::format("[nccl-tests {}] size {} of {} ({} B), simulated {:.3f} ms of it", c.test, i + 1,
+                           sizes.size(), sizes[i], e.sim().now().us() / 1e3);
+      });
+    });
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());
     return kExitBadInput;

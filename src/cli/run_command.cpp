@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -8,6 +7,8 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/output_paths.h"
+#include "cli/progress.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
@@ -32,22 +33,14 @@ struct Job {
   Outcome refused;  // code != kExitOk: not run
 };
 
-// The folder must be a directory we can write into (created if missing), so
-// a run never simulates for minutes and then loses its results.
-std::string check_output_dir(const std::string& dir) {
+// Two spellings of one folder compare equal (also folders not created yet).
+std::string folder_key(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    return "output directory '" + dir + "' exists and is not a directory";
-  fs::create_directories(dir, ec);
-  if (ec) return "cannot create output directory '" + dir + "': " + ec.message();
-  const fs::path probe = fs::path(dir) / ".rdmasim-write-test";
-  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
-    std::fclose(f);
-    fs::remove(probe, ec);
-    return "";
-  }
-  return "cannot write into output directory '" + dir + "'";
+  const fs::path canonical = fs::weakly_canonical(dir, ec);
+  if (!ec) return canonical.string();
+  // Unresolvable (e.g. a name too long for the OS): check_output_dir says why.
+  return fs::absolute(dir, ec).lexically_normal().string();
 }
 
 Job load_job(const std::string& path, const RunOptions& o) {
@@ -70,20 +63,11 @@ Job load_job(const std::string& path, const RunOptions& o) {
 }
 
 // Runs and writes one loaded scenario. Never throws.
-Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrupt, std::mutex& err_mu) {
+Outcome run_one(Job& job, const RunOptions& o, uint64_t max_memory, const Context& ctx, std::mutex& err_mu) {
   Outcome out;
   const std::string& dir = job.dir;
   try {
-    uint64_t max_memory = 0;
-    if (!o.max_memory.empty()) {
-      try {
-        max_memory = static_cast<uint64_t>(parse_bytes(o.max_memory).count());
-      } catch (const std::invalid_argument& err) {
-        return {kExitBadInput,
-                std::string("error: --max-memory: expected a size, e.g. 8GiB (") + err.what() + ")\n"};
-      }
-    }
-    Experiment e(std::move(*job.scenario), max_memory);
+    Experiment e(std::move(*job.scenario), max_memory, ctx.interrupt);
     for (const std::string& w : e.warnings()) {
       if (o.strict) {
         out.code = kExitBadInput;
@@ -94,22 +78,19 @@ Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrup
       }
     }
     if (out.code != kExitOk) return out;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto last = t0;
-    auto progress = [&](const Experiment& x) {
-      if (o.quiet) return;
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::seconds(2)) return;
-      last = now;
-      const double wall = std::chrono::duration<double>(now - t0).count();
-      std::lock_guard<std::mutex> lock(err_mu);
-      std::fprintf(stderr, "[%s] simulated %.3f of %.3f ms, flows %zu/%zu done, %.1fM events (%.2fM/s)\n",
-                   x.scenario().name.c_str(), x.sim().now().us() / 1e3, x.scenario().duration.us() / 1e3,
-                   x.completed(), x.flows().size(), x.sim().events_processed() / 1e6,
-                   x.sim().events_processed() / 1e6 / wall);
-    };
-    e.run(progress, &interrupt);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    Progress progress(ctx.progress_every, o.quiet, err_mu);
+    e.run(
+        [&](const Experiment& x) {
+          progress.tick([&] {
+            return fmt::format(
+                "[{}] simulated {:.3f} of {:.3f} ms, flows {}/{} done, {:.1f}M events ({:.2f}M/s)",
+                x.scenario().name, x.sim().now().us() / 1e3, x.scenario().duration.us() / 1e3, x.completed(),
+                x.flows().size(), x.sim().events_processed() / 1e6,
+                x.sim().events_processed() / 1e6 / progress.seconds());
+          });
+        },
+        ctx.interrupt);
+    const double wall = progress.seconds();
     const std::vector<std::string> files = write_outputs(e, dir);
     out.text = summary_text(e);
     out.text += fmt::format("wall       {:.2f} s  ({:.2f}M events/s, {:.2f}M data packet-hops/s)\n", wall,
@@ -125,6 +106,9 @@ Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrup
   } catch (const InputError& err) {
     out.code = kExitBadInput;
     out.text = std::string("error: ") + err.what() + "\n";
+  } catch (const SetupInterrupted& err) {
+    out.code = kExitInterrupted;  // stopped before anything ran: nothing to write
+    out.text = std::string("error: ") + job.path + ": " + err.what() + "\n";
   } catch (const std::exception& err) {
     out.code = kExitFailure;
     out.text = std::string("error: ") + job.path + ": " + err.what() + "\n";
@@ -134,7 +118,16 @@ Outcome run_one(Job& job, const RunOptions& o, const std::atomic<bool>& interrup
 
 }  // namespace
 
-int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
+int run_command(const RunOptions& o, const Context& ctx) {
+  uint64_t max_memory = 0;
+  if (!o.max_memory.empty()) {
+    try {
+      max_memory = static_cast<uint64_t>(parse_bytes(o.max_memory).count());
+    } catch (const std::invalid_argument& err) {
+      std::fprintf(stderr, "error: --max-memory: expected a size, e.g. 8GiB (%s)\n", err.what());
+      return kExitBadInput;
+    }
+  }
   // Everything is loaded and checked before anything runs: a batch with one
   // bad scenario, two scenarios writing to one folder, or an output folder
   // that cannot be written runs nothing and touches no earlier results.
@@ -144,15 +137,25 @@ int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job& j = jobs[i];
     if (j.refused.code != kExitOk) continue;
-    const std::string key = std::filesystem::weakly_canonical(j.dir).string();
-    if (auto [it, fresh] = owner.emplace(key, i); !fresh) {
+    if (auto [it, fresh] = owner.emplace(folder_key(j.dir), i); !fresh) {
       j.refused = {kExitBadInput, "error: " + j.path + ": writes to '" + j.dir + "', as " +
                                       jobs[it->second].path +
                                       " does (give the scenarios different names or output.dir)\n"};
       continue;
     }
-    if (const std::string why = check_output_dir(j.dir); !why.empty())
+    if (const std::string why = check_output_dir(j.dir, !ctx.check_only); !why.empty())
       j.refused = {kExitBadInput, "error: " + j.path + ": " + why + "\n"};
+  }
+  if (ctx.check_only) {
+    // What Experiment refuses before it builds anything.
+    for (Job& j : jobs) {
+      if (j.refused.code != kExitOk) continue;
+      try {
+        (void)check_build_memory(*j.scenario, build_topology(*j.scenario), max_memory);
+      } catch (const InputError& err) {
+        j.refused = {kExitBadInput, std::string("error: ") + err.what() + "\n"};
+      }
+    }
   }
   int refused = kExitOk;
   for (const Job& j : jobs) {
@@ -161,18 +164,22 @@ int run_command(const RunOptions& o, const std::atomic<bool>& interrupt) {
     refused = std::max(refused, j.refused.code);
   }
   if (refused != kExitOk) return refused;
+  if (ctx.check_only) {
+    for (const Job& j : jobs) std::printf("ok: %s (outputs to %s)\n", j.path.c_str(), j.dir.c_str());
+    return kExitOk;
+  }
 
   std::vector<Outcome> outs(jobs.size());
   std::mutex err_mu;
   ThreadPool(o.jobs).for_each(jobs.size(),
-                              [&](size_t i) { outs[i] = run_one(jobs[i], o, interrupt, err_mu); });
+                              [&](size_t i) { outs[i] = run_one(jobs[i], o, max_memory, ctx, err_mu); });
   int code = kExitOk;
   for (const auto& r : outs) {
     std::fputs(r.text.c_str(), r.code == kExitOk ? stdout : stderr);
     if (r.code == kExitOk && outs.size() > 1) std::fputs("\n", stdout);
     code = std::max(code, r.code);
   }
-  if (interrupt.load()) {
+  if (ctx.interrupt != nullptr && ctx.interrupt->load()) {
     std::fputs("interrupted: partial results written, marked interrupted\n", stderr);
     code = std::max(code, kExitInterrupted);
   }

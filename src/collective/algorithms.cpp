@@ -11,7 +11,7 @@ Plan build_hierarchical(const PlanRequest& r, const CommShape& shape);
 Plan build_pairwise(const PlanRequest& r, const CommShape& shape);
 Plan build_sharp(const PlanRequest& r, const CommShape& shape);
 
-Plan build_plan(const PlanRequest& r, const CommShape& shape) {
+void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   if (shape.servers < 1 || shape.gpus < 1)
     throw std::invalid_argument("a communicator needs at least one rank");
   if (r.bytes < 0) throw std::invalid_argument("message size must be >= 0");
@@ -30,6 +30,10 @@ Plan build_plan(const PlanRequest& r, const CommShape& shape) {
   if (!algo_applies(r.type, r.algo))
     throw std::invalid_argument(std::string("algorithm '") + algo_name(r.algo) + "' does not implement " +
                                 coll_name(r.type));
+}
+
+Plan build_plan(const PlanRequest& r, const CommShape& shape) {
+  check_plan_request(r, shape);
   switch (r.algo) {
     case Algo::kRing:
       return build_ring(r, shape);

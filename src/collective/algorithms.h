@@ -32,6 +32,9 @@ struct PlanRequest {
 // Throws std::invalid_argument when the algorithm does not apply or the
 // request is malformed.
 [[nodiscard]] Plan build_plan(const PlanRequest& r, const CommShape& shape);
+// What build_plan refuses before it builds anything (e.g. a plan too large
+// to hold), so a sweep can be refused before it runs.
+void check_plan_request(const PlanRequest& r, const CommShape& shape);
 
 // The ring a channel follows, rail-aligned as NCCL's ring search makes it:
 // server s visits its GPUs c, c+1, ..., c-1 (channel c) when s is even and

@@ -15,6 +15,7 @@ std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int6
   for (int64_t s = min_bytes; s <= max_bytes; s = s == 0 ? 1 : s * factor) {
     sizes.push_back(s);
     if (sizes.size() > 64) throw std::invalid_argument("-b/-e/-f give more than 64 sizes");
+    if (s > max_bytes / factor) break;  // the next step is past -e, and s * factor may overflow
   }
   return sizes;
 }

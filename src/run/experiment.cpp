@@ -8,6 +8,18 @@
 
 namespace rdmasim {
 
+uint64_t check_build_memory(const Scenario& s, const Topology& topo, uint64_t max_memory) {
+  const MemoryEstimate need = estimate_build_memory(topo, s.fabric);
+  const uint64_t budget = memory_budget(max_memory);
+  if (budget != 0 && need.bytes > budget)
+    throw InputError(s.file, s.topology.line, 0, "topology",
+                     "this network needs an estimated " + std::to_string(need.bytes >> 20) +
+                         " MiB to build (" + need.reason + "), more than the " +
+                         std::to_string(budget >> 20) + " MiB " +
+                         (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
+  return need.bytes;
+}
+
 Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>* interrupt)
     : s_(std::move(s)), sim_(s_.seed) {
   auto stop_if_asked = [interrupt] {
@@ -15,16 +27,8 @@ Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>*
   };
   Topology topo = build_topology(s_);
   stop_if_asked();
-  const MemoryEstimate need = estimate_build_memory(topo, s_.fabric);
-  memory_estimate_ = need.bytes;
+  memory_estimate_ = check_build_memory(s_, topo, max_memory);
   budget_ = memory_budget(max_memory);
-  const uint64_t budget = budget_;
-  if (budget != 0 && need.bytes > budget)
-    throw InputError(s_.file, s_.topology.line, 0, "topology",
-                     "this network needs an estimated " + std::to_string(need.bytes >> 20) +
-                         " MiB to build (" + need.reason + "), more than the " +
-                         std::to_string(budget >> 20) + " MiB " +
-                         (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
   try {
     fabric_ = std::make_unique<Fabric>(sim_, std::move(topo), s_.fabric);
   } catch (const std::invalid_argument& e) {

@@ -25,6 +25,11 @@ struct SetupInterrupted : std::runtime_error {
   SetupInterrupted() : std::runtime_error("interrupted while setting up: nothing ran") {}
 };
 
+// The estimated memory of building the scenario's network (topology `t`),
+// in bytes. Throws InputError when it exceeds `max_memory` (0: the memory
+// the machine has available). Experiment checks it before building.
+[[nodiscard]] uint64_t check_build_memory(const Scenario& s, const Topology& t, uint64_t max_memory);
+
 class Experiment final : public EventHandler, public CompletionSink {
  public:
   // `max_memory`: refuse (InputError) a network whose estimated build exceeds

@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "collective/algorithms.h"
 #include "collective/collective_workload.h"
 #include "config/units_parse.h"
 #include "run/experiment.h"
@@ -84,25 +85,44 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   return s;
 }
 
-NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs) {
+std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
   if (!algo_applies(o.type, o.algo))
     throw std::invalid_argument(std::string("--algo ") + algo_name(o.algo) + " does not implement " +
                                 coll_name(o.type) +
                                 " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
                                 "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
                                 "sendrecv)");
+  const int nranks = o.cluster.ranks();
+  if (o.root < 0 || o.root >= nranks)
+    throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(nranks - 1));
+  std::vector<int64_t> sizes = nccl_tests_sizes(o.min_bytes, o.max_bytes, o.step_factor);
+  // The largest size splits into the most transfers: refuse the sweep before
+  // the smaller sizes have run.
+  PlanRequest r;
+  r.type = o.type;
+  r.algo = o.algo;
+  r.bytes = sizes.back();
+  r.channels = o.channels;
+  r.channels = resolved_channels(r, o.cluster.gpus_per_server);
+  r.chunk = o.chunk;
+  r.root = o.root;
+  check_plan_request(r, CommShape{o.cluster.servers, o.cluster.gpus_per_server});
+  return sizes;
+}
+
+NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SweepProgress& progress) {
+  const std::vector<int64_t> sizes = check_nccl_tests(o);
   NcclTestsResult res;
   res.nranks = o.cluster.ranks();
   res.channels = o.channels > 0 ? o.channels : std::max(2, o.cluster.gpus_per_server);
-  if (o.root < 0 || o.root >= res.nranks)
-    throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(res.nranks - 1));
-  const std::vector<int64_t> sizes = nccl_tests_sizes(o.min_bytes, o.max_bytes, o.step_factor);
   res.rows.resize(sizes.size());
   std::vector<std::exception_ptr> failed(sizes.size());
   ThreadPool(jobs).for_each(sizes.size(), [&](size_t i) {
     try {
       Experiment e(nccl_tests_scenario(o, sizes[i]));
-      e.run();
+      e.run([&](const Experiment& x) {
+        if (progress) progress(i, x);
+      });
       const auto& c = last_of<CollectiveWorkload>(e);
       if (!c.finished()) throw std::logic_error("collective did not complete (simulation drained)");
       NcclTestsRow& row = res.rows[i];
@@ -142,9 +162,9 @@ Scenario training_scenario(const TrainingRunOptions& o) {
   return s;
 }
 
-TrainingResult run_training_iteration(const TrainingRunOptions& o) {
+TrainingResult run_training_iteration(const TrainingRunOptions& o, const RunProgress& progress) {
   Experiment e(training_scenario(o));
-  e.run();
+  e.run(progress);
   const auto& t = last_of<TrainingWorkload>(e);
   if (!t.finished()) throw std::logic_error("training iteration stalled (simulation drained)");
   TrainingResult r = t.result();
@@ -188,9 +208,9 @@ Scenario perftest_scenario(const PerftestOptions& o) {
   return s;
 }
 
-PerftestResult run_perftest(const PerftestOptions& o) {
+PerftestResult run_perftest(const PerftestOptions& o, const RunProgress& progress) {
   Experiment e(perftest_scenario(o));
-  e.run();
+  e.run(progress);
   const PerftestWorkload& w = last_of<PerftestWorkload>(e);
   // A figure over fewer iterations than asked for would be printed as if complete.
   if (!w.finished())

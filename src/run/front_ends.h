@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "collective/nccl_tests.h"
 #include "config/scenario.h"
@@ -14,6 +16,18 @@
 
 namespace rdmasim {
 
+class Experiment;
+
+// Called now and then while a run goes on (Experiment::run's progress hook),
+// e.g. to print progress.
+using RunProgress = std::function<void(const Experiment&)>;
+// The same for a sweep: `index` is the size of nccl_tests_sizes() running in
+// the experiment.
+using SweepProgress = std::function<void(size_t index, const Experiment&)>;
+
+// The sizes of the sweep; throws std::invalid_argument for options
+// run_nccl_tests refuses before it runs anything.
+[[nodiscard]] std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o);
 // The scenario of one nccl-tests size. Throws std::invalid_argument for an
 // invalid cluster.
 [[nodiscard]] Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes);
@@ -21,16 +35,18 @@ namespace rdmasim {
 // deterministic, so nccl-tests' -n iterations would repeat it), `jobs` sizes
 // at a time; the result does not depend on `jobs`. Throws
 // std::invalid_argument for bad options.
-[[nodiscard]] NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs = 1);
+[[nodiscard]] NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs = 1,
+                                             const SweepProgress& progress = {});
 
 // The scenario of one training iteration.
 [[nodiscard]] Scenario training_scenario(const TrainingRunOptions& o);
 // Throws std::invalid_argument for an invalid layout.
-[[nodiscard]] TrainingResult run_training_iteration(const TrainingRunOptions& o);
+[[nodiscard]] TrainingResult run_training_iteration(const TrainingRunOptions& o,
+                                                    const RunProgress& progress = {});
 
 // The scenario of one perftest: two hosts joined through o.switches switches.
 [[nodiscard]] Scenario perftest_scenario(const PerftestOptions& o);
 // Throws std::invalid_argument for an unknown test or bad option.
-[[nodiscard]] PerftestResult run_perftest(const PerftestOptions& o);
+[[nodiscard]] PerftestResult run_perftest(const PerftestOptions& o, const RunProgress& progress = {});
 
 }  // namespace rdmasim

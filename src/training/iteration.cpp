@@ -332,6 +332,17 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
     if (s.cursor == s.steps.size() && !s.busy && s.done == Time::never()) s.done = sim.now();
   }
 
+  // Pipeline steps started over all steps: the compute and communication
+  // each stage walks through in order.
+  double done_fraction() const {
+    size_t started = 0, all = 0;
+    for (const auto& s : stages_) {
+      started += s.cursor;
+      all += s.steps.size();
+    }
+    return finished() ? 1.0 : all == 0 ? 0.0 : static_cast<double>(started) / static_cast<double>(all);
+  }
+
   bool finished() const {
     if (stages_.empty()) return false;  // not started
     if (dp_outstanding_ > 0) return false;
@@ -427,6 +438,7 @@ TrainingIteration::TrainingIteration(GpuCluster& cl, const TrainingRunOptions& o
 TrainingIteration::~TrainingIteration() = default;
 void TrainingIteration::start() { trainer_->start(); }
 bool TrainingIteration::finished() const { return trainer_->finished(); }
+double TrainingIteration::done_fraction() const { return trainer_->done_fraction(); }
 TrainingResult TrainingIteration::summarize() { return trainer_->summarize(); }
 
 std::string chrome_trace_json(const TrainingResult& r, const TrainingRunOptions& o) {

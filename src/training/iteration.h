@@ -79,6 +79,8 @@ class TrainingIteration {
   // Starts every pipeline stage now.
   void start();
   [[nodiscard]] bool finished() const;
+  // Progress through the iteration's steps, in [0, 1].
+  [[nodiscard]] double done_fraction() const;
   // Once finished(); moves the trace out, so call it once.
   [[nodiscard]] TrainingResult summarize();
 

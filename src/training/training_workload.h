@@ -25,6 +25,7 @@ class TrainingWorkload final : public Workload {
   void setup(WorkloadContext& ctx) override;
   void start(WorkloadContext& ctx) override;
   [[nodiscard]] bool finished() const override { return iteration_->finished(); }
+  [[nodiscard]] double done_fraction() const override { return iteration_->done_fraction(); }
   // The granularity at which the stand-alone train loop used to poll;
   // keeping it keeps its end-of-run state.
   [[nodiscard]] Time poll_interval() const override { return Time::from_us(50); }

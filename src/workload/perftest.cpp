@@ -31,6 +31,7 @@ class PerftestWorkload::Loop : public CompletionSink {
   virtual ~Loop() = default;  // owned and deleted through unique_ptr<Loop>
   virtual void start() = 0;
   [[nodiscard]] virtual bool done() const = 0;
+  [[nodiscard]] virtual int iterations_done() const = 0;
   virtual void fill(PerftestResult& r, int tx_depth) const = 0;
 };
 
@@ -48,6 +49,7 @@ class LatencyLoop final : public PerftestWorkload::Loop {
         ba_(f.verbs().create_qp(dst, src, this)) {}
   void start() override { issue(); }
   [[nodiscard]] bool done() const override { return done_ >= iters_; }
+  [[nodiscard]] int iterations_done() const override { return done_; }
   void fill(PerftestResult& r, int) const override { r.latency_us = samples_; }
   void on_complete(const Completion& c) override {
     if (op_ != Opcode::kRead) return;
@@ -89,6 +91,7 @@ class BandwidthLoop final : public PerftestWorkload::Loop {
     while (posted_ < iters_ && posted_ < depth_) post();
   }
   [[nodiscard]] bool done() const override { return done_ >= iters_; }
+  [[nodiscard]] int iterations_done() const override { return done_; }
   void fill(PerftestResult& r, int tx_depth) const override {
     const double secs = (last_ - first_).sec();
     const double bytes = static_cast<double>(r.size) * done_;
@@ -152,6 +155,10 @@ void PerftestWorkload::setup(WorkloadContext& ctx) {
 void PerftestWorkload::start(WorkloadContext&) { loop_->start(); }
 
 bool PerftestWorkload::finished() const { return loop_->done(); }
+
+double PerftestWorkload::done_fraction() const {
+  return static_cast<double>(loop_->iterations_done()) / static_cast<double>(p_.iters);
+}
 
 PerftestResult PerftestWorkload::result() const {
   PerftestResult r;

@@ -57,6 +57,7 @@ class PerftestWorkload final : public Workload {
   void setup(WorkloadContext& ctx) override;
   void start(WorkloadContext& ctx) override;
   [[nodiscard]] bool finished() const override;
+  [[nodiscard]] double done_fraction() const override;
   void report(nlohmann::ordered_json& out) const override;
   [[nodiscard]] std::string summary() const override;
   // The measurement (invariant_error is the runner's).

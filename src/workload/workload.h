@@ -110,6 +110,8 @@ class Workload {
   // Whether it has done all it set out to do. Flow-style workloads say true:
   // their flows are tracked by the runner.
   [[nodiscard]] virtual bool finished() const { return true; }
+  // How much of its own work is done, in [0, 1], for progress lines.
+  [[nodiscard]] virtual double done_fraction() const { return finished() ? 1.0 : 0.0; }
   // Non-zero: the runner advances the simulation in slices of this length and
   // asks finished() between slices (the run ends at the end of the slice in
   // which the last workload finished, so the fabric has settled before the

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fabric/profiles.h"
@@ -108,7 +109,10 @@ class CliTest : public ::testing::Test {
 
   // Runs the real binary with `args`, stdout and stderr captured in files.
   // `stop_signal`: sent `after_ms` after the start, as a user or a batch scheduler would.
-  CliResult run_cli(const std::vector<std::string>& args, int stop_signal = 0, int after_ms = 0) {
+  // `env`: NAME=value settings on top of this process's environment, less any
+  // RDMASIM_PROGRESS_INTERVAL it has (tests set it when they mean to).
+  CliResult run_cli(const std::vector<std::string>& args, int stop_signal = 0, int after_ms = 0,
+                    const std::vector<std::string>& env = {}) {
     CliResult r;
     const std::string out_path = (dir_ / "cli.stdout").string();
     const std::string err_path = (dir_ / "cli.stderr").string();
@@ -124,8 +128,14 @@ class CliTest : public ::testing::Test {
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_s = env;
+    for (char** e = environ; *e != nullptr; ++e)
+      if (std::strncmp(*e, "RDMASIM_PROGRESS_INTERVAL=", 26) != 0) env_s.emplace_back(*e);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, RDMASIM_BINARY, &actions, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid, RDMASIM_BINARY, &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     EXPECT_EQ(rc, 0) << "cannot start " << RDMASIM_BINARY << ": " << std::strerror(rc);
     if (rc != 0) return r;
@@ -623,6 +633,158 @@ TEST_F(CliTest, TrainBadLayout) {
       r,
       "error: train: parallel.tp must divide the GPUs per server (8): tensor parallelism stays on "
       "NVLink\n");
+}
+
+// --- run --check, and the flags of every subcommand (fuzz/fuzz_cli.cpp) -------------------------------
+
+// Every check of a real run, word for word, then nothing run and nothing written.
+TEST_F(CliTest, RunCheckChecksLikeARunAndWritesNothing) {
+  write_text(scenario_, kGood);
+  const fs::path out = dir_ / "out" / "deeper";
+  const CliResult ok = run_cli({"run", scenario_, "--check", "-o", out.string()});
+  expect_clean_exit(ok);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out, "ok: " + scenario_ + " (outputs to " + out.string() + ")\n");
+  EXPECT_EQ(ok.err, "");
+  EXPECT_FALSE(fs::exists(dir_ / "out")) << "--check created the output folder";
+
+  write_text(scenario_, edit(kGood, "duration: 1ms", "duration: -5ms"));
+  expect_bad_input(run_cli({"run", scenario_, "--check"}),
+                   at("2:11: 'duration': time must not be negative (got \"-5ms\")"));
+
+  write_text(scenario_, kGood);
+  write_text(dir_ / "taken", "keep me\n");
+  expect_bad_input(run_cli({"run", scenario_, "--check", "-o", (dir_ / "taken").string()}),
+                   "error: " + scenario_ + ": output directory '" + (dir_ / "taken").string() +
+                       "' exists and is not a directory\n");
+  expect_bad_input(
+      run_cli({"run", scenario_, "--check", "--max-memory", "lots"}),
+      "error: --max-memory: expected a size, e.g. 8GiB (expected a size with a unit, e.g. 32MiB or "
+      "4KB)\n");
+
+  write_text(scenario_, R"(name: big
+duration: 1us
+topology: {type: fat-tree, k: 16, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
+)");
+  expect_bad_input(run_cli({"run", scenario_, "--check", "--max-memory", "10MiB"}),
+                   "error: " + scenario_ +
+                       ":3: 'topology': this network needs an estimated 16 MiB to build (320 switches x 1024 "
+                       "hosts of routes, 6144 ports), more than the 10 MiB allowed by --max-memory\n");
+}
+
+// An output folder name longer than the OS allows escaped as
+// std::filesystem_error (exit 1, "filesystem error: status").
+TEST_F(CliTest, OutputFolderNameTooLongIsBadInput) {
+  write_text(scenario_, kGood);
+  const std::string name(300, 'a');
+  for (const bool check : {false, true}) {
+    std::vector<std::string> args{"run", scenario_, "-q", "-o", name};
+    if (check) args.push_back("--check");
+    expect_bad_input(run_cli(args), "error: " + scenario_ + ": cannot create output directory '" + name +
+                                        "': File name too long\n");
+  }
+}
+
+// A byte count too large for an integer said only "stoll".
+TEST_F(CliTest, PerftestSizeBeyondAnyIntegerNamesTheFlag) {
+  expect_bad_input(run_cli({"perftest", "write_lat", "-s", "99999999999999999999"}),
+                   "error: perftest: -s/--size: expected a size in bytes, e.g. 65536 or 64KiB (got "
+                   "99999999999999999999)\n");
+  expect_bad_input(run_cli({"perftest", "write_lat", "--rate", "400"}),
+                   "error: perftest: --rate: expected a rate with a unit, e.g. 400Gbps\n");
+}
+
+// An unknown name used to print an empty table and exit 0.
+TEST_F(CliTest, BenchOnlyAnUnknownScenarioIsRefused) {
+  const CliResult r = run_cli({"bench", "--only", "nosuch"});
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("error: bench: --only: no bench scenario 'nosuch' (bench scenarios: ", 0), 0u)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// nan passes CLI11's ranges (it compares false with both bounds), and inf
+// parameters reached the simulation as undefined conversions.
+TEST_F(CliTest, RealFlagsRefuseNanAndInfinity) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--params", "inf"}, {"--params", "nan"}, {"--mfu", "nan"}, {"--peak-tflops", "inf"}}) {
+    const CliResult r = run_cli({"train", flag, value});
+    expect_clean_exit(r);
+    EXPECT_EQ(r.exit_code, 2) << flag << " " << value;
+    EXPECT_EQ(r.err.rfind(flag + ": Value " + value + " not in range", 0), 0u) << r.err;
+  }
+  for (const std::string cmd : {"nccl-tests", "train"}) {
+    std::vector<std::string> args{cmd};
+    if (cmd == "nccl-tests") args.push_back("all_reduce_perf");
+    args.insert(args.end(), {"--background-load", "nan"});
+    expect_bad_input(run_cli(args), "error: " + cmd + ": --background-load must be between 0 and 1\n");
+  }
+}
+
+// Output files are checked before the simulation, not written after it.
+TEST_F(CliTest, OutputFilesAreCheckedBeforeRunning) {
+  write_text(dir_ / "file", "keep me\n");
+  const std::string under_file = (dir_ / "file" / "x.json").string();
+  expect_bad_input(run_cli({"nccl-tests", "all_reduce_perf", "--json", under_file}),
+                   "error: nccl-tests: --json: cannot write '" + under_file + "': output directory '" +
+                       (dir_ / "file").string() + "' exists and is not a directory\n");
+  expect_bad_input(run_cli({"train", "--trace", dir_.string()}),
+                   "error: train: --trace: cannot write '" + dir_.string() + "': it is a directory\n");
+  expect_bad_input(run_cli({"demo", "-o", (dir_ / "file").string()}),
+                   "error: demo: -o/--out: output directory '" + (dir_ / "file").string() +
+                       "' exists and is not a directory\n");
+  EXPECT_EQ(read_text(dir_ / "file"), "keep me\n");
+}
+
+// A sweep whose largest size cannot be planned is refused before the smaller
+// sizes run (they used to run first, for nothing).
+TEST_F(CliTest, NcclTestsSweepTooFineIsRefusedBeforeRunning) {
+  const CliResult r =
+      run_cli({"nccl-tests", "all_reduce_perf", "-b", "8", "-e", "1G", "--chunk", "16", "--nodes", "2"});
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "") << "sizes ran before the refusal";
+  EXPECT_NE(r.err.find("raise the chunk size (--chunk)"), std::string::npos) << r.err;
+}
+
+// --- Progress on stderr --------------------------------------------------------------------------------
+
+// Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at
+// every update, as a long run would); runs shorter than the interval print
+// none, and stdout is the same either way.
+TEST_F(CliTest, LongRunsPrintProgressOnStderrShortRunsNone) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
+      {{"perftest", "write_bw"}, "[perftest write_bw] "},
+      {{"nccl-tests", "all_gather_perf", "-b", "1K", "-e", "4K", "--nodes", "2", "-g", "2", "--fabric",
+        "ideal"},
+       "[nccl-tests all_gather_perf] size 1 of 3 (1024 B), simulated "},
+      {{"train", "--model", "gpt3-xl", "--micro-batches", "2", "--fabric", "ideal"}, "[train gpt3-xl] "},
+      {{"run", "scenarios/demo/incast.yaml", "-o", (dir_ / "out").string()}, "[incast-32to1] simulated "},
+  };
+  for (const auto& [args, line] : runs) {
+    SCOPED_TRACE(args[0]);
+    const CliResult every = run_cli(args, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=0"});
+    expect_clean_exit(every);
+    ASSERT_EQ(every.exit_code, 0) << every.err;
+    EXPECT_NE(every.err.find(line), std::string::npos) << every.err;
+    const CliResult never = run_cli(args, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=3600"});
+    ASSERT_EQ(never.exit_code, 0) << never.err;
+    EXPECT_EQ(never.err, "");
+    if (args[0] != "run") EXPECT_EQ(every.out, never.out);  // run's summary has its wall time
+  }
+  // The default interval (2 s) is far longer than a short run.
+  const CliResult quick = run_cli({"perftest", "write_lat", "-n", "10"});
+  EXPECT_EQ(quick.exit_code, 0);
+  EXPECT_EQ(quick.err, "");
+  // run -q silences it.
+  const CliResult quiet = run_cli({"run", "scenarios/demo/incast.yaml", "-q", "-o", (dir_ / "out").string()},
+                                  0, 0, {"RDMASIM_PROGRESS_INTERVAL=0"});
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.err, "");
+  expect_bad_input(run_cli({"perftest", "write_lat"}, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=soon"}),
+                   "error: RDMASIM_PROGRESS_INTERVAL: expected seconds, e.g. 5 or 0.5 (got 'soon')\n");
 }
 
 }  // namespace

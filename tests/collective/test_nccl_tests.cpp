@@ -3,6 +3,10 @@
 // shape, and what oversubscription and ECMP collisions do to it.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <vector>
+
 #include "collective/algorithms.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
@@ -146,6 +150,20 @@ TEST(NcclTests, DeterministicForASeed) {
   EXPECT_EQ(a.rows[0].busbw, b.rows[0].busbw);
 }
 
+// Sizes up to the largest int64 end where the next step would pass -e; the
+// step past it used to be computed anyway and overflow (found by fuzz_cli).
+TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const std::vector<int64_t> twos = nccl_tests_sizes(1, kMax, 2);
+  ASSERT_EQ(twos.size(), 63u);
+  EXPECT_EQ(twos.back(), int64_t{1} << 62);
+  const std::vector<int64_t> threes = nccl_tests_sizes(1, kMax, 3);
+  ASSERT_EQ(threes.size(), 40u);
+  EXPECT_EQ(threes.back(), 4052555153018976267);  // 3^39
+  EXPECT_EQ(nccl_tests_sizes(0, 8, 2), (std::vector<int64_t>{0, 1, 2, 4, 8}));
+  EXPECT_EQ(nccl_tests_sizes(kMax, kMax, 2), (std::vector<int64_t>{kMax}));
+}
+
 TEST(NcclTests, BadOptionsAreRejected) {
   NcclTestsOptions o = options("ideal", CollType::kAllGather, 1024);
   o.algo = Algo::kTree;
@@ -159,6 +177,8 @@ TEST(NcclTests, BadOptionsAreRejected) {
   o = options("ideal", CollType::kAllReduce, int64_t{1} << 30);
   o.chunk = 16;  // billions of transfers: refused before any memory is spent
   EXPECT_THROW((void)run_nccl_tests(o), std::invalid_argument);
+  o.min_bytes = 8;  // and before the smaller sizes of the sweep run
+  EXPECT_THROW((void)check_nccl_tests(o), std::invalid_argument);
 }
 
 }  // namespace

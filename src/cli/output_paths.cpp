@@ -1,0 +1,50 @@
+#include "cli/output_paths.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace rdmasim::cli {
+
+namespace fs = std::filesystem;
+
+std::string check_output_dir(const std::string& dir, bool create) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return "output directory '" + dir + "' exists and is not a directory";
+  if (!create) {
+    // The nearest folder that exists decides: the rest would be created in it.
+    const fs::path target = fs::absolute(dir, ec);
+    fs::path p = target;
+    while (!ec && !fs::exists(p, ec) && !ec && p.has_relative_path()) p = p.parent_path();
+    if (ec) return "cannot create output directory '" + dir + "': " + ec.message();
+    if (!fs::is_directory(p, ec))
+      return "cannot create output directory '" + dir + "': " + std::strerror(ENOTDIR);
+    if (::access(p.c_str(), W_OK | X_OK) == 0) return "";
+    const std::string why = std::strerror(errno);
+    if (p == target) return "cannot write into output directory '" + dir + "'";
+    return "cannot create output directory '" + dir + "': " + why;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create output directory '" + dir + "': " + ec.message();
+  const fs::path probe = fs::path(dir) / ".rdmasim-write-test";
+  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
+    std::fclose(f);
+    fs::remove(probe, ec);
+    return "";
+  }
+  return "cannot write into output directory '" + dir + "'";
+}
+
+std::string check_output_file(const std::string& path, bool create) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return "cannot write '" + path + "': it is a directory";
+  const fs::path folder = fs::path(path).parent_path();
+  const std::string why = check_output_dir(folder.empty() ? "." : folder.string(), create);
+  return why.empty() ? why : "cannot write '" + path + "': " + why;
+}
+
+}  // namespace rdmasim::cli

@@ -322,20 +322,25 @@ Topology build_topology(const Scenario& s) {
   return t;
 }
 
-nlohmann::ordered_json topology_json(const TopologySpec& ts) {
+namespace {
+
+// The echo of `x` (a copy: the visits take mutable references; echo only reads).
+template <class T, class Visit>
+nlohmann::ordered_json echo_of(T x, Visit visit) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   ParamEcho e(j);
-  TopologySpec copy = ts;
-  visit_topology(e, copy);
+  visit(e, x);
   return j;
 }
 
+}  // namespace
+
+nlohmann::ordered_json topology_json(const TopologySpec& ts) {
+  return echo_of(ts, [](ParamEcho& e, TopologySpec& t) { visit_topology(e, t); });
+}
+
 nlohmann::ordered_json fault_json(const FaultSpec& f) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  ParamEcho e(j);
-  FaultSpec copy = f;
-  visit_fault(e, copy);
-  return j;
+  return echo_of(f, [](ParamEcho& e, FaultSpec& x) { visit_fault(e, x); });
 }
 
 std::vector<KeyInfo> run_keys() {

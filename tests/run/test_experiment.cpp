@@ -213,15 +213,18 @@ output: {timeseries: {interval: 10us}}
 // A link error rate from an HPCC topology file (column 5) corrupts that share
 // of the frames crossing the link: the count is binomial around p x frames,
 // go-back-N still completes every flow, and every loss is accounted for.
-TEST(Experiment, LinkErrorRateCorruptsThatShareOfFrames) {
-  const auto dir = std::filesystem::temp_directory_path() / "rdmasim-test-bit-errors";
+// Hosts 0 and 1 through switch 2 in an HPCC topology file under `dir`; only
+// the first link is noisy (p = 0.01).
+std::filesystem::path noisy_link_topology(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const auto topo = dir / "topo.txt";
-  {
-    // Hosts 0 and 1 through switch 2; only the first link is noisy.
-    std::ofstream f(topo);
-    f << "3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n";
-  }
+  std::ofstream(topo) << "3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n";
+  return topo;
+}
+
+TEST(Experiment, LinkErrorRateCorruptsThatShareOfFrames) {
+  const auto dir = std::filesystem::temp_directory_path() / "rdmasim-test-bit-errors";
+  const auto topo = noisy_link_topology(dir);
   Experiment e(load_scenario_text("duration: 50ms\ntopology: {type: file, file: " + topo.string() +
                                       "}\nfabric: {profile: ethernet-lossy}\n"
                                       "workload: [{type: flow, src: 0, dst: 1, size: 4MB}]\n",
@@ -256,12 +259,7 @@ TEST(Experiment, LinkErrorRateCorruptsThatShareOfFrames) {
 
 TEST(Experiment, LinkErrorRateIsRefusedOnInfiniBand) {
   const auto dir = std::filesystem::temp_directory_path() / "rdmasim-test-bit-errors-ib";
-  std::filesystem::create_directories(dir);
-  const auto topo = dir / "topo.txt";
-  {
-    std::ofstream f(topo);
-    f << "3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n";
-  }
+  const auto topo = noisy_link_topology(dir);
   try {
     (void)load_scenario_text(
         "topology: {type: file, file: " + topo.string() +

@@ -30,8 +30,16 @@ struct Job {
   std::string path;
   std::optional<Scenario> scenario;
   std::string dir;
-  Outcome refused;  // code != kExitOk: not run
+  Outcome refused;           // code != kExitOk: not run
+  bool created_dir = false;  // the output folder did not exist before this invocation
 };
+
+// A folder this invocation created and left empty (the run was refused or
+// stopped before writing) is removed: a refused run leaves nothing behind.
+void remove_if_left_empty(const Job& j) {
+  std::error_code ec;
+  if (j.created_dir) std::filesystem::remove(j.dir, ec);  // fails, harmlessly, when not empty
+}
 
 // Two spellings of one folder compare equal (also folders not created yet).
 std::string folder_key(const std::string& dir) {
@@ -143,6 +151,8 @@ int run_command(const RunOptions& o, const Context& ctx) {
                                       " does (give the scenarios different names or output.dir)\n"};
       continue;
     }
+    std::error_code ec;
+    j.created_dir = !ctx.check_only && !std::filesystem::exists(j.dir, ec);
     if (const std::string why = check_output_dir(j.dir, !ctx.check_only); !why.empty())
       j.refused = {kExitBadInput, "error: " + j.path + ": " + why + "\n"};
   }
@@ -163,7 +173,10 @@ int run_command(const RunOptions& o, const Context& ctx) {
     std::fputs(j.refused.text.c_str(), stderr);
     refused = std::max(refused, j.refused.code);
   }
-  if (refused != kExitOk) return refused;
+  if (refused != kExitOk) {
+    for (const Job& j : jobs) remove_if_left_empty(j);
+    return refused;
+  }
   if (ctx.check_only) {
     for (const Job& j : jobs) std::printf("ok: %s (outputs to %s)\n", j.path.c_str(), j.dir.c_str());
     return kExitOk;
@@ -173,6 +186,7 @@ int run_command(const RunOptions& o, const Context& ctx) {
   std::mutex err_mu;
   ThreadPool(o.jobs).for_each(jobs.size(),
                               [&](size_t i) { outs[i] = run_one(jobs[i], o, max_memory, ctx, err_mu); });
+  for (const Job& j : jobs) remove_if_left_empty(j);
   int code = kExitOk;
   for (const auto& r : outs) {
     std::fputs(r.text.c_str(), r.code == kExitOk ? stdout : stderr);

@@ -97,7 +97,14 @@ struct TrainCli {
   int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8;
   double peak_tflops = 989.4, mfu = 0.40;
   std::string bucket = "25MB", trace, dp_algo = "ring";
-  ClusterCli cluster{.topo = "rail"};
+  ClusterCli cluster = rail_cluster();
+
+ private:
+  static ClusterCli rail_cluster() {
+    ClusterCli c;
+    c.topo = "rail";
+    return c;
+  }
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);
 int train_command(const TrainCli& o, const Context& ctx);

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "config/input_file.h"
 #include "config/units_parse.h"
 
 namespace rdmasim {
@@ -297,10 +298,7 @@ YAML::Node parse_document(const std::string& text, const std::string& file) {
 }
 
 std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, 0, "", "is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, 0, "", std::string("cannot open file: ") + std::strerror(errno));
+  std::ifstream in = open_input_file(path, "scenario", kMaxScenarioBytes, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, 0, "", "error while reading the file");

@@ -28,6 +28,11 @@ struct Quantity {
   std::string_view whole_of;
   std::string_view unit_names;
   std::span<const Unit> units;
+  // Inclusive upper bound in base units and how the refusal states it. The
+  // bounds keep every sum of a few inputs inside 64-bit picoseconds and
+  // bytes, so no later arithmetic can wrap.
+  int64_t max;
+  std::string_view max_text;
 };
 
 constexpr Unit kTimeUnits[] = {
@@ -54,12 +59,24 @@ constexpr Unit kRateUnits[] = {
     {"Mbps", 1'000'000}, {"Gbps", 1'000'000'000}, {"Tbps", 1'000'000'000'000},
 };
 
-constexpr Quantity kTime{"time", "expected a time with a unit, e.g. 1.5us", "picoseconds",
-                         "ps, ns, us, ms or s", kTimeUnits};
-constexpr Quantity kBytes{"size", "expected a size with a unit, e.g. 32MiB or 4KB", "bytes",
-                          "B, KB, MB, GB, KiB, MiB or GiB", kByteUnits};
-constexpr Quantity kRate{"rate", "expected a rate with a unit, e.g. 400Gbps", "bits per second",
-                         "bps, Kbps, Mbps, Gbps or Tbps", kRateUnits};
+constexpr Quantity kTime{"time",
+                         "expected a time with a unit, e.g. 1.5us",
+                         "picoseconds",
+                         "ps, ns, us, ms or s",
+                         kTimeUnits,
+                         kMaxInputTimePs,
+                         "100000s (about 28 hours; times are counted in 64-bit picoseconds)"};
+constexpr Quantity kBytes{"size",     "expected a size with a unit, e.g. 32MiB or 4KB",
+                          "bytes",    "B, KB, MB, GB, KiB, MiB or GiB",
+                          kByteUnits, kMaxInputBytes,
+                          "1PiB"};
+constexpr Quantity kRate{"rate",
+                         "expected a rate with a unit, e.g. 400Gbps",
+                         "bits per second",
+                         "bps, Kbps, Mbps, Gbps or Tbps",
+                         kRateUnits,
+                         kMaxInputBps,
+                         "1000Tbps"};
 
 [[noreturn]] void fail(std::string message) { throw std::invalid_argument(std::move(message)); }
 
@@ -158,6 +175,7 @@ int64_t parse_quantity(std::string_view text, const Quantity& q) {
   int64_t value = 0;
   switch (scale_decimal(number, unit->scale, value)) {
     case Scaled::kOk:
+      if (value > q.max) fail(std::string(q.noun) + " is too large: at most " + std::string(q.max_text));
       return value;
     case Scaled::kNotWhole:
       fail(std::string(q.noun) + " must be a whole number of " + std::string(q.whole_of));

@@ -14,16 +14,22 @@
 
 namespace rdmasim {
 
+// The largest value any input may carry. 10^5 s is 10^17 ps, so a sum of up
+// to 92 input times still fits 64 bits; a PiB is more than any run can move.
+inline constexpr int64_t kMaxInputTimePs = 100'000LL * 1'000'000'000'000LL;
+inline constexpr int64_t kMaxInputBytes = int64_t{1} << 50;
+inline constexpr int64_t kMaxInputBps = 1'000LL * 1'000'000'000'000LL;
+
 // Units: ps, ns, us (or µs), ms, s. The value must be non-negative and a
-// whole number of picoseconds; a unit is mandatory.
+// whole number of picoseconds, at most kMaxInputTimePs; a unit is mandatory.
 [[nodiscard]] Time parse_time(std::string_view text);
 
 // Units: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024). The
-// value must be non-negative and a whole number of bytes.
+// value must be non-negative, a whole number of bytes, at most kMaxInputBytes.
 [[nodiscard]] Bytes parse_bytes(std::string_view text);
 
 // Units: bps, Kbps, Mbps, Gbps, Tbps (powers of 1000). The value must be a
-// positive whole number of bits per second.
+// positive whole number of bits per second, at most kMaxInputBps.
 [[nodiscard]] Rate parse_rate(std::string_view text);
 
 // "0.3" or "30%", both meaning 0.3. The result must lie in [0, 1].

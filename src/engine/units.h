@@ -89,8 +89,12 @@ class Rate {
       const int64_t bits_ps64 = b.count() * 8 * 1'000'000'000'000LL;
       return Time::from_ps((bits_ps64 + bps_ - 1) / bps_);
     }
+    // Whole messages (ideal completion times) take this path; one too long
+    // for 64-bit picoseconds saturates to never() instead of wrapping.
     const __int128 bits_ps = static_cast<__int128>(b.count()) * 8 * 1'000'000'000'000LL;
-    return Time::from_ps(static_cast<int64_t>((bits_ps + bps_ - 1) / bps_));
+    const __int128 ps = (bits_ps + bps_ - 1) / bps_;
+    return ps >= std::numeric_limits<int64_t>::max() ? Time::never()
+                                                     : Time::from_ps(static_cast<int64_t>(ps));
   }
   // Bytes carried in `t` at this rate (rounded down).
   [[nodiscard]] constexpr Bytes bytes_in(Time t) const {

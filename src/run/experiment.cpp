@@ -9,15 +9,27 @@
 namespace rdmasim {
 
 uint64_t check_build_memory(const Scenario& s, const Topology& topo, uint64_t max_memory) {
-  const MemoryEstimate need = estimate_build_memory(topo, s.fabric);
+  const MemoryEstimate net = estimate_build_memory(topo, s.fabric);
+  // Flows whose count the spec gives (an all-to-all's hosts x (hosts - 1))
+  // are counted before any is generated: making them is itself the cost.
+  uint64_t qps = 0;
+  for (const WorkloadSpec& w : s.workloads)
+    if (const WorkloadType* type = find_workload_type(w.type); type != nullptr && w.start < s.duration)
+      qps += type->qps_before_setup(w, topo.num_hosts());
+  const MemoryEstimate flows = estimate_flow_memory(qps);
   const uint64_t budget = memory_budget(max_memory);
-  if (budget != 0 && need.bytes > budget)
+  const char* limit = max_memory != 0 ? "allowed by --max-memory" : "this machine has available";
+  if (budget != 0 && net.bytes > budget)
     throw InputError(s.file, s.topology.line, 0, "topology",
-                     "this network needs an estimated " + std::to_string(need.bytes >> 20) +
-                         " MiB to build (" + need.reason + "), more than the " +
-                         std::to_string(budget >> 20) + " MiB " +
-                         (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
-  return need.bytes;
+                     "this network needs an estimated " + std::to_string(net.bytes >> 20) +
+                         " MiB to build (" + net.reason + "), more than the " + std::to_string(budget >> 20) +
+                         " MiB " + limit);
+  if (budget != 0 && net.bytes + flows.bytes > budget)
+    throw InputError(s.file, s.workloads.empty() ? 0 : s.workloads[0].line, 0, "workload",
+                     "this run needs an estimated " + std::to_string((net.bytes + flows.bytes) >> 20) +
+                         " MiB (" + std::to_string(flows.bytes >> 20) + " MiB of it for the " + flows.reason +
+                         " its flows open), more than the " + std::to_string(budget >> 20) + " MiB " + limit);
+  return net.bytes;
 }
 
 Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>* interrupt)

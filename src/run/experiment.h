@@ -26,7 +26,8 @@ struct SetupInterrupted : std::runtime_error {
 };
 
 // The estimated memory of building the scenario's network (topology `t`),
-// in bytes. Throws InputError when it exceeds `max_memory` (0: the memory
+// in bytes. Throws InputError when it, or it plus the QPs of the flows the
+// workloads will make (where their specs say how many), exceeds `max_memory` (0: the memory
 // the machine has available). Experiment checks it before building.
 [[nodiscard]] uint64_t check_build_memory(const Scenario& s, const Topology& t, uint64_t max_memory);
 

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "config/error.h"
+#include "config/input_file.h"
 
 namespace rdmasim {
 namespace {
@@ -37,8 +38,7 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' |
 // Reads the file as its non-blank lines; blank lines carry no data in these
 // formats (the HPCC files end with one) and ns-3 itself reads with >>.
 std::vector<Line> read_lines(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "", std::string("cannot open ") + what + " file");
+  std::ifstream in = open_input_file(path, what, kMaxTableBytes);
   std::vector<Line> out;
   std::string s;
   int n = 0;
@@ -240,8 +240,9 @@ EdgeListTopology load_edge_list_topology(const std::string& path) {
   if (static_cast<int64_t>(topo.num_nodes) > 2 * (int64_t{num_links} + 1))
     throw InputError(path, header.number, header.tokens[0].column(), "nodes",
                      "header declares " + std::to_string(topo.num_nodes) + " nodes but only " +
-                         std::to_string(num_links) + " links: a connected network of " + std::to_string(num_links) +
-                         " links has at most " + std::to_string(int64_t{num_links} + 1) + " nodes");
+                         std::to_string(num_links) + " links: a connected network of " +
+                         std::to_string(num_links) + " links has at most " +
+                         std::to_string(int64_t{num_links} + 1) + " nodes");
   return topo;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "config/error.h"
+#include "config/input_file.h"
 
 namespace rdmasim {
 namespace {
@@ -95,8 +96,7 @@ FlowSizeCdf::FlowSizeCdf(std::vector<std::pair<int64_t, double>> points) : point
 }
 
 FlowSizeCdf FlowSizeCdf::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, 0, "", "cannot open flow-size CDF file");
+  std::ifstream in = open_input_file(path, "flow-size CDF", kMaxScenarioBytes);
   std::vector<Point> pts;
   std::string line;
   int line_no = 0;

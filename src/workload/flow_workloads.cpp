@@ -1,5 +1,6 @@
 #include "workload/flow_workloads.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -138,6 +139,7 @@ struct IncastKeys {
     v.choice({"placement", "which hosts send: drawn at random (seeded) or the next host indices"},
              ws.placement, {"random", "sequential"});
   }
+  static uint64_t flows(const WorkloadSpec& ws, int) { return static_cast<uint64_t>(ws.senders); }
 };
 
 struct PermutationKeys {
@@ -146,6 +148,7 @@ struct PermutationKeys {
   static void visit(V& v, WorkloadSpec& ws) {
     visit_common(v, ws);
   }
+  static uint64_t flows(const WorkloadSpec&, int hosts) { return static_cast<uint64_t>(hosts); }
 };
 
 struct AllToAllKeys {
@@ -153,6 +156,9 @@ struct AllToAllKeys {
   template <class V>
   static void visit(V& v, WorkloadSpec& ws) {
     visit_common(v, ws);
+  }
+  static uint64_t flows(const WorkloadSpec&, int hosts) {
+    return static_cast<uint64_t>(hosts) * static_cast<uint64_t>(std::max(hosts - 1, 0));
   }
 };
 
@@ -196,6 +202,7 @@ struct FlowKeys {
     v.count(Key{"dst", "receiving host index", kRequired}, ws.dst, 0, 1 << 20);
     v.check(ws.dst != ws.src, "dst", "expected a host other than src");
   }
+  static uint64_t flows(const WorkloadSpec&, int) { return 1; }
 };
 
 void check_none(const CfgNode&, const WorkloadSpec&, const Topology&, const Scenario&) {}

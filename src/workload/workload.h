@@ -145,6 +145,10 @@ struct WorkloadType {
   std::vector<KeyInfo> (*keys)();
   nlohmann::ordered_json (*defaults)();
   std::unique_ptr<Workload> (*make)(const WorkloadSpec& spec);
+  // The QPs the workload's flows will open on a topology of `hosts` hosts,
+  // known from the spec alone; 0 when only generating the flows tells. Lets a
+  // run too large for memory be refused before millions of flows are made.
+  uint64_t (*qps_before_setup)(const WorkloadSpec& spec, int hosts);
 };
 
 // nullptr for an unknown name.

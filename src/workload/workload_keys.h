@@ -4,13 +4,15 @@
 //     static void prepare(const Scenario* s, WorkloadSpec& ws);  // optional
 //     template <class V> static void visit(V& v, WorkloadSpec& ws);
 //     static void after_read(const CfgNode& item, WorkloadSpec& ws);  // optional
+//     static uint64_t flows(const WorkloadSpec& ws, int hosts);  // optional
 //   };
 //
 // and keyed_type<IncastKeys>(name, check, make) is its registry entry, whose
 // parse (ParamReader), echo (ParamEcho) and reference (ParamSchema) all come
 // from visit(). prepare() creates ws.params and sets defaults that depend on
 // the scenario (s is null when the reference lists the defaults);
-// after_read() does what needs every key (e.g. loading a named file).
+// after_read() does what needs every key (e.g. loading a named file);
+// flows() is how many flows setup will make, when the spec alone says.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -57,6 +59,12 @@ struct KeyedWorkload {
     K::visit(schema, ws);
     return schema.keys;
   }
+  static uint64_t qps_before_setup(const WorkloadSpec& ws, int hosts) {
+    if constexpr (requires { K::flows(ws, hosts); })
+      return K::flows(ws, hosts) * static_cast<uint64_t>(ws.qps);
+    else
+      return 0;
+  }
   static nlohmann::ordered_json defaults() {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     echo(default_spec(), j);
@@ -68,7 +76,7 @@ template <typename K>
 WorkloadType keyed_type(void (*check)(const CfgNode&, const WorkloadSpec&, const Topology&, const Scenario&),
                         std::unique_ptr<Workload> (*make)(const WorkloadSpec&)) {
   using W = KeyedWorkload<K>;
-  return WorkloadType{K::kName, W::parse, check, W::echo, W::keys, W::defaults, make};
+  return WorkloadType{K::kName, W::parse, check, W::echo, W::keys, W::defaults, make, W::qps_before_setup};
 }
 
 }  // namespace rdmasim

@@ -221,8 +221,10 @@ TEST(HpccInt, BottleneckReportsItsQueueAndCountersOnlyGrow) {
     const IntHop& h = s.hop[0];
     max_q = std::max(max_q, h.qlen);
     EXPECT_EQ(h.port_id, p->seen[0].hop[0].port_id);  // every report from the one egress to host 0
-    if (h.ts > last.ts) EXPECT_GT(h.tx_bytes, last.tx_bytes);
-    if (h.ts > last.ts) last = h;
+    if (h.ts > last.ts) {
+      EXPECT_GT(h.tx_bytes, last.tx_bytes);
+      last = h;
+    }
   }
   // Two line-rate senders into one port: a queue of at least a packet builds.
   EXPECT_GE(max_q, 1000u);

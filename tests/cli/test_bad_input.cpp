@@ -772,7 +772,9 @@ TEST_F(CliTest, LongRunsPrintProgressOnStderrShortRunsNone) {
     const CliResult never = run_cli(args, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=3600"});
     ASSERT_EQ(never.exit_code, 0) << never.err;
     EXPECT_EQ(never.err, "");
-    if (args[0] != "run") EXPECT_EQ(every.out, never.out);  // run's summary has its wall time
+    if (args[0] != "run") {
+      EXPECT_EQ(every.out, never.out);  // run's summary has its wall time
+    }
   }
   // The default interval (2 s) is far longer than a short run.
   const CliResult quick = run_cli({"perftest", "write_lat", "-n", "10"});
@@ -932,6 +934,48 @@ workload: [{type: permutation, size: 1GB}]
   }
 }
 
+// A stop asked for while the network is still being built (k=32: about
+// 1.6 s of setup) ends the run there: exit 4, said on stderr, nothing written.
+TEST_F(CliTest, SignalDuringSetupStopsBeforeRunningAndWritesNothing) {
+  write_text(scenario_, R"(name: build
+duration: 1us
+topology: {type: fat-tree, k: 32, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
+)");
+  for (const int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
+    const fs::path out = dir_ / ("out" + std::to_string(sig));
+    const CliResult r = run_cli({"run", scenario_, "-q", "-o", out.string()}, sig, 200);
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("interrupted while setting up: nothing ran"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << "a run stopped in setup left its output folder";
+  }
+}
+
+// Inputs the loader would read forever or that no 64-bit picosecond clock
+// holds are refused by name, not read or wrapped.
+TEST_F(CliTest, DevicesAndUnboundedValuesAreRefused) {
+  expect_bad_input(
+      run_cli({"run", "/dev/zero", "--check"}),
+      "error: /dev/zero: is not a regular file (a device, pipe or socket); expected a scenario file\n");
+  write_text(scenario_, R"(name: devzero
+duration: 1ms
+topology: {type: file, file: /dev/zero}
+workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
+)");
+  expect_bad_input(
+      run_cli({"run", scenario_, "--check"}),
+      "error: /dev/zero: is not a regular file (a device, pipe or socket); expected a topology file\n");
+  expect_bad_input(run_cli({"perftest", "write_lat", "--delay", "9000000s"}),
+                   "error: perftest: --delay: time is too large: at most 100000s (about 28 hours; times are "
+                   "counted in 64-bit picoseconds)\n");
+  expect_bad_input(
+      run_scenario(edit(kGood, "duration: ", "duration: 200000s #")),
+      at("2:11: 'duration': time is too large: at most 100000s (about 28 hours; times are counted "
+         "in 64-bit picoseconds) (got \"200000s\")"));
+}
+
 // --- Outputs are checked before anything runs ---------------------------------------------------------
 
 TEST_F(CliTest, OutputPathThatIsAFileIsRefusedBeforeRunningAndLeftAlone) {
@@ -1043,21 +1087,44 @@ workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
   EXPECT_NE(ok.out.find("memory     16 MiB estimated (network and flows)"), std::string::npos) << ok.out;
 }
 
-// Flows cost memory too: an all-to-all's millions of QPs are refused before
-// they are made, naming the flows, not by bad_alloc mid-run.
-TEST_F(CliTest, FlowsAboveTheMemoryLimitAreRefusedBeforeTheRun) {
+// Flows cost memory too: an all-to-all's millions of QPs are refused from
+// its spec, before one flow is made (generating k=24's 11.9 million flow
+// records alone took 1.8 GB and 7 s), naming the flows, not by bad_alloc.
+TEST_F(CliTest, FlowsAboveTheMemoryLimitAreRefusedBeforeTheyAreMade) {
   write_text(scenario_, R"(name: a2a
 duration: 1us
-topology: {type: fat-tree, k: 8, link: {rate: 100Gbps, delay: 1us}}
+topology: {type: fat-tree, k: 24, link: {rate: 100Gbps, delay: 1us}}
 workload: [{type: all-to-all, size: 1KB}]
+)");
+  for (const bool check : {true, false}) {
+    std::vector<std::string> args = {
+        "run", scenario_, "-q", "--max-memory", "1GiB", "-o", (dir_ / "out").string()};
+    if (check) args.emplace_back("--check");
+    expect_bad_input(
+        run_cli(args),
+        "error: " + scenario_ +
+            ":4: 'workload': this run needs an estimated 31477 MiB (31429 MiB of it for the "
+            "11940480 queue pairs its flows open), more than the 1024 MiB allowed by --max-memory\n");
+    EXPECT_FALSE(fs::exists(dir_ / "out"));  // the folder it created for the run is gone again
+  }
+}
+
+// Where only generating the flows tells how many there are (Poisson
+// arrivals from a CDF), they are counted once made, before the run.
+TEST_F(CliTest, GeneratedFlowsAboveTheMemoryLimitAreRefusedBeforeTheRun) {
+  write_text((dir_ / "sizes.txt").string(), "1000 0\n1000 100\n");
+  write_text(scenario_, R"(name: cdf
+duration: 1ms
+topology: {type: fat-tree, k: 8, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: cdf, cdf: sizes.txt, load: 0.5, window: 1ms}]
 )");
   const CliResult r =
       run_cli({"run", scenario_, "-q", "--max-memory", "30MiB", "-o", (dir_ / "out").string()});
-  expect_bad_input(
-      r, "error: " + scenario_ +
-             ":4: 'workload': this run needs an estimated 49 MiB (42 MiB of it for 16256 queue pairs "
-             "of 16256 flows), more than the 30 MiB allowed by --max-memory\n");
-  EXPECT_FALSE(fs::exists(dir_ / "out"));  // the folder it created for the run is gone again
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(":4: 'workload': this run needs an estimated "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("queue pairs of "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
 }
 
 // The summary says what the run did: one time unit, every cause of loss,

@@ -293,9 +293,9 @@ TEST(CfgNode, LoadFile) {
 
   const InputError missing = error_of([&] { (void)CfgNode::load_file(path); });
   EXPECT_EQ(missing.file(), path);
-  EXPECT_EQ(missing.message(), "cannot open file: No such file or directory");
+  EXPECT_EQ(missing.message(), "cannot open scenario file: No such file or directory");
   EXPECT_EQ(error_of([] { (void)CfgNode::load_file(testing::TempDir()); }).message(),
-            "is a directory, not a file");
+            "is a directory, not a scenario file");
 }
 
 TEST(ApplyOverride, ReplacesExistingScalar) {

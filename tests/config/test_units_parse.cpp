@@ -42,9 +42,13 @@ TEST(ParseTime, MicroSignVariants) {
   EXPECT_EQ(parse_time("2\xCE\xBCs").ps(), 2'000'000);  // U+03BC
 }
 
+// The bounds leave 92x headroom below 2^63 ps, so sums of inputs cannot wrap.
 TEST(ParseTime, LargestValues) {
-  EXPECT_EQ(parse_time("9223372036854775807ps").ps(), std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(parse_time("9223372s").ps(), 9'223'372'000'000'000'000);
+  EXPECT_EQ(parse_time("100000s").ps(), 100'000'000'000'000'000);
+  EXPECT_EQ(parse_time("100000000000000000ps").ps(), kMaxInputTimePs);
+  EXPECT_GT(std::numeric_limits<int64_t>::max() / kMaxInputTimePs, 91);
+  EXPECT_EQ(parse_bytes("1048576GiB").count(), kMaxInputBytes);
+  EXPECT_EQ(parse_rate("1000Tbps").bps(), kMaxInputBps);
 }
 
 TEST(ParseTime, Errors) {
@@ -62,6 +66,10 @@ TEST(ParseTime, Errors) {
   EXPECT_EQ(error_of([] { (void)parse_time("3xs"); }), "unknown time unit 'xs' (use ps, ns, us, ms or s)");
   EXPECT_EQ(error_of([] { (void)parse_time("1e3ns"); }),
             "unknown time unit 'e3ns' (use ps, ns, us, ms or s)");
+  const std::string kTooLong =
+      "time is too large: at most 100000s (about 28 hours; times are counted in 64-bit picoseconds)";
+  EXPECT_EQ(error_of([] { (void)parse_time("100000000000000001ps"); }), kTooLong);
+  EXPECT_EQ(error_of([] { (void)parse_time("9000000s"); }), kTooLong);
   EXPECT_EQ(error_of([] { (void)parse_time("9223372036854775808ps"); }), "time is too large");
   EXPECT_EQ(error_of([] { (void)parse_time("9223373s"); }), "time is too large");
   EXPECT_EQ(error_of([] { (void)parse_time("99999999999999999999999999999999999999999s"); }),
@@ -91,6 +99,7 @@ TEST(ParseBytes, Errors) {
   EXPECT_EQ(error_of([] { (void)parse_bytes("4kb"); }),
             "unknown size unit 'kb' (use B, KB, MB, GB, KiB, MiB or GiB)");
   EXPECT_EQ(error_of([] { (void)parse_bytes("9000000000GiB"); }), "size is too large");
+  EXPECT_EQ(error_of([] { (void)parse_bytes("1048577GiB"); }), "size is too large: at most 1PiB");
 }
 
 TEST(ParseRate, Values) {
@@ -110,6 +119,7 @@ TEST(ParseRate, Errors) {
   EXPECT_EQ(error_of([] { (void)parse_rate("400Gb/s"); }),
             "unknown rate unit 'Gb/s' (use bps, Kbps, Mbps, Gbps or Tbps)");
   EXPECT_EQ(error_of([] { (void)parse_rate("10000000Tbps"); }), "rate is too large");
+  EXPECT_EQ(error_of([] { (void)parse_rate("1001Tbps"); }), "rate is too large: at most 1000Tbps");
 }
 
 TEST(ParseFraction, FractionsAndPercentages) {
@@ -171,16 +181,22 @@ TEST(FormatAndParse, RoundTrip) {
     // Mix magnitudes so every unit gets picked, and keep values in range.
     const int shift = static_cast<int>(rng() % 63);
     const auto v = static_cast<int64_t>(rng() >> (shift + 1));
-    EXPECT_EQ(parse_time(format_time(Time::from_ps(v))).ps(), v) << format_time(Time::from_ps(v));
-    EXPECT_EQ(parse_bytes(format_bytes(Bytes(v))).count(), v) << format_bytes(Bytes(v));
-    if (v > 0) {
-      EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(v))).bps(), v) << format_rate(Rate::from_bps(v));
-    }
+    const int64_t t = v % (kMaxInputTimePs + 1);
+    const int64_t b = v % (kMaxInputBytes + 1);
+    const int64_t r = v % kMaxInputBps + 1;
+    EXPECT_EQ(parse_time(format_time(Time::from_ps(t))).ps(), t) << format_time(Time::from_ps(t));
+    EXPECT_EQ(parse_bytes(format_bytes(Bytes(b))).count(), b) << format_bytes(Bytes(b));
+    EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(r))).bps(), r) << format_rate(Rate::from_bps(r));
   }
-  const int64_t max = std::numeric_limits<int64_t>::max();
-  EXPECT_EQ(parse_time(format_time(Time::from_ps(max))).ps(), max);
-  EXPECT_EQ(parse_bytes(format_bytes(Bytes(max))).count(), max);
-  EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(max))).bps(), max);
+  EXPECT_EQ(parse_time(format_time(Time::from_ps(kMaxInputTimePs))).ps(), kMaxInputTimePs);
+  EXPECT_EQ(parse_bytes(format_bytes(Bytes(kMaxInputBytes))).count(), kMaxInputBytes);
+  EXPECT_EQ(parse_rate(format_rate(Rate::from_bps(kMaxInputBps))).bps(), kMaxInputBps);
+}
+
+// A whole message too long for 64-bit picoseconds saturates, never wraps.
+TEST(RateTxTime, SaturatesInsteadOfWrapping) {
+  EXPECT_EQ(Rate::from_bps(1).tx_time(Bytes(kMaxInputBytes)), Time::never());
+  EXPECT_EQ(Rate::from_gbps(8).tx_time(Bytes(int64_t{1} << 30)).ps(), (int64_t{1} << 30) * 1000);
 }
 
 }  // namespace

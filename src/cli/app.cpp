@@ -73,7 +73,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   run->add_flag("--strict", ro.strict,
                 "refuse a scenario the run cannot carry out as written (e.g. flows starting after its end)");
   run->add_flag("--check", run_check,
-                "load and check the scenarios, flags and output folders, print ok, run and write nothing");
+                "check the flags, scenarios and output folders and set each run up as it would be (network, "
+                "workloads), print ok; simulate and write nothing");
 
   PerftestCli perftest;
   add_perftest_subcommand(app, perftest);
@@ -125,6 +126,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
 
   Context ctx;
   ctx.check_only = check_only || run_check;
+  ctx.check_setup = run_check && !check_only;
   ctx.interrupt = process.interrupt;
   if (!process.progress_interval.empty()) {
     const auto every = progress_interval(process.progress_interval);

@@ -26,10 +26,14 @@ inline constexpr int kExitInterrupted = 4;
 // How a command is carried out, beyond its own flags.
 struct Context {
   // Check every input as a real invocation does before it builds the network
-  // (flags, scenario files, output paths), then stop: no network is built,
-  // nothing simulated or written. Refusals that need the built network and its
-  // workloads (e.g. flows starting after the end) are left to the run.
+  // (flags, scenario files, output paths), then stop: nothing is simulated
+  // or written.
   bool check_only = false;
+  // With check_only, `run` also sets each scenario up (builds its network
+  // and workloads, as `run --check` does) to catch what only that finds:
+  // flows starting after the end, PFC headroom above the buffer, --strict.
+  // The CLI fuzzer leaves it off: a fuzzed fat-tree must not cost a build.
+  bool check_setup = false;
   // Long runs print a progress line on stderr at most this often; the first
   // comes after one interval, so a shorter run prints none.
   std::chrono::steady_clock::duration progress_every = std::chrono::seconds(2);

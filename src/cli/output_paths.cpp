@@ -4,12 +4,28 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 namespace rdmasim::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Creates and removes a uniquely named file in `folder`.
+bool probe_writable(const fs::path& folder) {
+  std::string name = (folder / ".rdmasim-write-test-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  std::error_code ec;
+  fs::remove(name, ec);
+  return true;
+}
+
+}  // namespace
 
 std::string check_output_dir(const std::string& dir, bool create) {
   std::error_code ec;
@@ -23,19 +39,16 @@ std::string check_output_dir(const std::string& dir, bool create) {
     if (ec) return "cannot create output directory '" + dir + "': " + ec.message();
     if (!fs::is_directory(p, ec))
       return "cannot create output directory '" + dir + "': " + std::strerror(ENOTDIR);
-    if (::access(p.c_str(), W_OK | X_OK) == 0) return "";
-    const std::string why = std::strerror(errno);
+    // A file made and removed again is the one test that sees everything
+    // (permissions, ACLs, a read-only mount) as the run will; access() is
+    // true for root whatever the folder.
+    if (probe_writable(p)) return "";
     if (p == target) return "cannot write into output directory '" + dir + "'";
-    return "cannot create output directory '" + dir + "': " + why;
+    return "cannot create output directory '" + dir + "': cannot write into '" + p.string() + "'";
   }
   fs::create_directories(dir, ec);
   if (ec) return "cannot create output directory '" + dir + "': " + ec.message();
-  const fs::path probe = fs::path(dir) / ".rdmasim-write-test";
-  if (std::FILE* f = std::fopen(probe.c_str(), "w")) {
-    std::fclose(f);
-    fs::remove(probe, ec);
-    return "";
-  }
+  if (probe_writable(dir)) return "";
   return "cannot write into output directory '" + dir + "'";
 }
 

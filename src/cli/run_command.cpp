@@ -156,14 +156,37 @@ int run_command(const RunOptions& o, const Context& ctx) {
     if (const std::string why = check_output_dir(j.dir, !ctx.check_only); !why.empty())
       j.refused = {kExitBadInput, "error: " + j.path + ": " + why + "\n"};
   }
-  if (ctx.check_only) {
-    // What Experiment refuses before it builds anything.
+  if (ctx.check_only && !ctx.check_setup) {
     for (Job& j : jobs) {
       if (j.refused.code != kExitOk) continue;
       try {
         (void)check_build_memory(*j.scenario, build_topology(*j.scenario), max_memory);
       } catch (const InputError& err) {
         j.refused = {kExitBadInput, std::string("error: ") + err.what() + "\n"};
+      }
+    }
+  }
+  if (ctx.check_setup) {
+    // A check sets each run up as the run would (network, workloads, the
+    // warnings --strict refuses) and stops before simulating, one at a time
+    // so that checking a batch needs one run's memory.
+    for (Job& j : jobs) {
+      if (j.refused.code != kExitOk) continue;
+      try {
+        const Experiment e(std::move(*j.scenario), max_memory, ctx.interrupt);
+        for (const std::string& w : e.warnings()) {
+          if (o.strict) {
+            j.refused = {kExitBadInput, "error: " + j.path + ": " + w + " (--strict)\n"};
+            break;
+          }
+          std::fprintf(stderr, "warning: %s: %s\n", j.path.c_str(), w.c_str());
+        }
+      } catch (const InputError& err) {
+        j.refused = {kExitBadInput, std::string("error: ") + err.what() + "\n"};
+      } catch (const SetupInterrupted& err) {
+        j.refused = {kExitInterrupted, "error: " + j.path + ": " + err.what() + "\n"};
+      } catch (const std::exception& err) {
+        j.refused = {kExitFailure, "error: " + j.path + ": " + err.what() + "\n"};
       }
     }
   }

@@ -673,6 +673,42 @@ workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
                        "hosts of routes, 6144 ports), more than the 10 MiB allowed by --max-memory\n");
 }
 
+// --check sets the run up as the run would, so what only the built network
+// and its workloads reveal is refused by the check too, and --strict applies.
+TEST_F(CliTest, RunCheckSetsTheRunUpAndRefusesWhatTheRunWould) {
+  const std::string base = R"(name: tiny
+duration: 1ms
+topology:
+  type: star
+  hosts: 3
+  link: {rate: 100Gbps, delay: 1us}
+  switch: {buffer: 20KB}
+fabric: {profile: rocev2-dcqcn}
+workload:
+  - {type: incast, senders: 2, receiver: 0, size: 64KiB}
+)";
+  write_text(scenario_, base);
+  const fs::path out = dir_ / "out";
+  expect_bad_input(run_cli({"run", scenario_, "--check", "-o", out.string()}),
+                   "error: " + scenario_ +
+                       ": 'fabric': switch 'sw0': PFC headroom and reserved bytes for 3 ports x 1 lossless "
+                       "classes need 119340 bytes, more than its 20000-byte buffer\n");
+  const std::string late = edit(base, "buffer: 20KB", "buffer: 32MB") +
+                           "  - {type: flow, src: 1, dst: 2, size: 1KB, start: 5ms}\n";
+  write_text(scenario_, late);
+  const CliResult warned = run_cli({"run", scenario_, "--check", "-o", out.string()});
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_EQ(warned.err,
+            "warning: " + scenario_ +
+                ": 1 of 3 flows start at or after the end of the run (duration 1ms) and are never "
+                "started\n");
+  expect_bad_input(run_cli({"run", scenario_, "--check", "--strict", "-o", out.string()}),
+                   "error: " + scenario_ +
+                       ": 1 of 3 flows start at or after the end of the run (duration 1ms) and are never "
+                       "started (--strict)\n");
+  EXPECT_FALSE(fs::exists(out)) << "--check wrote an output folder";
+}
+
 // An output folder name longer than the OS allows escaped as
 // std::filesystem_error (exit 1, "filesystem error: status").
 TEST_F(CliTest, OutputFolderNameTooLongIsBadInput) {

@@ -1,5 +1,7 @@
 #include "run/front_ends.h"
 
+#include <fmt/core.h>
+
 #include <exception>
 #include <memory>
 #include <stdexcept>
@@ -190,11 +192,23 @@ Scenario perftest_scenario(const PerftestOptions& o) {
     throw std::invalid_argument("size must be between 1 and 4GiB");
   if (o.switches < 0 || o.switches > 16) throw std::invalid_argument("switches must be between 0 and 16");
   if (o.tx_depth < 1) throw std::invalid_argument("tx-depth must be at least 1");
+  // What the iterations need at the very least, known before simulating:
+  // each latency iteration is a round trip over every hop's propagation
+  // delay; a bandwidth test serializes all its bytes at the link rate.
+  const Time limit = Time::from_s(100);
+  const int64_t hops = o.switches + 1;
+  const __int128 at_least_ps = lat ? static_cast<__int128>(2 * hops * o.link.delay.ps()) * p->iters
+                                   : o.link.rate.tx_time(Bytes(p->size * p->iters)).ps();
+  if (at_least_ps > limit.ps())
+    throw std::invalid_argument(std::to_string(p->iters) + " iterations need at least " +
+                                fmt::format("{:.3f}", static_cast<double>(at_least_ps) / 1e12) +
+                                " s of simulated time, more than the " + format_time(limit) +
+                                " a perftest runs: ask for fewer (-n)");
   Scenario s;
   s.name = "perftest";
   s.file = "<perftest>";
   s.seed = o.seed;
-  s.duration = Time::from_s(100);
+  s.duration = limit;
   s.profile = o.fabric.name;
   s.fabric = o.fabric;
   s.topology.type = "chain";

@@ -535,6 +535,21 @@ TEST_F(CliTest, UnknownPerftest) {
                    "write_bw, send_bw or read_bw)\n");
 }
 
+// More iterations than perftest's 100 s of simulated time can hold are
+// refused before simulating (they ran for 19 s and then failed): a latency
+// iteration needs at least a round trip of propagation (2 x 2 hops x 1us),
+// a bandwidth test at least its bytes at the link rate.
+TEST_F(CliTest, PerftestIterationsBeyondItsTimeLimitAreRefusedUpFront) {
+  expect_bad_input(
+      run_cli({"perftest", "write_lat", "-n", "100000000"}),
+      "error: perftest: 100000000 iterations need at least 400.000 s of simulated time, more than "
+      "the 100s a perftest runs: ask for fewer (-n)\n");
+  expect_bad_input(
+      run_cli({"perftest", "write_bw", "-n", "100000000"}),
+      "error: perftest: 100000000 iterations need at least 524.288 s of simulated time, more than "
+      "the 100s a perftest runs: ask for fewer (-n)\n");
+}
+
 TEST_F(CliTest, RunWithoutScenario) {
   const CliResult r = run_cli({"run"});
   expect_bad_input(r, "scenario is required\nRun with --help for more information.\n");

@@ -124,7 +124,6 @@ void Fabric::build() {
     if (self->kind() == NodeKind::kSwitch) {
       auto* sw = static_cast<Switch*>(self);
       sw->set_routes(std::move(tables[n]));
-      sw->configure(cfg_.sw.pfc);
       sw->set_forwarding_policy(make_forwarding_policy(forwarding_policy_name(cfg_), *sw));
       for (const std::string& cp : congestion_point_names(cfg_))
         sw->add_congestion_point(make_congestion_point(cp, cfg_, *sw));

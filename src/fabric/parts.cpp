@@ -171,7 +171,7 @@ std::string link_flow_control_name(const FabricConfig& cfg) {
 
 LinkFlowControl make_link_flow_control(const std::string& name, const FabricConfig& cfg, const Port& port) {
   if (name == "lossy") return LinkFlowControl(LossyFlowControl{});
-  if (name == "pfc") return LinkFlowControl(PfcFlowControl{});
+  if (name == "pfc") return LinkFlowControl(PfcFlowControl(cfg.sw.pfc));
   if (name == "credit") {
     const uint32_t max_packet = cfg.framing.data_wire(cfg.rc.mtu, true);
     uint64_t bytes = cfg.ib.credit.vl_buffer_bytes;

@@ -17,6 +17,10 @@
 //   on_release(port, c, w) a packet of class c and w wire bytes that arrived
 //                          on this port has left its node's buffer (what the
 //                          part may return upstream);
+//   on_buffered(port, c)   at a switch, a packet of class c that arrived on
+//                          this port was admitted to the shared buffer
+//                          (port.buffer(): the switch's Mmu);
+//   on_left_buffer(port, c) such a packet left the buffer (after on_release);
 //   on_timer(port, k, a)   a timer the part set with port.schedule_timer fired;
 //   on_link_down(), on_fault_drop(p), connect_peer/resync (link up).
 // The part never keeps a packet pointer. Parts are templates over the port
@@ -59,6 +63,14 @@ class LinkFlowControl {
   template <class P>
   void on_release(P& port, uint8_t cls, uint32_t wire) {
     std::visit([&](auto& f) { f.on_release(port, cls, wire); }, part_);
+  }
+  template <class P>
+  void on_buffered(P& port, uint8_t cls) {
+    std::visit([&](auto& f) { f.on_buffered(port, cls); }, part_);
+  }
+  template <class P>
+  void on_left_buffer(P& port, uint8_t cls) {
+    std::visit([&](auto& f) { f.on_left_buffer(port, cls); }, part_);
   }
   template <class P>
   void on_timer(P& port, uint32_t kind, uint64_t arg) {

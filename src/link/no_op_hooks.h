@@ -17,6 +17,10 @@ struct NoOpLinkHooks {
   template <class P>
   void on_release(P& /*port*/, uint8_t /*cls*/, uint32_t /*wire*/) noexcept {}
   template <class P>
+  void on_buffered(P& /*port*/, uint8_t /*cls*/) noexcept {}
+  template <class P>
+  void on_left_buffer(P& /*port*/, uint8_t /*cls*/) noexcept {}
+  template <class P>
   void on_timer(P& /*port*/, uint32_t /*kind*/, uint64_t /*arg*/) noexcept {}
   void on_link_down() noexcept {}
   void on_fault_drop(const Packet& /*p*/) noexcept {}

@@ -10,6 +10,10 @@ namespace rdmasim {
 
 Time Port::now() const { return net_.sim().now(); }
 
+Mmu& Port::buffer() const { return sw_->mmu(); }
+
+void Port::note_pause_sent(bool xoff) { sw_->note_pause_sent(xoff); }
+
 void Port::schedule_timer(Time at, uint32_t kind, uint64_t arg) { net_.sim().schedule(at, this, kind, arg); }
 
 Packet* Port::dequeue(uint32_t eligible) {

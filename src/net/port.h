@@ -20,6 +20,7 @@
 
 namespace rdmasim {
 
+class Mmu;
 class Node;
 class Network;
 class Port;
@@ -102,6 +103,10 @@ class Port final : public EventHandler {
   [[nodiscard]] bool has_source() const { return source_ != nullptr; }
   [[nodiscard]] bool source_has_more() const { return source_ != nullptr && source_->has_more(*this); }
   [[nodiscard]] bool at_switch() const { return sw_ != nullptr; }
+  // The shared buffer of this port's switch (at_switch() only).
+  [[nodiscard]] Mmu& buffer() const;
+  // This port sent PFC XOFF (or XON): the switch counts it.
+  void note_pause_sent(bool xoff);
   void schedule_timer(Time at, uint32_t kind, uint64_t arg);
   [[nodiscard]] Time now() const;
   [[nodiscard]] Network& net() const { return net_; }

@@ -1,7 +1,7 @@
 // A packet switch: the forwarding policy picks the egress, the MMU admits the
 // packet to the shared buffer, the egress congestion points mark, stamp or
-// handle overflow, and PFC XOFF/XON goes upstream from the buffer's
-// per-priority-group thresholds.
+// handle overflow, and the ingress port's link flow control hears of the
+// packet entering and leaving the buffer (PFC sends XOFF/XON from that).
 #pragma once
 
 #include <cstdint>
@@ -15,15 +15,6 @@
 
 namespace rdmasim {
 
-// PFC behaviour of a switch port (IEEE 802.1Qbb). Thresholds live in MmuConfig.
-struct PfcConfig {
-  // Quanta carried by XOFF (max 0xFFFF; one quantum = 512 bit times).
-  uint32_t quanta = 0xFFFF;
-  // A paused PG re-sends XOFF when this share of the pause time has elapsed,
-  // so the upstream never resumes while we are still congested.
-  double refresh_fraction = 0.5;
-};
-
 struct SwitchCounters {
   uint64_t no_route_drops = 0;
   uint64_t buffer_drops = 0;
@@ -35,8 +26,6 @@ struct SwitchCounters {
 
 class Switch final : public Node {
  public:
-  static constexpr uint32_t kPfcRefresh = 1;
-
   Switch(Network& net, int id, std::string name, const MmuConfig& mmu_cfg, size_t num_ports_hint,
          uint64_t ecmp_seed)
       : Node(net, id, NodeKind::kSwitch, std::move(name)),
@@ -44,8 +33,6 @@ class Switch final : public Node {
         fwd_(EcmpForwarding(ecmp_seed)),
         ecmp_seed_(ecmp_seed) {}
 
-  // Call once every port exists, before traffic.
-  void configure(const PfcConfig& pfc);
   // The policy that picks the egress (ECMP with this switch's seed until set).
   void set_forwarding_policy(ForwardingPolicy f) { fwd_ = f; }  // trivially copyable
   // Adds an egress congestion point after those already added.
@@ -67,6 +54,8 @@ class Switch final : public Node {
   [[nodiscard]] Time now() const;
   [[nodiscard]] IntTable& telemetry();
   // A congestion point set CE on `p` at egress `out`: marks and counts it.
+  // An ingress port's flow control sent PFC XOFF (or XON) upstream.
+  void note_pause_sent(bool xoff) { ++(xoff ? ctr_.pfc_xoff_sent : ctr_.pfc_xon_sent); }
   void note_ecn_mark(Packet& p, Port& out) {
     p.flags |= kCe;
     ++ctr_.ecn_marked;
@@ -75,15 +64,12 @@ class Switch final : public Node {
 
  private:
   void receive(Packet* p);
-  void send_pause(uint16_t port, uint8_t tc, uint32_t quanta);
 
   Mmu mmu_;
   RouteTable routes_;
   SwitchCounters ctr_;
   ForwardingPolicy fwd_;
   CongestionPoints points_;
-  PfcConfig pfc_;
-  std::vector<std::array<Time, kNumTcs>> refresh_at_;  // per port: pending XOFF refresh
   uint64_t ecmp_seed_;
 };
 

@@ -2,17 +2,21 @@
 // frame handling without a fabric around them.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <deque>
 #include <tuple>
 #include <vector>
 
 #include "link/link_flow_control.h"
 #include "net/counters.h"
+#include "net/framing.h"
 
 namespace rdmasim {
 namespace {
 
 struct StubNet {
+  Framing fr{.name = "stub", .min_frame = 64, .wire_extra = 20};
+  [[nodiscard]] const Framing& framing() const { return fr; }
   std::deque<Packet> storage;
   std::vector<Packet*> delivered;
   Packet* new_packet(PktType t) {
@@ -23,8 +27,24 @@ struct StubNet {
   void deliver(Packet* p) { delivered.push_back(p); }
 };
 
+// The switch buffer's verdicts on one priority group, set by the test.
+struct StubBuffer {
+  bool over_xoff = false, under_xon = false;
+  std::array<bool, kNumTcs> paused_pg{};
+  [[nodiscard]] static bool lossless(uint8_t tc) { return tc == 3; }
+  [[nodiscard]] bool should_pause(uint16_t /*port*/, uint8_t tc) const { return over_xoff && !paused_pg[tc]; }
+  [[nodiscard]] bool should_resume(uint16_t /*port*/, uint8_t tc) const { return under_xon && paused_pg[tc]; }
+  void set_paused(uint16_t /*port*/, uint8_t tc, bool p) { paused_pg[tc] = p; }
+  [[nodiscard]] bool paused(uint16_t /*port*/, uint8_t tc) const { return paused_pg[tc]; }
+};
+
 // What a part uses of its port (see link/link_flow_control.h).
 struct StubPort {
+  StubBuffer buf;
+  int xoff_sent = 0, xon_sent = 0;
+  StubBuffer& buffer() { return buf; }
+  [[nodiscard]] static uint16_t index() { return 7; }
+  void note_pause_sent(bool xoff) { ++(xoff ? xoff_sent : xon_sent); }
   StubNet n;
   TcScheduler q;
   PortCounters ctr;
@@ -63,6 +83,53 @@ Packet data(uint8_t tc, uint16_t wire) {
   p.tc = tc;
   p.wire = wire;
   return p;
+}
+
+// The sending side: XOFF when the buffer says the group crossed XOFF, a
+// refresh at half the pause while still paused, XON when it falls below XON.
+TEST(PfcFlowControl, SwitchSendsXoffRefreshesAndXonFromTheBufferThresholds) {
+  StubPort port;
+  PfcFlowControl pfc(PfcConfig{.quanta = 1000, .refresh_fraction = 0.5});
+  pfc.on_buffered(port, 3);  // below XOFF: nothing
+  EXPECT_TRUE(port.ctrl.empty());
+  port.buf.over_xoff = true;
+  pfc.on_buffered(port, 1);  // a lossy class never pauses
+  EXPECT_TRUE(port.ctrl.empty());
+  port.t = Time::from_ns(100);
+  pfc.on_buffered(port, 3);
+  ASSERT_EQ(port.ctrl.size(), 1u);
+  EXPECT_EQ(port.ctrl[0]->type, PktType::kPfc);
+  EXPECT_EQ(port.ctrl[0]->tc, 3);
+  EXPECT_EQ(port.ctrl[0]->psn, 1000u);
+  EXPECT_EQ(port.ctrl[0]->wire, 84);
+  EXPECT_EQ(port.ctr.pfc_tx_frames[3], 1u);
+  EXPECT_EQ(port.xoff_sent, 1);
+  EXPECT_TRUE(port.buf.paused_pg[3]);
+  // 1000 quanta at 100 Gb/s = 5.12 us; refreshed after half of it.
+  ASSERT_EQ(port.timers.size(), 1u);
+  EXPECT_EQ(port.timers[0], std::make_tuple(Time::from_ns(2660), PfcFlowControl::kRefresh, uint64_t{3}));
+  pfc.on_buffered(port, 3);  // already paused: no second XOFF
+  EXPECT_EQ(port.ctrl.size(), 1u);
+  port.t = Time::from_ns(2660);
+  pfc.on_timer(port, PfcFlowControl::kRefresh, 3);
+  ASSERT_EQ(port.ctrl.size(), 2u);
+  EXPECT_EQ(port.ctrl[1]->psn, 1000u);
+  ASSERT_EQ(port.timers.size(), 2u);
+  EXPECT_EQ(std::get<0>(port.timers[1]), Time::from_ns(5220));
+  // XON once below the XON threshold; the refresh then due sends nothing.
+  port.t = Time::from_ns(3000);
+  pfc.on_left_buffer(port, 3);
+  EXPECT_EQ(port.ctrl.size(), 2u);
+  port.buf.under_xon = true;
+  pfc.on_left_buffer(port, 3);
+  ASSERT_EQ(port.ctrl.size(), 3u);
+  EXPECT_EQ(port.ctrl[2]->psn, 0u);
+  EXPECT_EQ(port.xon_sent, 1);
+  EXPECT_FALSE(port.buf.paused_pg[3]);
+  port.t = Time::from_ns(5220);
+  pfc.on_timer(port, PfcFlowControl::kRefresh, 3);
+  EXPECT_EQ(port.ctrl.size(), 3u);
+  EXPECT_EQ(port.xoff_sent, 2);
 }
 
 TEST(PfcFlowControl, XoffClearsOneClassForItsQuanta) {

@@ -145,6 +145,13 @@ class CreditFlowControl {
     }
   }
 
+  // Credits are this part's only signal: the switch buffer's thresholds play
+  // no part in an InfiniBand link's flow control.
+  template <class P>
+  void on_buffered(P& /*port*/, uint8_t /*vl*/) noexcept {}
+  template <class P>
+  void on_left_buffer(P& /*port*/, uint8_t /*vl*/) noexcept {}
+
   template <class P>
   void on_timer(P& port, uint32_t /*kind*/, uint64_t arg) {
     const auto vl = static_cast<uint8_t>(arg);

@@ -1,8 +1,10 @@
-// IEEE 802.1Qbb priority flow control at one MAC: a received PAUSE frame
-// stops the named priority for `quanta` x 512 bit times at this link's rate
-// (0 quanta resumes at once). The XOFF/XON this port's node sends upstream is
-// decided by the switch buffer (Mmu thresholds per priority group), not here:
-// the part only applies what the peer sent.
+// IEEE 802.1Qbb priority flow control at one MAC, both directions:
+// - a received PAUSE frame stops the named priority for `quanta` x 512 bit
+//   times at this link's rate (0 quanta resumes at once);
+// - at a switch port, XOFF goes upstream when the priority group of the
+//   packets that arrived here crosses the buffer's XOFF threshold (the Mmu
+//   decides: static or dynamic thresholds, headroom), is refreshed while it
+//   stays above, and XON follows when it falls below the XON threshold.
 #pragma once
 
 #include <array>
@@ -15,10 +17,24 @@
 
 namespace rdmasim {
 
+// What this end sends upstream (the thresholds live in MmuConfig).
+struct PfcConfig {
+  // Quanta carried by XOFF (max 0xFFFF; one quantum = 512 bit times).
+  uint32_t quanta = 0xFFFF;
+  // A paused PG re-sends XOFF when this share of the pause time has elapsed,
+  // so the upstream never resumes while we are still congested.
+  double refresh_fraction = 0.5;
+};
+
 class PfcFlowControl : public NoOpLinkHooks {
  public:
-  // Event kind of the "a pause may have expired" timer on the port.
+  // Event kinds of the port timers: a pause we obey may have expired; a
+  // pause we sent is due for a refresh.
   static constexpr uint32_t kResume = 1;
+  static constexpr uint32_t kRefresh = 2;
+
+  PfcFlowControl() = default;
+  explicit PfcFlowControl(PfcConfig cfg) : cfg_(cfg) {}
 
   // Bit per traffic class whose pause has expired at `now`.
   [[nodiscard]] uint32_t eligible(Time now) const noexcept {
@@ -63,8 +79,33 @@ class PfcFlowControl : public NoOpLinkHooks {
       port.kick();
   }
 
+  // A packet of class `tc` that arrived on this (switch) port was admitted
+  // to the buffer: XOFF upstream if its priority group crossed the threshold.
   template <class P>
-  void on_timer(P& port, uint32_t /*kind*/, uint64_t tc) {
+  void on_buffered(P& port, uint8_t tc) {
+    auto& buffer = port.buffer();
+    if (!buffer.lossless(tc) || !buffer.should_pause(port.index(), tc)) return;
+    buffer.set_paused(port.index(), tc, true);
+    send_pause(port, tc, cfg_.quanta);
+  }
+  // Such a packet left the buffer: XON if the group fell below XON.
+  template <class P>
+  void on_left_buffer(P& port, uint8_t tc) {
+    auto& buffer = port.buffer();
+    if (!buffer.lossless(tc) || !buffer.should_resume(port.index(), tc)) return;
+    buffer.set_paused(port.index(), tc, false);
+    send_pause(port, tc, 0);
+  }
+
+  template <class P>
+  void on_timer(P& port, uint32_t kind, uint64_t arg) {
+    const auto tc = static_cast<uint8_t>(arg);
+    if (kind == kRefresh) {
+      // Only the latest refresh counts, and only while still paused.
+      if (refresh_at_[tc] == port.now() && port.buffer().paused(port.index(), tc))
+        send_pause(port, tc, cfg_.quanta);
+      return;
+    }
     if (paused_until_[tc] > port.now()) return;  // refreshed since
     port.kick();
   }
@@ -76,6 +117,27 @@ class PfcFlowControl : public NoOpLinkHooks {
   [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/) const noexcept { return 0; }
 
  private:
+  template <class P>
+  void send_pause(P& port, uint8_t tc, uint32_t quanta) {
+    Packet* f = port.net().new_packet(PktType::kPfc);
+    f->tc = tc;
+    f->psn = quanta;
+    f->wire = static_cast<uint16_t>(port.net().framing().pfc_wire());
+    port.counters().pfc_tx_frames[tc] += 1;
+    port.note_pause_sent(quanta != 0);
+    if (quanta == 0) {
+      refresh_at_[tc] = Time::never();
+    } else {
+      const Time pause = port.rate().tx_time(Bytes(int64_t{64} * quanta));
+      const Time at = port.now() + Time::from_ps(static_cast<int64_t>(cfg_.refresh_fraction * pause.ps()));
+      refresh_at_[tc] = at;
+      port.schedule_timer(at, kRefresh, tc);
+    }
+    port.send_control_frame(f);
+  }
+
+  PfcConfig cfg_;
+  std::array<Time, kNumTcs> refresh_at_{};  // when the pending XOFF refresh is due
   std::array<Time, kNumTcs> paused_until_{};
   uint8_t pause_seen_ = 0;  // bit per class that has ever been paused (fast path)
 };

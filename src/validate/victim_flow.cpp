@@ -1,44 +1,54 @@
 #include "validate/victim_flow.h"
 
-#include <vector>
-
-#include "engine/simulation.h"
-#include "fabric/fabric.h"
-#include "fabric/profiles.h"
+#include "config/scenario.h"
+#include "config/shipped_path.h"
+#include "run/experiment.h"
 
 namespace rdmasim {
+namespace {
 
-VictimRun run_victim_flow(bool pfc, const std::string& cc) {
-  Simulation sim(5);
-  FabricConfig cfg = find_profile(cc == "hpcc" ? "rocev2-hpcc" : "rocev2-dcqcn").config;
-  cfg.sw.mmu.buffer_bytes = 4 << 20;
-  if (!pfc) cfg.sw.mmu.lossless_mask = 0;
-  if (cc == "none") {
-    cfg.cc = "none";
-    cfg.sw.ecn.enabled = false;
+// Runs a shipped scenario as `rdmasim run <file> --set ...` would.
+template <typename PerFlow>
+ShippedRun run_shipped(const std::string& file, const std::vector<std::string>& overrides, PerFlow per_flow) {
+  Experiment e(load_scenario_file(find_shipped(file), overrides));
+  e.run();
+  ShippedRun r;
+  r.flows = e.flows().size();
+  for (const FlowRecord& f : e.flows()) {
+    if (!f.finished()) continue;
+    ++r.done;
+    per_flow(f);
   }
-  const Topology t = make_leaf_spine(2, 9, 1, 1.0, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)},
-                                     LinkSpec{Rate::from_gbps(1000), Time::from_ns(1000)});
-  Fabric f(sim, t, cfg);
-  constexpr int64_t kBytes = int64_t{4} << 20;
-  constexpr uint64_t kVictim = 100;
-  struct Sink : CompletionSink {
-    std::vector<Completion> done;
-    void on_complete(const Completion& c) override { done.push_back(c); }
-  } sink;
-  for (int s = 1; s <= 8; ++s) f.verbs().create_qp(s, 9, &sink, 3).post_write(kBytes, s);
-  f.verbs().create_qp(0, 10, &sink, 3).post_write(kBytes, kVictim);
-  sim.run(Time::from_ms(100));
-  VictimRun r;
-  for (const auto& c : sink.done)
-    if (c.wr_id == kVictim) r.victim_gbps = static_cast<double>(kBytes) * 8.0 / c.completed.sec() / 1e9;
-  for (const Switch* sw : f.switches()) {
+  for (const Switch* sw : e.fabric().switches()) {
     r.drops += sw->counters().buffer_drops;
     r.xoff += sw->counters().pfc_xoff_sent;
   }
-  r.done = sink.done.size();
-  r.invariants = f.check_invariants();
+  r.invariants = e.invariant_error();
   return r;
+}
+
+}  // namespace
+
+ShippedRun run_shipped_scenario(const std::string& file, const std::vector<std::string>& overrides) {
+  return run_shipped(file, overrides, [](const FlowRecord&) {});
+}
+
+VictimRun run_victim_flow(bool pfc, const std::string& cc) {
+  std::vector<std::string> overrides;
+  if (cc == "hpcc") overrides.emplace_back("fabric.profile=rocev2-hpcc");
+  if (cc == "none") overrides.insert(overrides.end(), {"fabric.cc=none", "fabric.ecn.enabled=false"});
+  if (!pfc) overrides.emplace_back("fabric.pfc.enabled=false");
+  VictimRun v;
+  const ShippedRun r = run_shipped("scenarios/victim-flow.yaml", overrides, [&](const FlowRecord& f) {
+    // The victim is the only flow from host 0; its throughput counts from time 0.
+    if (f.spec.src == 0)
+      v.victim_gbps = static_cast<double>(f.spec.size_bytes) * 8.0 / (f.spec.start + f.fct()).sec() / 1e9;
+  });
+  v.drops = r.drops;
+  v.xoff = r.xoff;
+  v.done = r.done;
+  v.invariants = r.invariants;
+  return v;
 }
 
 }  // namespace rdmasim

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rdmasim {
 
@@ -23,8 +24,20 @@ struct VictimRun {
   std::string invariants;  // empty when they held
 };
 
-// pfc: the RDMA class lossless or not. cc: "none", "dcqcn" or "hpcc", each
-// with its RoCEv2 profile's settings ("none" also turns ECN off).
+// The shipped scenarios/victim-flow.yaml with `--set` overrides: pfc, the
+// RDMA class lossless or not; cc: "none", "dcqcn" or "hpcc", each with its
+// RoCEv2 profile's settings ("none" also turns ECN off).
 [[nodiscard]] VictimRun run_victim_flow(bool pfc, const std::string& cc);
+
+// What validate reads of a shipped scenario run with overrides.
+struct ShippedRun {
+  size_t flows = 0;
+  size_t done = 0;
+  uint64_t drops = 0;  // switch buffer drops, every class
+  uint64_t xoff = 0;   // PFC XOFF frames sent by switches
+  std::string invariants;
+};
+[[nodiscard]] ShippedRun run_shipped_scenario(const std::string& file,
+                                              const std::vector<std::string>& overrides);
 
 }  // namespace rdmasim

@@ -371,31 +371,20 @@ Time pipeline(const std::vector<const Port*>& path, uint64_t n, WireOf wire_of) 
 }  // namespace
 
 Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
-  // The RC exchange (data then one ACK; a READ request then the response
-  // stream) in RC framing: the only transport yet.
+  // The transport's exchange (data then its ACK; a READ request then the
+  // response stream), each packet as the transport frames it.
   const QpPath c = transport_->path(qp);
   const auto fwd = path(c.src, c.dst, c.flow_hash, c.src_nic_port);
   const auto rev = path(c.dst, c.src, c.rev_hash, c.dst_nic_port);
   if (fwd.empty() || rev.empty()) return Time::never();
-  const uint32_t mtu = cfg_.rc.mtu;
-  const uint64_t n = transport_->packets_for(bytes);
-  const Framing& fr = net_.framing();
-  auto payload_of = [&](uint64_t i) {
-    return static_cast<uint32_t>(std::clamp<int64_t>(bytes - static_cast<int64_t>(i) * mtu, 0, mtu));
-  };
+  const Transport& t = *transport_;
+  const Time there =
+      pipeline(fwd, t.forward_packets(op, bytes), [&](uint64_t i) { return t.forward_wire(op, bytes, i); });
+  const Time back =
+      pipeline(rev, t.back_packets(op, bytes), [&](uint64_t i) { return t.back_wire(op, bytes, i); });
   const Time tx = cfg_.nic.tx_latency;
-  if (op == Opcode::kRead) {
-    const Time req = pipeline(fwd, 1, [&](uint64_t) { return fr.read_request_wire(); });
-    const Time resp = pipeline(rev, n, [&](uint64_t i) {
-      const bool edge = i == 0 || i + 1 == n;
-      return fr.data_wire(payload_of(i) + (edge ? fr.aeth : 0), false);
-    });
-    return tx + req + tx + resp;
-  }
-  const Time data = pipeline(
-      fwd, n, [&](uint64_t i) { return fr.data_wire(payload_of(i), op == Opcode::kWrite && i == 0); });
-  const Time ack = pipeline(rev, 1, [&](uint64_t) { return fr.ack_wire(); });
-  return tx + data + ack;
+  // A READ response is new work at the responder's NIC: it pays the tx latency again.
+  return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;
 }
 
 Rate Fabric::path_bottleneck(QpId qp) const {

@@ -24,6 +24,7 @@
 #include "nic/path/path_selector.h"
 #include "route/subnet_manager.h"
 #include "topo/topology.h"
+#include "transport/iwarp/tcp_config.h"
 #include "transport/rc.h"
 #include "transport/transport.h"
 #include "verbs/verbs.h"
@@ -63,9 +64,10 @@ struct FabricConfig {
   LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
   SwitchSettings sw;
   NicConfig nic;
-  std::string transport = "rc";  // the Transport part (fabric/parts.cpp); rc is the only one yet
-  RcConfig rc;
-  std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
+  std::string transport = "rc";  // the Transport part (fabric/parts.cpp): rc | iwarp
+  RcConfig rc;                   // rc; data_tc is every transport's
+  TcpConfig tcp;                 // iwarp
+  std::string cc = "none";       // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
   TimelyConfig timely;

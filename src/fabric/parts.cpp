@@ -20,13 +20,15 @@
 #include "net/network.h"
 #include "nic/path/per_connection/per_connection_paths.h"
 #include "nic/path/plb/plb_paths.h"
+#include "transport/iwarp/iwarp.h"
 #include "transport/rc.h"
 
 namespace rdmasim {
 
 std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net) {
   if (cfg.transport == "rc") return std::make_unique<RcEngine>(net, cfg.rc);
-  throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc)");
+  if (cfg.transport == "iwarp") return std::make_unique<IwarpTransport>(net, cfg.tcp);
+  throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc or iwarp)");
 }
 
 namespace {

@@ -198,6 +198,28 @@ size_t RcEngine::message_of(const RcConnection& c, uint64_t psn) const {
   return static_cast<size_t>(it - c.msgs.begin());
 }
 
+namespace {
+
+uint32_t payload_of(int64_t bytes, uint64_t i, uint32_t mtu) {
+  return static_cast<uint32_t>(std::clamp<int64_t>(bytes - static_cast<int64_t>(i) * mtu, 0, mtu));
+}
+
+}  // namespace
+
+uint32_t RcEngine::forward_wire(Opcode op, int64_t bytes, uint64_t i) const {
+  const Framing& fr = net_.framing();
+  if (op == Opcode::kRead) return fr.read_request_wire();
+  return fr.data_wire(payload_of(bytes, i, cfg_.mtu), op == Opcode::kWrite && i == 0);
+}
+
+uint32_t RcEngine::back_wire(Opcode op, int64_t bytes, uint64_t i) const {
+  const Framing& fr = net_.framing();
+  if (op != Opcode::kRead) return fr.ack_wire();
+  // READ response First/Last/Only carry an AETH (IBTA Vol.1 §9.3.5).
+  const bool edge = i == 0 || i + 1 == packets_for(bytes);
+  return fr.data_wire(payload_of(bytes, i, cfg_.mtu) + (edge ? fr.aeth : 0), false);
+}
+
 Packet* RcEngine::build_data(RcConnection& c, uint64_t psn) {
   const RcMessage& cur = c.msgs[c.nxt_msg];
   const size_t mi = psn >= cur.first_psn && psn < cur.end_psn ? c.nxt_msg : message_of(c, psn);

@@ -159,6 +159,14 @@ class RcEngine final : public Transport, public CcHost {
   [[nodiscard]] uint64_t packets_for(int64_t bytes) const override {
     return bytes <= 0 ? 1u : static_cast<uint64_t>((bytes + cfg_.mtu - 1) / cfg_.mtu);
   }
+  [[nodiscard]] uint64_t forward_packets(Opcode op, int64_t bytes) const override {
+    return op == Opcode::kRead ? 1 : packets_for(bytes);
+  }
+  [[nodiscard]] uint32_t forward_wire(Opcode op, int64_t bytes, uint64_t i) const override;
+  [[nodiscard]] uint64_t back_packets(Opcode op, int64_t bytes) const override {
+    return op == Opcode::kRead ? packets_for(bytes) : 1;
+  }
+  [[nodiscard]] uint32_t back_wire(Opcode op, int64_t bytes, uint64_t i) const override;
   void set_congestion_control(std::unique_ptr<CongestionControl> cc) override {
     cc_ = std::move(cc);
     if (cc_) cc_->attach(this);

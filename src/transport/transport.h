@@ -73,6 +73,14 @@ class Transport {
   [[nodiscard]] virtual bool idle(QpId qp) const = 0;
   // Data packets a message of `bytes` takes.
   [[nodiscard]] virtual uint64_t packets_for(int64_t bytes) const = 0;
+  // The unloaded exchange of one message, for ideal completion times: the
+  // packets requester -> responder (data; for a READ its request) and back
+  // (the ACK that completes it; for a READ the response stream), and the
+  // wire bytes of the i-th of each.
+  [[nodiscard]] virtual uint64_t forward_packets(Opcode op, int64_t bytes) const = 0;
+  [[nodiscard]] virtual uint32_t forward_wire(Opcode op, int64_t bytes, uint64_t i) const = 0;
+  [[nodiscard]] virtual uint64_t back_packets(Opcode op, int64_t bytes) const = 0;
+  [[nodiscard]] virtual uint32_t back_wire(Opcode op, int64_t bytes, uint64_t i) const = 0;
 
   // The congestion-control plug-in for every QP (nullptr: line rate).
   virtual void set_congestion_control(std::unique_ptr<CongestionControl> cc) = 0;

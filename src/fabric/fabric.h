@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/cubic/cubic.h"
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
 #include "cc/hpcc.h"
@@ -65,13 +66,14 @@ struct FabricConfig {
   NicConfig nic;
   std::string transport = "rc";  // the Transport part (fabric/parts.cpp); rc is the only one yet
   RcConfig rc;
-  std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
+  std::string cc = "none";  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only) | newreno | cubic
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
   TimelyConfig timely;
   HpccConfig hpcc;
   InfinibandSettings ib;
   IbCcConfig ibcc;
+  CubicConfig cubic;
   PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
 };
 

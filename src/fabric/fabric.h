@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cc/cubic/cubic.h"
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
 #include "cc/hpcc.h"
@@ -67,13 +68,15 @@ struct FabricConfig {
   std::string transport = "rc";  // the Transport part (fabric/parts.cpp): rc | iwarp
   RcConfig rc;                   // rc; data_tc is every transport's
   TcpConfig tcp;                 // iwarp
-  std::string cc = "none";       // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only)
+  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only) | newreno | cubic
+  std::string cc = "none";
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
   TimelyConfig timely;
   HpccConfig hpcc;
   InfinibandSettings ib;
   IbCcConfig ibcc;
+  CubicConfig cubic;
   PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
 };
 

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "cc/cubic/cubic.h"
 #include "cc/dcqcn.h"
 #include "cc/dctcp.h"
 #include "cc/hpcc.h"
@@ -99,6 +100,11 @@ const CcEntry kCongestionControls[] = {
      [](const FabricConfig&, const PartContext&) -> std::unique_ptr<CongestionControl> {
        return std::make_unique<NewReno>();
      }},
+    with_params<&FabricConfig::cubic>(
+        "cubic",
+        [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
+          return std::make_unique<Cubic>(cfg.cubic);
+        }),
 };
 
 const CcEntry* find_cc(const std::string& name) {

@@ -25,8 +25,9 @@ std::string scenario(const std::string& profile, const std::string& fabric_extra
 
 TEST(Params, EchoListsExactlyTheDeclaredKeysAndReadsBackToTheSameValues) {
   const std::pair<const char*, const char*> cases[] = {
-      {"dcqcn", "rocev2-dcqcn"}, {"dcqcn", "rocev2-dcqcn-mlx"}, {"dctcp", "rocev2-dctcp"},
-      {"hpcc", "rocev2-hpcc"},   {"timely", "rocev2-dcqcn"},    {"ibcc", "ib-ndr"}};
+      {"dcqcn", "rocev2-dcqcn"},  {"dcqcn", "rocev2-dcqcn-mlx"}, {"dctcp", "rocev2-dctcp"},
+      {"hpcc", "rocev2-hpcc"},    {"timely", "rocev2-dcqcn"},    {"ibcc", "ib-ndr"},
+      {"cubic", "ethernet-lossy"}};
   for (const auto& [cc, profile] : cases) {
     SCOPED_TRACE(std::string(cc) + " on " + profile);
     FabricConfig f = find_profile(profile).config;

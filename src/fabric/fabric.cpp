@@ -6,19 +6,27 @@
 #include <stdexcept>
 
 #include "route/shortest_path.h"
+#include "transport/iwarp/iwarp_framing.h"
 
 namespace rdmasim {
 
 namespace {
 // HPCC's INT header rides every data packet and ACK.
-FabricConfig with_int_header(FabricConfig cfg) {
+// What the chosen parts imply for the framing: HPCC's INT header; iWARP's
+// TCP headers, and its segment payload as the fabric's packet size (BDP,
+// PFC headroom).
+FabricConfig with_framing(FabricConfig cfg) {
   if (cfg.cc == "hpcc") cfg.framing.int_header = cfg.hpcc.int_header_bytes;
+  if (cfg.transport == "iwarp") {
+    cfg.framing = Framing::iwarp(cfg.tcp.timestamps);
+    cfg.rc.mtu = IwarpFraming{cfg.tcp.ip_mtu, cfg.tcp.timestamps, cfg.tcp.markers}.max_payload(true);
+  }
   return cfg;
 }
 }  // namespace
 
 Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
-    : sim_(sim), topo_(std::move(topo)), cfg_(with_int_header(std::move(cfg))), net_(sim, cfg_.framing) {
+    : sim_(sim), topo_(std::move(topo)), cfg_(with_framing(std::move(cfg))), net_(sim, cfg_.framing) {
   if (cfg_.cc == "ibcc" && !cfg_.ib.enabled)
     throw std::invalid_argument("congestion control 'ibcc' needs an InfiniBand profile (ib-ndr, ib-hdr)");
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.

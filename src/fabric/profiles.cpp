@@ -328,9 +328,59 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   return p;
 }
 
+// iWARP over plain lossy Ethernet: the RNIC's TCP recovers losses, the
+// switches need no PFC or ECN configuration; CUBIC, Linux's default.
+Profile iwarp_cubic() {
+  Profile p = ethernet_base(
+      "iwarp-cubic",
+      "iWARP (RDMAP/DDP/MPA over TCP, RFC 5040-5044) on plain lossy Ethernet: drop-tail switches, the RNIC's "
+      "TCP recovers losses (NewReno fast retransmit, RFC 6298 timeouts) under CUBIC");
+  // RC's keys do not apply: TCP has its own MTU, ACKs and timers.
+  std::erase_if(p.sources, [](const ProfileSource& s) {
+    return s.key == "fabric.mtu" || s.key == "fabric.ack_interval" || s.key == "fabric.rto" ||
+           s.key == "fabric.rto_max_backoff" || s.key == "fabric.ack_tc";
+  });
+  FabricConfig& c = p.config;
+  c.transport = "iwarp";
+  c.tcp = TcpConfig{};
+  c.framing = Framing::iwarp(c.tcp.timestamps);
+  c.cc = "cubic";
+  c.cubic = CubicConfig{};
+  // Chelsio T5: about 1.5 us end-to-end RDMA latency; less ~30 ns of wire at
+  // 40GbE, 1.47 us of RNIC processing, split evenly (an assumption).
+  c.nic.tx_latency = Time::from_ns(735);
+  c.nic.rx_latency = Time::from_ns(735);
+  cite(p, "fabric.framing",
+       "Eth 14 + FCS 4 + IPv4 20 + TCP 20 + MPA 2 + CRC 4 + DDP tagged 14 / untagged 18 (RFC 5040, 5041, "
+       "5044); preamble+SFD 8 + IFG 12 (IEEE 802.3)");
+  cite(p, "fabric.data_tc",
+       "assumption: the class RoCE profiles give RDMA, so topologies compare like for like");
+  cite(p, "fabric.cc", "CUBIC (RFC 9438), Linux's default TCP congestion control");
+  cite(p, "fabric.nic_tx_latency",
+       "Chelsio T5 about 1.5 us end-to-end RDMA latency (chelsio.com/nic/rdma-iwarp), back to back; less the "
+       "wire, split evenly between sender and receiver (assumption)");
+  cite(p, "fabric.nic_rx_latency", "see nic_tx_latency");
+  cite(p, "fabric.path_selection",
+       "one 5-tuple (an ephemeral TCP source port) per connection: ECMP keeps a connection on one path");
+  p.sources.push_back({"fabric.tcp.ip_mtu", "standard Ethernet MTU 1500 (RFC 894), the RNIC default"});
+  p.sources.push_back({"fabric.tcp.timestamps", "assumption: off, as offload engines commonly run"});
+  p.sources.push_back(
+      {"fabric.tcp.markers", "off: RFC 6581 made them optional; Chelsio, Intel and siw drivers default off"});
+  p.sources.push_back({"fabric.tcp.delayed_ack", "RFC 5681 §4.2: an ACK at least every second full segment"});
+  p.sources.push_back(
+      {"fabric.tcp.delayed_ack_timeout", "Linux TCP_DELACK_MIN 40 ms (RFC 1122: at most 500 ms)"});
+  p.sources.push_back({"fabric.tcp.min_rto", "Linux TCP_RTO_MIN 200 ms (Chelsio's T3 offload: 250 ms)"});
+  p.sources.push_back({"fabric.tcp.max_rto", "RFC 6298 §2.5: at least 60 s"});
+  p.sources.push_back({"fabric.tcp.dupack_threshold", "RFC 5681 §3.2: three duplicate ACKs"});
+  p.sources.push_back({"fabric.tcp.receive_window", "assumption: 4 MiB, far above one BDP"});
+  p.sources.push_back({"fabric.tcp.ecn", "plain drop-tail Ethernet: no ECN"});
+  return p;
+}
+
 std::vector<std::string> profile_names() {
   return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
-          "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "ib-ndr",           "ib-hdr"};
+          "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "ib-ndr",           "ib-hdr",
+          "iwarp-cubic"};
 }
 
 Profile find_profile(const std::string& name) {
@@ -353,6 +403,7 @@ Profile find_profile(const std::string& name) {
     return infiniband(
         name, 200, Time::from_ns(130),
         "Quantum QM87xx HDR switch: 130 ns port-to-port (NVIDIA QM87xx user manual, Introduction)");
+  if (name == "iwarp-cubic") return iwarp_cubic();
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "

@@ -364,9 +364,27 @@ std::string unserved_vl(const FabricConfig& c) {
 
 // The whole `fabric:` block: the transport, the NIC, the link layer and
 // switch features of the profile's kind, the congestion control.
+// --- Transport: iWARP, RDMAP/DDP/MPA over the RNIC's TCP. ----------------
+template <typename V>
+void visit_iwarp(V& v, FabricConfig& c) {
+  const std::string why = "applies to the RC transport (RoCEv2, InfiniBand); '" + c.name +
+                          "' runs iWARP over TCP (see fabric.tcp)";
+  for (const char* key : {"mtu", "recovery", "ack_interval", "rto", "rto_max_backoff", "retry_limit",
+                          "ack_tc", "irn_window", "irn_rto_low", "irn_rto_high"})
+    v.refuse(key, why);
+  v.count({"data_tc", "traffic class of the connections' segments and of their ACKs"}, c.rc.data_tc, 0, 7);
+  v.block(Key{"tcp", "TCP as the RNIC's offload engine runs it: segments, ACKs, timers, ECN"},
+          [&](auto& b) { c.tcp.visit(b); });
+}
+
 template <typename V>
 void visit_fabric(V& v, FabricConfig& c) {
-  visit_rc(v, c.rc);
+  if (c.transport == "iwarp") {
+    visit_iwarp(v, c);
+  } else {
+    visit_rc(v, c.rc);
+    v.refuse("tcp", "applies to iWARP profiles (iwarp-cubic), not '" + c.name + "'");
+  }
   const bool ib = c.ib.enabled;
   if (ib) {
     // InfiniBand links are lossless by credits, arbitrate VLs instead of
@@ -409,6 +427,15 @@ void visit_fabric(V& v, FabricConfig& c) {
   // as if the network were never congested.
   const std::string signal = congestion_control_feedback(c);
   const bool needs_marks = signal == "cnp" || signal == "ecn-echo";
+  // A TCP receiver returns ACKs (with ECN-Echo when fabric.tcp.ecn is on), nothing else.
+  if (c.transport == "iwarp") {
+    v.check(signal == "none" || signal == "ecn-echo", "cc",
+            "'" + c.cc + "' needs " + signal +
+                " feedback, which TCP does not return (iWARP takes none, newreno, "
+                "cubic or dctcp)");
+    v.check(signal != "ecn-echo" || c.tcp.ecn, "cc",
+            "'" + c.cc + "' reads ECN-Echo: set fabric.tcp.ecn: true (and fabric.ecn at the switches)");
+  }
   if (ib) {
     v.check(!needs_marks || c.cc == "ibcc", "cc",
             "'" + c.cc +

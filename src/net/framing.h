@@ -18,6 +18,7 @@ struct Framing {
   uint32_t min_frame = 0;    // shorter frames are padded to this
   uint32_t wire_extra = 0;   // preamble, SFD and inter-frame gap
   uint32_t int_header = 0;   // in-band telemetry carried by data and ACKs (HPCC)
+  uint32_t ack_header = 0;   // an ACK's own header when it is not base_header + aeth (a TCP ACK)
 
   [[nodiscard]] uint32_t frame(uint32_t header_and_payload) const {
     return std::max(header_and_payload, min_frame) + wire_extra;
@@ -25,7 +26,9 @@ struct Framing {
   [[nodiscard]] uint32_t data_wire(uint32_t payload, bool with_reth) const {
     return frame(base_header + int_header + (with_reth ? reth : 0) + payload);
   }
-  [[nodiscard]] uint32_t ack_wire() const { return frame(base_header + int_header + aeth); }
+  [[nodiscard]] uint32_t ack_wire() const {
+    return frame((ack_header != 0 ? ack_header : base_header + aeth) + int_header);
+  }
   [[nodiscard]] uint32_t read_request_wire() const { return frame(base_header + reth); }
   // CNP: BTH + 16 reserved bytes + ICRC (IBTA Annex A17 §A17.9.3).
   [[nodiscard]] uint32_t cnp_wire() const { return frame(base_header + 16); }
@@ -35,12 +38,21 @@ struct Framing {
   // RoCEv2 (IBTA Annex A17): Ethernet II 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
   // + FCS 4 = 62 B; RETH 16 B and AETH 4 B (IBTA Vol.1 §9.3); 64 B minimum
   // frame and 20 B of preamble/SFD/IFG (IEEE 802.3).
-  static Framing rocev2() { return Framing{"rocev2", 62, 16, 4, 64, 20, 0}; }
+  static Framing rocev2() { return Framing{"rocev2", 62, 16, 4, 64, 20, 0, 0}; }
   // Native InfiniBand (IBTA Vol.1 §7.7 and §9.2-9.3): LRH 8 + BTH 12 + ICRC 4
   // + VCRC 2 = 26 B; RETH 16 B, AETH 4 B. No minimum frame and no inter-frame
   // gap: the start/end delimiters live in the 64b/66b line code, which the
   // data rate (400 Gb/s NDR, 200 Gb/s HDR) already excludes.
-  static Framing infiniband() { return Framing{"infiniband", 26, 16, 4, 0, 0, 0}; }
+  static Framing infiniband() { return Framing{"infiniband", 26, 16, 4, 0, 0, 0, 0}; }
+  // iWARP (transport/iwarp/iwarp_framing.h has the derivation): a Write
+  // segment's headers, Eth 14 + FCS 4 + IPv4 20 + TCP 20 (+12 timestamps) +
+  // MPA length 2 + CRC 4 + DDP tagged 14; a Send's untagged header is 4 more
+  // (the `reth` slot); an ACK is Eth + IPv4 + TCP + FCS. The transport frames
+  // its own packets exactly; the fabric uses this for buffer headroom and BDP.
+  static Framing iwarp(bool timestamps) {
+    const uint32_t tcp = timestamps ? 32 : 20;
+    return Framing{"iwarp", 18 + 20 + tcp + 6 + 14, 4, 0, 64, 20, 0, 18 + 20 + tcp};
+  }
 };
 
 }  // namespace rdmasim

@@ -72,7 +72,12 @@ std::string random_scenario(Rng& rng) {
     sw += std::string(sw.empty() ? "" : ", ") + "buffer: " + std::to_string(1 + rng.below(64)) + "MiB";
   if (!sw.empty()) topo += ", switch: {" + sw + "}";
   std::string fabric = "profile: " + profile;
-  if (rng.below(2) == 0) fabric += ", mtu: " + pick(rng, std::vector<std::string>{"1KB", "2KB", "4KiB"});
+  if (rng.below(2) == 0) {
+    if (find_profile(profile).config.transport == "iwarp")
+      fabric += ", tcp: {ip_mtu: " + pick(rng, std::vector<std::string>{"1500", "4200", "9000"}) + "}";
+    else
+      fabric += ", mtu: " + pick(rng, std::vector<std::string>{"1KB", "2KB", "4KiB"});
+  }
   if (rng.below(3) == 0) fabric += ", nic_tx_latency: " + std::to_string(rng.below(1000)) + "ns";
   return "name: p\nseed: " + std::to_string(rng.below(1000)) + "\nduration: 1ms\ntopology: {" + topo +
          "}\nfabric: {" + fabric + "}\nworkload: [{type: permutation, size: 4KB}]\n";

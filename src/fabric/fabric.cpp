@@ -33,7 +33,9 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   if (cfg_.ib.enabled && cfg_.ib.sm.adaptive) cfg_.rc.accept_out_of_order = true;
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0) cfg_.rc.irn_window = bdp_packets();
   // Resolved here, not in the part, so results.json records the window that ran.
-  if (cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0) cfg_.dctcp.initial_window = bdp_packets();
+  // Over TCP it starts at RFC 6928's initial window and slow-starts.
+  if (cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0)
+    cfg_.dctcp.initial_window = cfg_.dctcp.tcp ? 10 : bdp_packets();
   transport_ = make_transport(cfg_, net_);
   build();
 }

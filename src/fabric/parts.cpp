@@ -76,7 +76,7 @@ const CcEntry kCongestionControls[] = {
         "dctcp",
         [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
           DctcpConfig d = cfg.dctcp;
-          if (d.initial_window == 0) d.initial_window = ctx.bdp_packets();
+          if (d.initial_window == 0) d.initial_window = d.tcp ? 10 : ctx.bdp_packets();
           return std::make_unique<Dctcp>(d);
         }),
     with_params<&FabricConfig::timely>(

@@ -328,13 +328,10 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   return p;
 }
 
-// iWARP over plain lossy Ethernet: the RNIC's TCP recovers losses, the
-// switches need no PFC or ECN configuration; CUBIC, Linux's default.
-Profile iwarp_cubic() {
-  Profile p = ethernet_base(
-      "iwarp-cubic",
-      "iWARP (RDMAP/DDP/MPA over TCP, RFC 5040-5044) on plain lossy Ethernet: drop-tail switches, the RNIC's "
-      "TCP recovers losses (NewReno fast retransmit, RFC 6298 timeouts) under CUBIC");
+// iWARP: the RNIC's TCP over Ethernet; the two profiles differ in the
+// congestion control and in what the switches mark.
+Profile iwarp_base(std::string name, std::string summary) {
+  Profile p = ethernet_base(std::move(name), std::move(summary));
   // RC's keys do not apply: TCP has its own MTU, ACKs and timers.
   std::erase_if(p.sources, [](const ProfileSource& s) {
     return s.key == "fabric.mtu" || s.key == "fabric.ack_interval" || s.key == "fabric.rto" ||
@@ -344,8 +341,6 @@ Profile iwarp_cubic() {
   c.transport = "iwarp";
   c.tcp = TcpConfig{};
   c.framing = Framing::iwarp(c.tcp.timestamps);
-  c.cc = "cubic";
-  c.cubic = CubicConfig{};
   // Chelsio T5: about 1.5 us end-to-end RDMA latency; less ~30 ns of wire at
   // 40GbE, 1.47 us of RNIC processing, split evenly (an assumption).
   c.nic.tx_latency = Time::from_ns(735);
@@ -355,7 +350,6 @@ Profile iwarp_cubic() {
        "5044); preamble+SFD 8 + IFG 12 (IEEE 802.3)");
   cite(p, "fabric.data_tc",
        "assumption: the class RoCE profiles give RDMA, so topologies compare like for like");
-  cite(p, "fabric.cc", "CUBIC (RFC 9438), Linux's default TCP congestion control");
   cite(p, "fabric.nic_tx_latency",
        "Chelsio T5 about 1.5 us end-to-end RDMA latency (chelsio.com/nic/rdma-iwarp), back to back; less the "
        "wire, split evenly between sender and receiver (assumption)");
@@ -373,14 +367,60 @@ Profile iwarp_cubic() {
   p.sources.push_back({"fabric.tcp.max_rto", "RFC 6298 §2.5: at least 60 s"});
   p.sources.push_back({"fabric.tcp.dupack_threshold", "RFC 5681 §3.2: three duplicate ACKs"});
   p.sources.push_back({"fabric.tcp.receive_window", "assumption: 4 MiB, far above one BDP"});
+  return p;
+}
+
+// Plain lossy Ethernet: drop-tail switches, CUBIC (Linux's default).
+Profile iwarp_cubic() {
+  Profile p = iwarp_base(
+      "iwarp-cubic",
+      "iWARP (RDMAP/DDP/MPA over TCP, RFC 5040-5044) on plain lossy Ethernet: drop-tail switches, the RNIC's "
+      "TCP recovers losses (NewReno fast retransmit, RFC 6298 timeouts) under CUBIC");
+  p.config.cc = "cubic";
+  p.config.cubic = CubicConfig{};
+  cite(p, "fabric.cc", "CUBIC (RFC 9438), Linux's default TCP congestion control");
   p.sources.push_back({"fabric.tcp.ecn", "plain drop-tail Ethernet: no ECN"});
+  return p;
+}
+
+// DCTCP as its deployments configure it: ECN step marking at K in the
+// switches, ECN-capable segments, DCTCP over TCP (RFC 8257).
+Profile iwarp_dctcp() {
+  Profile p = iwarp_base(
+      "iwarp-dctcp",
+      "iWARP (RDMAP/DDP/MPA over TCP) with DCTCP (RFC 8257): ECN step marking at K in the switches, "
+      "no PFC; the RNIC's TCP recovers what is still lost");
+  FabricConfig& c = p.config;
+  c.cc = "dctcp";
+  c.dctcp = DctcpConfig{};
+  c.dctcp.tcp = true;
+  c.tcp.ecn = true;
+  c.sw.ecn.enabled = true;
+  c.sw.ecn.kmin_bytes = 65 * 1538;  // K = 65 full segments at 10 Gb/s
+  c.sw.ecn.kmax_bytes = c.sw.ecn.kmin_bytes;
+  c.sw.ecn.pmax = 1.0;
+  c.sw.ecn.reference_rate = Rate::from_gbps(10);
+  c.sw.ecn.mark_on_dequeue = false;
+  cite(p, "fabric.cc", "DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257)");
+  cite(p, "fabric.ecn.enabled", "step ECN marking: DCTCP's congestion point");
+  p.sources.push_back({"fabric.tcp.ecn", "DCTCP needs ECN-capable segments and ECN-Echo (RFC 8257 §3.2)"});
+  p.sources.push_back({"fabric.ecn.kmin",
+                       "DCTCP paper and Linux dctcp.rst: K = 65 packets at 10 Gb/s (65 x 1538 B segments)"});
+  p.sources.push_back({"fabric.ecn.kmax", "a step: KMAX = KMIN (DCTCP paper)"});
+  p.sources.push_back({"fabric.ecn.pmax", "every packet above K is marked (DCTCP paper)"});
+  p.sources.push_back({"fabric.ecn.reference_rate", "K grows with link rate (K > C x RTT / 7, DCTCP paper)"});
+  p.sources.push_back(
+      {"fabric.ecn.mark", "DCTCP marks on the instantaneous queue a packet joins (DCTCP paper)"});
+  p.sources.push_back(
+      {"fabric.dctcp.tcp", "RFC 8257: DCTCP is TCP's congestion control: slow start, loss response"});
+  p.sources.push_back({"fabric.dctcp.initial_window", "RFC 6928: 10 segments, then slow start"});
   return p;
 }
 
 std::vector<std::string> profile_names() {
   return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
           "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "ib-ndr",           "ib-hdr",
-          "iwarp-cubic"};
+          "iwarp-cubic",    "iwarp-dctcp"};
 }
 
 Profile find_profile(const std::string& name) {
@@ -404,6 +444,7 @@ Profile find_profile(const std::string& name) {
         name, 200, Time::from_ns(130),
         "Quantum QM87xx HDR switch: 130 ns port-to-port (NVIDIA QM87xx user manual, Introduction)");
   if (name == "iwarp-cubic") return iwarp_cubic();
+  if (name == "iwarp-dctcp") return iwarp_dctcp();
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "
@@ -476,6 +517,8 @@ const std::vector<ProfileSource>& part_default_sources() {
       {"fabric.ibcc.ccti_min", "Annex A10: the CCTI floor, 0 = no delay"},
       {"fabric.dctcp.g", "DCTCP paper (Alizadeh et al., SIGCOMM 2010): g = 1/16"},
       {"fabric.dctcp.initial_window", "one BDP: RDMA NICs start at line rate, no slow start"},
+      {"fabric.dctcp.tcp",
+       "off: the HPCC paper's RDMA variant (no slow start; reacts to marks, not to losses)"},
       {"fabric.timely.ewma_alpha", "TIMELY paper (Mittal et al., SIGCOMM 2015): EWMA weight 0.875"},
       {"fabric.timely.beta", "TIMELY paper: beta 0.8"},
       {"fabric.timely.delta", "TIMELY paper: delta 10 Mb/s"},

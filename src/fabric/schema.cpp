@@ -383,7 +383,7 @@ void visit_fabric(V& v, FabricConfig& c) {
     visit_iwarp(v, c);
   } else {
     visit_rc(v, c.rc);
-    v.refuse("tcp", "applies to iWARP profiles (iwarp-cubic), not '" + c.name + "'");
+    v.refuse("tcp", "applies to iWARP profiles (iwarp-cubic, iwarp-dctcp), not '" + c.name + "'");
   }
   const bool ib = c.ib.enabled;
   if (ib) {

@@ -5,6 +5,8 @@
 // topology counts must be the built network's.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -108,7 +110,15 @@ TEST(ResultsRecordNetwork, RandomScenariosEchoTheNetworkTheyBuilt) {
           << why;
       continue;
     }
-    const Experiment e(s);
+    std::unique_ptr<Experiment> built_run;
+    try {
+      built_run = std::make_unique<Experiment>(s);
+    } catch (const InputError& e) {
+      // A lossless profile whose PFC headroom a small random buffer cannot hold.
+      EXPECT_NE(std::string(e.what()).find("PFC headroom"), std::string::npos) << e.what();
+      continue;
+    }
+    const Experiment& e = *built_run;
     const nlohmann::ordered_json j = results_json(e);
     const Topology& built = e.fabric().topology();
     EXPECT_EQ(j["topology"]["hosts"].get<int>(), built.num_hosts());

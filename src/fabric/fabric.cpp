@@ -415,6 +415,8 @@ std::string Fabric::check_invariants() const {
   if (!err.empty()) return err;
   err = check_credits();
   if (!err.empty()) return err;
+  err = transport_->check_invariants();
+  if (!err.empty()) return err;
   // INT stacks: with no packet in flight, the only ones in use wait at a
   // responder for its next ACK.
   uint64_t live = 0;

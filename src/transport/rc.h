@@ -184,6 +184,8 @@ class RcEngine final : public Transport, public CcHost {
   [[nodiscard]] QpTiming& timing(QpId qp) override { return conns_[qp].timing; }
   [[nodiscard]] bool outstanding(QpId qp) const override { return conns_[qp].snd_una < conns_[qp].snd_max; }
   [[nodiscard]] size_t telemetry_held() const override;
+  // RC's sequence state is checked by its tests and the packet ledger.
+  [[nodiscard]] std::string check_invariants() const override { return {}; }
 
   // CcHost.
   [[nodiscard]] Time now() const override;

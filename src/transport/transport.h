@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cc/congestion_control.h"
@@ -110,6 +111,9 @@ class Transport {
 
   // Invariant support: INT stacks the transport holds for a later ACK.
   [[nodiscard]] virtual size_t telemetry_held() const = 0;
+  // The transport's own conservation laws, checked at the end of every run
+  // (and whenever asked): "" when they hold, else what broke.
+  [[nodiscard]] virtual std::string check_invariants() const = 0;
 };
 
 }  // namespace rdmasim

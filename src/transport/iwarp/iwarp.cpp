@@ -385,6 +385,24 @@ QpPath IwarpTransport::path(QpId qp) const {
                 c.rev_hash, c.tc};
 }
 
+std::string IwarpTransport::check_invariants() const {
+  for (const TcpConnection& c : conns_) {
+    const std::string at = "TCP connection " + std::to_string(c.id) + " (" + std::to_string(c.src) + " -> " +
+                           std::to_string(c.dst) + "): ";
+    if (!(c.snd_una <= c.snd_nxt && c.snd_nxt <= c.snd_max && c.snd_max <= c.snd_end))
+      return at + "sequence out of order: una " + std::to_string(c.snd_una) + ", nxt " +
+             std::to_string(c.snd_nxt) + ", max " + std::to_string(c.snd_max) + ", end " +
+             std::to_string(c.snd_end);
+    if (c.rcv_nxt < c.snd_una || c.rcv_nxt > c.snd_max)
+      return at + "the receiver delivered " + std::to_string(c.rcv_nxt) + " segments, the sender saw " +
+             std::to_string(c.snd_una) + " acknowledged of " + std::to_string(c.snd_max) + " sent";
+    if (c.recv_msg < c.una_msg)
+      return at + std::to_string(c.una_msg) + " messages completed but only " + std::to_string(c.recv_msg) +
+             " delivered";
+  }
+  return {};
+}
+
 QpStats IwarpTransport::stats(QpId qp) const {
   const TcpConnection& c = conns_[qp];
   QpStats s = c.ctr;

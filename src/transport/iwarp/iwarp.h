@@ -130,6 +130,10 @@ class IwarpTransport final : public Transport, public CcHost {
   [[nodiscard]] QpTiming& timing(QpId qp) override { return conns_[qp].timing; }
   [[nodiscard]] bool outstanding(QpId qp) const override { return conns_[qp].snd_una < conns_[qp].snd_max; }
   [[nodiscard]] size_t telemetry_held() const override { return 0; }
+  // Per connection: una <= nxt <= max <= end; the receiver has delivered in
+  // order at least what the sender saw acknowledged and never more than was
+  // sent; a completed message was delivered.
+  [[nodiscard]] std::string check_invariants() const override;
 
   // CcHost.
   [[nodiscard]] Time now() const override;

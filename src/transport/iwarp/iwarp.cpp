@@ -231,10 +231,12 @@ void IwarpTransport::on_data(TcpConnection& c, Packet* p) {
     send_ack(c);
     return;
   }
-  if (!c.delack_armed) {
-    c.delack_armed = true;
-    nics_[c.dst]->schedule_transport_timer(net_.sim().now() + cfg_.delayed_ack_timeout, c.id, kDelayedAck,
-                                           c.delack_gen);
+  // One timer per connection, re-armed when it fires early, so a long flow
+  // does not leave one pending event per segment pair for the timeout's length.
+  if (c.unacked == 1) c.delack_due = net_.sim().now() + cfg_.delayed_ack_timeout;
+  if (!c.delack_timer) {
+    c.delack_timer = true;
+    nics_[c.dst]->schedule_transport_timer(c.delack_due, c.id, kDelayedAck);
   }
 }
 
@@ -254,8 +256,7 @@ void IwarpTransport::send_ack(TcpConnection& c) {
   a->wire = static_cast<uint16_t>(framing_.ack_wire());
   ++c.ctr.acks_sent;
   c.unacked = 0;
-  c.delack_armed = false;
-  ++c.delack_gen;  // a pending delayed-ACK timer is now stale
+  c.delack_due = Time::never();
   nics_[c.dst]->send_control(c.dst_nic_port, a);
 }
 
@@ -336,7 +337,14 @@ void IwarpTransport::on_timer(QpId qp, uint32_t kind, uint32_t tag) {
       on_rto(c);
       break;
     case kDelayedAck:
-      if (c.delack_armed && tag == c.delack_gen && c.unacked > 0) send_ack(c);
+      c.delack_timer = false;
+      if (c.unacked == 0) break;
+      if (c.delack_due <= net_.sim().now()) {
+        send_ack(c);
+      } else {
+        c.delack_timer = true;
+        nics_[c.dst]->schedule_transport_timer(c.delack_due, c.id, kDelayedAck);
+      }
       break;
     case kCcTimer:
       if (cc_) {

@@ -78,11 +78,11 @@ struct TcpConnection {
 
   // Receiver.
   uint64_t rcv_nxt = 0;
-  std::deque<char> ooo;  // segments at and above rcv_nxt that arrived
-  uint32_t unacked = 0;  // in-order segments not yet acknowledged
-  uint32_t delack_gen = 0;
-  bool delack_armed = false;
-  Time echo_sent_at;  // TSecr: the send time of the segment that last advanced rcv_nxt
+  std::deque<char> ooo;             // segments at and above rcv_nxt that arrived
+  uint32_t unacked = 0;             // in-order segments not yet acknowledged
+  Time delack_due = Time::never();  // when the oldest unacknowledged segment's ACK is due
+  bool delack_timer = false;        // one delayed-ACK timer pending at most per connection
+  Time echo_sent_at;                // TSecr: the send time of the segment that last advanced rcv_nxt
   size_t recv_msg = 0;
   FeedbackState fb;
 

@@ -388,10 +388,17 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
   const auto rev = path(c.dst, c.src, c.rev_hash, c.dst_nic_port);
   if (fwd.empty() || rev.empty()) return Time::never();
   const Transport& t = *transport_;
+  // Every packet but the first and the last is a full one: three sizes, so
+  // the per-packet loop makes no call into the transport.
+  auto three = [](uint64_t n, auto wire_of) {
+    const uint32_t first = wire_of(0), middle = n > 2 ? wire_of(1) : first, last = wire_of(n - 1);
+    return [=](uint64_t i) { return i == 0 ? first : i + 1 == n ? last : middle; };
+  };
+  const uint64_t n_there = t.forward_packets(op, bytes), n_back = t.back_packets(op, bytes);
   const Time there =
-      pipeline(fwd, t.forward_packets(op, bytes), [&](uint64_t i) { return t.forward_wire(op, bytes, i); });
+      pipeline(fwd, n_there, three(n_there, [&](uint64_t i) { return t.forward_wire(op, bytes, i); }));
   const Time back =
-      pipeline(rev, t.back_packets(op, bytes), [&](uint64_t i) { return t.back_wire(op, bytes, i); });
+      pipeline(rev, n_back, three(n_back, [&](uint64_t i) { return t.back_wire(op, bytes, i); }));
   const Time tx = cfg_.nic.tx_latency;
   // A READ response is new work at the responder's NIC: it pays the tx latency again.
   return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;

@@ -10,7 +10,10 @@ namespace rdmasim {
 
 Time Port::now() const { return net_.sim().now(); }
 
-Mmu& Port::buffer() const { return sw_->mmu(); }
+void Port::set_switch(Switch* sw) {
+  sw_ = sw;
+  mmu_ = sw != nullptr ? &sw->mmu() : nullptr;
+}
 
 void Port::note_pause_sent(bool xoff) { sw_->note_pause_sent(xoff); }
 

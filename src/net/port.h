@@ -51,7 +51,7 @@ class Port final : public EventHandler {
   }
   void set_source(PacketSource* s) { source_ = s; }
   // Packets leaving this port's queues are released from `sw`'s buffer.
-  void set_switch(Switch* sw) { sw_ = sw; }
+  void set_switch(Switch* sw);
   void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
   // Frames this port sends are corrupted on the wire with probability `p`
   // (the link's bit-error rate per frame), drawn from `rng`.
@@ -103,8 +103,9 @@ class Port final : public EventHandler {
   [[nodiscard]] bool has_source() const { return source_ != nullptr; }
   [[nodiscard]] bool source_has_more() const { return source_ != nullptr && source_->has_more(*this); }
   [[nodiscard]] bool at_switch() const { return sw_ != nullptr; }
-  // The shared buffer of this port's switch (at_switch() only).
-  [[nodiscard]] Mmu& buffer() const;
+  // The shared buffer of this port's switch (at_switch() only). Inline: the
+  // PFC part asks for it on every packet a switch admits and releases.
+  [[nodiscard]] Mmu& buffer() const { return *mmu_; }
   // This port sent PFC XOFF (or XON): the switch counts it.
   void note_pause_sent(bool xoff);
   void schedule_timer(Time at, uint32_t kind, uint64_t arg);
@@ -140,6 +141,7 @@ class Port final : public EventHandler {
   Node* peer_ = nullptr;
   PacketSource* source_ = nullptr;
   Switch* sw_ = nullptr;
+  Mmu* mmu_ = nullptr;           // sw_'s buffer
   Packet* ctrl_head_ = nullptr;  // control frames, sent before anything else
   Packet* ctrl_tail_ = nullptr;
   TcScheduler queues_;

@@ -37,7 +37,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Argument lists are short; longer inputs only slow the fuzzer down.
-constexpr size_t kMaxInputBytes = 2048;
+constexpr size_t kMaxFuzzInputBytes = 2048;
 
 // Where each input runs: a temporary folder with links to what seeds name.
 const fs::path& work_dir() {
@@ -101,7 +101,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace rdmasim;
-  if (size > kMaxInputBytes) return 0;
+  if (size > kMaxFuzzInputBytes) return 0;
   std::vector<std::string> args(1);
   for (size_t i = 0; i < size; ++i) {
     if (data[i] == '\n')

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Loading builds the topology; bigger inputs only slow the fuzzer down.
-constexpr size_t kMaxInputBytes = 4096;
+constexpr size_t kMaxFuzzInputBytes = 4096;
 
 using fuzz::repo_root;
 
@@ -77,7 +77,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace rdmasim;
-  if (size > kMaxInputBytes) return 0;
+  if (size > kMaxFuzzInputBytes) return 0;
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     // Throws for text the loader rejects before it could touch a file.

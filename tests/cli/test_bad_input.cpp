@@ -954,6 +954,33 @@ TEST_F(CliTest, IbCongestionControlOnEthernetProfile) {
                       "(ib-ndr, ib-hdr)"));
 }
 
+// TCP keys mean nothing to RC and RC's to iWARP's TCP; an algorithm whose
+// feedback TCP does not return, or DCTCP without ECN-Echo, would run blind.
+TEST_F(CliTest, TransportKeysOfTheOtherTransportAreRefused) {
+  const auto with_fabric = [&](const std::string& fabric) {
+    write_text(scenario_,
+               "name: t\nduration: 1ms\ntopology: {type: star, hosts: 3, link: {rate: 100Gbps, "
+               "delay: 1us}}\nfabric: " +
+                   fabric + "\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n");
+    return run_cli({"run", scenario_, "--check"});
+  };
+  expect_bad_input(with_fabric("{profile: rocev2-dcqcn, tcp: {ecn: true}}"),
+                   at("4:38: 'fabric.tcp': applies to iWARP profiles (iwarp-cubic, iwarp-dctcp), not "
+                      "'rocev2-dcqcn'"));
+  expect_bad_input(
+      with_fabric("{profile: iwarp-cubic, rto: 1ms}"),
+      at("4:37: 'fabric.rto': applies to the RC transport (RoCEv2, InfiniBand); 'iwarp-cubic' runs "
+         "iWARP over TCP (see fabric.tcp)"));
+  expect_bad_input(with_fabric("{profile: iwarp-cubic, cc: dcqcn}"),
+                   at("4:36: 'fabric.cc': 'dcqcn' needs cnp feedback, which TCP does not return (iWARP takes "
+                      "none, newreno, cubic or dctcp)"));
+  expect_bad_input(with_fabric("{profile: iwarp-dctcp, tcp: {ecn: false}}"),
+                   at("4:9: 'fabric.cc': 'dctcp' reads ECN-Echo: set fabric.tcp.ecn: true (and fabric.ecn at "
+                      "the switches)"));
+  const CliResult ok = with_fabric("{profile: iwarp-cubic, tcp: {ip_mtu: 9000, min_rto: 1ms}}");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST_F(CliTest, FaultOnUnknownNode) {
   expect_bad_input(
       run_scenario(std::string(kGood) + "faults:\n  - {at: 1us, link: 'agg9:0', action: down}\n"),

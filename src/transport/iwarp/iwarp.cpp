@@ -22,8 +22,7 @@ uint32_t tcp_hash(int src, int dst, uint16_t sport, uint16_t dport) {
 
 }  // namespace
 
-IwarpTransport::IwarpTransport(Network& net, const TcpConfig& cfg)
-    : net_(net), cfg_(cfg), feedback_(std::make_unique<NoFeedback>()) {
+IwarpTransport::IwarpTransport(Network& net, const TcpConfig& cfg) : net_(net), cfg_(cfg) {
   framing_.ip_mtu = cfg.ip_mtu;
   framing_.timestamps = cfg.timestamps;
   framing_.markers = cfg.markers;
@@ -99,7 +98,7 @@ void IwarpTransport::post(QpId qp, Opcode op, int64_t bytes, uint64_t wr_id) {
 
 // A Send finds the receive buffer the application posted; iWARP has no RNR
 // retry (a Send without one terminates the connection, RFC 5040 §7.3), and
-// the workloads here always post ahead, so only the count is kept.
+// the workloads here always post ahead, so posted receives need no accounting.
 void IwarpTransport::post_recv(QpId /*qp*/, int64_t /*n*/) {}
 
 void IwarpTransport::activate(TcpConnection& c, bool doorbell) {
@@ -190,7 +189,6 @@ void IwarpTransport::on_packet(Nic& /*nic*/, Packet* p) {
 }
 
 void IwarpTransport::on_data(TcpConnection& c, Packet* p) {
-  (void)feedback_->on_data(c.fb, *p, net_.sim().now());
   if (cfg_.ecn && (p->flags & kCe)) c.fb.ce_since_ack = true;  // RFC 3168 §6.1.3: echo until acknowledged
   const uint64_t seg = p->psn;
   if (seg != c.rcv_nxt) {
@@ -244,7 +242,6 @@ void IwarpTransport::send_ack(TcpConnection& c) {
   Packet* a = net_.new_packet(PktType::kAck);
   a->psn = c.rcv_nxt;  // the next segment expected: TCP's cumulative acknowledgment
   a->sent_at = c.echo_sent_at;
-  feedback_->on_ack(c.fb, *a);
   if (c.fb.ce_since_ack) {
     a->flags |= kCe;  // ECE
     c.fb.ce_since_ack = false;

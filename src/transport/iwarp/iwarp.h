@@ -120,7 +120,11 @@ class IwarpTransport final : public Transport, public CcHost {
   }
   void set_congestion_control(std::unique_ptr<CongestionControl> cc) override;
   [[nodiscard]] const CongestionControl* congestion_control() const override { return cc_.get(); }
-  void set_receiver_feedback(std::unique_ptr<ReceiverFeedback> fb) override { feedback_ = std::move(fb); }
+  // TCP's receiver returns what the algorithms here read itself: ACKs, and
+  // ECN-Echo (RFC 3168) when fabric.tcp.ecn is on. The schema admits only
+  // algorithms that need nothing more (none or ecn-echo), so the part is
+  // not called per segment.
+  void set_receiver_feedback(std::unique_ptr<ReceiverFeedback> /*fb*/) override {}
   void set_path_selector(PathSelector paths) override;
   [[nodiscard]] const PathSelector& path_selector() const override { return paths_; }
   void on_packet(Nic& nic, Packet* p) override;
@@ -170,7 +174,6 @@ class IwarpTransport final : public Transport, public CcHost {
   uint64_t rwnd_segs_ = 0;
   std::unique_ptr<CongestionControl> cc_;
   bool cc_reads_ece_ = false;  // the algorithm takes ECN-Echo itself (DCTCP)
-  std::unique_ptr<ReceiverFeedback> feedback_;
   PathSelector paths_;
   std::vector<Nic*> nics_;
   std::deque<TcpConnection> conns_;

@@ -4,6 +4,7 @@
 #include "cc/dctcp.h"
 #include "support/rc_of.h"
 #include "support/recorder.h"
+#include "support/steady_share.h"
 #include "validate/dcqcn_experiment.h"
 
 namespace rdmasim {
@@ -29,24 +30,15 @@ TEST(Dctcp, LongFlowsShareFairlyWithTheQueueNearTheMarkingThreshold) {
   for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   const Time half = Time::from_ms(20);
   QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, half, Time::from_us(1));
-  sim.run(half);
-  std::vector<uint64_t> at_half;
-  for (int s = 1; s <= n; ++s) at_half.push_back(f.nic(s).port(0).counters().tx_data_payload_bytes);
-  sim.run(half * 2);
-  double sum = 0, sq = 0;
-  for (int s = 1; s <= n; ++s) {
-    const double g =
-        (f.nic(s).port(0).counters().tx_data_payload_bytes - at_half[s - 1]) * 8.0 / half.sec() / 1e9;
-    sum += g;
-    sq += g * g;
-  }
-  EXPECT_GE(sum * sum / (n * sq), 0.95);      // fair
+  const testing::SteadyShare share = testing::steady_share(sim, f, n, half);
+  const double sum = share.total_gbps;
+  EXPECT_GE(share.jain, 0.95);                // fair
   EXPECT_GT(sum, 0.95 * 40.0 * 1000 / 1082);  // the port stays busy
   EXPECT_GT(q.mean(), 20'000);                // the queue sits near K ...
   EXPECT_LT(q.mean(), 150'000);               // ... not at the buffer limit
   EXPECT_EQ(f.switches()[0]->counters().buffer_drops, 0u);
   EXPECT_EQ(f.check_invariants(), "");
-  std::printf("DCTCP N=%d: %.2f Gb/s total, Jain %.3f, mean queue %.1f KB\n", n, sum, sum * sum / (n * sq),
+  std::printf("DCTCP N=%d: %.2f Gb/s total, Jain %.3f, mean queue %.1f KB\n", n, sum, share.jain,
               q.mean() / 1e3);
 }
 

@@ -367,6 +367,7 @@ Profile iwarp_base(std::string name, std::string summary) {
   p.sources.push_back({"fabric.tcp.max_rto", "RFC 6298 §2.5: at least 60 s"});
   p.sources.push_back({"fabric.tcp.dupack_threshold", "RFC 5681 §3.2: three duplicate ACKs"});
   p.sources.push_back({"fabric.tcp.receive_window", "assumption: 4 MiB, far above one BDP"});
+  p.sources.push_back({"fabric.tcp.sack", "assumption: off until SACK recovery is validated here"});
   return p;
 }
 

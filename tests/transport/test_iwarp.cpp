@@ -77,6 +77,59 @@ TEST(Iwarp, UnloadedWriteArrivesWhenTheHandCalculationSays) {
   EXPECT_EQ(f.check_invariants(), "");
 }
 
+// One 1000-byte Read: the Read Request (130 B) crosses, the responder's
+// RNIC takes it as new work (its tx latency again) and streams the tagged
+// Read Response back on the connection's other direction; the Read
+// completes when the response's last byte lands, to the picosecond.
+TEST(Iwarp, UnloadedReadCompletesWhenTheHandCalculationSays) {
+  Simulation sim(1);
+  FabricConfig cfg = iwarp_config();
+  cfg.nic.tx_latency = Time::from_ns(700);
+  cfg.nic.rx_latency = Time::from_ns(600);
+  cfg.sw.latency = Time::from_ns(500);
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  Recorder rec;
+  QueuePair qp = f.verbs().create_qp(0, 1, &rec, 3);
+  qp.post_read(1000, 9);
+  sim.run(Time::from_ms(1));
+  ASSERT_EQ(rec.done.size(), 1u);
+  EXPECT_TRUE(rec.received.empty()) << "a Read is not a receive at the responder";
+  EXPECT_EQ(rec.done[0].wr_id, 9u);
+  EXPECT_EQ(rec.done[0].op, Opcode::kRead);
+  EXPECT_EQ(rec.done[0].bytes, 1000);
+  // Request: 2 + 18 + 28 = 48 -> FPDU 52; frame 38 + 40 + 52 = 130 B.
+  const int64_t request = 700'000 + 2 * (130 * 80 + 1'000'000) + 500'000 + 600'000;
+  // Response: 2 + 14 + 1000 = 1016 -> FPDU 1020; frame 1098 B.
+  const int64_t response = 700'000 + 2 * (1098 * 80 + 1'000'000) + 500'000 + 600'000;
+  EXPECT_EQ(rec.done[0].completed.ps(), request + response);
+  EXPECT_EQ(rec.done[0].completed.ps(), f.ideal_completion(qp.id(), Opcode::kRead, 1000).ps());
+  sim.run(Time::from_ms(2));
+  EXPECT_TRUE(qp.idle()) << "both directions acknowledged";
+  const TcpConnection& c = iwarp_of(f).connection(qp.id());
+  EXPECT_EQ(c.half[0].ctr.segments_sent, 1u);
+  EXPECT_EQ(c.half[1].ctr.segments_sent, 1u);
+  EXPECT_EQ(c.half[1].ctr.acks_sent, 1u) << "the requester acknowledges the response";
+  EXPECT_EQ(f.check_invariants(), "");
+}
+
+// A long Read streams at line rate x 1440 / 1538, like a Write the other way.
+TEST(Iwarp, LongReadGoodputIsLineRateTimesPayloadShare) {
+  Simulation sim(1);
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), iwarp_config());
+  Recorder rec;
+  QueuePair qp = f.verbs().create_qp(0, 1, &rec, 3);
+  const int64_t bytes = int64_t{1440} * 100'000;
+  qp.post_read(bytes, 1);
+  sim.run(Time::from_s(1));
+  ASSERT_EQ(rec.done.size(), 1u);
+  const Time took = rec.done[0].completed - rec.done[0].posted;
+  EXPECT_EQ(took.ps(), f.ideal_completion(qp.id(), Opcode::kRead, bytes).ps());
+  const double goodput = static_cast<double>(bytes) * 8 / took.sec();
+  EXPECT_NEAR(goodput / (100e9 * 1440 / 1538), 1.0, 0.001) << goodput / 1e9 << " Gb/s";
+  EXPECT_EQ(iwarp_of(f).connection(qp.id()).half[1].ctr.segments_sent, 100'000u);
+  EXPECT_EQ(f.check_invariants(), "");
+}
+
 // A lone long Write with no congestion window runs at line rate x 1440 /
 // 1538; the reverse-direction ACKs take nothing from it.
 TEST(Iwarp, LongWriteGoodputIsLineRateTimesPayloadShare) {
@@ -100,44 +153,86 @@ TEST(Iwarp, LongWriteGoodputIsLineRateTimesPayloadShare) {
   EXPECT_EQ(f.check_invariants(), "");
 }
 
-// A 16-to-1 incast into a shallow buffer on lossy Ethernet: TCP NewReno
-// loses segments, recovers them by fast retransmit (and timeouts where a
-// window was too small for three duplicate ACKs), and every Write completes.
-TEST(Iwarp, LossyIncastRecoversEveryByteWithNewReno) {
+// A 16-to-1 incast into a shallow buffer on lossy Ethernet: TCP loses
+// segments, recovers them by fast retransmit (and timeouts where a window
+// was too small for three duplicate ACKs), and every message completes,
+// each byte delivered once and in order: with NewReno's duplicate-ACK
+// recovery and with SACK's scoreboard (RFC 6675), for Writes and for
+// Reads (whose responses converge on the reader's port instead).
+struct IncastCase {
+  bool sack;
+  Opcode op;
+};
+
+struct IncastOutcome {
+  Time last;
+  uint64_t drops = 0, resent = 0, fast = 0, timeouts = 0, reno = 0, sack = 0;
+};
+
+IncastOutcome run_lossy_incast(const IncastCase& k) {
   Simulation sim(3);
   FabricConfig cfg = iwarp_config();
   cfg.cc = "newreno";
   cfg.tcp.min_rto = Time::from_us(200);  // a datacenter RTO floor (Vasudevan et al., SIGCOMM 2009)
+  cfg.tcp.sack = k.sack;
   cfg.sw.mmu.buffer_bytes = 200'000;
   Fabric f(sim, make_star(17, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Recorder rec;
   std::vector<QueuePair> qps;
   for (int h = 1; h <= 16; ++h) {
-    qps.push_back(f.verbs().create_qp(h, 0, &rec, 3));
-    qps.back().post_write(1 << 20, static_cast<uint64_t>(h));
+    // A Write goes from each server to host 0; a Read by host 0 from each.
+    qps.push_back(k.op == Opcode::kWrite ? f.verbs().create_qp(h, 0, &rec, 3)
+                                         : f.verbs().create_qp(0, h, &rec, 3));
+    if (k.op == Opcode::kWrite)
+      qps.back().post_write(1 << 20, static_cast<uint64_t>(h));
+    else
+      qps.back().post_read(1 << 20, static_cast<uint64_t>(h));
   }
   sim.run(Time::from_s(2));
-  ASSERT_EQ(rec.done.size(), 16u);
-  ASSERT_EQ(rec.received.size(), 16u);
-  uint64_t drops = 0;
-  for (const Switch* sw : f.switches()) drops += sw->counters().buffer_drops;
-  uint64_t resent = 0, fast = 0;
+  EXPECT_EQ(rec.done.size(), 16u);
+  EXPECT_EQ(rec.received.size(), k.op == Opcode::kWrite ? 16u : 0u);
+  IncastOutcome o;
+  for (const Switch* sw : f.switches()) o.drops += sw->counters().buffer_drops;
+  const int d = k.op == Opcode::kWrite ? 0 : 1;  // the direction that carries the data
   for (const QueuePair& q : qps) {
-    resent += q.stats().retransmitted_packets;
-    fast += iwarp_of(f).connection(q.id()).fast_retransmits;
+    const TcpHalf& h = iwarp_of(f).connection(q.id()).half[d];
+    o.resent += h.ctr.retransmitted;
+    o.fast += h.ctr.fast_retransmits;
+    o.timeouts += h.ctr.timeouts;
+    o.reno += h.ctr.reno_recoveries;
+    o.sack += h.ctr.sack_recoveries;
     // Each connection delivered exactly its segments, in order, once.
-    EXPECT_EQ(q.stats().in_order_received, iwarp_of(f).segments_for(Opcode::kWrite, 1 << 20));
+    EXPECT_EQ(h.rcv_nxt, iwarp_of(f).segments_for(Opcode::kWrite, 1 << 20));
+    EXPECT_EQ(h.snd_una, h.snd_end);
   }
-  Time last;
-  for (const auto& c : rec.done) last = std::max(last, c.completed);
+  for (const auto& c : rec.done) o.last = std::max(o.last, c.completed);
+  EXPECT_EQ(f.check_invariants(), "");
+  return o;
+}
+
+class IwarpLossyIncast : public ::testing::TestWithParam<IncastCase> {};
+
+TEST_P(IwarpLossyIncast, RecoversEveryByteOnceAndInOrder) {
+  const IncastCase k = GetParam();
+  const IncastOutcome o = run_lossy_incast(k);
+  std::printf("%s %s incast: last %.3f ms, drops %llu, resent %llu, fast %llu, RTOs %llu\n",
+              k.sack ? "SACK" : "NewReno", k.op == Opcode::kWrite ? "write" : "read", o.last.sec() * 1e3,
+              static_cast<unsigned long long>(o.drops), static_cast<unsigned long long>(o.resent),
+              static_cast<unsigned long long>(o.fast), static_cast<unsigned long long>(o.timeouts));
   // Recovery is fast retransmit's, not the 40 ms delayed-ACK timer's: a
   // segment filling part of a gap is acknowledged at once (RFC 5681 §4.2).
-  EXPECT_LT(last, Time::from_ms(5));
-  EXPECT_GT(drops, 0u);
-  EXPECT_GE(resent, drops) << "every dropped segment is sent again";
-  EXPECT_GT(fast, 0u);
-  EXPECT_EQ(f.check_invariants(), "");
+  EXPECT_LT(o.last, Time::from_ms(5));
+  EXPECT_GT(o.drops, 0u);
+  EXPECT_GE(o.resent, o.drops) << "every dropped segment is sent again";
+  EXPECT_GT(o.fast, 0u);
+  EXPECT_GT(k.sack ? o.sack : o.reno, 0u);
+  EXPECT_EQ(k.sack ? o.reno : o.sack, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Recovery, IwarpLossyIncast,
+                         ::testing::Values(IncastCase{false, Opcode::kWrite},
+                                           IncastCase{true, Opcode::kWrite}, IncastCase{false, Opcode::kRead},
+                                           IncastCase{true, Opcode::kRead}));
 
 }  // namespace
 }  // namespace rdmasim

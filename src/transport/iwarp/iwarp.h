@@ -16,8 +16,21 @@
 // timestamps, Karn's rule being moot then); ECN per RFC 3168 (a CE-echoing
 // ACK is a loss signal once per window unless the algorithm reads ECE
 // itself, as DCTCP does).
-// Not yet: READ (request + tagged response stream), SACK (RFC 2018/6675),
-// the three-way handshake.
+// READ (RFC 5040 §4.4): the Read Request is an untagged message on the
+// requester's stream; the responder answers with a tagged Read Response
+// message on its own stream, the connection's other direction, which has
+// its own sequence space, window, congestion state and timers (TCP is
+// full duplex). ACKs are pure ACKs, not piggybacked on reverse data,
+// except the Read Request's: its response's first segment carries it, as
+// an RNIC answers a request with data (assumption: other ACKs are not
+// held for reverse data; only Reads send data both ways here).
+// SACK (RFC 2018, loss recovery per RFC 6675) when fabric.tcp.sack is on:
+// an ACK carries one SACK block, the one holding the segment that caused
+// it (RFC 2018 §4's first block; assumption: the second and third blocks
+// only repeat older news, which the sender already has unless an ACK was
+// lost); the sender keeps a scoreboard and in recovery sends while
+// cwnd - pipe >= 1 segment, choosing by NextSeg rules (1)-(3).
+// Not yet: the three-way handshake (connections start established).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +40,7 @@
 
 #include "cc/congestion_control.h"
 #include "transport/iwarp/iwarp_framing.h"
+#include "transport/iwarp/segment_map.h"
 #include "transport/iwarp/tcp_config.h"
 #include "transport/transport.h"
 
@@ -35,12 +49,91 @@ namespace rdmasim {
 class Network;
 
 struct TcpMessage {
-  uint64_t wr_id = 0;
+  uint64_t wr_id = 0;  // the response stream: the index of the Read Request it answers
   int64_t size = 0;
   uint64_t first_seg = 0;
   uint64_t end_seg = 0;  // one past its last segment
   Time posted;
   Opcode op = Opcode::kWrite;
+  // A Read Response: the acknowledgment its first segment carries for the
+  // requester's stream (the responder's ACK of the Read Request rides it).
+  uint64_t ack = 0;
+  Time ack_echo;
+};
+
+// What an ACK tells the sender of one direction: a pure ACK's fields, or
+// those a Read Response's first segment carries.
+struct TcpAck {
+  uint64_t next = 0;  // cumulative: the next segment expected
+  Time echo;          // TSecr
+  bool ece = false;
+  uint64_t sack_begin = 0, sack_end = 0;  // one SACK block when sack_end > sack_begin
+  bool pure = true;                       // no data: a duplicate counts (RFC 5681 §2)
+};
+
+// Per-direction TCP counters, named as Linux's netstat/nstat shows them.
+struct TcpCounters {
+  uint64_t segments_sent = 0;  // data segments, retransmissions included
+  uint64_t retransmitted = 0;  // RetransSegs
+  uint64_t retransmitted_bytes = 0;
+  uint64_t fast_retransmits = 0;  // TCPFastRetrans: segments resent in fast recovery
+  uint64_t timeouts = 0;          // TCPTimeouts: RTO expiries
+  uint64_t reno_recoveries = 0;   // TCPRenoRecovery: episodes entered by duplicate ACKs
+  uint64_t sack_recoveries = 0;   // TCPSackRecovery: episodes driven by the scoreboard
+  uint64_t acks_sent = 0;         // by this direction's receiver
+  uint64_t ooo_segments = 0;      // arrived above a hole (placed by DDP, delivered later)
+  uint64_t ecn_echoes = 0;        // ACKs with ECE the sender saw
+  uint64_t rtt_samples = 0;
+  Time min_rtt = Time::never();
+  Time max_rtt;
+  int64_t max_cwnd_bytes = 0;
+};
+
+// One direction of a connection: the sender at one end, the receiver at the other.
+struct TcpHalf {
+  // Sender.
+  std::vector<TcpMessage> msgs;
+  size_t una_msg = 0;
+  uint64_t snd_una = 0;
+  uint64_t snd_nxt = 0;
+  uint64_t snd_max = 0;  // highest segment ever sent + 1
+  uint64_t snd_end = 0;  // one past the last segment posted
+  uint32_t dupacks = 0;
+  bool in_recovery = false;
+  uint64_t recover = 0;         // snd_max when the loss episode began (RFC 6582, RFC 6675 RecoveryPoint)
+  uint64_t retransmit = ~0ull;  // NewReno: a segment to resend before new data
+  Time srtt;
+  Time rttvar;
+  Time rto;
+  bool rtt_valid = false;
+  uint32_t backoff = 0;
+  QpTiming timing;
+  CcFlow cc;
+  uint64_t cwnd_segs = 0;  // 0: no window from congestion control
+  bool active = false;
+  // SACK scoreboard (RFC 6675 §3): kSacked per segment from snd_una, the
+  // count of marks, the highest dupack_threshold SACKed segments (below the
+  // lowest of them every unSACKed segment IsLost), HighRxt as one past it,
+  // and the SACKed segments below it (for SetPipe).
+  SegmentMap sb;
+  uint64_t sacked = 0;
+  std::vector<uint64_t> top_sacked;  // ascending
+  uint64_t rxt_next = 0;
+  uint64_t sacked_below_rxt = 0;
+  uint64_t last_sack_begin = 0, last_sack_end = 0;  // the block last marked in full
+
+  // Receiver.
+  uint64_t rcv_nxt = 0;
+  SegmentMap ooo;                           // segments above rcv_nxt that arrived
+  uint64_t block_begin = 0, block_end = 0;  // the SACK block the last out-of-order segment extended
+  uint32_t unacked = 0;                     // in-order segments not yet acknowledged
+  Time delack_due = Time::never();          // when the oldest unacknowledged segment's ACK is due
+  bool delack_timer = false;                // one delayed-ACK timer pending at most per direction
+  Time echo_sent_at;                        // TSecr: the send time of the segment that last advanced rcv_nxt
+  size_t recv_msg = 0;
+  bool ce_pending = false;  // a CE mark arrived since the last ACK (RFC 3168 §6.1.3)
+
+  TcpCounters ctr;
 };
 
 struct TcpConnection {
@@ -53,47 +146,19 @@ struct TcpConnection {
   uint32_t flow_hash = 0;
   uint32_t rev_hash = 0;
   CompletionSink* sink = nullptr;
-
-  // Sender.
-  std::vector<TcpMessage> msgs;
-  size_t una_msg = 0;
-  size_t nxt_msg = 0;
-  uint64_t snd_una = 0;
-  uint64_t snd_nxt = 0;
-  uint64_t snd_max = 0;  // highest segment ever sent + 1
-  uint64_t snd_end = 0;  // one past the last segment posted
-  uint32_t dupacks = 0;
-  bool in_recovery = false;
-  uint64_t recover = 0;         // snd_max when the loss episode began (RFC 6582)
-  uint64_t retransmit = ~0ull;  // a segment to resend before new data
-  Time srtt;
-  Time rttvar;
-  Time rto;
-  bool rtt_valid = false;
-  uint32_t backoff = 0;
-  QpTiming timing;
-  CcFlow cc;
-  uint64_t cwnd_segs = 0;  // 0: no window from congestion control
-  bool requester_active = false;
-
-  // Receiver.
-  uint64_t rcv_nxt = 0;
-  std::deque<char> ooo;             // segments at and above rcv_nxt that arrived
-  uint32_t unacked = 0;             // in-order segments not yet acknowledged
-  Time delack_due = Time::never();  // when the oldest unacknowledged segment's ACK is due
-  bool delack_timer = false;        // one delayed-ACK timer pending at most per connection
-  Time echo_sent_at;                // TSecr: the send time of the segment that last advanced rcv_nxt
-  size_t recv_msg = 0;
-  FeedbackState fb;
-
-  QpStats ctr;
-  uint64_t fast_retransmits = 0;
+  // half[0]: requester -> responder (Writes, Sends, Read Requests);
+  // half[1]: responder -> requester (Read Responses).
+  TcpHalf half[2];
 };
 
+// Timers and congestion-control state are per direction: a "flow" number
+// 2 * QP + direction names one (CcFlow::id, and the id the NIC's timer
+// events carry back to timing(), outstanding() and on_timer()).
 class IwarpTransport final : public Transport, public CcHost {
  public:
   static constexpr uint32_t kDelayedAck = 1;
   static constexpr uint32_t kCcTimer = 2;
+  static constexpr uint8_t kSacked = 1;  // scoreboard / out-of-order map mark
 
   IwarpTransport(Network& net, const TcpConfig& cfg);
 
@@ -106,18 +171,21 @@ class IwarpTransport final : public Transport, public CcHost {
   [[nodiscard]] size_t num_qps() const override { return conns_.size(); }
   [[nodiscard]] QpPath path(QpId qp) const override;
   [[nodiscard]] QpStats stats(QpId qp) const override;
-  [[nodiscard]] bool idle(QpId qp) const override { return conns_[qp].snd_una == conns_[qp].snd_end; }
+  [[nodiscard]] bool idle(QpId qp) const override {
+    const TcpConnection& c = conns_[qp];
+    return c.half[0].snd_una == c.half[0].snd_end && c.half[1].snd_una == c.half[1].snd_end;
+  }
   [[nodiscard]] uint64_t packets_for(int64_t bytes) const override {
     return segments_for(Opcode::kWrite, bytes);
   }
   [[nodiscard]] uint64_t forward_packets(Opcode op, int64_t bytes) const override {
-    return segments_for(op, bytes);
+    return op == Opcode::kRead ? 1 : segments_for(op, bytes);
   }
   [[nodiscard]] uint32_t forward_wire(Opcode op, int64_t bytes, uint64_t i) const override;
-  [[nodiscard]] uint64_t back_packets(Opcode /*op*/, int64_t /*bytes*/) const override { return 1; }
-  [[nodiscard]] uint32_t back_wire(Opcode /*op*/, int64_t /*bytes*/, uint64_t /*i*/) const override {
-    return framing_.ack_wire();
+  [[nodiscard]] uint64_t back_packets(Opcode op, int64_t bytes) const override {
+    return op == Opcode::kRead ? segments_for(op, bytes) : 1;
   }
+  [[nodiscard]] uint32_t back_wire(Opcode op, int64_t bytes, uint64_t i) const override;
   void set_congestion_control(std::unique_ptr<CongestionControl> cc) override;
   [[nodiscard]] const CongestionControl* congestion_control() const override { return cc_.get(); }
   // TCP's receiver returns what the algorithms here read itself: ACKs, and
@@ -130,13 +198,18 @@ class IwarpTransport final : public Transport, public CcHost {
   void on_packet(Nic& nic, Packet* p) override;
   Packet* next_packet(QpId qp, int role, bool& more) override;
   [[nodiscard]] uint8_t traffic_class(QpId qp) const override { return conns_[qp].tc; }
-  void on_timer(QpId qp, uint32_t kind, uint32_t tag) override;
-  [[nodiscard]] QpTiming& timing(QpId qp) override { return conns_[qp].timing; }
-  [[nodiscard]] bool outstanding(QpId qp) const override { return conns_[qp].snd_una < conns_[qp].snd_max; }
+  void on_timer(QpId flow, uint32_t kind, uint32_t tag) override;
+  [[nodiscard]] QpTiming& timing(QpId flow) override { return half_of(flow).timing; }
+  [[nodiscard]] bool outstanding(QpId flow) const override {
+    const TcpHalf& h = conns_[flow >> 1].half[flow & 1];
+    return h.snd_una < h.snd_max;
+  }
   [[nodiscard]] size_t telemetry_held() const override { return 0; }
-  // Per connection: una <= nxt <= max <= end; the receiver has delivered in
+  // Per direction: una <= nxt <= max <= end; the receiver has delivered in
   // order at least what the sender saw acknowledged and never more than was
-  // sent; a completed message was delivered.
+  // sent; a completed message was delivered; the scoreboard's counts agree
+  // with its marks. Per connection: every Read Request delivered has its
+  // response posted.
   [[nodiscard]] std::string check_invariants() const override;
 
   // CcHost.
@@ -147,26 +220,48 @@ class IwarpTransport final : public Transport, public CcHost {
   [[nodiscard]] const TcpConfig& config() const { return cfg_; }
   [[nodiscard]] const IwarpFraming& framing() const { return framing_; }
   [[nodiscard]] const TcpConnection& connection(QpId id) const { return conns_[id]; }
-  // Segments a message of `bytes` takes (Writes carry 4 bytes more per
-  // segment than Sends: the tagged DDP header is shorter).
+  // Segments a message of `bytes` takes (Writes and Read Responses carry 4
+  // bytes more per segment than Sends: the tagged DDP header is shorter; a
+  // Read Request is one segment).
   [[nodiscard]] uint64_t segments_for(Opcode op, int64_t bytes) const;
 
  private:
-  Packet* build_segment(TcpConnection& c, uint64_t seg);
-  void on_data(TcpConnection& c, Packet* p);
-  void on_ack(TcpConnection& c, const Packet& p);
-  void send_ack(TcpConnection& c);
-  void rtt_sample(TcpConnection& c, Time rtt);
-  void on_rto(TcpConnection& c);
-  void activate(TcpConnection& c, bool doorbell = false);
-  void arm_timer(TcpConnection& c);
-  [[nodiscard]] Time current_rto(const TcpConnection& c) const;
-  CcFlow& cc_view(TcpConnection& c) {
-    c.cc.una = c.snd_una;
-    c.cc.nxt = c.snd_nxt;
-    return c.cc;
+  [[nodiscard]] TcpHalf& half_of(uint32_t flow) { return conns_[flow >> 1].half[flow & 1]; }
+  // The two ends of direction d: where its data leaves and lands.
+  [[nodiscard]] static int sender(const TcpConnection& c, int d) { return d == 0 ? c.src : c.dst; }
+  [[nodiscard]] static int receiver(const TcpConnection& c, int d) { return d == 0 ? c.dst : c.src; }
+  [[nodiscard]] static uint16_t sender_port(const TcpConnection& c, int d) {
+    return d == 0 ? c.src_nic_port : c.dst_nic_port;
   }
-  void apply_window(TcpConnection& c);
+  [[nodiscard]] static uint16_t receiver_port(const TcpConnection& c, int d) {
+    return d == 0 ? c.dst_nic_port : c.src_nic_port;
+  }
+  void post_message(TcpConnection& c, int d, const TcpMessage& m, bool doorbell);
+  Packet* build_segment(TcpConnection& c, int d, uint64_t seg);
+  void on_data(TcpConnection& c, int d, Packet* p);
+  // Returns whether a Read Response was posted that carries this ACK.
+  bool deliver_messages(TcpConnection& c, int d, bool& message_end);
+  void on_ack(TcpConnection& c, int d, const TcpAck& a);
+  // With a SACK block [sack_begin, sack_end) when sack_end > sack_begin.
+  void send_ack(TcpConnection& c, int d, uint64_t sack_begin = 0, uint64_t sack_end = 0);
+  void rtt_sample(TcpHalf& h, Time rtt);
+  void on_rto(TcpConnection& c, int d);
+  void activate(TcpConnection& c, int d, bool doorbell = false);
+  void arm_timer(TcpConnection& c, int d);
+  [[nodiscard]] Time current_rto(const TcpHalf& h) const;
+  CcFlow& cc_view(TcpHalf& h) {
+    h.cc.una = h.snd_una;
+    h.cc.nxt = h.snd_nxt;
+    return h.cc;
+  }
+  void apply_window(TcpHalf& h);
+  // SACK (RFC 6675).
+  void sack_advance(TcpHalf& h, uint64_t old_una);
+  void sack_mark(TcpHalf& h, uint64_t begin, uint64_t end);
+  // The segment to send next in SACK recovery (RFC 6675 NextSeg), or ~0 for none.
+  uint64_t next_seg(TcpHalf& h);
+  [[nodiscard]] uint64_t lost_below(const TcpHalf& h) const;  // IsLost holds for unSACKed segments below
+  [[nodiscard]] uint64_t pipe(const TcpHalf& h) const;
 
   Network& net_;
   TcpConfig cfg_;

@@ -32,6 +32,7 @@ struct TcpConfig {
   uint32_t dupack_threshold = 3;      // RFC 5681 §3.2
   uint64_t receive_window = 4 << 20;  // bytes; assumption: an RNIC's socket buffer, above one BDP
   bool ecn = false;                   // ECN-capable segments (RFC 3168); DCTCP needs it
+  bool sack = false;                  // selective acknowledgments (RFC 2018) and RFC 6675 recovery
 
   // The fabric.tcp keys (config/params.h).
   template <class V>
@@ -59,6 +60,10 @@ struct TcpConfig {
     v.check(receive_window >= 2 * 9216, "receive_window",
             "expected a receive window of at least two segments");
     v.flag({"ecn", "segments are ECN-capable and the receiver echoes CE (RFC 3168; DCTCP, RFC 8257)"}, ecn);
+    v.flag({"sack",
+            "selective acknowledgments (RFC 2018) with SACK-based loss recovery (RFC 6675); off: "
+            "NewReno recovery from duplicate ACKs (RFC 6582)"},
+           sack);
   }
 };
 

@@ -178,6 +178,10 @@ json results_json(const Experiment& e) {
                        {"interval", format_time(e.scenario().output.timeseries_interval)},
                        {"samples", e.timeseries()->samples()},
                        {"rows_dropped_over_cap", e.timeseries()->dropped_rows()}};
+  if (const TransportSeries* ts = e.transport_series(); ts != nullptr)
+    j["timeseries"]["transport"] = {{"file", ts->table().file},
+                                    {"samples", ts->samples()},
+                                    {"samples_dropped_over_cap", ts->dropped_samples()}};
   j["run"] = {{"simulated_end_ps", e.sim().now().ps()},
               {"simulated_end", format_time(e.sim().now())},
               {"events", e.sim().events_processed()},
@@ -227,6 +231,7 @@ json results_json(const Experiment& e) {
   bool any = false;
   for (const auto& m : measured) any = any || !m.empty();
   if (any) j["workload_results"] = measured;
+  e.fabric().transport().report(j);
   if (e.fabric().config().ib.enabled) {
     double wait_us = 0;
     uint64_t fcps = 0, fault = 0;
@@ -364,6 +369,17 @@ std::string summary_text(const Experiment& e) {
       "retransmitted {}  timeouts {}\n",
       buffer + lossless + no_route + fault + corrupt, buffer, lossless, no_route, fault, corrupt,
       nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
+  if (j.contains("tcp")) {
+    const auto& t = j["tcp"];
+    s += fmt::format(
+        "tcp        {} segments, {} resent (fast {}, {} RTOs), recoveries {} SACK / {} Reno, RTT "
+        "{:.2f}-{:.2f} "
+        "us\n",
+        t["segments_sent"].get<uint64_t>(), t["retransmitted_segments"].get<uint64_t>(),
+        t["fast_retransmits"].get<uint64_t>(), t["timeouts"].get<uint64_t>(),
+        t["sack_recoveries"].get<uint64_t>(), t["reno_recoveries"].get<uint64_t>(),
+        t["min_rtt_us"].get<double>(), t["max_rtt_us"].get<double>());
+  }
   for (const auto& w : e.workloads()) s += w->summary();
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
@@ -381,6 +397,12 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   if (e.scenario().output.ports_csv) put("ports.csv", ports_csv(e));
   if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled) put("ib_ports.csv", ib_ports_csv(e));
   if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
+  if (e.scenario().output.flows_csv) {
+    const Transport::Table t = e.fabric().transport().connection_table();
+    if (!t.file.empty()) put(t.file.c_str(), t.csv);
+  }
+  if (const TransportSeries* ts = e.transport_series(); ts != nullptr)
+    put(ts->table().file.c_str(), ts->table().csv);
   return written;
 }
 

@@ -116,9 +116,13 @@ Experiment::~Experiment() = default;
 void Experiment::run(const std::function<void(const Experiment&)>& progress,
                      const std::atomic<bool>* interrupt) {
   if (!flows_.empty()) sim_.schedule(flows_[0].spec.start, this, 0, 0);
-  if (s_.output.timeseries_interval > Time::zero())
+  if (s_.output.timeseries_interval > Time::zero()) {
     timeseries_ = std::make_unique<QueueTimeseries>(sim_, fabric_->net(), s_.output.timeseries_start,
                                                     s_.output.timeseries_interval);
+    if (!fabric_->transport().series_header().file.empty())
+      transport_series_ = std::make_unique<TransportSeries>(
+          sim_, fabric_->transport(), s_.output.timeseries_start, s_.output.timeseries_interval);
+  }
   for (size_t i = 0; i < workloads_.size(); ++i) {
     WorkloadContext ctx = context(i);
     workloads_[i]->start(ctx);

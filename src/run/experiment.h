@@ -16,6 +16,7 @@
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "metrics/timeseries.h"
+#include "run/transport_series.h"
 #include "workload/workload.h"
 
 namespace rdmasim {
@@ -66,6 +67,9 @@ class Experiment final : public EventHandler, public CompletionSink {
   // Σ over completed flows of packets × links on the path (data only).
   [[nodiscard]] uint64_t data_packet_hops() const;
   [[nodiscard]] const QueueTimeseries* timeseries() const { return timeseries_.get(); }
+  // The transport's series on the same clock (TCP's cwnd and RTT); nullptr
+  // without a time series or when the transport keeps none.
+  [[nodiscard]] const TransportSeries* transport_series() const { return transport_series_.get(); }
   // The build's estimated memory (fabric/memory_estimate.h), in bytes.
   [[nodiscard]] uint64_t memory_estimate() const { return memory_estimate_; }
 
@@ -81,6 +85,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   Simulation sim_;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<QueueTimeseries> timeseries_;
+  std::unique_ptr<TransportSeries> transport_series_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<FlowRecord> flows_;  // of every flow-style workload, sorted by start time
   Time poll_interval_;             // the shortest a workload asked for; zero: none

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,20 @@ class Transport {
   // The transport's own conservation laws, checked at the end of every run
   // (and whenever asked): "" when they hold, else what broke.
   [[nodiscard]] virtual std::string check_invariants() const = 0;
+
+  // What only this transport counts, as its operators name it. report()
+  // adds a section to results.json (nothing by default); the connection
+  // table is a CSV written beside flows.csv (no file when `file` is empty);
+  // the series is sampled with the queue time series (none when the header
+  // is empty), one row per connection that is busy at `now`.
+  struct Table {
+    std::string file;
+    std::string csv;
+  };
+  virtual void report(nlohmann::ordered_json& /*results*/) const {}
+  [[nodiscard]] virtual Table connection_table() const { return {}; }
+  [[nodiscard]] virtual Table series_header() const { return {}; }
+  virtual void sample_series(Time /*now*/, std::string& /*rows*/) const {}
 };
 
 }  // namespace rdmasim

@@ -1,5 +1,7 @@
 #include "transport/iwarp/iwarp.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string_view>
@@ -640,6 +642,98 @@ std::string IwarpTransport::check_invariants() const {
              " Read Requests delivered but " + std::to_string(c.half[1].msgs.size()) + " responses posted";
   }
   return {};
+}
+
+namespace {
+
+double us_or_zero(Time t) { return t == Time::never() ? 0.0 : t.us(); }
+
+}  // namespace
+
+void IwarpTransport::report(nlohmann::ordered_json& results) const {
+  TcpCounters t;
+  uint64_t directions = 0;
+  Time srtt_sum;
+  uint64_t srtt_n = 0;
+  for (const TcpConnection& c : conns_)
+    for (const TcpHalf& h : c.half) {
+      if (h.ctr.segments_sent == 0) continue;
+      ++directions;
+      t.segments_sent += h.ctr.segments_sent;
+      t.retransmitted += h.ctr.retransmitted;
+      t.retransmitted_bytes += h.ctr.retransmitted_bytes;
+      t.fast_retransmits += h.ctr.fast_retransmits;
+      t.timeouts += h.ctr.timeouts;
+      t.reno_recoveries += h.ctr.reno_recoveries;
+      t.sack_recoveries += h.ctr.sack_recoveries;
+      t.acks_sent += h.ctr.acks_sent;
+      t.ooo_segments += h.ctr.ooo_segments;
+      t.ecn_echoes += h.ctr.ecn_echoes;
+      t.rtt_samples += h.ctr.rtt_samples;
+      t.min_rtt = std::min(t.min_rtt, h.ctr.min_rtt);
+      t.max_rtt = std::max(t.max_rtt, h.ctr.max_rtt);
+      if (h.rtt_valid) {
+        srtt_sum = srtt_sum + h.srtt;
+        ++srtt_n;
+      }
+    }
+  results["tcp"] = {{"connections", conns_.size()},
+                    {"directions_with_data", directions},
+                    {"sack", cfg_.sack},
+                    {"segments_sent", t.segments_sent},
+                    {"retransmitted_segments", t.retransmitted},
+                    {"retransmitted_bytes", t.retransmitted_bytes},
+                    {"fast_retransmits", t.fast_retransmits},
+                    {"timeouts", t.timeouts},
+                    {"reno_recoveries", t.reno_recoveries},
+                    {"sack_recoveries", t.sack_recoveries},
+                    {"acks_sent", t.acks_sent},
+                    {"out_of_order_segments", t.ooo_segments},
+                    {"ecn_echoes", t.ecn_echoes},
+                    {"rtt_samples", t.rtt_samples},
+                    {"min_rtt_us", us_or_zero(t.min_rtt)},
+                    {"max_rtt_us", t.max_rtt.us()},
+                    {"mean_final_srtt_us", srtt_n == 0 ? 0.0 : srtt_sum.us() / static_cast<double>(srtt_n)},
+                    {"file", "tcp.csv"}};
+}
+
+IwarpTransport::Table IwarpTransport::connection_table() const {
+  Table t{"tcp.csv",
+          "conn,direction,src,dst,segments_sent,retransmitted_segments,retransmitted_bytes,fast_retransmits,"
+          "timeouts,reno_recoveries,sack_recoveries,acks_sent,out_of_order_segments,ecn_echoes,rtt_samples,"
+          "min_rtt_us,srtt_us,max_rtt_us,rto_us,cwnd_bytes,max_cwnd_bytes\n"};
+  for (const TcpConnection& c : conns_)
+    for (int d = 0; d < 2; ++d) {
+      const TcpHalf& h = c.half[d];
+      if (h.ctr.segments_sent == 0) continue;
+      const TcpCounters& k = h.ctr;
+      t.csv +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n",
+                      c.id, d == 0 ? "requester" : "responder", sender(c, d), receiver(c, d), k.segments_sent,
+                      k.retransmitted, k.retransmitted_bytes, k.fast_retransmits, k.timeouts,
+                      k.reno_recoveries, k.sack_recoveries, k.acks_sent, k.ooo_segments, k.ecn_echoes,
+                      k.rtt_samples, us_or_zero(k.min_rtt), h.rtt_valid ? h.srtt.us() : 0.0, k.max_rtt.us(),
+                      current_rto(h).us(), h.cc.cwnd_bytes, k.max_cwnd_bytes);
+    }
+  return t;
+}
+
+IwarpTransport::Table IwarpTransport::series_header() const {
+  return {
+      "tcp_timeseries.csv",
+      "time_ns,conn,direction,cwnd_bytes,srtt_us,in_flight_segments,retransmitted_segments,in_recovery\n"};
+}
+
+void IwarpTransport::sample_series(Time now, std::string& rows) const {
+  for (const TcpConnection& c : conns_)
+    for (int d = 0; d < 2; ++d) {
+      const TcpHalf& h = c.half[d];
+      if (h.snd_una == h.snd_end) continue;  // idle: nothing to plot
+      rows +=
+          fmt::format("{:.3f},{},{},{},{:.3f},{},{},{}\n", now.ns(), c.id, d == 0 ? "requester" : "responder",
+                      h.cc.cwnd_bytes, h.rtt_valid ? h.srtt.us() : 0.0, h.snd_nxt - h.snd_una,
+                      h.ctr.retransmitted, h.in_recovery ? 1 : 0);
+    }
 }
 
 QpStats IwarpTransport::stats(QpId qp) const {

@@ -211,6 +211,13 @@ class IwarpTransport final : public Transport, public CcHost {
   // with its marks. Per connection: every Read Request delivered has its
   // response posted.
   [[nodiscard]] std::string check_invariants() const override;
+  // results.json "tcp": totals over every connection and direction; tcp.csv:
+  // one row per direction that sent data; the series: cwnd, SRTT, segments
+  // in flight and retransmissions so far of each direction with data outstanding.
+  void report(nlohmann::ordered_json& results) const override;
+  [[nodiscard]] Table connection_table() const override;
+  [[nodiscard]] Table series_header() const override;
+  void sample_series(Time now, std::string& rows) const override;
 
   // CcHost.
   [[nodiscard]] Time now() const override;

@@ -13,6 +13,7 @@
 #include "validate/dcqcn_experiment.h"
 #include "validate/hpcc_b6.h"
 #include "validate/ib_experiments.h"
+#include "validate/iwarp_cases.h"
 #include "validate/victim_flow.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
@@ -346,6 +347,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   ib_ar_cases(out);
   ib_failure_case(out);
   ib_cc_case(out);
+  iwarp_cases(out, full);
   return out;
 }
 

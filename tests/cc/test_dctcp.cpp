@@ -4,7 +4,7 @@
 #include "cc/dctcp.h"
 #include "support/rc_of.h"
 #include "support/recorder.h"
-#include "support/steady_share.h"
+#include "validate/steady_share.h"
 #include "validate/dcqcn_experiment.h"
 
 namespace rdmasim {
@@ -30,7 +30,7 @@ TEST(Dctcp, LongFlowsShareFairlyWithTheQueueNearTheMarkingThreshold) {
   for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   const Time half = Time::from_ms(20);
   QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, half, Time::from_us(1));
-  const testing::SteadyShare share = testing::steady_share(sim, f, n, half);
+  const SteadyShare share = steady_share(sim, f, n, half);
   const double sum = share.total_gbps;
   EXPECT_GE(share.jain, 0.95);                // fair
   EXPECT_GT(sum, 0.95 * 40.0 * 1000 / 1082);  // the port stays busy

@@ -6,7 +6,7 @@
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "support/recorder.h"
-#include "support/steady_share.h"
+#include "validate/steady_share.h"
 #include "topo/topology.h"
 #include "transport/iwarp/iwarp.h"
 #include "validate/dcqcn_experiment.h"
@@ -254,7 +254,7 @@ TEST_P(IwarpDctcpTest, LongFlowsHoldTheQueueNearKAndShareFairly) {
   for (int s = 1; s <= n; ++s) f.verbs().create_qp(s, 0, &rec, 3).post_write(int64_t{1} << 40, 0);
   const Time half = Time::from_ms(50);
   QueueSampler q(sim, f.switches()[0]->mmu(), 0, 3, half, Time::from_us(1));
-  const testing::SteadyShare share = testing::steady_share(sim, f, n, half);
+  const SteadyShare share = steady_share(sim, f, n, half);
   const double sum = share.total_gbps;
   const double k_bytes = 65.0 * 1538;
   std::printf("iwarp-dctcp N=%d: %.3f Gb/s, Jain %.3f, mean queue %.1f KB (K %.1f KB)\n", n, sum, share.jain,

@@ -169,6 +169,7 @@ Packet* IwarpTransport::next_packet(QpId qp, int role, bool& more) {
     seg = h.snd_nxt++;
   }
   Packet* p = build_segment(c, d, seg);
+  if (sack_recovery && seg < h.snd_max) h.resent.push_back({seg, h.snd_max});
   if (seg < h.snd_max) {
     ++h.ctr.retransmitted;
     h.ctr.retransmitted_bytes += p->payload;
@@ -417,6 +418,8 @@ void IwarpTransport::on_ack(TcpConnection& c, int d, const TcpAck& a) {
         h.retransmit = h.snd_una;  // a partial ACK: the next hole goes now (RFC 6582 §3.2 step 3)
     } else {
       h.in_recovery = false;
+      h.resent.clear();
+      h.relost.clear();
     }
     h.dupacks = 0;
     if (h.snd_una < h.snd_max) Nic::push_deadline(h.timing, now + current_rto(h));  // RFC 6298 §5.3
@@ -490,6 +493,20 @@ void IwarpTransport::sack_mark(TcpHalf& h, uint64_t begin, uint64_t end) {
       top.insert(std::upper_bound(top.begin(), top.end(), s), s);
     }
   }
+  // A SACKed segment that left after a retransmission that is still missing:
+  // on one path, in order, that retransmission was lost.
+  const uint64_t highest = h.top_sacked.empty() ? 0 : h.top_sacked.back();
+  while (!h.resent.empty()) {
+    const TcpHalf::Resent r = h.resent.front();
+    if (r.seg < h.snd_una || (h.sb.get(r.seg) & kSacked) != 0) {
+      h.resent.pop_front();  // it arrived
+    } else if (!h.top_sacked.empty() && highest >= r.sent_before) {
+      h.relost.push_back(r.seg);
+      h.resent.pop_front();
+    } else {
+      break;  // later ones left later still
+    }
+  }
 }
 
 // RFC 6675 IsLost(S): at least DupThresh SACKed segments above S. Every
@@ -506,7 +523,8 @@ uint64_t IwarpTransport::pipe(const TcpHalf& h) const {
   const uint64_t lost =
       lost_end > h.snd_una ? (lost_end - h.snd_una) - (h.sacked - cfg_.dupack_threshold) : 0;
   const uint64_t resent = h.rxt_next > h.snd_una ? (h.rxt_next - h.snd_una) - h.sacked_below_rxt : 0;
-  return unsacked - lost + resent;
+  // A retransmission found lost and not yet sent again is in flight no more.
+  return unsacked - lost + resent - std::min<uint64_t>(h.relost.size(), unsacked - lost + resent);
 }
 
 // RFC 6675 NextSeg: (1) the first unSACKed lost segment above HighRxt;
@@ -520,6 +538,11 @@ uint64_t IwarpTransport::next_seg(TcpHalf& h) {
       ++h.sacked_below_rxt;
     }
   };
+  while (!h.relost.empty()) {
+    const uint64_t r = h.relost.front();
+    h.relost.pop_front();
+    if (r >= h.snd_una && (h.sb.get(r) & kSacked) == 0) return r;
+  }
   const uint64_t lost_end = lost_below(h);
   skip_sacked(lost_end);
   if (h.rxt_next < lost_end) return h.rxt_next++;
@@ -590,6 +613,8 @@ void IwarpTransport::on_rto(TcpConnection& c, int d) {
   h.snd_nxt = h.snd_una;
   h.rxt_next = h.snd_una;
   h.sacked_below_rxt = 0;
+  h.resent.clear();
+  h.relost.clear();
   activate(c, d);
   arm_timer(c, d);
 }

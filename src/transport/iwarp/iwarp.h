@@ -29,7 +29,9 @@
 // it (RFC 2018 §4's first block; assumption: the second and third blocks
 // only repeat older news, which the sender already has unless an ACK was
 // lost); the sender keeps a scoreboard and in recovery sends while
-// cwnd - pipe >= 1 segment, choosing by NextSeg rules (1)-(3).
+// cwnd - pipe >= 1 segment, choosing by NextSeg rules (1)-(3), and resends
+// a retransmission found lost (a later segment SACKed before it) rather
+// than waiting for the timeout, as Linux does.
 // Not yet: the three-way handshake (connections start established).
 #pragma once
 
@@ -121,6 +123,16 @@ struct TcpHalf {
   uint64_t rxt_next = 0;
   uint64_t sacked_below_rxt = 0;
   uint64_t last_sack_begin = 0, last_sack_end = 0;  // the block last marked in full
+  // Lost retransmissions (not in RFC 6675; Linux's tcp_mark_lost_retrans, as
+  // RACK does by time): each retransmission in order with snd_max when it
+  // left; once a segment sent after it is SACKed while it is not, it was
+  // lost too and goes again, first.
+  struct Resent {
+    uint64_t seg;
+    uint64_t sent_before;  // snd_max then: segments at or above it left later
+  };
+  std::deque<Resent> resent;
+  std::deque<uint64_t> relost;
 
   // Receiver.
   uint64_t rcv_nxt = 0;

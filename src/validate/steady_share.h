@@ -1,4 +1,4 @@
-// Test helper: how N long flows from hosts 1..n share a bottleneck once
+// How N long flows from hosts 1..n share a bottleneck once
 // settled. Runs the simulation to `half`, then to 2 x `half`, and measures
 // each sender NIC's payload over the second half.
 #pragma once
@@ -8,7 +8,7 @@
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 
-namespace rdmasim::testing {
+namespace rdmasim {
 
 struct SteadyShare {
   double total_gbps = 0;
@@ -30,4 +30,4 @@ inline SteadyShare steady_share(Simulation& sim, Fabric& f, int n, Time half) {
   return {sum, sq > 0 ? sum * sum / (n * sq) : 0};
 }
 
-}  // namespace rdmasim::testing
+}  // namespace rdmasim

@@ -368,6 +368,8 @@ Profile iwarp_base(std::string name, std::string summary) {
   p.sources.push_back({"fabric.tcp.dupack_threshold", "RFC 5681 §3.2: three duplicate ACKs"});
   p.sources.push_back({"fabric.tcp.receive_window", "assumption: 4 MiB, far above one BDP"});
   p.sources.push_back({"fabric.tcp.sack", "assumption: off until SACK recovery is validated here"});
+  p.sources.push_back({"fabric.tcp.handshake",
+                       "assumption: off, connections set up before traffic as rdma_cm does ahead of a job"});
   return p;
 }
 

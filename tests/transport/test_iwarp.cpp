@@ -112,6 +112,42 @@ TEST(Iwarp, UnloadedReadCompletesWhenTheHandCalculationSays) {
   EXPECT_EQ(f.check_invariants(), "");
 }
 
+// With the handshake on, a connection's first Write waits for SYN,
+// SYN-ACK, MPA Request and MPA Reply, each a small frame crossing one
+// switch; the set-up time is those four one-way trips, to the picosecond,
+// and the Write then goes as it would on a connection set up ahead.
+TEST(Iwarp, HandshakeDelaysTheFirstWriteByTwoRoundTripsOfSetUpFrames) {
+  Simulation sim(1);
+  FabricConfig cfg = iwarp_config();
+  cfg.tcp.handshake = true;
+  cfg.nic.tx_latency = Time::from_ns(700);
+  cfg.nic.rx_latency = Time::from_ns(600);
+  cfg.sw.latency = Time::from_ns(500);
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  Recorder rec;
+  QueuePair qp = f.verbs().create_qp(0, 1, &rec, 3);
+  qp.post_write(1000, 7);
+  qp.post_write(1000, 8);
+  sim.run(Time::from_ms(1));
+  ASSERT_EQ(rec.done.size(), 2u);
+  auto one_way = [](int64_t wire) { return 2 * (wire * 80 + 1'000'000) + 500'000 + 600'000; };
+  // SYN/SYN-ACK: 18 + 20 + 20 + MSS 4 + NOP/WScale 4 = 66 B -> 86 on the wire;
+  // MPA Request/Reply: 58 + key 16 + control 4 + IRD/ORD 4 = 82 B -> 102.
+  const int64_t setup = 2 * one_way(86) + 2 * one_way(102);
+  const TcpConnection& c = iwarp_of(f).connection(qp.id());
+  EXPECT_EQ(c.setup_time.ps(), setup);
+  EXPECT_EQ(c.setup_retries, 0u);
+  // Established: the Writes go at once (their doorbells rang long before).
+  EXPECT_EQ(rec.received[0].completed.ps(), setup + one_way(1098));
+  EXPECT_EQ(rec.done[0].completed.ps(), setup + one_way(1098) + one_way(84));
+  EXPECT_TRUE(c.half[0].rtt_valid) << "the handshake gave the first RTT sample";
+  EXPECT_EQ(f.check_invariants(), "");
+  nlohmann::ordered_json j;
+  f.transport().report(j);
+  EXPECT_EQ(j["tcp"]["connections_set_up"], 1);
+  EXPECT_NEAR(j["tcp"]["setup_us"]["max"].get<double>(), static_cast<double>(setup) / 1e6, 1e-9);
+}
+
 // A long Read streams at line rate x 1440 / 1538, like a Write the other way.
 TEST(Iwarp, LongReadGoodputIsLineRateTimesPayloadShare) {
   Simulation sim(1);

@@ -70,6 +70,7 @@ QpId IwarpTransport::create_qp(int src, int dst, CompletionSink* sink, uint8_t t
   c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
   paths_.connect(c.id, c.flow_hash);
+  if (cfg_.handshake) c.setup = TcpSetUp::kIdle;
   for (int d = 0; d < 2; ++d) {
     TcpHalf& h = c.half[d];
     h.rto = cfg_.min_rto;  // the handshake's RTT sample is far below it (tcp_config.h)
@@ -100,7 +101,61 @@ void IwarpTransport::post(QpId qp, Opcode op, int64_t bytes, uint64_t wr_id) {
   m.size = bytes;
   m.op = op;
   m.posted = net_.sim().now();
-  post_message(conns_[qp], 0, m, /*doorbell=*/true);
+  TcpConnection& c = conns_[qp];
+  post_message(c, 0, m, /*doorbell=*/true);
+  if (c.setup == TcpSetUp::kIdle) {
+    c.setup = TcpSetUp::kSynSent;
+    c.setup_started = m.posted;
+    send_setup(c, 1);
+  }
+}
+
+void IwarpTransport::send_setup(TcpConnection& c, uint32_t step) {
+  const bool from_requester = step == 1 || step == 3;
+  Packet* p = net_.new_packet(PktType::kAck);
+  p->flags = kFirst;  // on an ACK-type packet: a set-up segment, `aux` its step
+  p->aux = step;
+  p->conn = c.id;
+  p->tc = c.tc;
+  p->dst = from_requester ? c.dst : c.src;
+  p->flow_hash = from_requester ? c.flow_hash : c.rev_hash;
+  p->wire = static_cast<uint16_t>(step <= 2 ? framing_.syn_wire(cfg_.sack) : framing_.mpa_start_wire());
+  const Time now = net_.sim().now();
+  if (from_requester) {
+    c.setup_sent = now;
+    Time rto = TcpConfig::kInitialRto;
+    for (uint32_t i = 0; i < c.setup_retries && rto < cfg_.max_rto; ++i) rto = rto * 2;
+    nics_[c.src]->schedule_transport_timer(now + std::min(rto, cfg_.max_rto), 2 * c.id, kSetUpTimer,
+                                           ++c.setup_sends);
+  }
+  nics_[from_requester ? c.src : c.dst]->send_control(from_requester ? c.src_nic_port : c.dst_nic_port, p);
+}
+
+void IwarpTransport::on_setup(TcpConnection& c, uint32_t step) {
+  const Time now = net_.sim().now();
+  switch (step) {
+    case 1:  // a SYN (or its retransmission): the SYN-ACK answers every one
+      send_setup(c, 2);
+      break;
+    case 2:
+      if (c.setup != TcpSetUp::kSynSent) break;   // a duplicate
+      rtt_sample(c.half[0], now - c.setup_sent);  // the handshake's RTT (RFC 6298 §2.2)
+      c.setup = TcpSetUp::kMpaSent;
+      c.setup_retries = 0;
+      send_setup(c, 3);
+      break;
+    case 3:
+      send_setup(c, 4);
+      break;
+    case 4:
+      if (c.setup != TcpSetUp::kMpaSent) break;
+      c.setup = TcpSetUp::kEstablished;
+      c.setup_time = now - c.setup_started;
+      activate(c, 0);
+      break;
+    default:
+      break;
+  }
 }
 
 void IwarpTransport::post_message(TcpConnection& c, int d, const TcpMessage& msg, bool doorbell) {
@@ -141,6 +196,7 @@ Packet* IwarpTransport::next_packet(QpId qp, int role, bool& more) {
     more = false;
     return nullptr;
   };
+  if (c.setup != TcpSetUp::kEstablished) return stop();                         // the MPA Reply activates it
   if (h.retransmit != ~0ull && h.retransmit < h.snd_una) h.retransmit = ~0ull;  // acknowledged meanwhile
   const bool resend = h.retransmit != ~0ull;
   const bool sack_recovery = cfg_.sack && h.in_recovery;
@@ -220,7 +276,9 @@ Packet* IwarpTransport::build_segment(TcpConnection& c, int d, uint64_t seg) {
 void IwarpTransport::on_packet(Nic& /*nic*/, Packet* p) {
   TcpConnection& c = conns_[p->conn];
   const int d = (p->flags & kReadResponse) != 0 ? 1 : 0;
-  if (p->type == PktType::kData) {
+  if (p->type == PktType::kAck && (p->flags & kFirst) != 0) {
+    on_setup(c, p->aux);
+  } else if (p->type == PktType::kData) {
     // A Read Response's first segment acknowledges the requester's stream.
     if (d == 1 && (p->flags & kFirst) != 0) {
       const TcpMessage& r = c.half[1].msgs[p->aux];
@@ -587,6 +645,12 @@ void IwarpTransport::on_timer(QpId flow, uint32_t kind, uint32_t tag) {
     case Nic::kPaceWake:
       activate(c, d);
       break;
+    case kSetUpTimer:
+      // The step sent then is still unanswered: send it again, the timer doubled.
+      if (tag != c.setup_sends || (c.setup != TcpSetUp::kSynSent && c.setup != TcpSetUp::kMpaSent)) break;
+      ++c.setup_retries;
+      send_setup(c, c.setup == TcpSetUp::kSynSent ? 1 : 3);
+      break;
     default:
       break;
   }
@@ -678,9 +742,15 @@ double us_or_zero(Time t) { return t == Time::never() ? 0.0 : t.us(); }
 void IwarpTransport::report(nlohmann::ordered_json& results) const {
   TcpCounters t;
   uint64_t directions = 0;
-  Time srtt_sum;
-  uint64_t srtt_n = 0;
-  for (const TcpConnection& c : conns_)
+  Time srtt_sum, setup_sum, setup_max;
+  uint64_t srtt_n = 0, setups = 0, setup_retries = 0;
+  for (const TcpConnection& c : conns_) {
+    if (c.setup_time > Time::zero()) {
+      ++setups;
+      setup_sum = setup_sum + c.setup_time;
+      setup_max = std::max(setup_max, c.setup_time);
+    }
+    setup_retries += c.setup_retries;
     for (const TcpHalf& h : c.half) {
       if (h.ctr.segments_sent == 0) continue;
       ++directions;
@@ -702,43 +772,50 @@ void IwarpTransport::report(nlohmann::ordered_json& results) const {
         ++srtt_n;
       }
     }
-  results["tcp"] = {{"connections", conns_.size()},
-                    {"directions_with_data", directions},
-                    {"sack", cfg_.sack},
-                    {"segments_sent", t.segments_sent},
-                    {"retransmitted_segments", t.retransmitted},
-                    {"retransmitted_bytes", t.retransmitted_bytes},
-                    {"fast_retransmits", t.fast_retransmits},
-                    {"timeouts", t.timeouts},
-                    {"reno_recoveries", t.reno_recoveries},
-                    {"sack_recoveries", t.sack_recoveries},
-                    {"acks_sent", t.acks_sent},
-                    {"out_of_order_segments", t.ooo_segments},
-                    {"ecn_echoes", t.ecn_echoes},
-                    {"rtt_samples", t.rtt_samples},
-                    {"min_rtt_us", us_or_zero(t.min_rtt)},
-                    {"max_rtt_us", t.max_rtt.us()},
-                    {"mean_final_srtt_us", srtt_n == 0 ? 0.0 : srtt_sum.us() / static_cast<double>(srtt_n)},
-                    {"file", "tcp.csv"}};
+  }
+  results["tcp"] = {
+      {"connections", conns_.size()},
+      {"directions_with_data", directions},
+      {"sack", cfg_.sack},
+      {"segments_sent", t.segments_sent},
+      {"retransmitted_segments", t.retransmitted},
+      {"retransmitted_bytes", t.retransmitted_bytes},
+      {"fast_retransmits", t.fast_retransmits},
+      {"timeouts", t.timeouts},
+      {"reno_recoveries", t.reno_recoveries},
+      {"sack_recoveries", t.sack_recoveries},
+      {"acks_sent", t.acks_sent},
+      {"out_of_order_segments", t.ooo_segments},
+      {"ecn_echoes", t.ecn_echoes},
+      {"rtt_samples", t.rtt_samples},
+      {"min_rtt_us", us_or_zero(t.min_rtt)},
+      {"max_rtt_us", t.max_rtt.us()},
+      {"mean_final_srtt_us", srtt_n == 0 ? 0.0 : srtt_sum.us() / static_cast<double>(srtt_n)},
+      {"handshake", cfg_.handshake},
+      {"connections_set_up", setups},
+      {"setup_us",
+       {{"mean", setups == 0 ? 0.0 : setup_sum.us() / static_cast<double>(setups)}, {"max", setup_max.us()}}},
+      {"setup_retransmissions", setup_retries},
+      {"file", "tcp.csv"}};
 }
 
 IwarpTransport::Table IwarpTransport::connection_table() const {
   Table t{"tcp.csv",
           "conn,direction,src,dst,segments_sent,retransmitted_segments,retransmitted_bytes,fast_retransmits,"
           "timeouts,reno_recoveries,sack_recoveries,acks_sent,out_of_order_segments,ecn_echoes,rtt_samples,"
-          "min_rtt_us,srtt_us,max_rtt_us,rto_us,cwnd_bytes,max_cwnd_bytes\n"};
+          "min_rtt_us,srtt_us,max_rtt_us,rto_us,cwnd_bytes,max_cwnd_bytes,setup_us\n"};
   for (const TcpConnection& c : conns_)
     for (int d = 0; d < 2; ++d) {
       const TcpHalf& h = c.half[d];
       if (h.ctr.segments_sent == 0) continue;
       const TcpCounters& k = h.ctr;
-      t.csv +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n",
-                      c.id, d == 0 ? "requester" : "responder", sender(c, d), receiver(c, d), k.segments_sent,
-                      k.retransmitted, k.retransmitted_bytes, k.fast_retransmits, k.timeouts,
-                      k.reno_recoveries, k.sack_recoveries, k.acks_sent, k.ooo_segments, k.ecn_echoes,
-                      k.rtt_samples, us_or_zero(k.min_rtt), h.rtt_valid ? h.srtt.us() : 0.0, k.max_rtt.us(),
-                      current_rto(h).us(), h.cc.cwnd_bytes, k.max_cwnd_bytes);
+      t.csv += fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{:.3f}\n", c.id,
+          d == 0 ? "requester" : "responder", sender(c, d), receiver(c, d), k.segments_sent, k.retransmitted,
+          k.retransmitted_bytes, k.fast_retransmits, k.timeouts, k.reno_recoveries, k.sack_recoveries,
+          k.acks_sent, k.ooo_segments, k.ecn_echoes, k.rtt_samples, us_or_zero(k.min_rtt),
+          h.rtt_valid ? h.srtt.us() : 0.0, k.max_rtt.us(), current_rto(h).us(), h.cc.cwnd_bytes,
+          k.max_cwnd_bytes, c.setup_time.us());
     }
   return t;
 }

@@ -148,6 +148,13 @@ struct TcpHalf {
   TcpCounters ctr;
 };
 
+// Connection set-up with fabric.tcp.handshake: the requester's SYN, the
+// responder's SYN-ACK, the requester's ACK with its MPA Request (the first
+// bytes of its stream), the responder's MPA Reply; the requester sends no
+// FPDU before the Reply (RFC 5044 §7.1.2). Every retransmission of a lost
+// step is the requester's, on RFC 6298's initial 1 s timer.
+enum class TcpSetUp : uint8_t { kEstablished, kIdle, kSynSent, kMpaSent };
+
 struct TcpConnection {
   uint32_t id = 0;
   int src = 0;
@@ -161,6 +168,12 @@ struct TcpConnection {
   // half[0]: requester -> responder (Writes, Sends, Read Requests);
   // half[1]: responder -> requester (Read Responses).
   TcpHalf half[2];
+  TcpSetUp setup = TcpSetUp::kEstablished;
+  uint32_t setup_retries = 0;  // of the current step, for the backoff
+  uint32_t setup_sends = 0;    // by the requester: names its timer, so an answered step's timer is ignored
+  Time setup_started;          // the first message posted
+  Time setup_sent;             // the current step's last transmission
+  Time setup_time;             // until the MPA Reply arrived (zero: no handshake)
 };
 
 // Timers and congestion-control state are per direction: a "flow" number
@@ -170,6 +183,7 @@ class IwarpTransport final : public Transport, public CcHost {
  public:
   static constexpr uint32_t kDelayedAck = 1;
   static constexpr uint32_t kCcTimer = 2;
+  static constexpr uint32_t kSetUpTimer = 3;
   static constexpr uint8_t kSacked = 1;  // scoreboard / out-of-order map mark
 
   IwarpTransport(Network& net, const TcpConfig& cfg);
@@ -256,6 +270,9 @@ class IwarpTransport final : public Transport, public CcHost {
     return d == 0 ? c.dst_nic_port : c.src_nic_port;
   }
   void post_message(TcpConnection& c, int d, const TcpMessage& m, bool doorbell);
+  // Connection set-up: step 1 SYN, 2 SYN-ACK, 3 MPA Request, 4 MPA Reply.
+  void send_setup(TcpConnection& c, uint32_t step);
+  void on_setup(TcpConnection& c, uint32_t step);
   Packet* build_segment(TcpConnection& c, int d, uint64_t seg);
   void on_data(TcpConnection& c, int d, Packet* p);
   // Returns whether a Read Response was posted that carries this ACK.

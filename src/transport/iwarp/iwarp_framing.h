@@ -70,6 +70,23 @@ struct IwarpFraming {
   }
   // A pure TCP ACK: no payload, padded to the minimum frame.
   [[nodiscard]] uint32_t ack_wire() const { return frame(kEthernet + kIpv4 + tcp_header()); }
+
+  // Connection set-up (the handshake option). SYN and SYN-ACK carry options
+  // (RFC 9293 §3.1): MSS 4 and NOP + window scale 4 (RFC 7323 §2), then
+  // SACK-permitted 2 (RFC 2018 §2) with 2 NOPs, or with timestamps SACK-
+  // permitted and the 10-byte timestamps option in 12 (Linux's layout), or
+  // timestamps alone with 2 NOPs in 12.
+  static constexpr uint32_t kMpaKey = 16;     // "MPA ID Req Frame" / "MPA ID Rep Frame" (RFC 5044 §7.1)
+  static constexpr uint32_t kMpaControl = 4;  // M, C, R, Res, Rev, PD_Length
+  static constexpr uint32_t kMpaV2Ird = 4;    // private data: IRD/ORD of MPA v2 (RFC 6581 §4)
+  [[nodiscard]] uint32_t syn_wire(bool sack) const {
+    const uint32_t opts = 8 + (timestamps ? 12 : (sack ? 4 : 0));
+    return frame(kEthernet + kIpv4 + kTcp + opts);
+  }
+  // An MPA Request or Reply: the first bytes of each stream (RFC 5044 §7.1).
+  [[nodiscard]] uint32_t mpa_start_wire() const {
+    return frame(kEthernet + kIpv4 + tcp_header() + kMpaKey + kMpaControl + kMpaV2Ird);
+  }
 };
 
 }  // namespace rdmasim

@@ -33,6 +33,10 @@ struct TcpConfig {
   uint64_t receive_window = 4 << 20;  // bytes; assumption: an RNIC's socket buffer, above one BDP
   bool ecn = false;                   // ECN-capable segments (RFC 3168); DCTCP needs it
   bool sack = false;                  // selective acknowledgments (RFC 2018) and RFC 6675 recovery
+  bool handshake = false;             // set each connection up on its first message (SYN, SYN-ACK, MPA)
+  // RFC 6298 §2.1: the RTO before any RTT sample, for SYN and MPA Request
+  // retransmissions, doubled on each expiry (§5.5).
+  static constexpr Time kInitialRto = Time::from_s(1);
 
   // The fabric.tcp keys (config/params.h).
   template <class V>
@@ -64,6 +68,10 @@ struct TcpConfig {
             "selective acknowledgments (RFC 2018) with SACK-based loss recovery (RFC 6675); off: "
             "NewReno recovery from duplicate ACKs (RFC 6582)"},
            sack);
+    v.flag({"handshake",
+            "set each connection up when its first message is posted: TCP three-way handshake, "
+            "then MPA Request/Reply (RFC 5044 §7), before any data; off: set up ahead of the run"},
+           handshake);
   }
 };
 

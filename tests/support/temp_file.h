@@ -17,8 +17,11 @@ class TempFile {
  public:
   explicit TempFile(const std::string& contents, const std::string& tag = "tmp") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string test = info->name();  // a parameterised test's name holds '/'
+    for (char& c : test)
+      if (c == '/') c = '_';
     path_ = (std::filesystem::temp_directory_path() /
-             ("rdmasim_" + tag + "_" + std::string(info->name()) + "_" + std::to_string(::getpid()) + "_" +
+             ("rdmasim_" + tag + "_" + test + "_" + std::to_string(::getpid()) + "_" +
               std::to_string(reinterpret_cast<uintptr_t>(this)) + ".txt"))
                 .string();
     std::ofstream(path_) << contents;

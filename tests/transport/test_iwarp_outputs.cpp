@@ -11,6 +11,7 @@
 #include "config/scenario.h"
 #include "report/results.h"
 #include "run/experiment.h"
+#include "support/temp_file.h"
 
 namespace rdmasim {
 namespace {
@@ -122,6 +123,73 @@ output: {timeseries: {interval: 5us}}
   EXPECT_TRUE(e.fabric().transport().connection_table().file.empty());
   EXPECT_EQ(e.transport_series(), nullptr);
 }
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Every workload type runs on both iWARP profiles, finishes, keeps the
+// invariants (TCP's conservation per connection among them) and moved data
+// over TCP; Reads included where the type offers them.
+struct WorkloadCase {
+  const char* name;
+  const char* topology;
+  const char* workload;
+};
+
+class IwarpWorkloads : public ::testing::TestWithParam<std::tuple<const char*, WorkloadCase>> {};
+
+TEST_P(IwarpWorkloads, RunToCompletion) {
+  const auto& [profile, w] = GetParam();
+  // HPCC's flow-file format: a count, then src dst priority dport size start_s.
+  const testing::TempFile flows("3\n1 0 3 100 100000 0.000001\n2 0 3 100 200000 0.000002\n3 1 3 100 5000 0.00001\n");
+  std::string workload = w.workload;
+  if (const auto at = workload.find("{FLOWS}"); at != std::string::npos)
+    workload.replace(at, 7, flows.path());
+  const std::string yaml = std::string("duration: 1s\ntopology: ") + w.topology +
+                           "\nfabric: {profile: " + profile + "}\nworkload: [" + workload + "]\n";
+  Experiment e(load_scenario_text(yaml, std::string(RDMASIM_SOURCE_DIR) + "/scenarios/t.yaml"));
+  e.run();
+  EXPECT_EQ(e.invariant_error(), "");
+  const auto j = results_json(e);
+  EXPECT_EQ(j["run"]["all_flows_completed"], true) << yaml;
+  EXPECT_GT(j["tcp"]["segments_sent"].get<uint64_t>(), 0u);
+  if (j.contains("workload_results"))
+    for (const auto& r : j["workload_results"])
+      if (r.contains("finished")) EXPECT_EQ(r["finished"], true) << r.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Types, IwarpWorkloads,
+    ::testing::Combine(
+        ::testing::Values("iwarp-cubic", "iwarp-dctcp"),
+        ::testing::Values(
+            WorkloadCase{"perftest", "{type: chain, switches: 1}",
+                         "{type: perftest, test: read_lat, iters: 100}"},
+            WorkloadCase{"incast", "{type: star, hosts: 9, link: {rate: 100Gbps, delay: 1us}}",
+                         "{type: incast, senders: 8, size: 1MiB, op: read}"},
+            WorkloadCase{"permutation", "{type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}",
+                         "{type: permutation, size: 1MiB}"},
+            WorkloadCase{"cdf", "{type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}",
+                         "{type: cdf, cdf: ../data/cdf/websearch.txt, load: 30%, window: 1ms}"},
+            WorkloadCase{"flows-file", "{type: star, hosts: 4, link: {rate: 100Gbps, delay: 1us}}",
+                         "{type: flows-file, file: {FLOWS}}"},
+            WorkloadCase{"collective",
+                         "{type: leaf-spine, leaves: 2, hosts_per_leaf: 4, spines: 2, link: {rate: "
+                         "100Gbps, delay: 1us}}",
+                         "{type: collective, op: all_reduce, algo: ring, size: 1MiB}"},
+            WorkloadCase{"training",
+                         "{type: servers, servers: 2, gpus_per_server: 8, spines: 2, link: {rate: "
+                         "400Gbps, delay: 1us}}",
+                         "{type: training, model: gpt3-xl, tp: 2, pp: 2, dp: 4}"})),
+    [](const auto& info) {
+      std::string n = std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param).name;
+      for (char& ch : n)
+        if (ch == '-') ch = '_';
+      return n;
+    });
 
 }  // namespace
 }  // namespace rdmasim

@@ -79,6 +79,11 @@ json scenario_json(const Scenario& s) {
     for (const FaultSpec& fs : s.faults) faults.push_back(fault_json(fs));
     out["faults"] = faults;
   }
+  if (!s.links.empty()) {
+    json links = json::array();
+    for (const LinkSettingSpec& l : s.links) links.push_back(link_setting_json(l));
+    out["links"] = links;
+  }
   return out;
 }
 

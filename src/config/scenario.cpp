@@ -339,8 +339,8 @@ Scenario load_scenario(const CfgNode& root) {
   for (size_t i = 0; i < s.workloads.size(); ++i) {
     find_workload_type(s.workloads[i].type)->check(items[i], s.workloads[i], t, s);
     if (s.fabric.transport == "iwarp" && s.workloads[i].op == "read")
-      throw items[i].error("op", "RDMA Read over iWARP is not modelled yet under '" + s.profile +
-                                     "' (use write or send)");
+      throw items[i].error(
+          "op", "RDMA Read over iWARP is not modelled yet under '" + s.profile + "' (use write or send)");
   }
   return s;
 }

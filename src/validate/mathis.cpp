@@ -38,13 +38,13 @@ MathisRun run_mathis(const MathisSetup& setup) {
   // Far more than the run can move (the run is at most ~7 s at < 10 Gb/s).
   qp.post_write(int64_t{1} << 40, 0);
   sim.run(warm);
-  const uint64_t at_warm = qp.stats().in_order_received;
+  const QpStats start = qp.stats();
   sim.run(warm + r.window);
   const QpStats end = qp.stats();
-  r.segments = end.in_order_received - at_warm;
+  r.segments = end.in_order_received - start.in_order_received;
   r.measured_gbps = static_cast<double>(r.segments) * kMathisSegmentPayload * 8 / r.window.sec() / 1e9;
-  r.retransmitted = end.retransmitted_packets;
-  r.timeouts = end.timeouts;
+  r.retransmitted = end.retransmitted_packets - start.retransmitted_packets;
+  r.timeouts = end.timeouts - start.timeouts;
   const Network& net = f.net();
   for (size_t n = 0; n < net.num_nodes(); ++n)
     for (size_t i = 0; i < net.node(n).num_ports(); ++i) {

@@ -55,12 +55,12 @@ struct MathisRun {
   double constant = 0;  // C of the formula
   Time rtt;             // base RTT: a full segment out and its ACK back, unloaded
   double formula_gbps = 0;
-  double measured_gbps = 0;  // payload delivered in order over the window
-  Time window;               // measured over this long, after the warm-up
-  uint64_t segments = 0;     // delivered in order in the window
-  uint64_t wire_losses = 0;  // frames lost on the wire over the whole run
-  uint64_t retransmitted = 0;
-  uint64_t timeouts = 0;
+  double measured_gbps = 0;      // payload delivered in order over the window
+  Time window;                   // measured over this long, after the warm-up
+  uint64_t segments = 0;         // delivered in order in the window
+  uint64_t wire_losses = 0;      // frames lost on the wire over the whole run, both ways
+  uint64_t retransmitted = 0;    // segments resent in the window
+  uint64_t timeouts = 0;         // retransmission timeouts in the window
   uint64_t max_queue_bytes = 0;  // deepest egress queue on the path (0: no queueing)
   std::string invariants;        // empty when they held
 };

@@ -213,6 +213,15 @@ std::string key_reference() {
   out += "## faults\n\nA list of link-state changes.\n\n";
   table_head(out);
   key_rows(out, "faults[].", fault_keys(), nlohmann::ordered_json::object());
+
+  out +=
+      "\n## links\n\nA list of per-link settings, applied in order (a later entry overrides an earlier one "
+      "where they meet, and both override a topology file's error rates): random loss on the wire. A lost "
+      "frame takes its time on the wire and is discarded by the receiving port (results.json "
+      "`network.corruption_drops`, apart from buffer drops). Lossy links only: refused on PFC and "
+      "InfiniBand credit links.\n\n";
+  table_head(out);
+  key_rows(out, "links[].", link_setting_keys(), link_setting_defaults());
   return out;
 }
 

@@ -95,21 +95,26 @@ void visit_topology(V& v, TopologySpec& ts) {
             [&](auto& b) { visit_link(b, ts.fabric_link); });
 }
 
-// faults[i]: 'node:port' as written, e.g. agg0_0:2.
+// 'node:port' as written, e.g. agg0_0:2: false unless `text` has that form.
+bool parse_node_port(const std::string& text, std::string& node, int& port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  const std::string digits = text.substr(colon + 1);
+  try {
+    port = std::stoi(digits);
+  } catch (...) {
+    return false;
+  }
+  if (port < 0 || std::to_string(port) != digits) return false;
+  node = text.substr(0, colon);
+  return true;
+}
+
+// faults[i].link: 'node:port' as written, e.g. agg0_0:2.
 struct FaultLinkCodec {
   static void read(const CfgNode& n, const char* key, FaultSpec& f) {
-    const std::string link = n.str(key);
-    const auto colon = link.rfind(':');
-    int port = -1;
-    try {
-      if (colon != std::string::npos && colon > 0) port = std::stoi(link.substr(colon + 1));
-      if (colon == std::string::npos || std::to_string(port) != link.substr(colon + 1)) port = -1;
-    } catch (...) {
-      port = -1;
-    }
-    if (port < 0) throw n.error(key, "expected 'node:port', e.g. agg0_0:2");
-    f.node = link.substr(0, colon);
-    f.port = port;
+    if (!parse_node_port(n.str(key), f.node, f.port))
+      throw n.error(key, "expected 'node:port', e.g. agg0_0:2");
   }
   static nlohmann::ordered_json echo(const FaultSpec& f) { return f.node + ":" + std::to_string(f.port); }
   static std::string form() { return "node:port, e.g. agg0_0:2"; }
@@ -122,6 +127,41 @@ void visit_fault(V& v, FaultSpec& f) {
            f, FaultLinkCodec{});
   v.choice(Key{"action", "take the link down or bring it back up", kRequired}, f.up,
            {{"down", false}, {"up", true}});
+}
+
+// links[i].link: 'all', or 'node:port' as a fault names a link.
+struct LinkTargetCodec {
+  static void read(const CfgNode& n, const char* key, LinkSettingSpec& l) {
+    const std::string text = n.str(key);
+    l.node.clear();
+    l.port = 0;
+    if (text != "all" && !parse_node_port(text, l.node, l.port))
+      throw n.error(key, "expected 'all' or 'node:port', e.g. agg0_0:2");
+  }
+  static nlohmann::ordered_json echo(const LinkSettingSpec& l) {
+    return l.node.empty() ? std::string("all") : l.node + ":" + std::to_string(l.port);
+  }
+  static std::string form() { return "all | node:port, e.g. agg0_0:2"; }
+};
+
+template <class V>
+void visit_link_setting(V& v, LinkSettingSpec& l) {
+  using D = LinkSettingSpec::Direction;
+  v.custom({"link",
+            "every link, or the one with this end: a topology node and its port index (in link order), as "
+            "faults name it"},
+           l, LinkTargetCodec{});
+  v.fraction(Key{"loss",
+                 "share of the frames lost on the wire, drawn per frame from the link's own seeded stream: "
+                 "data, ACKs and control frames alike; the receiving port discards them (corruption_drops)",
+                 kRequired},
+             l.loss);
+  v.choice({"direction",
+            "which way frames are lost: both, only those the named end sends (out), or only "
+            "those it receives (in)"},
+           l.direction, {{"both", D::kBoth}, {"out", D::kOut}, {"in", D::kIn}});
+  v.check(l.direction == D::kBoth || !l.node.empty(), "direction",
+          "expected both with link: all (out and in are seen from a named end, node:port)");
 }
 
 template <class V>
@@ -200,6 +240,27 @@ void read_workloads(const CfgNode& root, Scenario& s) {
   }
 }
 
+void read_links(const CfgNode& root, Scenario& s) {
+  for (const CfgNode& l : root.opt_list("links")) {
+    LinkSettingSpec ls;
+    ls.line = l.line();
+    ParamReader r(l);
+    visit_link_setting(r, ls);
+    l.finish();
+    s.links.push_back(ls);
+  }
+}
+
+// The topology node `name` names and the number of ports it has, or -1.
+std::pair<int, int> find_node(const Topology& t, const std::string& name) {
+  int id = -1, degree = 0;
+  for (size_t n = 0; n < t.nodes.size() && id < 0; ++n)
+    if (t.nodes[n].name == name) id = static_cast<int>(n);
+  if (id >= 0)
+    for (const auto& l : t.links) degree += (l.a == id ? 1 : 0) + (l.b == id ? 1 : 0);
+  return {id, degree};
+}
+
 void read_faults(const CfgNode& root, Scenario& s) {
   for (const CfgNode& f : root.opt_list("faults")) {
     FaultSpec fs;
@@ -230,37 +291,48 @@ Scenario load_scenario(const CfgNode& root) {
   read_topology(root, s);
   read_workloads(root, s);
   read_faults(root, s);
+  read_links(root, s);
   s.output.dir = "out/" + s.name;
   r.block("output", [&](ParamReader& b) { visit_output(b, s.output); });
   root.finish();
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
-  // A corrupted frame on a credit link would also lose its credits: IB's
-  // FCTBS/ABR resynchronisation that recovers them is not modelled.
-  if (s.fabric.ib.enabled)
+  // Loss on the wire is modelled on lossy links only: on a PFC link a lost
+  // PAUSE frame lets the upstream overrun the headroom (lossless drops the
+  // run would report as a broken invariant), and on a credit link a lost
+  // packet takes its credits with it (IB's FCTBS/ABR resynchronisation that
+  // recovers them is not modelled). Refused rather than half-modelled.
+  const std::string flow_control = link_flow_control_name(s.fabric);
+  const std::string lossless_why =
+      flow_control == "credit"
+          ? "link loss is not modelled on InfiniBand credit links (credits lost with a frame are not "
+            "resynchronised): expected 0, or a lossy Ethernet profile"
+          : "link loss is not modelled on PFC links (a lost PAUSE frame would let the upstream overrun the "
+            "headroom): expected 0, a lossy Ethernet profile, or fabric.pfc.enabled: false";
+  if (flow_control != "lossy")
     for (const TopoLink& l : t.links)
       if (l.error_rate > 0.0)
-        throw root.child("topology")
-            .error(
-                "file",
-                "link error rates (column 5) are not modelled on InfiniBand (credits lost with a corrupted "
-                "packet are not resynchronised): expected 0, or an Ethernet profile");
+        throw root.child("topology").error("file", "column 5 (error rate): " + lossless_why);
   if (!s.faults.empty()) {
     const auto faults = root.list("faults");
-    std::vector<int> degree(t.nodes.size(), 0);
-    for (const auto& l : t.links) {
-      ++degree[l.a];
-      ++degree[l.b];
-    }
     for (size_t i = 0; i < s.faults.size(); ++i) {
       const FaultSpec& fs = s.faults[i];
-      int id = -1;
-      for (size_t n = 0; n < t.nodes.size(); ++n)
-        if (t.nodes[n].name == fs.node) id = static_cast<int>(n);
+      const auto [id, degree] = find_node(t, fs.node);
       if (id < 0) throw faults[i].error("link", "no node named '" + fs.node + "' in the topology");
-      if (fs.port >= degree[id])
-        throw faults[i].error("link",
-                              "expected a port of '" + fs.node + "' below " + std::to_string(degree[id]));
+      if (fs.port >= degree)
+        throw faults[i].error("link", "expected a port of '" + fs.node + "' below " + std::to_string(degree));
+    }
+  }
+  if (!s.links.empty()) {
+    const auto links = root.list("links");
+    for (size_t i = 0; i < s.links.size(); ++i) {
+      const LinkSettingSpec& ls = s.links[i];
+      if (ls.loss > 0.0 && flow_control != "lossy") throw links[i].error("loss", lossless_why);
+      if (ls.node.empty()) continue;
+      const auto [id, degree] = find_node(t, ls.node);
+      if (id < 0) throw links[i].error("link", "no node named '" + ls.node + "' in the topology");
+      if (ls.port >= degree)
+        throw links[i].error("link", "expected a port of '" + ls.node + "' below " + std::to_string(degree));
     }
   }
   const auto items = root.list("workload");
@@ -343,6 +415,10 @@ nlohmann::ordered_json fault_json(const FaultSpec& f) {
   return echo_of(f, [](ParamEcho& e, FaultSpec& x) { visit_fault(e, x); });
 }
 
+nlohmann::ordered_json link_setting_json(const LinkSettingSpec& l) {
+  return echo_of(l, [](ParamEcho& e, LinkSettingSpec& x) { visit_link_setting(e, x); });
+}
+
 std::vector<KeyInfo> run_keys() {
   Scenario s;
   s.name = "x";
@@ -388,5 +464,12 @@ std::vector<KeyInfo> fault_keys() {
   FaultSpec f;
   return schema_of([&](ParamSchema& v) { visit_fault(v, f); });
 }
+
+std::vector<KeyInfo> link_setting_keys() {
+  LinkSettingSpec l;
+  return schema_of([&](ParamSchema& v) { visit_link_setting(v, l); });
+}
+
+nlohmann::ordered_json link_setting_defaults() { return link_setting_json(LinkSettingSpec{}); }
 
 }  // namespace rdmasim

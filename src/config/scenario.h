@@ -46,6 +46,20 @@ struct FaultSpec {
   int line = 0;
 };
 
+// A per-link setting (`links:`), applied in order over the topology (a
+// file's own error rates first): random frame loss on the wire. `node`
+// empty means every link; otherwise the link at "node:port", named as a
+// fault names it. Loss is per frame each end sends: both ends, or only
+// the named end (kOut) or only its peer (kIn).
+struct LinkSettingSpec {
+  enum class Direction : uint8_t { kBoth, kOut, kIn };
+  std::string node;  // empty: every link
+  int port = 0;
+  double loss = 0.0;
+  Direction direction = Direction::kBoth;
+  int line = 0;
+};
+
 struct OutputSpec {
   std::string dir = "out";
   bool flows_csv = true;
@@ -64,6 +78,7 @@ struct Scenario {
   FabricConfig fabric;
   std::vector<WorkloadSpec> workloads;
   std::vector<FaultSpec> faults;
+  std::vector<LinkSettingSpec> links;
   OutputSpec output;
 };
 
@@ -79,6 +94,7 @@ struct Scenario {
 // (`rdmasim schema`) lists them, from the declarations the loader reads with.
 [[nodiscard]] nlohmann::ordered_json topology_json(const TopologySpec& ts);
 [[nodiscard]] nlohmann::ordered_json fault_json(const FaultSpec& f);
+[[nodiscard]] nlohmann::ordered_json link_setting_json(const LinkSettingSpec& l);
 [[nodiscard]] std::vector<KeyInfo> run_keys();  // name, seed, duration, output
 [[nodiscard]] nlohmann::ordered_json run_defaults();
 [[nodiscard]] std::vector<std::string> topology_type_names();
@@ -86,6 +102,8 @@ struct Scenario {
 // A topology of `type` given only its required keys (zero for those), on `link`.
 [[nodiscard]] nlohmann::ordered_json topology_defaults(const std::string& type, const LinkSpec& link);
 [[nodiscard]] std::vector<KeyInfo> fault_keys();
+[[nodiscard]] std::vector<KeyInfo> link_setting_keys();
+[[nodiscard]] nlohmann::ordered_json link_setting_defaults();
 
 // Builds the topology a scenario describes. Throws InputError (located at the
 // topology section) when it cannot be built or is not connected.

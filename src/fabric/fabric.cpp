@@ -112,10 +112,7 @@ void Fabric::build() {
       Node* self = by_topo_id_[end == 0 ? l.a : l.b];
       auto idx = static_cast<uint16_t>(self->num_ports());
       Port& p = self->add_port(std::make_unique<Port>(net_, *self, idx, l.rate, l.delay));
-      // A stream per port direction: the draws of one link never shift another's.
-      if (l.error_rate > 0.0)
-        p.set_error_rate(l.error_rate, sim_.rng("bit-errors/" + topo_.nodes[end == 0 ? l.a : l.b].name + ":" +
-                                                std::to_string(idx)));
+      if (l.error_rate > 0.0) set_link_loss(end == 0 ? l.a : l.b, idx, l.error_rate);  // each way
       if (self->kind() == NodeKind::kSwitch) {
         auto* sw = static_cast<Switch*>(self);
         p.set_switch(sw);
@@ -208,6 +205,22 @@ int Fabric::port_towards(int a, int b) const {
   for (size_t i = 0; i < n.num_ports(); ++i)
     if (n.port(i).peer() == by_topo_id_[b]) return static_cast<int>(i);
   return -1;
+}
+
+void Fabric::set_link_loss(int node, uint16_t port, double p) {
+  if (node < 0 || static_cast<size_t>(node) >= by_topo_id_.size() || port >= by_topo_id_[node]->num_ports())
+    throw std::invalid_argument("no port " + std::to_string(port) + " on node " + std::to_string(node));
+  if (!(p >= 0.0 && p <= 1.0))
+    throw std::invalid_argument("link loss must be a probability between 0 and 1, got " + std::to_string(p));
+  const std::string fc = link_flow_control_name(cfg_);
+  if (p > 0.0 && fc != "lossy")
+    throw std::invalid_argument("link loss is not modelled on a " + fc +
+                                " link (what a lost PAUSE frame or credit update does is not)");
+  Port& pt = by_topo_id_[node]->port(port);
+  // Seeded once: a later change continues the port's stream rather than replaying it.
+  if (p > 0.0 && !pt.has_loss_stream())
+    pt.set_loss_stream(sim_.rng("bit-errors/" + topo_.nodes[node].name + ":" + std::to_string(port)));
+  pt.set_loss(p);
 }
 
 void Fabric::schedule_link_state(Time at, int node, uint16_t port, bool up) {

@@ -133,6 +133,17 @@ class Fabric {
   // Throws std::invalid_argument for a node/port that does not exist.
   void schedule_link_state(Time at, int node, uint16_t port, bool up);
   [[nodiscard]] const SmStats& sm_stats() const { return sm_stats_; }
+  // From now on, each frame port `port` of topology node `node` sends is
+  // lost on the wire with probability `p` (random loss; bit errors as the
+  // share of frames they corrupt), whatever it carries: the peer's port
+  // discards it on arrival and counts it (PortCounters::corrupt_drop_packets,
+  // results.json network.corruption_drops). Each port draws from its own
+  // stream of the run's seed ("bit-errors/<node>:<port>"), so one link's
+  // losses never shift another's; p = 0 draws nothing. Lossy links only: a
+  // lost PAUSE frame or credit update is not modelled, so a nonzero p on a
+  // PFC or credit link throws std::invalid_argument, as does a node or port
+  // that does not exist.
+  void set_link_loss(int node, uint16_t port, double p);
   // The port leading from topology node `a` to node `b` (-1 if not adjacent).
   [[nodiscard]] int port_towards(int a, int b) const;
   [[nodiscard]] Node& node_by_topo_id(int n) { return *by_topo_id_[n]; }

@@ -28,8 +28,9 @@ struct PortCounters {
   std::array<uint64_t, kNumTcs> ecn_marked_packets{};
   std::array<uint64_t, kNumTcs> lossless_drop_packets{};  // must stay 0 unless misconfigured
   uint64_t fault_drop_packets = 0;  // lost to a failed link (a fault, not a flow-control failure)
-  // Sent on this port and corrupted on the wire: the peer's MAC discards
-  // them on a bad FCS (what it reports as rx CRC errors).
+  // Lost on the wire into this port (random loss, corruption): its MAC
+  // discarded them on a bad FCS, what it reports as rx CRC errors. Not in
+  // rx_packets/rx_bytes.
   uint64_t corrupt_drop_packets = 0;
 };
 

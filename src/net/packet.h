@@ -22,7 +22,7 @@ inline constexpr int kNumPktTypes = static_cast<int>(PktType::kCount);
 
 enum class Opcode : uint8_t { kWrite, kSend, kRead };
 
-// Flags on a data packet.
+// Flags on a packet: kWireLoss on any frame, the others on RC/TCP packets.
 enum PktFlags : uint8_t {
   kFirst = 1,         // first packet of a message (carries RETH for WRITE)
   kLast = 2,          // last packet of a message
@@ -31,6 +31,9 @@ enum PktFlags : uint8_t {
   kEct = 16,          // ECN-capable transport (IPv4 ECN field 10)
   kCe = 32,           // congestion experienced (IPv4 ECN field 11), set by a switch
   kSack = 64,         // on a NAK: IRN selective NACK; aux = arrived PSN - psn
+  // On any frame: lost on the wire it is crossing (random loss, bit errors);
+  // the receiving port discards it on arrival (Port::receive_frame).
+  kWireLoss = 128,
 };
 
 // One cache line: the datapath touches a packet at every hop, and when many

@@ -108,6 +108,15 @@ void Port::send_control_frame(Packet* p) {
 }
 
 bool Port::receive_frame(Packet* p) {
+  // The MAC drops a frame that failed its FCS check before anything else
+  // sees it: it counts as a receive error, not as a received packet. A
+  // cut-through switch would have started forwarding it and stomped its
+  // FCS; dropping it here loses the same frame one hop earlier.
+  if ((p->flags & kWireLoss) != 0) [[unlikely]] {
+    ctr_.corrupt_drop_packets += 1;
+    net_.drop(p);
+    return true;
+  }
   ctr_.rx_packets += 1;
   ctr_.rx_bytes += p->wire;
   return fc_.on_receive(*this, p);
@@ -188,13 +197,10 @@ void Port::transmit(Packet* p, Time now) {
   } else {
     p->tail_ready = Time::zero();
   }
-  // A corrupted frame still took its time on the wire; the peer discards it on arrival.
-  if (error_rate_ > 0.0 && error_rng_.uniform01() < error_rate_) {
-    ctr_.corrupt_drop_packets += 1;
-    net_.drop(p);
-  } else {
-    net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
-  }
+  // A lost frame still takes its time on the wire and reaches the peer, whose
+  // MAC discards it (receive_frame); no draw at all on a loss-free link.
+  if (loss_ > 0.0 && loss_rng_.uniform01() < loss_) p->flags |= kWireLoss;
+  net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
   if (ctrl_head_ != nullptr || !queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
     tx_pending_ = true;
     net_.sim().schedule(busy_until_, this, kTxDone);

@@ -53,12 +53,18 @@ class Port final : public EventHandler {
   // Packets leaving this port's queues are released from `sw`'s buffer.
   void set_switch(Switch* sw);
   void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
-  // Frames this port sends are corrupted on the wire with probability `p`
-  // (the link's bit-error rate per frame), drawn from `rng`.
-  void set_error_rate(double p, Rng rng) {
-    error_rate_ = p;
-    error_rng_ = rng;
+  // Frames this port sends are lost on the wire with probability `p` each
+  // (random loss; a bit-error rate as the share of frames it corrupts): the
+  // frame still takes its time on the wire and the peer discards it on
+  // arrival. Draws come from `stream`, this port's own (set_loss_stream,
+  // once); p = 0 draws nothing. May change during a run.
+  void set_loss(double p) { loss_ = p; }
+  void set_loss_stream(Rng stream) {
+    loss_rng_ = stream;
+    has_loss_stream_ = true;
   }
+  [[nodiscard]] double loss() const { return loss_; }
+  [[nodiscard]] bool has_loss_stream() const { return has_loss_stream_; }
   // Installs the link-layer flow control; call before traffic, on both ends.
   void set_flow_control(LinkFlowControl fc) { fc_ = std::move(fc); }
   [[nodiscard]] LinkFlowControl& flow_control() { return fc_; }
@@ -76,7 +82,9 @@ class Port final : public EventHandler {
   void apply_pause(uint8_t tc, uint32_t quanta);
   [[nodiscard]] bool paused(uint8_t tc) const;
   // A packet arrived on this port: counts it; if it is a link control frame,
-  // the flow control consumes it and this returns true.
+  // the flow control consumes it and this returns true. A frame lost on the
+  // wire is discarded here (counted, never seen by the flow control or the
+  // node), and this returns true too.
   bool receive_frame(Packet* p);
   // A packet that arrived on this port left its node's buffer.
   void release(uint8_t cls, uint32_t wire) { fc_.on_release(*this, cls, wire); }
@@ -154,8 +162,9 @@ class Port final : public EventHandler {
   uint16_t peer_index_ = 0;
   bool tx_pending_ = false;
   bool up_ = true;
-  double error_rate_ = 0.0;
-  Rng error_rng_;
+  bool has_loss_stream_ = false;
+  double loss_ = 0.0;
+  Rng loss_rng_;
 };
 
 }  // namespace rdmasim

@@ -79,6 +79,11 @@ json scenario_json(const Scenario& s) {
     for (const FaultSpec& fs : s.faults) faults.push_back(fault_json(fs));
     out["faults"] = faults;
   }
+  if (!s.links.empty()) {
+    json links = json::array();
+    for (const LinkSettingSpec& l : s.links) links.push_back(link_setting_json(l));
+    out["links"] = links;
+  }
   return out;
 }
 
@@ -231,7 +236,7 @@ json results_json(const Experiment& e) {
   bool any = false;
   for (const auto& m : measured) any = any || !m.empty();
   if (any) j["workload_results"] = measured;
-  e.fabric().transport().report(j);
+  e.fabric().verbs().report(j);
   if (e.fabric().config().ib.enabled) {
     double wait_us = 0;
     uint64_t fcps = 0, fault = 0;
@@ -398,7 +403,7 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled) put("ib_ports.csv", ib_ports_csv(e));
   if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
   if (e.scenario().output.flows_csv) {
-    const Transport::Table t = e.fabric().transport().connection_table();
+    const Transport::Table t = e.fabric().verbs().connection_table();
     if (!t.file.empty()) put(t.file.c_str(), t.csv);
   }
   if (const TransportSeries* ts = e.transport_series(); ts != nullptr)

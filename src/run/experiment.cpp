@@ -1,6 +1,7 @@
 #include "run/experiment.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "config/units_parse.h"
 #include "fabric/memory_estimate.h"
@@ -47,6 +48,7 @@ Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>*
     throw InputError(s_.file, 0, 0, "fabric", e.what());  // e.g. PFC headroom larger than the buffer
   }
   stop_if_asked();
+  apply_link_settings();
   for (const FaultSpec& fs : s_.faults) {
     const Topology& t = fabric_->topology();
     for (size_t n = 0; n < t.nodes.size(); ++n)
@@ -81,6 +83,34 @@ Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>*
                          std::to_string(flows_.size()) + " flows), more than the " +
                          std::to_string(budget_ >> 20) + " MiB " +
                          (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
+}
+
+// `links:` in order, so a later entry overrides an earlier one (a file's own
+// error rates, applied when the fabric was built, come first). The loader
+// refuses what does not fit the fabric; a scenario built in code is checked here.
+void Experiment::apply_link_settings() {
+  using D = LinkSettingSpec::Direction;
+  const Topology& t = fabric_->topology();
+  for (const LinkSettingSpec& ls : s_.links) {
+    try {
+      if (ls.node.empty()) {
+        for (size_t n = 0; n < t.nodes.size(); ++n)
+          for (size_t i = 0; i < fabric_->node_by_topo_id(static_cast<int>(n)).num_ports(); ++i)
+            fabric_->set_link_loss(static_cast<int>(n), static_cast<uint16_t>(i), ls.loss);
+        continue;
+      }
+      int node = -1;
+      for (size_t n = 0; n < t.nodes.size() && node < 0; ++n)
+        if (t.nodes[n].name == ls.node) node = static_cast<int>(n);
+      if (node < 0 || static_cast<size_t>(ls.port) >= fabric_->node_by_topo_id(node).num_ports())
+        throw std::invalid_argument("no link at '" + ls.node + ":" + std::to_string(ls.port) + "'");
+      const Port& end = fabric_->node_by_topo_id(node).port(static_cast<size_t>(ls.port));
+      if (ls.direction != D::kIn) fabric_->set_link_loss(node, static_cast<uint16_t>(ls.port), ls.loss);
+      if (ls.direction != D::kOut) fabric_->set_link_loss(end.peer()->id(), end.peer_index(), ls.loss);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(s_.file, ls.line, 0, "links", e.what());
+    }
+  }
 }
 
 // A run that cannot do anything within its duration would exit 0 with
@@ -119,9 +149,9 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
   if (s_.output.timeseries_interval > Time::zero()) {
     timeseries_ = std::make_unique<QueueTimeseries>(sim_, fabric_->net(), s_.output.timeseries_start,
                                                     s_.output.timeseries_interval);
-    if (!fabric_->transport().series_header().file.empty())
+    if (!fabric_->verbs().series_header().file.empty())
       transport_series_ = std::make_unique<TransportSeries>(
-          sim_, fabric_->transport(), s_.output.timeseries_start, s_.output.timeseries_interval);
+          sim_, fabric_->verbs(), s_.output.timeseries_start, s_.output.timeseries_interval);
   }
   for (size_t i = 0; i < workloads_.size(); ++i) {
     WorkloadContext ctx = context(i);

@@ -77,6 +77,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   void on_complete(const Completion& c) override;
 
  private:
+  void apply_link_settings();
   void check_workload_fits();
   void start_flow(size_t i);
   [[nodiscard]] WorkloadContext context(size_t i);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/simulation.h"
-#include "transport/transport.h"
+#include "verbs/verbs.h"
 
 namespace rdmasim {
 
@@ -16,13 +16,13 @@ class TransportSeries final : public EventHandler {
  public:
   static constexpr size_t kMaxBytes = size_t{512} << 20;  // later samples are dropped and counted
 
-  TransportSeries(Simulation& sim, const Transport& t, Time start, Time interval)
-      : sim_(sim), t_(t), interval_(interval), table_(t.series_header()) {
+  TransportSeries(Simulation& sim, Verbs v, Time start, Time interval)
+      : sim_(sim), v_(v), interval_(interval), table_(v.series_header()) {
     sim.schedule(start, this, 0);
   }
   void on_event(uint32_t /*kind*/, uint64_t /*arg*/) override {
     if (table_.csv.size() < kMaxBytes)
-      t_.sample_series(sim_.now(), table_.csv);
+      v_.sample_series(sim_.now(), table_.csv);
     else
       ++dropped_;
     ++samples_;
@@ -35,7 +35,7 @@ class TransportSeries final : public EventHandler {
 
  private:
   Simulation& sim_;
-  const Transport& t_;
+  Verbs v_;
   Time interval_;
   Transport::Table table_;
   uint64_t samples_ = 0;

@@ -14,6 +14,7 @@
 #include "validate/hpcc_b6.h"
 #include "validate/ib_experiments.h"
 #include "validate/iwarp_cases.h"
+#include "validate/mathis.h"
 #include "validate/victim_flow.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
@@ -326,6 +327,28 @@ void ib_cc_case(std::vector<ValidationResult>& out) {
                  ">= 75% of line with CC", clean && on.hotspot_gbps > 0.75 * 400 * 4096 / 4122});
 }
 
+// Mathis et al. 1997 (validate/mathis.h): one long NewReno flow over iWARP
+// under random loss p on one link moves (MSS / RTT) x 1.22 / sqrt(p), the
+// RTT being the path's base RTT (the run checks that nothing queues).
+void mathis_cases(std::vector<ValidationResult>& out) {
+  const double losses[] = {1e-4, 1e-3, 1e-2};
+  MathisRun runs[3];
+  ThreadPool(ThreadPool::hardware()).for_each(3, [&](size_t i) {
+    MathisSetup s;
+    s.loss = losses[i];
+    runs[i] = run_mathis(s);
+  });
+  for (const MathisRun& r : runs) {
+    const double ratio = r.measured_gbps / r.formula_gbps;
+    out.push_back(
+        {"E.14",
+         fmt::format("iWARP NewReno, random loss {:.0e}, RTT {:.0f} us: goodput", r.loss, r.rtt.us()),
+         fmt::format("{:.3f} Gb/s ({:.2f}x)", r.measured_gbps, ratio),
+         fmt::format("{:.3f} Gb/s +-25%", r.formula_gbps),
+         std::fabs(ratio - 1) <= 0.25 && mathis_no_queueing(r) && r.invariants.empty()});
+  }
+}
+
 }  // namespace
 
 void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
@@ -347,6 +370,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   ib_ar_cases(out);
   ib_failure_case(out);
   ib_cc_case(out);
+  mathis_cases(out);
   iwarp_cases(out, full);
   return out;
 }

@@ -60,6 +60,12 @@ class Verbs {
   [[nodiscard]] QpStats total_stats() const;
   // Data packets a message of `bytes` takes on this fabric.
   [[nodiscard]] uint64_t packets_for(int64_t bytes) const { return t_->packets_for(bytes); }
+  // What only this fabric's transport counts (Transport::report and the rest):
+  // a results.json section, a per-connection table, a time series.
+  void report(nlohmann::ordered_json& results) const { t_->report(results); }
+  [[nodiscard]] Transport::Table connection_table() const { return t_->connection_table(); }
+  [[nodiscard]] Transport::Table series_header() const { return t_->series_header(); }
+  void sample_series(Time now, std::string& rows) const { t_->sample_series(now, rows); }
 
  private:
   Transport* t_;

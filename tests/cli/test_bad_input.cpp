@@ -268,7 +268,7 @@ TEST_F(CliTest, TooShortDurationLeavesFctEmptyAndSucceeds) {
 TEST_F(CliTest, UnknownTopLevelKeySuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "duration: 1ms", "duraton: 1ms")),
                    at("2:1: 'duraton': unknown key; did you mean 'duration'? (accepted keys here: duration, "
-                      "fabric, faults, name, output, seed, topology, workload)"));
+                      "fabric, faults, links, name, output, seed, topology, workload)"));
 }
 
 TEST_F(CliTest, UnknownNestedKeySuggestsNearest) {
@@ -990,6 +990,53 @@ TEST_F(CliTest, FaultOnUnknownNode) {
 TEST_F(CliTest, FaultLinkWithoutPort) {
   expect_bad_input(run_scenario(std::string(kGood) + "faults:\n  - {at: 1us, link: sw0, action: down}\n"),
                    at("15:21: 'faults[0].link': expected 'node:port', e.g. agg0_0:2"));
+}
+
+// links: the node:port a fault would name, a probability, a direction seen
+// from a named end; loss only where the link layer may lose a frame.
+TEST_F(CliTest, LinkLossOnUnknownNodeOrPort) {
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {link: 'agg9:0', loss: 0.01}\n"),
+                   at("15:12: 'links[0].link': no node named 'agg9' in the topology"));
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {link: 'sw0:3', loss: 0.01}\n"),
+                   at("15:12: 'links[0].link': expected a port of 'sw0' below 3"));
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {link: sw0, loss: 0.01}\n"),
+                   at("15:12: 'links[0].link': expected 'all' or 'node:port', e.g. agg0_0:2"));
+}
+
+TEST_F(CliTest, LinkLossValueAndDirection) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "links:\n  - {loss: 1.5}\n"),
+      at("15:12: 'links[0].loss': expected a fraction in [0, 1] or a percentage, e.g. 0.3 or 30% "
+         "(got \"1.5\")"));
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {link: all}\n"),
+                   at("15:5: 'links[0].loss': missing required key (expected a fraction in [0, 1] or a "
+                      "percentage, e.g. 0.3 or 30%)"));
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "links:\n  - {loss: 0.01, direction: out}\n"),
+      at("15:29: 'links[0].direction': expected both with link: all (out and in are seen from a named end, "
+         "node:port)"));
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {loss: 0.01, ber: 1e-12}\n"),
+                   at("15:18: 'links[0].ber': unknown key (accepted keys here: direction, link, loss)"));
+}
+
+// A lost PAUSE frame or credit update is not modelled: loss on a PFC or
+// InfiniBand link is refused, naming the key; zero loss is accepted there.
+TEST_F(CliTest, LinkLossOnLosslessLinksIsRefused) {
+  const std::string pfc = edit(kGood, "workload:", "fabric: {profile: rocev2-dcqcn}\nworkload:");
+  expect_bad_input(run_scenario(pfc + "links:\n  - {loss: 0.001}\n"),
+                   at("16:12: 'links[0].loss': link loss is not modelled on PFC links (a lost PAUSE frame "
+                      "would let the upstream overrun the headroom): expected 0, a lossy Ethernet profile, "
+                      "or fabric.pfc.enabled: false"));
+  const std::string ib = edit(kGood, "workload:", "fabric: {profile: ib-ndr}\nworkload:");
+  expect_bad_input(run_scenario(ib + "links:\n  - {link: 'sw0:0', loss: 0.001}\n"),
+                   at("16:27: 'links[0].loss': link loss is not modelled on InfiniBand credit links "
+                      "(credits lost with a frame are not resynchronised): expected 0, or a lossy Ethernet "
+                      "profile"));
+  const CliResult zero = run_scenario(pfc + "links:\n  - {loss: 0}\n");
+  EXPECT_EQ(zero.exit_code, 0) << zero.err;
+  const CliResult off = run_scenario(edit(pfc, "rocev2-dcqcn}", "rocev2-dcqcn, pfc: {enabled: false}}") +
+                                     "links:\n  - {loss: 0.001}\n");
+  EXPECT_EQ(off.exit_code, 0) << off.err;
 }
 
 // SIGINT and SIGTERM stop a run the same way: partial results written and

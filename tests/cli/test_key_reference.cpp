@@ -40,6 +40,7 @@ TEST(KeyReference, EveryScenarioKeySaysWhatItDoes) {
   for (const std::string_view name : workload_type_names())
     expect_documented(find_workload_type(name)->keys(), "workload " + std::string(name));
   expect_documented(fault_keys(), "faults");
+  expect_documented(link_setting_keys(), "links");
 }
 
 TEST(KeyReference, EveryFabricKeySaysWhatItDoes) {

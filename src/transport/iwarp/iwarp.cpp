@@ -305,7 +305,18 @@ void IwarpTransport::on_packet(Nic& /*nic*/, Packet* p) {
 
 void IwarpTransport::on_data(TcpConnection& c, int d, Packet* p) {
   TcpHalf& h = c.half[d];
-  if (cfg_.ecn && (p->flags & kCe)) h.ce_pending = true;  // RFC 3168 §6.1.3: echo until acknowledged
+  const bool ce = cfg_.ecn && (p->flags & kCe) != 0;
+  if (cc_reads_ece_) {
+    // RFC 8257 §3.2: a DCTCP receiver ACKs at once when the CE state of
+    // arriving segments changes, so each ACK's ECE covers segments of one
+    // state and the sender's marked fraction is exact under delayed ACKs.
+    if (ce != h.ce_state) {
+      if (h.unacked > 0) send_ack(c, d);
+      h.ce_state = ce;
+    }
+  } else if (ce) {
+    h.ce_pending = true;  // RFC 3168 §6.1.3: echo until acknowledged
+  }
   const uint64_t seg = p->psn;
   if (seg != h.rcv_nxt) {
     if (seg < h.rcv_nxt) {
@@ -351,7 +362,7 @@ void IwarpTransport::on_data(TcpConnection& c, int d, Packet* p) {
   // message at once (DDP's Last flag), as RC responders do, so a message's
   // completion never waits for the delayed-ACK timer.
   if (filled || message_end || h.unacked >= cfg_.delayed_ack) {
-    if (answered && !filled && !h.ce_pending) {
+    if (answered && !filled && !(cc_reads_ece_ ? h.ce_state : h.ce_pending)) {
       h.unacked = 0;  // the Read Response carries the ACK
       h.delack_due = Time::never();
     } else {
@@ -406,7 +417,7 @@ void IwarpTransport::send_ack(TcpConnection& c, int d, uint64_t sack_begin, uint
   Packet* a = net_.new_packet(PktType::kAck);
   a->psn = h.rcv_nxt;  // the next segment expected: TCP's cumulative acknowledgment
   a->sent_at = h.echo_sent_at;
-  if (h.ce_pending) {
+  if (cc_reads_ece_ ? h.ce_state : h.ce_pending) {
     a->flags |= kCe;  // ECE
     h.ce_pending = false;
   }

@@ -144,6 +144,7 @@ struct TcpHalf {
   Time echo_sent_at;                        // TSecr: the send time of the segment that last advanced rcv_nxt
   size_t recv_msg = 0;
   bool ce_pending = false;  // a CE mark arrived since the last ACK (RFC 3168 §6.1.3)
+  bool ce_state = false;    // DCTCP.CE (RFC 8257 §3.2): the CE mark of the last segment
 
   TcpCounters ctr;
 };

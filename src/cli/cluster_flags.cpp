@@ -33,7 +33,8 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
   app.add_option("--oversubscription", o.oversub, "leaf down:up capacity ratio (default 1)");
   app.add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
   app.add_option("--mtu", o.mtu,
-                 "RDMA payload bytes per packet (default 4096, the IB/RoCE MTU NCCL runs with)");
+                 "RDMA payload bytes per packet (default 4096, the IB/RoCE MTU NCCL runs with); on iWARP "
+                 "the Ethernet MTU (default the profile's 1500)");
   app.add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
       ->check(CLI::Range(1, 64));
   app.add_option("--background-load", o.background_load,

@@ -51,9 +51,11 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--fabric: ") + e.what());
   }
-  const int64_t mtu = parse_nccl_size("--mtu", c.mtu);
-  if (mtu < 64 || mtu > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
-  o.fabric.rc.mtu = static_cast<uint32_t>(mtu);
+  // Unset: RC runs at NCCL's 4096 B, iWARP at its profile's Ethernet MTU.
+  if (!c.mtu.empty())
+    o.fabric.set_mtu(parse_nccl_size("--mtu", c.mtu));
+  else if (o.fabric.transport != "iwarp")
+    o.fabric.set_mtu(4096);
   o.comm.qps_per_conn = c.qps;
   o.seed = static_cast<uint64_t>(c.seed);
   if (!(c.background_load >= 0 && c.background_load <= 1))

@@ -72,7 +72,7 @@ int perftest_command(const PerftestCli& o, const Context& ctx);
 
 // The flags nccl-tests and train share (cluster_flags.h).
 struct ClusterCli {
-  std::string fabric = "rocev2-dcqcn", topo = "leaf-spine", rate, mtu = "4096";
+  std::string fabric = "rocev2-dcqcn", topo = "leaf-spine", rate, mtu;
   double oversub = 1.0;
   int qps = 1;
   long long seed = 1;

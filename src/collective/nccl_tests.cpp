@@ -35,7 +35,7 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
                    o.cluster.gpus_per_server, r.channels);
   s += fmt::format("# fabric {}  topology {} {}:1  NIC {} Gb/s  MTU {}  QPs/conn {}  NVLink {} GB/s {} us\n",
                    o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
-                   o.cluster.nic_link.rate.gbps(), o.fabric.rc.mtu, o.comm.qps_per_conn,
+                   o.cluster.nic_link.rate.gbps(), o.fabric.mtu_label(), o.comm.qps_per_conn,
                    o.cluster.nvlink.rate.gbps() / 8, o.cluster.nvlink.latency.us());
   if (o.background_cdf && o.background.load > 0)
     s += fmt::format("# background traffic: flow-size CDF at load {} per NIC\n", o.background.load);

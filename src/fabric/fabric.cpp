@@ -462,4 +462,29 @@ std::string Fabric::check_invariants() const {
   return {};
 }
 
+std::string FabricConfig::transport_label() const { return transport == "iwarp" ? "iWARP (TCP)" : "RC"; }
+
+std::string FabricConfig::mtu_label(const char* unit) const {
+  if (transport != "iwarp") return std::to_string(rc.mtu) + unit;
+  IwarpFraming fr;
+  fr.ip_mtu = tcp.ip_mtu;
+  fr.timestamps = tcp.timestamps;
+  fr.markers = tcp.markers;
+  const std::string u = *unit != 0 ? unit : " B";
+  return std::to_string(tcp.ip_mtu) + unit + " Ethernet (" + std::to_string(fr.max_payload(true)) + u +
+         " per segment)";
+}
+
+void FabricConfig::set_mtu(int64_t bytes) {
+  if (transport == "iwarp") {
+    if (bytes < 576 || bytes > 9216)
+      throw std::invalid_argument("--mtu on iWARP is the Ethernet MTU: expected 576 to 9216 bytes");
+    tcp.ip_mtu = static_cast<uint32_t>(bytes);
+    framing = Framing::iwarp(tcp.timestamps);
+    return;
+  }
+  if (bytes < 64 || bytes > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
+  rc.mtu = static_cast<uint32_t>(bytes);
+}
+
 }  // namespace rdmasim

@@ -78,6 +78,14 @@ struct FabricConfig {
   IbCcConfig ibcc;
   CubicConfig cubic;
   PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
+
+  // What a front end prints for the transport: its name as perftest and
+  // nccl-tests show it, and the MTU the user sets with --mtu (RC: payload
+  // bytes per packet; iWARP: the Ethernet MTU, its segment payload beside).
+  [[nodiscard]] std::string transport_label() const;
+  [[nodiscard]] std::string mtu_label(const char* unit = "") const;
+  // --mtu: RC's payload MTU, or iWARP's Ethernet MTU (576..9216).
+  void set_mtu(int64_t bytes);
 };
 
 // What the subnet manager did after link state changes.

@@ -255,10 +255,11 @@ std::string format_perftest(const PerftestResult& r, const PerftestOptions& o) {
   const std::string rule(87, '-');
   std::string s = rule + "\n";
   s += fmt::format("                    {} {} Test\n", name, is_latency_test(r.test) ? "Latency" : "BW");
-  s += fmt::format(" Fabric profile  : {:<16} Transport type : {}\n", o.fabric.name, "RC");
+  s += fmt::format(" Fabric profile  : {:<16} Transport type : {}\n", o.fabric.name,
+                   o.fabric.transport_label());
   s += fmt::format(" Link rate       : {:<16} Switches       : {}\n",
                    fmt::format("{:g}Gb/s", o.link.rate.gbps()), o.switches);
-  s += fmt::format(" Mtu             : {}[B]\n", o.fabric.rc.mtu);
+  s += fmt::format(" Mtu             : {}\n", o.fabric.mtu_label("[B]"));
   s += rule + "\n";
   if (is_latency_test(r.test)) {
     const Distribution d = summarize(r.latency_us);

@@ -550,6 +550,19 @@ TEST_F(CliTest, PerftestIterationsBeyondItsTimeLimitAreRefusedUpFront) {
       "the 100s a perftest runs: ask for fewer (-n)\n");
 }
 
+// --mtu means what the fabric's MTU is: RC's payload per packet, iWARP's
+// Ethernet MTU (it used to set RC's and be ignored on iWARP). Out of the
+// Ethernet range it is refused; in range it changes the segment size.
+TEST_F(CliTest, MtuOnIwarpIsTheEthernetMtu) {
+  expect_bad_input(run_cli({"perftest", "write_lat", "--fabric", "iwarp-cubic", "--mtu", "100"}),
+                   "error: perftest: --mtu on iWARP is the Ethernet MTU: expected 576 to 9216 bytes\n");
+  const CliResult jumbo =
+      run_cli({"perftest", "write_bw", "--fabric", "iwarp-cubic", "--mtu", "9000", "-n", "50"});
+  EXPECT_EQ(jumbo.exit_code, 0) << jumbo.err;
+  EXPECT_NE(jumbo.out.find("Transport type : iWARP (TCP)"), std::string::npos) << jumbo.out;
+  EXPECT_NE(jumbo.out.find("9000[B] Ethernet (8940[B] per segment)"), std::string::npos) << jumbo.out;
+}
+
 TEST_F(CliTest, RunWithoutScenario) {
   const CliResult r = run_cli({"run"});
   expect_bad_input(r, "scenario is required\nRun with --help for more information.\n");

@@ -568,10 +568,10 @@ void IwarpTransport::sack_mark(TcpHalf& h, uint64_t begin, uint64_t end) {
   while (!h.resent.empty()) {
     const TcpHalf::Resent r = h.resent.front();
     if (r.seg < h.snd_una || (h.sb.get(r.seg) & kSacked) != 0) {
-      h.resent.pop_front();  // it arrived
+      h.resent.erase(h.resent.begin());  // it arrived
     } else if (!h.top_sacked.empty() && highest >= r.sent_before) {
       h.relost.push_back(r.seg);
-      h.resent.pop_front();
+      h.resent.erase(h.resent.begin());
     } else {
       break;  // later ones left later still
     }
@@ -609,7 +609,7 @@ uint64_t IwarpTransport::next_seg(TcpHalf& h) {
   };
   while (!h.relost.empty()) {
     const uint64_t r = h.relost.front();
-    h.relost.pop_front();
+    h.relost.erase(h.relost.begin());
     if (r >= h.snd_una && (h.sb.get(r) & kSacked) == 0) return r;
   }
   const uint64_t lost_end = lost_below(h);

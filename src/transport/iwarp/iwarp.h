@@ -131,8 +131,10 @@ struct TcpHalf {
     uint64_t seg;
     uint64_t sent_before;  // snd_max then: segments at or above it left later
   };
-  std::deque<Resent> resent;
-  std::deque<uint64_t> relost;
+  // Vectors, not deques: an empty std::deque allocates, and most directions
+  // never retransmit. Both are short (one loss episode) and drained from the front.
+  std::vector<Resent> resent;
+  std::vector<uint64_t> relost;
 
   // Receiver.
   uint64_t rcv_nxt = 0;

@@ -13,16 +13,13 @@
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "validate/dcqcn_experiment.h"
+#include "validate/recording_sink.h"
 #include "validate/steady_share.h"
 
 namespace rdmasim {
 namespace {
 
-struct Sink : CompletionSink {
-  std::vector<Completion> done, received;
-  void on_complete(const Completion& c) override { done.push_back(c); }
-  void on_receive(const Completion& c) override { received.push_back(c); }
-};
+using Sink = RecordingSink;
 
 // One 1000 B Write and one 1000 B Read through one store-and-forward switch
 // on iwarp-cubic: the frames by hand from the RFCs' header sizes (1098 B for

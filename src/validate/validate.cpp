@@ -15,6 +15,7 @@
 #include "validate/ib_experiments.h"
 #include "validate/iwarp_cases.h"
 #include "validate/mathis.h"
+#include "validate/recording_sink.h"
 #include "validate/victim_flow.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
@@ -22,11 +23,7 @@
 namespace rdmasim {
 namespace {
 
-struct Sink : CompletionSink {
-  std::vector<Completion> done, received;
-  void on_complete(const Completion& c) override { done.push_back(c); }
-  void on_receive(const Completion& c) override { received.push_back(c); }
-};
+using Sink = RecordingSink;
 
 void latency_cases(std::vector<ValidationResult>& out) {
   for (const bool ct : {false, true})
@@ -341,8 +338,7 @@ void mathis_cases(std::vector<ValidationResult>& out) {
   for (const MathisRun& r : runs) {
     const double ratio = r.measured_gbps / r.formula_gbps;
     out.push_back(
-        {"E.14",
-         fmt::format("iWARP NewReno, random loss {:.0e}, RTT {:.0f} us: goodput", r.loss, r.rtt.us()),
+        {"E.14", fmt::format("iWARP NewReno, random loss {:.0e}, RTT {:.0f} us: goodput", r.loss, r.rtt.us()),
          fmt::format("{:.3f} Gb/s ({:.2f}x)", r.measured_gbps, ratio),
          fmt::format("{:.3f} Gb/s +-25%", r.formula_gbps),
          std::fabs(ratio - 1) <= 0.25 && mathis_no_queueing(r) && r.invariants.empty()});

@@ -6,10 +6,10 @@
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "support/recorder.h"
-#include "validate/steady_share.h"
 #include "topo/topology.h"
 #include "transport/iwarp/iwarp.h"
 #include "validate/dcqcn_experiment.h"
+#include "validate/steady_share.h"
 #include "verbs/verbs.h"
 
 namespace rdmasim {
@@ -20,6 +20,16 @@ using testing::Recorder;
 FabricConfig iwarp_config() {
   FabricConfig cfg;
   cfg.transport = "iwarp";
+  return cfg;
+}
+
+// Distinct NIC and switch latencies, so each appears in the hand
+// calculations below exactly where it belongs.
+FabricConfig timed_config() {
+  FabricConfig cfg = iwarp_config();
+  cfg.nic.tx_latency = Time::from_ns(700);
+  cfg.nic.rx_latency = Time::from_ns(600);
+  cfg.sw.latency = Time::from_ns(500);
   return cfg;
 }
 
@@ -55,10 +65,7 @@ TEST(IwarpFraming, WireBytesMatchTheRfcs) {
 // when the hand calculation says so, to the picosecond.
 TEST(Iwarp, UnloadedWriteArrivesWhenTheHandCalculationSays) {
   Simulation sim(1);
-  FabricConfig cfg = iwarp_config();
-  cfg.nic.tx_latency = Time::from_ns(700);
-  cfg.nic.rx_latency = Time::from_ns(600);
-  cfg.sw.latency = Time::from_ns(500);
+  FabricConfig cfg = timed_config();
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Recorder rec;
   QueuePair qp = f.verbs().create_qp(0, 1, &rec, 3);
@@ -83,10 +90,7 @@ TEST(Iwarp, UnloadedWriteArrivesWhenTheHandCalculationSays) {
 // completes when the response's last byte lands, to the picosecond.
 TEST(Iwarp, UnloadedReadCompletesWhenTheHandCalculationSays) {
   Simulation sim(1);
-  FabricConfig cfg = iwarp_config();
-  cfg.nic.tx_latency = Time::from_ns(700);
-  cfg.nic.rx_latency = Time::from_ns(600);
-  cfg.sw.latency = Time::from_ns(500);
+  FabricConfig cfg = timed_config();
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Recorder rec;
   QueuePair qp = f.verbs().create_qp(0, 1, &rec, 3);
@@ -118,11 +122,8 @@ TEST(Iwarp, UnloadedReadCompletesWhenTheHandCalculationSays) {
 // and the Write then goes as it would on a connection set up ahead.
 TEST(Iwarp, HandshakeDelaysTheFirstWriteByTwoRoundTripsOfSetUpFrames) {
   Simulation sim(1);
-  FabricConfig cfg = iwarp_config();
+  FabricConfig cfg = timed_config();
   cfg.tcp.handshake = true;
-  cfg.nic.tx_latency = Time::from_ns(700);
-  cfg.nic.rx_latency = Time::from_ns(600);
-  cfg.sw.latency = Time::from_ns(500);
   Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
   Recorder rec;
   QueuePair qp = f.verbs().create_qp(0, 1, &rec, 3);

@@ -765,19 +765,7 @@ void IwarpTransport::report(nlohmann::ordered_json& results) const {
     for (const TcpHalf& h : c.half) {
       if (h.ctr.segments_sent == 0) continue;
       ++directions;
-      t.segments_sent += h.ctr.segments_sent;
-      t.retransmitted += h.ctr.retransmitted;
-      t.retransmitted_bytes += h.ctr.retransmitted_bytes;
-      t.fast_retransmits += h.ctr.fast_retransmits;
-      t.timeouts += h.ctr.timeouts;
-      t.reno_recoveries += h.ctr.reno_recoveries;
-      t.sack_recoveries += h.ctr.sack_recoveries;
-      t.acks_sent += h.ctr.acks_sent;
-      t.ooo_segments += h.ctr.ooo_segments;
-      t.ecn_echoes += h.ctr.ecn_echoes;
-      t.rtt_samples += h.ctr.rtt_samples;
-      t.min_rtt = std::min(t.min_rtt, h.ctr.min_rtt);
-      t.max_rtt = std::max(t.max_rtt, h.ctr.max_rtt);
+      t += h.ctr;
       if (h.rtt_valid) {
         srtt_sum = srtt_sum + h.srtt;
         ++srtt_n;

@@ -89,6 +89,25 @@ struct TcpCounters {
   Time min_rtt = Time::never();
   Time max_rtt;
   int64_t max_cwnd_bytes = 0;
+
+  // Sums counts, keeps the extremes (a total over directions).
+  TcpCounters& operator+=(const TcpCounters& o) {
+    segments_sent += o.segments_sent;
+    retransmitted += o.retransmitted;
+    retransmitted_bytes += o.retransmitted_bytes;
+    fast_retransmits += o.fast_retransmits;
+    timeouts += o.timeouts;
+    reno_recoveries += o.reno_recoveries;
+    sack_recoveries += o.sack_recoveries;
+    acks_sent += o.acks_sent;
+    ooo_segments += o.ooo_segments;
+    ecn_echoes += o.ecn_echoes;
+    rtt_samples += o.rtt_samples;
+    min_rtt = min_rtt < o.min_rtt ? min_rtt : o.min_rtt;
+    max_rtt = max_rtt < o.max_rtt ? o.max_rtt : max_rtt;
+    max_cwnd_bytes = max_cwnd_bytes < o.max_cwnd_bytes ? o.max_cwnd_bytes : max_cwnd_bytes;
+    return *this;
+  }
 };
 
 // One direction of a connection: the sender at one end, the receiver at the other.

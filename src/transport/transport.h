@@ -1,4 +1,4 @@
-// The transport boundary: what a transport (RC today; TCP+MPA and UET PDS
+// The transport boundary: what a transport (RC and iWARP today; UET PDS
 // next) offers the verbs layer above it and the NIC below it. One class per
 // transport, created by name (fabric/parts.cpp). The verbs layer is its only
 // user above; the NIC hands it packets and asks it for the next one.

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "fabric/profiles.h"
+#include "run/thread_pool.h"
 #include "validate/validate.h"
 
 namespace rdmasim::cli {
@@ -81,9 +82,21 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
 
   std::string demo_out = "out/demo";
   int demo_jobs = 2;
-  auto* demo = app.add_subcommand("demo", "the default evaluation: incast and permutation, lossy vs ideal");
+  auto* demo = app.add_subcommand(
+      "demo", "the default evaluation: every fabric on one GPU cluster (evaluations/demo.yaml), report.html");
   demo->add_option("-o,--out", demo_out, "output directory");
   demo->add_option("-j,--jobs", demo_jobs, "parallel threads")->check(CLI::Range(1, 256));
+
+  EvaluateCli eval;
+  eval.jobs = ThreadPool::hardware();
+  auto* evaluate = app.add_subcommand(
+      "evaluate",
+      "compare fabrics on one cluster: run the evaluation matrix, write report.html/.md, evaluation.json");
+  evaluate->add_option("file", eval.file, "evaluation YAML file")->required()->check(CLI::ExistingFile);
+  evaluate->add_option("-o,--out", eval.out_dir, "output directory (default out/<name>); rerun to resume");
+  evaluate->add_option("-j,--jobs", eval.jobs, "cells run in parallel threads (default: all cores)")
+      ->check(CLI::Range(1, 256));
+  evaluate->add_flag("-q,--quiet", eval.quiet, "no progress bar on stderr");
 
   std::vector<std::string> only;
   bool list = false;
@@ -144,6 +157,10 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   if (*run) {
     graceful();
     return run_command(ro, ctx);
+  }
+  if (*evaluate) {
+    graceful();
+    return evaluate_command(eval, ctx);
   }
   if (*demo) {
     graceful();

@@ -56,6 +56,16 @@ struct RunOptions {
 
 int run_command(const RunOptions& o, const Context& ctx);
 int demo_command(const std::string& out_root, int jobs, const Context& ctx);
+
+// evaluate <file> (evaluate_command.cpp): the fabric comparison and its report.
+struct EvaluateCli {
+  std::string file;
+  std::string builtin_text;  // demo: the shipped evaluation's text (file names it)
+  std::string out_dir;       // empty: out/<name>
+  int jobs = 1;
+  bool quiet = false;
+};
+int evaluate_command(const EvaluateCli& o, const Context& ctx);
 int bench_command(const std::vector<std::string>& only, bool list, const Context& ctx);
 // The scenario key reference (docs/SCENARIO.md), generated from the schema.
 [[nodiscard]] std::string key_reference();

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config/shipped_path.h"
+
 namespace rdmasim {
 
 std::string resolve_data_path(const CfgNode& n, std::string_view key, const std::string& value) {
@@ -16,8 +18,10 @@ std::string resolve_data_path(const CfgNode& n, std::string_view key, const std:
   const fs::path beside = fs::path(n.file()).parent_path() / p;
   if (fs::exists(beside, ec)) return beside.string();
   if (fs::exists(p, ec)) return value;
+  // Files that ship with rdmasim (data/...) are found from any working directory.
+  if (const std::string shipped = find_shipped(value); fs::exists(shipped, ec)) return shipped;
   throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
-                         "' and in the working directory)");
+                         "', in the working directory and among the files rdmasim ships)");
 }
 
 std::vector<std::string> key_names(const std::vector<KeyInfo>& keys) {

@@ -418,7 +418,7 @@ TEST_F(CliTest, MissingTopologyFile) {
   expect_bad_input(
       run_scenario(edit(kGood, "  type: star\n  hosts: 3\n", "  type: file\n  file: nope.txt\n")),
       at("5:9: 'topology.file': file not found: 'nope.txt' (looked beside the scenario as '" +
-         (dir_ / "nope.txt").string() + "' and in the working directory)"));
+         (dir_ / "nope.txt").string() + "', in the working directory and among the files rdmasim ships)"));
 }
 
 // A name longer than the OS allows (ENAMETOOLONG) is a file that is not
@@ -428,7 +428,7 @@ TEST_F(CliTest, OverlongTopologyFileName) {
   expect_bad_input(
       run_scenario(edit(kGood, "  type: star\n  hosts: 3\n", "  type: file\n  file: " + name + "\n")),
       at("5:9: 'topology.file': file not found: '" + name + "' (looked beside the scenario as '" +
-         (dir_ / name).string() + "' and in the working directory)"));
+         (dir_ / name).string() + "', in the working directory and among the files rdmasim ships)"));
 }
 
 TEST_F(CliTest, MissingTopologyType) {
@@ -797,7 +797,7 @@ TEST_F(CliTest, OutputFilesAreCheckedBeforeRunning) {
   expect_bad_input(run_cli({"train", "--trace", dir_.string()}),
                    "error: train: --trace: cannot write '" + dir_.string() + "': it is a directory\n");
   expect_bad_input(run_cli({"demo", "-o", (dir_ / "file").string()}),
-                   "error: demo: -o/--out: output directory '" + (dir_ / "file").string() +
+                   "error: evaluate: -o/--out: output directory '" + (dir_ / "file").string() +
                        "' exists and is not a directory\n");
   EXPECT_EQ(read_text(dir_ / "file"), "keep me\n");
 }
@@ -1196,8 +1196,8 @@ TEST_F(CliTest, LeafSpineWithBothSpinesAndRatioIsRefused) {
 TEST_F(CliTest, UnknownCommandIsNamedAndVersionIsPrinted) {
   const CliResult r = run_cli({"frobnicate"});
   expect_bad_input(r,
-                   "error: unknown command 'frobnicate' (commands: run, perftest, demo, bench, nccl-tests, "
-                   "train, profiles, schema, validate)\n");
+                   "error: unknown command 'frobnicate' (commands: run, perftest, demo, evaluate, bench, "
+                   "nccl-tests, train, profiles, schema, validate)\n");
   const CliResult v = run_cli({"--version"});
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.out.rfind("rdmasim 0.", 0), 0u) << v.out;

@@ -1,0 +1,374 @@
+#include "evaluate/evaluation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config/cfg_node.h"
+#include "config/error.h"
+#include "fabric/profiles.h"
+
+namespace rdmasim {
+namespace {
+
+// name -> data/ file, each from the HPCC traffic generator's set (data/README.md).
+const std::vector<std::pair<std::string, std::string>>& cdf_table() {
+  static const std::vector<std::pair<std::string, std::string>> t = {
+      {"storage", "data/cdf/alistorage2019.txt"}, {"websearch", "data/cdf/websearch.txt"},
+      {"hadoop", "data/cdf/fb_hadoop.txt"},       {"datamining", "data/cdf/vl2_datamining.txt"},
+      {"rpc", "data/cdf/googlerpc2008.txt"},
+  };
+  return t;
+}
+
+// What each evaluation workload runs as, and the keys the evaluation itself
+// reads (all other keys of the item pass through to the scenario workload).
+struct WorkloadType {
+  const char* type;
+  const char* scenario_type;
+  const char* what;
+};
+constexpr WorkloadType kWorkloadTypes[] = {
+    {"latency", "perftest", "perftest write_lat (or `test:`) between two servers: p50/p99/p99.9 and jitter"},
+    {"bandwidth", "perftest", "perftest write_bw (or `test:`) between two servers: Gb/s"},
+    {"incast", "incast", "N senders to one receiver: completion time, goodput, drops"},
+    {"permutation", "permutation", "every host sends to one other: completion time, goodput"},
+    {"all-to-all", "all-to-all", "every host to every other: completion time"},
+    {"collective", "collective", "an NCCL collective, one cell per size: busbw"},
+    {"training", "training", "one training iteration of a model: iteration time, exposed communication"},
+    {"fct", "cdf", "Poisson flows from a flow-size distribution: FCT slowdown by size"},
+};
+
+std::vector<std::string> workload_type_names() {
+  std::vector<std::string> v;
+  for (const auto& t : kWorkloadTypes) v.emplace_back(t.type);
+  return v;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// A `set:` map of dotted scenario keys: values kept as YAML text (a scalar
+// or a flow list) for the scenario loader to read as it reads --set.
+std::vector<std::pair<std::string, std::string>> read_set(const CfgNode& parent, const YAML::Node& raw) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::optional<CfgNode> set = parent.opt_child("set");
+  if (!set) return out;
+  for (const std::string& k : set->keys()) {
+    const YAML::Node v = raw["set"][k];
+    if (v.IsMap()) throw set->error(k, "expected a value or a list (set nested keys one at a time)");
+    YAML::Emitter em;
+    em.SetSeqFormat(YAML::Flow);
+    em << v;
+    out.emplace_back(k, em.c_str());
+    const bool fabric_key = k.rfind("fabric.", 0) == 0 || k.rfind("topology.switch.", 0) == 0;
+    if (!fabric_key || k == "fabric.profile")
+      throw set->error(k,
+                       "only fabric settings may change between compared cells (fabric.* except "
+                       "fabric.profile, topology.switch.*): the cluster and workloads stay the same");
+  }
+  return out;
+}
+
+std::string sanitized_name(const CfgNode& n, const std::string& key, const std::string& name) {
+  if (name.empty() || name.size() > 64 || !std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+      }))
+    throw n.error(
+        key, "expected a name of 1-64 letters, digits, '-', '_' or '.' (it names output folders), got '" +
+                 name + "'");
+  return name;
+}
+
+void read_cluster(const CfgNode& c, EvalCluster& cl) {
+  const std::string shape =
+      c.choice("topology", {"rail-optimized", "leaf-spine", "fat-tree"}, "rail-optimized");
+  cl.shape = shape == "leaf-spine" ? EvalCluster::Shape::kLeafSpine
+             : shape == "fat-tree" ? EvalCluster::Shape::kFatTree
+                                   : EvalCluster::Shape::kRailOptimized;
+  cl.servers = static_cast<int>(c.integer("servers", 1, 8192));
+  cl.gpus_per_server = static_cast<int>(c.integer("gpus_per_server", 8, 1, 64));
+  cl.nic_rate = c.rate("nic_rate", Rate::from_gbps(400));
+  cl.cable_delay = c.time("cable_delay", Time::from_ns(1000));
+  if (cl.shape != EvalCluster::Shape::kFatTree) {
+    cl.oversubscription = c.real("oversubscription", 1.0, 1.0, 64.0);
+  }
+  if (cl.hosts() < 2)
+    throw c.error("servers", "an evaluation needs at least two NICs (servers x gpus_per_server)");
+  if (cl.shape == EvalCluster::Shape::kFatTree) {
+    // A k-ary fat-tree has exactly k^3/4 hosts: the cluster must fill one.
+    int k = 2;
+    while (k * k * k / 4 < cl.hosts()) k += 2;
+    if (k * k * k / 4 != cl.hosts()) {
+      const int below = (k - 2) * (k - 2) * (k - 2) / 4;
+      throw c.error("servers",
+                    fmt::format("a k-ary fat-tree has k^3/4 hosts; {} servers x {} GPUs = {} NICs "
+                                "fills none (nearest: {} with k={}, {} with k={})",
+                                cl.servers, cl.gpus_per_server, cl.hosts(), below, k - 2, k * k * k / 4, k));
+    }
+    cl.k = k;
+  }
+  c.finish();
+}
+
+EvalFabric read_fabric(const CfgNode& n, const YAML::Node& raw, const std::vector<std::string>& profiles) {
+  EvalFabric f;
+  f.line = n.line();
+  if (n.is_scalar()) {
+    f.profile = n.scalar();
+  } else {
+    f.profile = n.choice("profile", profiles, "");
+    if (f.profile.empty())
+      throw n.error("profile", "required: a built-in fabric profile (" + join(profiles) + ")");
+    f.name = n.str("name", "");
+    f.set = read_set(n, raw);
+    n.finish();
+  }
+  if (std::find(profiles.begin(), profiles.end(), f.profile) == profiles.end())
+    throw n.error("", "unknown fabric profile '" + f.profile + "' (known: " + join(profiles) + ")");
+  if (f.name.empty()) f.name = f.profile;
+  f.name = sanitized_name(n, "name", f.name);
+  return f;
+}
+
+EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCluster& cl) {
+  EvalWorkload w;
+  w.line = n.line();
+  if (n.is_scalar()) {  // `- latency`: a workload with nothing to set
+    const std::string type = n.scalar();
+    const std::vector<std::string> names = workload_type_names();
+    if (std::find(names.begin(), names.end(), type) == names.end())
+      throw n.error("", "unknown workload type '" + type + "' (known: " + join(names) + ")");
+    YAML::Node map;
+    map["type"] = type;
+    EvalWorkload short_form = read_workload(CfgNode::load_string("type: " + type, n.file()), map, cl);
+    short_form.line = n.line();
+    return short_form;
+  }
+  if (!n.has("type")) throw n.error("type", "required: one of " + join(workload_type_names()));
+  const std::string type = n.choice("type", workload_type_names(), "");
+  w.type = type;
+  for (const auto& t : kWorkloadTypes)
+    if (type == t.type) w.scenario_type = t.scenario_type;
+  w.name = sanitized_name(n, "name", n.str("name", type));
+  // Every other key is the scenario workload's: mark them read here, the
+  // scenario loader checks them (the evaluation reports its errors here).
+  for (const std::string& k : n.keys()) {
+    if (k == "type" || k == "name" || k == "sizes") continue;
+    if (k == "start") throw n.error(k, "an evaluation starts every workload at 0 (no `start`)");
+    w.keys[k] = YAML::Clone(raw[k]);
+  }
+  if (n.has("sizes")) {
+    if (n.has("size")) throw n.error("sizes", "give `size` (one point) or `sizes` (a sweep), not both");
+    w.sweep_key = "size";
+    for (const CfgNode& item : n.list("sizes")) w.sweep_values.push_back(item.scalar());
+    if (w.sweep_values.empty()) throw n.error("sizes", "expected at least one size");
+  }
+  if (w.type == "latency") {
+    if (!w.keys["test"]) w.keys["test"] = "write_lat";
+    if (!w.keys["dst"]) w.keys["dst"] = cl.servers > 1 ? cl.gpus_per_server : 1;
+  } else if (w.type == "bandwidth") {
+    if (!w.keys["test"]) w.keys["test"] = "write_bw";
+    if (!w.keys["dst"]) w.keys["dst"] = cl.servers > 1 ? cl.gpus_per_server : 1;
+  } else if (w.type == "fct") {
+    const std::string cdf = n.str("cdf");
+    const std::string path = eval_cdf_path(cdf);
+    if (path.empty())
+      throw n.error("cdf",
+                    "unknown flow-size distribution '" + cdf + "' (known: " + join(eval_cdf_names()) + ")");
+    w.keys["cdf"] = path;
+  }
+  return w;
+}
+
+EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
+  EvalCondition c;
+  c.line = n.line();
+  if (n.is_scalar()) {
+    if (n.scalar() != "baseline")
+      throw n.error("", "a condition is `baseline` or a map with name and background / link_down / set");
+    c.name = "baseline";
+    return c;
+  }
+  c.name = sanitized_name(n, "name", n.str("name"));
+  if (const auto bg = n.opt_child("background")) {
+    c.background_load = bg->fraction("load");
+    if (c.background_load <= 0) throw bg->error("load", "expected a load above 0");
+    const std::string cdf = bg->str("cdf", "storage");
+    c.background_cdf = eval_cdf_path(cdf);
+    if (c.background_cdf.empty())
+      throw bg->error("cdf",
+                      "unknown flow-size distribution '" + cdf + "' (known: " + join(eval_cdf_names()) + ")");
+    bg->finish();
+  }
+  if (const auto ld = n.opt_child("link_down")) {
+    c.down_at = ld->time("at");
+    if (ld->has("up_at")) {
+      c.up_at = ld->time("up_at");
+      if (*c.up_at <= *c.down_at) throw ld->error("up_at", "expected a time after `at`");
+    }
+    c.link = ld->str("link", "auto");
+    ld->finish();
+  }
+  c.set = read_set(n, raw);
+  for (const CfgNode& f : n.opt_list("fabrics")) c.fabrics.push_back(f.scalar());
+  for (const CfgNode& w : n.opt_list("workloads")) c.workloads.push_back(w.scalar());
+  n.finish();
+  if (c.is_baseline() && c.name != "baseline")
+    throw n.error("", "condition '" + c.name + "' changes nothing: give background, link_down or set");
+  return c;
+}
+
+template <class T>
+void check_unique(const CfgNode& list_owner, const char* key, const std::vector<T>& items) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (!seen.insert(items[i].name).second)
+      throw InputError(list_owner.file(), items[i].line, 0, std::string(key) + "[" + std::to_string(i) + "]",
+                       "duplicate name '" + items[i].name + "': give each a distinct `name`");
+}
+
+Evaluation load(CfgNode root, const YAML::Node& doc, const std::string& file) {
+  Evaluation ev;
+  ev.file = file;
+  ev.name = sanitized_name(root, "name", root.str("name", "evaluation"));
+  if (root.has("seeds")) {
+    ev.seeds.clear();
+    for (const CfgNode& s : root.list("seeds")) {
+      const std::string t = s.scalar();
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+      if (t.empty() || *end != '\0' || t[0] == '-') throw s.error("", "expected a seed (integer >= 0)");
+      if (std::find(ev.seeds.begin(), ev.seeds.end(), v) != ev.seeds.end())
+        throw s.error("", "duplicate seed");
+      ev.seeds.push_back(v);
+    }
+    if (ev.seeds.empty()) throw root.error("seeds", "expected at least one seed");
+  }
+  ev.duration = root.time("duration", ev.duration);
+  read_cluster(root.child("cluster"), ev.cluster);
+
+  const std::vector<std::string> profiles = profile_names();
+  const auto fabrics = root.list("fabrics");
+  for (size_t i = 0; i < fabrics.size(); ++i)
+    ev.fabrics.push_back(read_fabric(fabrics[i], doc["fabrics"][i], profiles));
+  if (ev.fabrics.empty()) throw root.error("fabrics", "expected at least one fabric");
+  check_unique(root, "fabrics", ev.fabrics);
+
+  const auto workloads = root.list("workloads");
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    ev.workloads.push_back(read_workload(workloads[i], doc["workloads"][i], ev.cluster));
+  }
+  if (ev.workloads.empty()) throw root.error("workloads", "expected at least one workload");
+  check_unique(root, "workloads", ev.workloads);
+
+  if (root.has("conditions")) {
+    const auto conds = root.list("conditions");
+    for (size_t i = 0; i < conds.size(); ++i)
+      ev.conditions.push_back(read_condition(conds[i], doc["conditions"][i]));
+  } else {
+    EvalCondition baseline;
+    baseline.name = "baseline";
+    ev.conditions.push_back(baseline);
+  }
+  if (ev.conditions.empty()) throw root.error("conditions", "expected at least one condition");
+  check_unique(root, "conditions", ev.conditions);
+  for (size_t i = 0; i < ev.conditions.size(); ++i) {
+    const EvalCondition& c = ev.conditions[i];
+    for (const auto& f : c.fabrics)
+      if (std::none_of(ev.fabrics.begin(), ev.fabrics.end(),
+                       [&](const EvalFabric& x) { return x.name == f; }))
+        throw InputError(file, c.line, 0, "conditions[" + std::to_string(i) + "].fabrics",
+                         "no fabric named '" + f + "' in this evaluation");
+    for (const auto& w : c.workloads)
+      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
+                       [&](const EvalWorkload& x) { return x.name == w; }))
+        throw InputError(file, c.line, 0, "conditions[" + std::to_string(i) + "].workloads",
+                         "no workload named '" + w + "' in this evaluation");
+  }
+
+  // Weights: every criterion named must be known and measured by some workload.
+  if (const auto wn = root.opt_child("weights")) {
+    double sum = 0;
+    for (const std::string& k : wn->keys()) {
+      const auto& crit = eval_criteria();
+      if (std::none_of(crit.begin(), crit.end(), [&](const auto& c) { return c.first == k; })) {
+        std::vector<std::string> names;
+        for (const auto& c : crit) names.push_back(c.first);
+        throw wn->error(k, "unknown criterion (known: " + join(names) + ")");
+      }
+      const double w = wn->real(k, 0.0, 1e6);
+      ev.weights.weight.emplace_back(k, w);
+      sum += w;
+    }
+    if (!(sum > 0)) throw root.error("weights", "expected weights that sum to a positive number");
+  } else {
+    for (const auto& c : eval_criteria()) ev.weights.weight.emplace_back(c.first, 1.0);
+  }
+  root.finish();
+  return ev;
+}
+
+}  // namespace
+
+std::string EvalCluster::shape_name() const {
+  switch (shape) {
+    case Shape::kRailOptimized:
+      return "rail-optimized";
+    case Shape::kLeafSpine:
+      return "leaf-spine";
+    case Shape::kFatTree:
+      return "fat-tree";
+  }
+  return "?";
+}
+
+const std::vector<std::pair<std::string, std::string>>& eval_criteria() {
+  static const std::vector<std::pair<std::string, std::string>> c = {
+      {"latency", "unloaded small-message latency (latency workloads, baseline: p50)"},
+      {"tail_latency", "small-message p99.9 under the loaded conditions (latency workloads)"},
+      {"bandwidth", "point-to-point bandwidth (bandwidth workloads, baseline)"},
+      {"incast", "incast completion time (incast workloads)"},
+      {"permutation", "permutation completion time (permutation and all-to-all workloads)"},
+      {"collective", "collective busbw averaged over sizes (collective workloads)"},
+      {"training", "training iteration time (training workloads)"},
+      {"fct", "p99 FCT slowdown (fct workloads)"},
+      {"resilience", "worst slowdown of a workload under the non-baseline conditions against its baseline"},
+  };
+  return c;
+}
+
+std::string eval_cdf_path(const std::string& name) {
+  for (const auto& [n, p] : cdf_table())
+    if (n == name) return p;
+  return {};
+}
+
+std::vector<std::string> eval_cdf_names() {
+  std::vector<std::string> v;
+  for (const auto& [n, p] : cdf_table()) v.push_back(n);
+  return v;
+}
+
+Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file) {
+  CfgNode root = CfgNode::load_string(text, pseudo_file);
+  Evaluation ev = load(root, YAML::Load(text), pseudo_file);
+  ev.text = text;
+  return ev;
+}
+
+Evaluation load_evaluation_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, 0, "", "cannot read the evaluation file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_evaluation_text(ss.str(), path);
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,113 @@
+// An evaluation file (`rdmasim evaluate eval.yaml`): one cluster, the fabrics
+// to compare on it, the workloads and conditions to measure them under, the
+// seeds, and the weights of the decision. Loading validates everything up
+// front, located at file:line:column, so a matrix never runs for minutes and
+// then fails on a typo in its last cell.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/units.h"
+
+namespace rdmasim {
+
+// The machine every fabric is measured on. Only the fabric changes between
+// compared cells: same servers, NICs, cables and switch tiers.
+struct EvalCluster {
+  enum class Shape : uint8_t { kRailOptimized, kLeafSpine, kFatTree };
+  Shape shape = Shape::kRailOptimized;
+  int servers = 4;
+  int gpus_per_server = 8;  // one NIC per GPU
+  Rate nic_rate = Rate::from_gbps(400);
+  Time cable_delay = Time::from_ns(1000);
+  double oversubscription = 1.0;  // rail-optimized and leaf-spine
+  int k = 0;                      // fat-tree radix, from the host count
+
+  [[nodiscard]] int hosts() const { return servers * gpus_per_server; }
+  [[nodiscard]] std::string shape_name() const;
+};
+
+// A fabric under test: a built-in profile and the scenario keys the
+// evaluation sets on it (e.g. a tuned ECN threshold). `name` labels it in the
+// report; two entries may share a profile under different names.
+struct EvalFabric {
+  std::string name;
+  std::string profile;
+  std::vector<std::pair<std::string, std::string>> set;  // dotted key, value as YAML text
+  int line = 0;
+};
+
+// What is measured. `type` is the evaluation's name for it; `scenario_type`
+// the scenario workload that runs it; `keys` the workload keys passed through
+// to the scenario (validated by the scenario loader). A sweep (collective
+// sizes, or any `sweep` key) makes one cell per point.
+struct EvalWorkload {
+  std::string name;
+  std::string type;  // latency | bandwidth | incast | permutation | all-to-all | collective | training | fct
+  std::string scenario_type;
+  YAML::Node keys;        // map of pass-through keys (a copy owned here)
+  std::string sweep_key;  // e.g. "size"; empty: one point
+  std::vector<std::string> sweep_values;
+  int line = 0;
+};
+
+// The state the fabric is in while a workload runs: idle, beside background
+// traffic, with a link going down, or with settings mis-set. `fabrics` limits
+// the condition to the named fabrics (a misconfiguration that only exists on
+// some, e.g. PFC off); empty: all.
+struct EvalCondition {
+  std::string name;
+  // Background: Poisson flows from a flow-size CDF at this share of each NIC.
+  double background_load = 0.0;
+  std::string background_cdf;  // shipped data path
+  // A link down at `down_at` (and up again at `up_at` when set), named as a
+  // fault names it, or "auto": the first leaf's first uplink.
+  std::optional<Time> down_at;
+  std::optional<Time> up_at;
+  std::string link = "auto";
+  std::vector<std::pair<std::string, std::string>> set;  // scenario keys mis-set
+  std::vector<std::string> fabrics;
+  std::vector<std::string> workloads;
+  int line = 0;
+
+  [[nodiscard]] bool is_baseline() const { return background_load <= 0 && !down_at && set.empty(); }
+};
+
+// The decision's criteria, each weighted by the file (0 leaves one out).
+struct EvalWeights {
+  std::vector<std::pair<std::string, double>> weight;  // criterion -> weight, in file order
+};
+
+struct Evaluation {
+  std::string name;
+  std::string file;
+  std::string text;  // the file as read (echoed into evaluation.json)
+  std::vector<uint64_t> seeds{1};
+  Time duration = Time::from_ms(1000);  // simulated-time limit of each cell
+  EvalCluster cluster;
+  std::vector<EvalFabric> fabrics;
+  std::vector<EvalWorkload> workloads;
+  std::vector<EvalCondition> conditions;
+  EvalWeights weights;
+};
+
+// The criteria a weight may name, each with what measures it.
+[[nodiscard]] const std::vector<std::pair<std::string, std::string>>& eval_criteria();
+
+// Throws InputError located in the file for anything it cannot run.
+[[nodiscard]] Evaluation load_evaluation_file(const std::string& path);
+[[nodiscard]] Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file);
+
+// Shipped flow-size distributions by the names an evaluation uses
+// (storage, websearch, hadoop, datamining, rpc), as data/ paths.
+[[nodiscard]] std::string eval_cdf_path(const std::string& name);
+[[nodiscard]] std::vector<std::string> eval_cdf_names();
+
+}  // namespace rdmasim

@@ -1,0 +1,101 @@
+#include "evaluate/matrix.h"
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "config/error.h"
+#include "config/scenario.h"
+#include "report/atomic_file.h"
+#include "report/results.h"
+#include "run/experiment.h"
+#include "run/thread_pool.h"
+
+namespace rdmasim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kMarker = "cell.json";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A finished cell of an earlier run with the same scenario, or null.
+nlohmann::ordered_json reusable(const fs::path& dir, const EvalCell& c) {
+  std::error_code ec;
+  if (!fs::exists(dir / kMarker, ec) || read_text(dir / "scenario.yaml") != c.scenario) return nullptr;
+  try {
+    return nlohmann::ordered_json::parse(read_text(dir / "results.json"));
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;  // damaged by hand: run it again
+  }
+}
+
+CellOutcome run_cell(const EvalCell& c, const fs::path& dir) {
+  CellOutcome o;
+  if (auto r = reusable(dir, c); !r.is_null()) {
+    o.results = std::move(r);
+    o.ok = o.results.value("invariants", nlohmann::ordered_json::object()).value("ok", false);
+    if (!o.ok) o.error = "invariant violated (see results.json)";
+    return o;
+  }
+  o.ran = true;
+  std::error_code ec;
+  fs::remove(dir / kMarker, ec);  // a half-redone cell must not look finished
+  fs::create_directories(dir, ec);
+  const std::string scenario_path = (dir / "scenario.yaml").string();
+  write_file_atomic(scenario_path, c.scenario);
+  try {
+    // Named relative to the evaluation's folder, so results.json does not
+    // depend on where that folder is.
+    Experiment e(load_scenario_text(c.scenario, "cells/" + c.id + "/scenario.yaml"));
+    e.run();
+    write_outputs(e, dir.string());
+    o.results = results_json(e);
+    o.ok = e.invariant_error().empty();
+    if (!o.ok) o.error = e.invariant_error();
+  } catch (const std::exception& err) {
+    o.error = err.what();
+    return o;  // no marker: a later run tries again
+  }
+  nlohmann::ordered_json marker{{"cell", c.id}, {"ok", o.ok}, {"error", o.error}};
+  write_file_atomic((dir / kMarker).string(), marker.dump(2) + "\n");
+  return o;
+}
+
+}  // namespace
+
+std::string cell_dir(const std::string& out_dir, const EvalCell& c) {
+  return (fs::path(out_dir) / "cells" / c.id).string();
+}
+
+std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells, const std::string& out_dir, int jobs,
+                                    const std::function<void(const MatrixProgress&)>& on_cell,
+                                    const std::atomic<bool>* interrupt) {
+  std::vector<CellOutcome> out(cells.size());
+  std::mutex mu;
+  MatrixProgress progress;
+  progress.total = cells.size();
+  ThreadPool(jobs).for_each(cells.size(), [&](size_t i) {
+    if (interrupt != nullptr && interrupt->load()) {
+      out[i].error = "interrupted";
+    } else {
+      out[i] = run_cell(cells[i], cell_dir(out_dir, cells[i]));
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    ++progress.done;
+    if (!out[i].ran && out[i].error != "interrupted") ++progress.reused;
+    if (!out[i].ok) ++progress.failed;
+    if (on_cell) on_cell(progress);
+  });
+  return out;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,43 @@
+// Runs the evaluation matrix: every cell through the one runner
+// (Experiment), in parallel, each into its own folder under cells/. A cell
+// whose folder already holds the same scenario and a finished marker is
+// reused, so an interrupted evaluation resumes where it stopped and a
+// changed one reruns only what changed.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "evaluate/cells.h"
+
+namespace rdmasim {
+
+struct CellOutcome {
+  bool ran = false;                // simulated now (false: reused from an earlier run)
+  bool ok = false;                 // ran to the end with its invariants intact
+  std::string error;               // why not
+  nlohmann::ordered_json results;  // the cell's results.json
+};
+
+struct MatrixProgress {
+  size_t done = 0;
+  size_t reused = 0;
+  size_t failed = 0;
+  size_t total = 0;
+};
+
+// `on_cell` is called (under a lock, from any thread) after each cell.
+// `interrupt`, when set, stops cells still to start; those come back with
+// error "interrupted" and no marker, so a later run does them.
+[[nodiscard]] std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells,
+                                                  const std::string& out_dir, int jobs,
+                                                  const std::function<void(const MatrixProgress&)>& on_cell,
+                                                  const std::atomic<bool>* interrupt);
+
+// The folder of a cell's outputs.
+[[nodiscard]] std::string cell_dir(const std::string& out_dir, const EvalCell& c);
+
+}  // namespace rdmasim

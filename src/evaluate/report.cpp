@@ -1,0 +1,449 @@
+#include "evaluate/report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "config/units_parse.h"
+
+namespace rdmasim {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// The report's content, rendered as Markdown and as HTML from the same model
+// so the two never say different things.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+struct Block {
+  std::string paragraph;  // or
+  Table table;
+  bool is_table = false;
+};
+struct Section {
+  std::string title;
+  std::vector<Block> blocks;
+  void para(std::string p) { blocks.push_back(Block{std::move(p), {}, false}); }
+  void table(Table t) { blocks.push_back(Block{{}, std::move(t), true}); }
+};
+
+// The metrics each workload type shows in its results table.
+std::vector<std::string> shown_metrics(const std::string& type) {
+  if (type == "latency") return {"p50_us", "p99_us", "p999_us", "jitter_us"};
+  if (type == "bandwidth") return {"gbps"};
+  if (type == "collective") return {"busbw_GBps", "time_us"};
+  if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
+  if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
+  return {"completion_us", "goodput_gbps", "fct_p99_us", "unfinished_flows"};
+}
+const std::vector<std::string> kNetworkMetrics = {"drops", "lossless_drops", "pfc_pause_us",
+                                                  "retransmitted_packets", "timeouts"};
+
+std::string metric_title(const std::string& m) {
+  static const std::map<std::string, std::string> t = {
+      {"p50_us", "p50 [us]"},
+      {"p99_us", "p99 [us]"},
+      {"p999_us", "p99.9 [us]"},
+      {"jitter_us", "jitter (stdev) [us]"},
+      {"gbps", "bandwidth [Gb/s]"},
+      {"busbw_GBps", "busbw [GB/s]"},
+      {"time_us", "time [us]"},
+      {"iteration_ms", "iteration [ms]"},
+      {"exposed_comm_ms", "exposed comm. [ms]"},
+      {"exposed_share", "exposed share"},
+      {"slowdown_p50", "slowdown p50"},
+      {"slowdown_p99", "slowdown p99"},
+      {"unfinished_flows", "unfinished flows"},
+      {"completion_us", "completion [us]"},
+      {"goodput_gbps", "goodput [Gb/s]"},
+      {"fct_p99_us", "FCT p99 [us]"},
+      {"drops", "drops [pkts]"},
+      {"lossless_drops", "lossless drops"},
+      {"pfc_pause_us", "PFC pause [port-us]"},
+      {"retransmitted_packets", "retransmitted [pkts]"},
+      {"timeouts", "timeouts"},
+  };
+  const auto it = t.find(m);
+  return it == t.end() ? m : it->second;
+}
+
+std::string figure_text(const EvalFigure* f) {
+  if (f == nullptr) return "n/a";
+  if (f->seeds > 1 && f->min != f->max)
+    return fmt::format("{} ({}-{})", report_number(f->mean), report_number(f->min), report_number(f->max));
+  return report_number(f->mean);
+}
+
+std::string fig_id(const Evaluation& ev, size_t f, size_t w, size_t p, size_t c, const std::string& metric) {
+  const EvalWorkload& wl = ev.workloads[w];
+  std::string id = ev.fabrics[f].name + "." + wl.name;
+  if (!wl.sweep_key.empty()) id += "-" + eval_point_label(wl, p);
+  return id + "." + ev.conditions[c].name + "." + metric;
+}
+
+bool cell_exists(const EvalReportInput& in, size_t f, size_t w, size_t p, size_t c) {
+  for (const auto& x : in.cells)
+    if (x.fabric == f && x.workload == w && x.point == p && x.condition == c) return true;
+  return false;
+}
+
+std::string condition_text(const EvalCondition& c) {
+  if (c.is_baseline()) return "idle fabric, nothing mis-set";
+  std::string s;
+  const auto add = [&](const std::string& x) { s += (s.empty() ? "" : "; ") + x; };
+  if (c.background_load > 0)
+    add(fmt::format("background {}% per NIC from {}", report_number(c.background_load * 100),
+                    c.background_cdf));
+  if (c.down_at) {
+    add("link " + c.link + " down at " + format_time(*c.down_at) +
+        (c.up_at ? ", up at " + format_time(*c.up_at) : std::string()));
+  }
+  for (const auto& [k, v] : c.set) add(k + " = " + v);
+  if (!c.fabrics.empty()) {
+    std::string f;
+    for (const auto& x : c.fabrics) f += (f.empty() ? "" : ", ") + x;
+    add("on " + f + " only");
+  }
+  return s;
+}
+
+std::vector<Section> build(const EvalReportInput& in) {
+  const Evaluation& ev = in.ev;
+  const EvalSummary& s = in.summary;
+  const size_t nf = ev.fabrics.size();
+  std::vector<Section> out;
+
+  Section head{"Evaluation: " + ev.name, {}};
+  const EvalCluster& cl = ev.cluster;
+  head.para(
+      fmt::format("Cluster: {} servers x {} GPUs ({} NICs at {}), {}{}; cables {}. Every fabric runs on "
+                  "this same cluster and the same workloads; only the fabric changes.",
+                  cl.servers, cl.gpus_per_server, cl.hosts(), format_rate(cl.nic_rate), cl.shape_name(),
+                  cl.shape == EvalCluster::Shape::kFatTree
+                      ? fmt::format(" (k={})", cl.k)
+                      : fmt::format(", oversubscription {}:1", report_number(cl.oversubscription)),
+                  format_time(cl.cable_delay)));
+  std::string seeds;
+  for (auto x : ev.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(x);
+  head.para(fmt::format("{} cells: {} fabrics x {} workloads x {} conditions x seeds {}.", in.cells.size(),
+                        nf, ev.workloads.size(), ev.conditions.size(), seeds));
+  out.push_back(std::move(head));
+
+  // The decision first: what a person came for.
+  Section dec{"Decision", {}};
+  if (s.scores.empty()) {
+    dec.para("No criterion with a positive weight was measured: no decision.");
+  } else {
+    Table t;
+    t.header = {"criterion", "weight"};
+    for (const auto& f : ev.fabrics) t.header.push_back(f.name);
+    for (const auto& sc : s.scores) {
+      std::vector<std::string> row = {sc.criterion + (sc.lower_is_better ? " (lower is better)" : ""),
+                                      report_number(sc.weight)};
+      for (size_t f = 0; f < nf; ++f)
+        row.push_back(std::isfinite(sc.value[f]) ? fmt::format("{} ({} {})", report_number(sc.score[f]),
+                                                               report_number(sc.value[f]), sc.unit)
+                                                 : "0 (not measured: failed or unfinished)");
+      t.rows.push_back(std::move(row));
+    }
+    std::vector<std::string> total = {"**weighted score**", ""};
+    for (size_t f = 0; f < nf; ++f) total.push_back("**" + report_number(s.total[f]) + "**");
+    t.rows.push_back(std::move(total));
+    dec.para(
+        "Scores are 0-100 per criterion (100 = the best fabric on it; the others in proportion), "
+        "weighted by the evaluation file.");
+    dec.table(std::move(t));
+    const std::string& best = ev.fabrics[s.best].name;
+    dec.para(fmt::format("**Recommendation: {}**, with the highest weighted score, {} [total.{}].", best,
+                         report_number(s.total[s.best]), best));
+    for (const auto& sc : s.scores) {
+      size_t lead = 0;
+      for (size_t f = 1; f < nf; ++f)
+        if (sc.score[f] > sc.score[lead]) lead = f;
+      if (!std::isfinite(sc.value[lead])) continue;
+      std::string sentence =
+          fmt::format("On {}, {} leads with {} {} [{}]", sc.criterion, ev.fabrics[lead].name,
+                      report_number(sc.value[lead]), sc.unit, sc.cites[lead]);
+      for (size_t f = 0; f < nf; ++f) {
+        if (f == lead) continue;
+        sentence += std::isfinite(sc.value[f]) ? fmt::format("; {} {} {} [{}]", ev.fabrics[f].name,
+                                                             report_number(sc.value[f]), sc.unit, sc.cites[f])
+                    : sc.criterion == "resilience" && !sc.cites[f].empty()
+                        ? fmt::format("; on {} a workload did not finish under a condition ({})",
+                                      ev.fabrics[f].name, sc.cites[f])
+                        : fmt::format("; {} did not measure it (a cell failed or did not finish)",
+                                      ev.fabrics[f].name);
+      }
+      dec.para(sentence + ".");
+    }
+  }
+  out.push_back(std::move(dec));
+
+  Section settings{"Settings that differ between the fabrics", {}};
+  settings.para(
+      "Everything else (cluster, cables, workloads, seeds) is identical. Values marked * are defaults "
+      "with no published source (assumptions): results that depend on them carry that caveat.");
+  Table st;
+  st.header = {"setting"};
+  for (const auto& f : ev.fabrics) st.header.push_back(f.name);
+  for (const auto& d : s.settings) {
+    std::vector<std::string> row = {d.key};
+    for (size_t f = 0; f < nf; ++f) row.push_back(d.values[f] + (d.assumption[f] ? " *" : ""));
+    st.rows.push_back(std::move(row));
+  }
+  settings.table(std::move(st));
+  out.push_back(std::move(settings));
+
+  Section conds{"Conditions", {}};
+  Table ct;
+  ct.header = {"condition", "what changes"};
+  for (const auto& c : ev.conditions) ct.rows.push_back({c.name, condition_text(c)});
+  conds.table(std::move(ct));
+  out.push_back(std::move(conds));
+
+  for (size_t w = 0; w < ev.workloads.size(); ++w) {
+    const EvalWorkload& wl = ev.workloads[w];
+    Section sec{"Workload: " + wl.name + " (" + wl.type + ")", {}};
+    const size_t points = std::max<size_t>(1, wl.sweep_values.size());
+    std::vector<std::string> metrics = shown_metrics(wl.type);
+    metrics.insert(metrics.end(), kNetworkMetrics.begin(), kNetworkMetrics.end());
+    Table t;
+    t.header = {"fabric", "condition"};
+    if (!wl.sweep_key.empty()) t.header.push_back(wl.sweep_key);
+    for (const auto& m : metrics) t.header.push_back(metric_title(m));
+    for (size_t f = 0; f < nf; ++f)
+      for (size_t c = 0; c < ev.conditions.size(); ++c)
+        for (size_t p = 0; p < points; ++p) {
+          if (!cell_exists(in, f, w, p, c)) continue;
+          std::vector<std::string> row = {ev.fabrics[f].name, ev.conditions[c].name};
+          if (!wl.sweep_key.empty()) row.push_back(eval_point_label(wl, p));
+          for (const auto& m : metrics) row.push_back(figure_text(find_figure(s, fig_id(ev, f, w, p, c, m))));
+          t.rows.push_back(std::move(row));
+        }
+    sec.para(
+        "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not finish.");
+    sec.table(std::move(t));
+    out.push_back(std::move(sec));
+  }
+
+  if (!s.failed_cells.empty()) {
+    Section fail{"Cells that failed", {}};
+    for (const auto& f : s.failed_cells) fail.para(f);
+    out.push_back(std::move(fail));
+  }
+
+  Section repro{"Reproduce", {}};
+  repro.para(
+      "`rdmasim evaluate " + ev.file +
+      "` reruns the matrix (finished cells are reused); each cell's scenario is cells/<id>/scenario.yaml "
+      "and `rdmasim run` on it alone gives the same results.json.");
+  out.push_back(std::move(repro));
+  return out;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string o;
+  for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
+  return o;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+// **bold** and `code` as a person writes them in the Markdown.
+std::string html_inline(const std::string& s) {
+  std::string e = html_escape(s);
+  std::string o;
+  bool bold = false;
+  bool code = false;
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (e.compare(i, 2, "**") == 0) {
+      o += bold ? "</strong>" : "<strong>";
+      bold = !bold;
+      ++i;
+    } else if (e[i] == '`') {
+      o += code ? "</code>" : "<code>";
+      code = !code;
+    } else {
+      o += e[i];
+    }
+  }
+  if (bold) o += "</strong>";
+  if (code) o += "</code>";
+  return o;
+}
+
+}  // namespace
+
+std::string report_number(double v) {
+  if (!std::isfinite(v)) return "inf";
+  if (v == 0) return "0";
+  return fmt::format("{:.4g}", v);
+}
+
+json evaluation_json(const EvalReportInput& in) {
+  const Evaluation& ev = in.ev;
+  const EvalSummary& s = in.summary;
+  json j;
+  j["schema_version"] = 1;
+  j["generator"] = "rdmasim 0.1.0";
+  j["evaluation"] = {{"name", ev.name}, {"file", ev.file}, {"text", ev.text}};
+  json fabrics = json::array();
+  for (const auto& f : ev.fabrics) {
+    json set = json::object();
+    for (const auto& [k, v] : f.set) set[k] = v;
+    fabrics.push_back({{"name", f.name}, {"profile", f.profile}, {"set", set}});
+  }
+  j["fabrics"] = fabrics;
+  json cells = json::array();
+  for (size_t i = 0; i < in.cells.size(); ++i) {
+    const EvalCell& c = in.cells[i];
+    json m = json::object();
+    if (in.outcomes[i].ok)
+      for (const auto& [k, v] : cell_metrics(ev.workloads[c.workload].type, in.outcomes[i].results)) m[k] = v;
+    cells.push_back({{"id", c.id},
+                     {"fabric", ev.fabrics[c.fabric].name},
+                     {"workload", ev.workloads[c.workload].name},
+                     {"point", eval_point_label(ev.workloads[c.workload], c.point)},
+                     {"condition", ev.conditions[c.condition].name},
+                     {"seed", c.seed},
+                     {"ok", in.outcomes[i].ok},
+                     {"error", in.outcomes[i].error},
+                     {"results", "cells/" + c.id + "/results.json"},
+                     {"metrics", m}});
+  }
+  j["cells"] = cells;
+  json figs = json::object();
+  for (const auto& f : s.figures)
+    figs[f.id] = {{"mean", f.mean},   {"min", f.min},   {"max", f.max},
+                  {"seeds", f.seeds}, {"unit", f.unit}, {"lower_is_better", f.lower_is_better}};
+  j["figures"] = figs;
+  json settings = json::array();
+  for (const auto& d : s.settings)
+    settings.push_back({{"key", d.key}, {"values", d.values}, {"assumption", d.assumption}});
+  j["settings_that_differ"] = settings;
+  json scores = json::array();
+  for (const auto& sc : s.scores) {
+    json per = json::object();
+    for (size_t f = 0; f < ev.fabrics.size(); ++f)
+      per[ev.fabrics[f].name] = {{"value", std::isfinite(sc.value[f]) ? json(sc.value[f]) : json(nullptr)},
+                                 {"score", sc.score[f]},
+                                 {"figures", sc.cites[f]}};
+    scores.push_back({{"criterion", sc.criterion},
+                      {"weight", sc.weight},
+                      {"unit", sc.unit},
+                      {"lower_is_better", sc.lower_is_better},
+                      {"fabrics", per}});
+  }
+  j["scores"] = scores;
+  json total = json::object();
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) total[ev.fabrics[f].name] = s.total[f];
+  j["total"] = total;
+  j["recommendation"] = ev.fabrics[s.best].name;
+  j["failed_cells"] = s.failed_cells;
+  return j;
+}
+
+std::string report_markdown(const EvalReportInput& in) {
+  std::string o;
+  bool first = true;
+  for (const Section& sec : build(in)) {
+    o += (first ? "# " : "\n## ") + sec.title + "\n";
+    first = false;
+    for (const Block& b : sec.blocks) {
+      if (!b.is_table) {
+        o += "\n" + b.paragraph + "\n";
+        continue;
+      }
+      o += "\n|";
+      for (const auto& h : b.table.header) o += " " + md_cell(h) + " |";
+      o += "\n|";
+      for (size_t i = 0; i < b.table.header.size(); ++i) o += i < 1 ? "---|" : "---:|";
+      o += "\n";
+      for (const auto& r : b.table.rows) {
+        o += "|";
+        for (const auto& c : r) o += " " + md_cell(c) + " |";
+        o += "\n";
+      }
+    }
+  }
+  return o;
+}
+
+std::string report_html(const EvalReportInput& in) {
+  const std::vector<Section> secs = build(in);
+  std::string o =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+      html_escape(secs.front().title) +
+      "</title>\n<style>\nbody{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 "
+      "1em;color:#222}\n"
+      "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}\n"
+      "th,td{border:1px solid #ccc;padding:0.3em 0.6em}td{text-align:right}td:first-child{text-align:left}\n"
+      "th{background:#f0f0f0}\n</style>\n</head>\n<body>\n";
+  bool first = true;
+  for (const Section& sec : secs) {
+    o += (first ? "<h1>" : "<h2>") + html_escape(sec.title) + (first ? "</h1>\n" : "</h2>\n");
+    first = false;
+    for (const Block& b : sec.blocks) {
+      if (!b.is_table) {
+        o += "<p>" + html_inline(b.paragraph) + "</p>\n";
+        continue;
+      }
+      o += "<table>\n<tr>";
+      for (const auto& h : b.table.header) o += "<th>" + html_escape(h) + "</th>";
+      o += "</tr>\n";
+      for (const auto& r : b.table.rows) {
+        o += "<tr>";
+        for (const auto& c : r) o += "<td>" + html_inline(c) + "</td>";
+        o += "</tr>\n";
+      }
+      o += "</table>\n";
+    }
+  }
+  return o + "</body>\n</html>\n";
+}
+
+std::string headline_text(const EvalReportInput& in) {
+  const Evaluation& ev = in.ev;
+  const EvalSummary& s = in.summary;
+  std::string o = fmt::format("{:<16}", "criterion");
+  for (const auto& f : ev.fabrics) o += fmt::format(" {:>22}", f.name);
+  o += "\n";
+  for (const auto& sc : s.scores) {
+    o += fmt::format("{:<16}", sc.criterion);
+    for (size_t f = 0; f < ev.fabrics.size(); ++f)
+      o += fmt::format(" {:>22}", std::isfinite(sc.value[f])     ? report_number(sc.value[f]) + " " + sc.unit
+                                  : sc.criterion == "resilience" ? std::string("did not finish")
+                                                                 : std::string("n/a"));
+    o += "\n";
+  }
+  o += fmt::format("{:<16}", "score (0-100)");
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) o += fmt::format(" {:>22}", report_number(s.total[f]));
+  o += "\n";
+  return o;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,366 @@
+#include "evaluate/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace rdmasim {
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct MetricInfo {
+  const char* name;
+  const char* unit;
+  bool lower_is_better;
+};
+
+// What each metric means for the decision (unit, which way is better).
+constexpr MetricInfo kMetrics[] = {
+    {"p50_us", "us", true},
+    {"p99_us", "us", true},
+    {"p999_us", "us", true},
+    {"jitter_us", "us", true},
+    {"max_us", "us", true},
+    {"gbps", "Gb/s", false},
+    {"completion_us", "us", true},
+    {"goodput_gbps", "Gb/s", false},
+    {"fct_p99_us", "us", true},
+    {"unfinished_flows", "flows", true},
+    {"busbw_GBps", "GB/s", false},
+    {"time_us", "us", true},
+    {"iteration_ms", "ms", true},
+    {"exposed_comm_ms", "ms", true},
+    {"exposed_share", "share", true},
+    {"slowdown_p50", "x", true},
+    {"slowdown_p99", "x", true},
+    {"drops", "packets", true},
+    {"lossless_drops", "packets", true},
+    {"pfc_pause_us", "us", true},
+    {"retransmitted_packets", "packets", true},
+    {"timeouts", "timeouts", true},
+};
+
+const MetricInfo* metric_info(const std::string& name) {
+  for (const auto& m : kMetrics)
+    if (name == m.name) return &m;
+  if (name.rfind("slowdown_p99@", 0) == 0) return &kMetrics[16];
+  return nullptr;
+}
+
+double num(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : kNaN;
+}
+
+// The criterion's workloads and metric, and whether it reads the baseline
+// or the loaded conditions.
+struct CriterionRule {
+  const char* criterion;
+  std::vector<std::string> types;
+  const char* metric;
+  bool loaded;  // non-baseline conditions with background (baseline if there are none)
+};
+
+const std::vector<CriterionRule>& rules() {
+  static const std::vector<CriterionRule> r = {
+      {"latency", {"latency"}, "p50_us", false},
+      {"tail_latency", {"latency"}, "p999_us", true},
+      {"bandwidth", {"bandwidth"}, "gbps", false},
+      {"incast", {"incast"}, "completion_us", false},
+      {"permutation", {"permutation", "all-to-all"}, "completion_us", false},
+      {"collective", {"collective"}, "busbw_GBps", false},
+      {"training", {"training"}, "iteration_ms", false},
+      {"fct", {"fct"}, "slowdown_p99", false},
+  };
+  return r;
+}
+
+// The one metric per workload type that resilience compares against its baseline.
+const char* key_metric(const std::string& type) {
+  for (const auto& r : rules())
+    if (std::find(r.types.begin(), r.types.end(), type) != r.types.end()) return r.metric;
+  return nullptr;
+}
+
+std::string figure_id(const Evaluation& ev, size_t f, size_t w, size_t p, size_t c,
+                      const std::string& metric) {
+  const EvalWorkload& wl = ev.workloads[w];
+  std::string id = ev.fabrics[f].name + "." + wl.name;
+  if (!wl.sweep_key.empty()) id += "-" + eval_point_label(wl, p);
+  return id + "." + ev.conditions[c].name + "." + metric;
+}
+
+void flatten(const json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "profile_defaults") continue;
+    const std::string key = prefix + it.key();
+    if (it->is_object()) {
+      flatten(*it, key + ".", out);
+    } else {
+      out.emplace_back(key, it->is_string() ? it->get<std::string>() : it->dump());
+    }
+  }
+}
+
+std::vector<EvalSettingDiff> setting_diffs(const Evaluation& ev, const std::vector<EvalCell>& cells,
+                                           const std::vector<CellOutcome>& outcomes) {
+  const size_t nf = ev.fabrics.size();
+  std::vector<std::vector<std::pair<std::string, std::string>>> kv(nf);
+  std::vector<std::set<std::string>> assumed(nf);
+  std::vector<bool> have(nf, false);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const size_t f = cells[i].fabric;
+    if (have[f] || !ev.conditions[cells[i].condition].set.empty() || outcomes[i].results.is_null()) continue;
+    const json& s = outcomes[i].results["scenario"];
+    flatten(s["fabric"], "fabric.", kv[f]);
+    if (s["topology"].contains("switch")) flatten(s["topology"]["switch"], "topology.switch.", kv[f]);
+    for (const auto& d : s["fabric"].value("profile_defaults", json::array()))
+      if (d.value("source", "").rfind("assumption", 0) == 0) assumed[f].insert(d.value("key", ""));
+    have[f] = true;
+  }
+  // Keys in first-seen order over all fabrics; a key a fabric lacks is "-".
+  std::vector<std::string> keys;
+  for (const auto& v : kv)
+    for (const auto& [k, val] : v)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  std::vector<EvalSettingDiff> out;
+  for (const std::string& k : keys) {
+    EvalSettingDiff d{k, {}, {}};
+    for (size_t f = 0; f < nf; ++f) {
+      const auto it = std::find_if(kv[f].begin(), kv[f].end(), [&](const auto& p) { return p.first == k; });
+      d.values.push_back(it == kv[f].end() ? "-" : it->second);
+      d.assumption.push_back(assumed[f].contains(k));
+    }
+    if (std::adjacent_find(d.values.begin(), d.values.end(), std::not_equal_to<>()) != d.values.end())
+      out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type, const json& r) {
+  std::vector<std::pair<std::string, double>> m;
+  const json& wr = r.contains("workload_results") && !r["workload_results"].empty() ? r["workload_results"][0]
+                                                                                    : json::object();
+  const bool finished = wr.value("finished", true);
+  if (type == "latency") {
+    const json& l = wr.value("latency_us", json::object());
+    if (finished) {
+      m = {{"p50_us", num(l, "p50")},
+           {"p99_us", num(l, "p99")},
+           {"p999_us", num(l, "p999")},
+           {"jitter_us", num(l, "stdev")},
+           {"max_us", num(l, "max")}};
+    }
+  } else if (type == "bandwidth") {
+    if (finished) m = {{"gbps", num(wr, "gbps")}};
+  } else if (type == "incast" || type == "permutation" || type == "all-to-all" || type == "fct") {
+    const json& fl = r["flows"];
+    const double unfinished = num(fl, "unfinished");
+    if (unfinished == 0) {
+      if (type == "fct") {
+        m.emplace_back("slowdown_p50", num(fl["slowdown"], "p50"));
+        m.emplace_back("slowdown_p99", num(fl["slowdown"], "p99"));
+        for (const auto& b : fl.value("by_size", json::array()))
+          if (num(b["slowdown"], "count") > 0)
+            m.emplace_back("slowdown_p99@" + b.value("sizes", ""), num(b["slowdown"], "p99"));
+      } else {
+        m.emplace_back("completion_us", num(r["throughput"], "makespan_ns") / 1e3);
+        m.emplace_back("goodput_gbps", num(r["throughput"], "goodput_gbps"));
+        m.emplace_back("fct_p99_us", num(fl["fct_ns"], "p99") / 1e3);
+      }
+    }
+    m.emplace_back("unfinished_flows", unfinished);
+  } else if (type == "collective") {
+    if (finished) m = {{"busbw_GBps", num(wr, "busbw_GBps")}, {"time_us", num(wr, "time_us")}};
+  } else if (type == "training") {
+    if (finished)
+      m = {{"iteration_ms", num(wr, "iteration_ms")},
+           {"exposed_comm_ms", num(wr, "exposed_communication_ms")},
+           {"exposed_share", num(wr, "exposed_share")}};
+  }
+  const json& n = r["network"];
+  m.emplace_back("drops", num(n, "switch_buffer_drops") + num(n, "lossless_drops") +
+                              num(n, "link_fault_drops") + num(n, "no_route_drops"));
+  m.emplace_back("lossless_drops", num(n, "lossless_drops"));
+  m.emplace_back("pfc_pause_us", num(n, "pfc_paused_port_us"));
+  m.emplace_back("retransmitted_packets", num(n, "retransmitted_packets"));
+  m.emplace_back("timeouts", num(n, "timeouts"));
+  m.erase(std::remove_if(m.begin(), m.end(), [](const auto& p) { return !std::isfinite(p.second); }),
+          m.end());
+  return m;
+}
+
+const EvalFigure* find_figure(const EvalSummary& s, const std::string& id) {
+  for (const auto& f : s.figures)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
+                      const std::vector<CellOutcome>& outcomes) {
+  EvalSummary s;
+  // Figures: the seeds of one (fabric, workload, point, condition) together.
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const EvalCell& c = cells[i];
+    if (!outcomes[i].ok) {
+      s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
+      continue;
+    }
+    for (const auto& [metric, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results)) {
+      const std::string id = figure_id(ev, c.fabric, c.workload, c.point, c.condition, metric);
+      auto it =
+          std::find_if(s.figures.begin(), s.figures.end(), [&](const EvalFigure& f) { return f.id == id; });
+      if (it == s.figures.end()) {
+        const MetricInfo* info = metric_info(metric);
+        s.figures.push_back(EvalFigure{id, c.fabric, c.workload, c.point, c.condition, metric,
+                                       info != nullptr ? info->unit : "",
+                                       info == nullptr || info->lower_is_better, 0, v, v, 0});
+        it = s.figures.end() - 1;
+      }
+      it->mean += v;
+      it->min = std::min(it->min, v);
+      it->max = std::max(it->max, v);
+      ++it->seeds;
+    }
+  }
+  for (auto& f : s.figures) f.mean /= f.seeds;
+
+  s.settings = setting_diffs(ev, cells, outcomes);
+
+  // Scores. A criterion's value per fabric is the mean of its figures; a
+  // fabric that failed to measure one where another did scores 0 on it.
+  const size_t nf = ev.fabrics.size();
+  const auto weight_of = [&](const std::string& c) {
+    for (const auto& [k, w] : ev.weights.weight)
+      if (k == c) return w;
+    return 0.0;
+  };
+  const auto has_background = [&](size_t c) { return ev.conditions[c].background_load > 0; };
+  const bool any_loaded = std::any_of(ev.conditions.begin(), ev.conditions.end(),
+                                      [](const EvalCondition& c) { return c.background_load > 0; });
+  for (const CriterionRule& rule : rules()) {
+    const double w = weight_of(rule.criterion);
+    if (w <= 0) continue;
+    const MetricInfo* info = metric_info(rule.metric);
+    EvalScore sc{
+        rule.criterion,       w, std::vector<double>(nf, kNaN), std::vector<double>(nf, 0.0), {}, info->unit,
+        info->lower_is_better};
+    sc.cites.resize(nf);
+    bool measured = false;
+    for (size_t f = 0; f < nf; ++f) {
+      double sum = 0;
+      int n = 0;
+      bool missing = false;
+      for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
+        const EvalWorkload& wl = ev.workloads[wi];
+        if (std::find(rule.types.begin(), rule.types.end(), wl.type) == rule.types.end()) continue;
+        for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p)
+          for (size_t c = 0; c < ev.conditions.size(); ++c) {
+            const bool want = rule.loaded && any_loaded ? has_background(c) : ev.conditions[c].is_baseline();
+            if (!want) continue;
+            const std::string id = figure_id(ev, f, wi, p, c, rule.metric);
+            const EvalFigure* fig = find_figure(s, id);
+            // The cell may not exist (a condition limited to other fabrics).
+            const bool exists = std::any_of(cells.begin(), cells.end(), [&](const EvalCell& x) {
+              return x.fabric == f && x.workload == wi && x.point == p && x.condition == c;
+            });
+            if (!exists) continue;
+            measured = true;
+            if (fig == nullptr) {
+              missing = true;
+              continue;
+            }
+            sum += fig->mean;
+            ++n;
+            sc.cites[f] += (sc.cites[f].empty() ? "" : " ") + id;
+          }
+      }
+      if (n > 0 && !missing) sc.value[f] = sum / n;
+    }
+    if (!measured) continue;
+    double best = sc.lower_is_better ? std::numeric_limits<double>::infinity() : 0.0;
+    for (double v : sc.value)
+      if (std::isfinite(v)) best = sc.lower_is_better ? std::min(best, v) : std::max(best, v);
+    for (size_t f = 0; f < nf; ++f) {
+      const double v = sc.value[f];
+      if (!std::isfinite(v) || !std::isfinite(best)) continue;
+      sc.score[f] =
+          sc.lower_is_better ? (v > 0 ? 100.0 * best / v : 100.0) : (best > 0 ? 100.0 * v / best : 100.0);
+    }
+    s.scores.push_back(std::move(sc));
+  }
+
+  // Resilience: the worst ratio of a workload's key metric under a
+  // non-baseline condition to the same workload at baseline (1 = unaffected;
+  // a workload that did not finish counts as infinitely affected).
+  if (weight_of("resilience") > 0 && std::any_of(ev.conditions.begin(), ev.conditions.end(),
+                                                 [](const EvalCondition& c) { return !c.is_baseline(); })) {
+    EvalScore sc{"resilience",
+                 weight_of("resilience"),
+                 std::vector<double>(nf, 1.0),
+                 std::vector<double>(nf, 0.0),
+                 std::vector<std::string>(nf),
+                 "x baseline",
+                 true};
+    bool measured = false;
+    for (size_t f = 0; f < nf; ++f)
+      for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
+        const char* metric = key_metric(ev.workloads[wi].type);
+        if (metric == nullptr) continue;
+        const bool higher = !metric_info(metric)->lower_is_better;
+        for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[wi].sweep_values.size()); ++p) {
+          size_t base = ev.conditions.size();
+          for (size_t c = 0; c < ev.conditions.size(); ++c)
+            if (ev.conditions[c].is_baseline()) base = c;
+          if (base == ev.conditions.size()) continue;
+          const EvalFigure* b = find_figure(s, figure_id(ev, f, wi, p, base, metric));
+          for (size_t c = 0; c < ev.conditions.size(); ++c) {
+            if (c == base) continue;
+            const bool exists = std::any_of(cells.begin(), cells.end(), [&](const EvalCell& x) {
+              return x.fabric == f && x.workload == wi && x.point == p && x.condition == c;
+            });
+            if (!exists) continue;
+            measured = true;
+            const std::string id = figure_id(ev, f, wi, p, c, metric);
+            const EvalFigure* x = find_figure(s, id);
+            const std::string base_id = figure_id(ev, f, wi, p, base, metric);
+            double ratio = std::numeric_limits<double>::infinity();
+            std::string cite = id + " (did not finish)";
+            if (b != nullptr && x != nullptr && b->mean > 0 && x->mean > 0) {
+              ratio = higher ? b->mean / x->mean : x->mean / b->mean;
+              cite = higher ? base_id + " / " + id : id + " / " + base_id;
+            }
+            if (ratio > sc.value[f]) {
+              sc.value[f] = ratio;
+              sc.cites[f] = cite;
+            }
+          }
+        }
+      }
+    if (measured) {
+      double best = std::numeric_limits<double>::infinity();
+      for (double v : sc.value) best = std::min(best, v);
+      for (size_t f = 0; f < nf; ++f)
+        sc.score[f] = std::isfinite(sc.value[f]) && std::isfinite(best) ? 100.0 * best / sc.value[f] : 0.0;
+      s.scores.push_back(std::move(sc));
+    }
+  }
+
+  s.total.assign(nf, 0.0);
+  double wsum = 0;
+  for (const auto& sc : s.scores) wsum += sc.weight;
+  for (size_t f = 0; f < nf; ++f) {
+    for (const auto& sc : s.scores) s.total[f] += sc.weight * sc.score[f];
+    if (wsum > 0) s.total[f] /= wsum;
+  }
+  s.best = static_cast<size_t>(std::max_element(s.total.begin(), s.total.end()) - s.total.begin());
+  return s;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,69 @@
+// From cell results to what a person decides on: one figure per fabric,
+// workload point, condition and metric (mean over seeds, with min and max),
+// the settings that differ between the compared fabrics, and the weighted
+// scores per criterion. Every figure has an id that the report cites, so each
+// number in the decision can be found in evaluation.json.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "evaluate/cells.h"
+#include "evaluate/matrix.h"
+
+namespace rdmasim {
+
+struct EvalFigure {
+  std::string id;  // fabric.workload[-point].condition.metric
+  size_t fabric = 0;
+  size_t workload = 0;
+  size_t point = 0;
+  size_t condition = 0;
+  std::string metric;  // e.g. p50_us, busbw_GBps
+  std::string unit;    // us, GB/s, Gb/s, ms, x
+  bool lower_is_better = true;
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  int seeds = 0;  // cells that measured it (failed cells do not)
+};
+
+// One row of the settings table: a fabric key whose value differs between
+// the compared fabrics, each value tagged when its default is an assumption.
+struct EvalSettingDiff {
+  std::string key;
+  std::vector<std::string> values;  // per fabric, in evaluation order
+  std::vector<bool> assumption;     // per fabric: the value is an unsourced default
+};
+
+struct EvalScore {
+  std::string criterion;
+  double weight = 0;
+  std::vector<double> value;       // per fabric: the criterion's figure (NaN: not measured)
+  std::vector<double> score;       // per fabric, 0..100 (best = 100)
+  std::vector<std::string> cites;  // per fabric: the figure ids the value comes from
+  std::string unit;
+  bool lower_is_better = true;
+};
+
+struct EvalSummary {
+  std::vector<EvalFigure> figures;
+  std::vector<EvalSettingDiff> settings;
+  std::vector<EvalScore> scores;  // criteria with weight > 0 that some workload measures
+  std::vector<double> total;      // per fabric: weighted mean score
+  size_t best = 0;                // the fabric with the highest total
+  std::vector<std::string> failed_cells;
+};
+
+[[nodiscard]] EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
+                                    const std::vector<CellOutcome>& outcomes);
+
+// The metrics one cell's results.json gives for its workload type, by name.
+[[nodiscard]] std::vector<std::pair<std::string, double>> cell_metrics(const std::string& workload_type,
+                                                                       const nlohmann::ordered_json& results);
+
+[[nodiscard]] const EvalFigure* find_figure(const EvalSummary& s, const std::string& id);
+
+}  // namespace rdmasim

@@ -1,0 +1,223 @@
+// rdmasim evaluate: the matrix is deterministic whatever the threads, a
+// resumed evaluation reuses finished cells and writes the same bytes, every
+// number the decision cites is a figure of evaluation.json, and bad input is
+// refused where it is written.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "config/error.h"
+#include "evaluate/cells.h"
+#include "evaluate/evaluation.h"
+#include "evaluate/matrix.h"
+#include "evaluate/report.h"
+#include "evaluate/summary.h"
+
+namespace rdmasim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Two fabrics x three workloads x two conditions on 2 servers x 2 GPUs.
+const char* kSmall = R"(name: small
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+duration: 20ms
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: latency, iters: 50}
+  - {type: incast, senders: 3, size: 64KiB}
+  - {type: collective, name: ar, op: all_reduce, sizes: [64KiB]}
+conditions:
+  - baseline
+  - {name: load-30, background: {load: 30%, cdf: storage}}
+weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1}
+)";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class EvaluateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("rdmasim_eval_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+            "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+struct Written {
+  std::vector<CellOutcome> outcomes;
+  std::string json, md;
+};
+
+Written evaluate(const Evaluation& ev, const std::vector<EvalCell>& cells, const fs::path& out, int jobs) {
+  Written w;
+  w.outcomes = run_matrix(cells, out.string(), jobs, {}, nullptr);
+  const EvalSummary s = summarize(ev, cells, w.outcomes);
+  const EvalReportInput in{ev, cells, w.outcomes, s};
+  w.json = evaluation_json(in).dump(2);
+  w.md = report_markdown(in);
+  return w;
+}
+
+TEST_F(EvaluateTest, ParallelMatrixIsByteIdenticalToEachCellAloneAndResumes) {
+  const Evaluation ev = load_evaluation_text(kSmall, "small.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  ASSERT_EQ(cells.size(), 2u * 3u * 2u);
+  check_cells(ev, cells);
+
+  const Written par = evaluate(ev, cells, dir_ / "par", 2);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    EXPECT_TRUE(par.outcomes[i].ok) << cells[i].id << ": " << par.outcomes[i].error;
+    EXPECT_TRUE(par.outcomes[i].ran);
+  }
+  // Each cell alone, on one thread, into another folder: the same results.json.
+  for (const EvalCell& c : cells) {
+    const auto alone = run_matrix({c}, (dir_ / "alone").string(), 1, {}, nullptr);
+    ASSERT_TRUE(alone[0].ok) << c.id;
+    // Identical but for the scenario file's own path.
+    auto alone_json =
+        nlohmann::json::parse(slurp(fs::path(cell_dir((dir_ / "alone").string(), c)) / "results.json"));
+    auto par_json =
+        nlohmann::json::parse(slurp(fs::path(cell_dir((dir_ / "par").string(), c)) / "results.json"));
+    alone_json["scenario"].erase("file");
+    par_json["scenario"].erase("file");
+    EXPECT_EQ(alone_json.dump(), par_json.dump()) << c.id;
+  }
+  // Interrupted and restarted: a cell without its finished marker runs
+  // again, the others are reused, and the evaluation is the same bytes.
+  fs::remove(fs::path(cell_dir((dir_ / "par").string(), cells[3])) / "cell.json");
+  const Written again = evaluate(ev, cells, dir_ / "par", 2);
+  size_t ran = 0;
+  for (const auto& o : again.outcomes) ran += o.ran ? 1 : 0;
+  EXPECT_EQ(ran, 1u);
+  EXPECT_TRUE(again.outcomes[3].ran);
+  EXPECT_EQ(again.json, par.json);
+  EXPECT_EQ(again.md, par.md);
+  // A changed cell (another seed) is not taken for the old one.
+  Evaluation other = ev;
+  other.seeds = {2};
+  const auto other_cells = eval_cells(other);
+  EXPECT_NE(other_cells[0].id, cells[0].id);
+}
+
+// Every number the decision section cites is followed by the figure ids it
+// is the mean of, or by [total.<fabric>]; both are in evaluation.json.
+TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
+  const Evaluation ev = load_evaluation_text(kSmall, "small.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  const Written w = evaluate(ev, cells, dir_, 2);
+  const auto j = nlohmann::json::parse(w.json);
+
+  const size_t from = w.md.find("## Decision");
+  const size_t to = w.md.find("\n## ", from + 1);
+  ASSERT_NE(from, std::string::npos);
+  const std::string decision = w.md.substr(from, to - from);
+  const std::regex cited(R"(([0-9.e+-]+)( [A-Za-z/ ]+)? \[([^\]]+)\])");
+  int checked = 0;
+  for (auto it = std::sregex_iterator(decision.begin(), decision.end(), cited); it != std::sregex_iterator();
+       ++it) {
+    const double printed = std::stod((*it)[1]);
+    const std::string cite = (*it)[3];
+    if (const size_t slash = cite.find(" / "); slash != std::string::npos) {
+      // A ratio of two figures (resilience: a condition against its baseline).
+      const double num = j["figures"][cite.substr(0, slash)]["mean"].get<double>();
+      const double den = j["figures"][cite.substr(slash + 3)]["mean"].get<double>();
+      EXPECT_NEAR(printed, num / den, num / den * 5e-4) << (*it)[0];
+      ++checked;
+      continue;
+    }
+    std::istringstream ids(cite);
+    std::string id;
+    double sum = 0;
+    int n = 0;
+    while (ids >> id) {
+      if (id.rfind("total.", 0) == 0) {
+        sum += j["total"][id.substr(6)].get<double>();
+      } else {
+        ASSERT_TRUE(j["figures"].contains(id)) << "cited figure not in evaluation.json: " << id;
+        sum += j["figures"][id]["mean"].get<double>();
+      }
+      ++n;
+    }
+    ASSERT_GT(n, 0);
+    EXPECT_NEAR(printed, sum / n, std::abs(sum / n) * 5e-4) << (*it)[0];
+    ++checked;
+  }
+  // latency, tail, incast, collective for two fabrics, plus the total.
+  EXPECT_GE(checked, 9);
+  // And the cell a figure comes from holds it in its own metrics.
+  for (const auto& c : j["cells"]) {
+    if (!c["ok"].get<bool>()) continue;
+    for (const auto& [metric, v] : c["metrics"].items()) {
+      std::string id = c["fabric"].get<std::string>() + "." + c["workload"].get<std::string>();
+      if (!c["point"].get<std::string>().empty()) id += "-" + c["point"].get<std::string>();
+      id += "." + c["condition"].get<std::string>() + "." + metric;
+      ASSERT_TRUE(j["figures"].contains(id)) << id;
+      EXPECT_DOUBLE_EQ(j["figures"][id]["mean"].get<double>(), v.get<double>()) << id;  // one seed
+    }
+  }
+}
+
+void expect_refused(const std::string& text, const std::string& where, const std::string& what) {
+  try {
+    const Evaluation ev = load_evaluation_text(text, "e.yaml");
+    check_cells(ev, eval_cells(ev));
+    FAIL() << "accepted: " << what;
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(where), std::string::npos) << msg;
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+  }
+}
+
+std::string edit(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(EvaluateInput, BadInputIsRefusedWhereItIsWritten) {
+  expect_refused(edit(kSmall, "  - ib-ndr", "  - ib-xdr"), "e.yaml:5:5", "unknown fabric profile 'ib-xdr'");
+  expect_refused(edit(kSmall, "{type: latency, iters: 50}", "{type: latncy}"),
+                 "e.yaml:8:", "expected one of: latency");
+  expect_refused(edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
+                      "{name: x, fabrics: [nope], background: {load: 0.3}}"),
+                 "e.yaml:13", "no fabric named 'nope'");
+  expect_refused(
+      edit(kSmall, "weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1}",
+           "weights: {latency: 0, incast: 0}"),
+      "e.yaml:14", "weights that sum to a positive number");
+  expect_refused(edit(kSmall, "weights: {latency: 1,", "weights: {speed: 1, latency: 1,"), "e.yaml:14",
+                 "unknown criterion");
+  expect_refused(edit(kSmall, "topology: leaf-spine", "topology: fat-tree"), "e.yaml:2",
+                 "a k-ary fat-tree has k^3/4 hosts");
+  // A workload key the scenario refuses is reported at the workload entry.
+  expect_refused(
+      edit(kSmall, "{type: incast, senders: 3, size: 64KiB}", "{type: incast, senders: 3, size: 64Kb}"),
+      "e.yaml:9", "workload[0].size");
+  // Only fabric settings may differ between compared fabrics.
+  expect_refused(edit(kSmall, "{profile: rocev2-dcqcn, name: roce}",
+                      "{profile: rocev2-dcqcn, name: roce, set: {topology.link.rate: 200Gbps}}"),
+                 "e.yaml:6", "only fabric settings may change");
+  expect_refused(edit(kSmall, "{profile: rocev2-dcqcn, name: roce}",
+                      "{profile: rocev2-dcqcn, name: roce, set: {fabric.ecn.kmin: 10 apples}}"),
+                 "e.yaml:6", "fabric.ecn.kmin");
+}
+
+}  // namespace
+}  // namespace rdmasim

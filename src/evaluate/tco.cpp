@@ -310,7 +310,10 @@ double usd_per(double usd, double delivered) {
   return usd / delivered;
 }
 
-double usd_per_hour(const CostResult& r, int years) { return usd_per(r.total, kHoursPerYear * years); }
+double usd_per_hour(const CostResult& r, int years) {
+  if (!r.applicable) throw std::invalid_argument("usd_per_hour: no cost for a network without a price (n/a)");
+  return usd_per(r.total, kHoursPerYear * years);
+}
 
 double usd_per_iteration(const CostResult& r, int years, double iteration_seconds) {
   return usd_per_hour(r, years) * iteration_seconds / 3600;

@@ -70,7 +70,8 @@ struct CostInputInfo {
 };
 
 // The defaults of `family` with their sources (empty for kIdeal). `years`
-// is listed under every family.
+// is listed under every family. Prices and powers are for 400 Gb/s parts
+// (NDR, 400GbE); an evaluation at another link rate must override them.
 [[nodiscard]] std::vector<CostInputInfo> cost_input_info(CostFamily family);
 [[nodiscard]] CostInputs default_cost_inputs(CostFamily family);
 
@@ -108,7 +109,9 @@ constexpr double kHoursPerYear = 8760;
 // usd / delivered, e.g. USD per GB/s of bus bandwidth. Throws
 // std::invalid_argument unless delivered > 0.
 [[nodiscard]] double usd_per(double usd, double delivered);
-// The whole period's cost spread evenly over its hours.
+// The whole period's cost spread evenly over its hours. Both throw
+// std::invalid_argument for a result that is not applicable (kIdeal), which
+// has no cost to spread rather than a cost of zero.
 [[nodiscard]] double usd_per_hour(const CostResult& r, int years);
 // What one training iteration of `iteration_seconds` costs at usd_per_hour.
 [[nodiscard]] double usd_per_iteration(const CostResult& r, int years, double iteration_seconds);

@@ -110,6 +110,11 @@ TEST(TcoCompute, IdealNetworkIsNotApplicable) {
   EXPECT_EQ(r.total, 0);
   EXPECT_EQ(cost_result_json(r)["total"], "n/a");
   EXPECT_TRUE(cost_input_info(CostFamily::kIdeal).empty());
+  EXPECT_THROW((void)usd_per_hour(r, 5), std::invalid_argument);
+  EXPECT_THROW((void)usd_per_iteration(r, 5, 1), std::invalid_argument);
+  const CostInputs loaded = load("cost: {years: 3}\n", CostFamily::kIdeal);
+  EXPECT_EQ(loaded.family, CostFamily::kIdeal);
+  EXPECT_EQ(cost_inputs_json(loaded), nlohmann::ordered_json({{"family", "ideal"}}));
 }
 
 TEST(TcoLoad, ChangingTheNicPriceChangesOnlyTheNicLine) {

@@ -109,6 +109,10 @@ std::vector<CostInputInfo> family_info(CostFamily family) {
       "assumption: ~1.4 kW for a 51.2 Tb/s 64x400G-class switch without optics (~22 W/port; no public "
       "typical figure found) + {}",
       kSwitchOpticsNote);
+  // A 51.2 Tb/s Ethernet switch run as 128x400G spreads its chassis power
+  // over twice the ports, hence the lower bound.
+  const std::string ethernet_switch_w_source =
+      switch_w_source + "; run as 128x400G an Ethernet switch of the same capacity draws about half per port";
   const std::string licence_source =
       "assumption: yearly management software and support per switch (UFM for InfiniBand; NOS "
       "subscription and support for Ethernet); no public list price found, set equal across families so "
@@ -154,7 +158,7 @@ std::vector<CostInputInfo> family_info(CostFamily family) {
            "assumption: as host_link; same 400G OSFP optics as InfiniBand, third-party optics may cost less",
            400, 781},
           {"nic_w", 29, "W", nic_w_source, 20, 40},
-          {"switch_port_w", 30.5, "W", switch_w_source, 20, 40},
+          {"switch_port_w", 30.5, "W", ethernet_switch_w_source, 15, 40},
           {"licence_per_switch_year", 2000, "USD/switch/year", licence_source, 500, 5000},
           {"staff_fte_per_100_switches", 2, "FTE",
            "assumption: PFC/ECN/DCQCN tuning and lossless-Ethernet troubleshooting; " + staff_source_tail,
@@ -177,7 +181,7 @@ std::vector<CostInputInfo> family_info(CostFamily family) {
            "400G; " +
                std::string(kOpticsPowerNote),
            20, 45},
-          {"switch_port_w", 30.5, "W", switch_w_source, 20, 40},
+          {"switch_port_w", 30.5, "W", ethernet_switch_w_source, 15, 40},
           {"licence_per_switch_year", 2000, "USD/switch/year", licence_source, 500, 5000},
           {"staff_fte_per_100_switches", 2, "FTE",
            "assumption: ordinary Ethernet operation without PFC/ECN (TCP recovers loss), plus offload-driver "

@@ -293,6 +293,12 @@ Evaluation load(CfgNode root, const YAML::Node& doc, const std::string& file) {
                          "no workload named '" + w + "' in this evaluation");
   }
 
+  const std::optional<CfgNode> cost = root.opt_child("cost");
+  for (const EvalFabric& f : ev.fabrics) {
+    const CostFamily family = cost_family_of(f.profile);
+    ev.cost.push_back(cost ? load_cost_inputs(*cost, family) : default_cost_inputs(family));
+  }
+
   // Weights: every criterion named must be known and measured by some workload.
   if (const auto wn = root.opt_child("weights")) {
     double sum = 0;
@@ -340,6 +346,7 @@ const std::vector<std::pair<std::string, std::string>>& eval_criteria() {
       {"training", "training iteration time (training workloads)"},
       {"fct", "p99 FCT slowdown (fct workloads)"},
       {"resilience", "worst slowdown of a workload under the non-baseline conditions against its baseline"},
+      {"cost", "total cost of ownership of the cluster's fabric over the cost model's years"},
   };
   return c;
 }

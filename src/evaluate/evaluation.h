@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/units.h"
+#include "evaluate/tco.h"
 
 namespace rdmasim {
 
@@ -96,6 +97,9 @@ struct Evaluation {
   std::vector<EvalWorkload> workloads;
   std::vector<EvalCondition> conditions;
   EvalWeights weights;
+  // Per fabric: the prices, power and staffing its cost model uses (the
+  // file's `cost:` section over the cited defaults of its family).
+  std::vector<CostInputs> cost;
 };
 
 // The criteria a weight may name, each with what measures it.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -181,6 +182,58 @@ std::vector<Section> build(const EvalReportInput& in) {
     }
   }
   out.push_back(std::move(dec));
+
+  {
+    Section cost{"Total cost of ownership", {}};
+    const BillOfMaterials& b = s.bom;
+    cost.para(fmt::format(
+        "The cluster's fabric: {} NICs, {} switches, {} switch ports in use, {} NIC-to-leaf links, "
+        "{} switch-to-switch links at {} Gb/s, owned for {} years. Every price, power and staffing "
+        "input is listed below with its source; edit them under `cost:` in the evaluation file.",
+        b.nics, b.switches, b.switch_ports_used, b.host_links, b.fabric_links, report_number(b.link_gbps),
+        ev.cost.empty() ? 0 : ev.cost.front().years));
+    Table t;
+    t.header = {"item"};
+    for (const auto& f : ev.fabrics) t.header.push_back(f.name + " [USD]");
+    std::vector<std::string> items;
+    for (const auto& r : s.cost)
+      for (const auto& l : r.lines)
+        if (std::find(items.begin(), items.end(), l.item) == items.end()) items.push_back(l.item);
+    for (const auto& item : items) {
+      std::vector<std::string> row = {item};
+      for (size_t f = 0; f < nf; ++f) {
+        std::string v = "n/a";
+        for (const auto& l : s.cost[f].lines)
+          if (l.item == item) v = report_number(l.usd);
+        row.push_back(v);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    std::vector<std::string> total = {"**total**"};
+    for (size_t f = 0; f < nf; ++f)
+      total.push_back(s.cost[f].applicable ? "**" + report_number(s.cost[f].total) + "**" : "n/a");
+    t.rows.push_back(std::move(total));
+    cost.table(std::move(t));
+    Table in_t;
+    in_t.header = {"family", "input", "value", "unit", "range", "source"};
+    std::vector<CostFamily> seen;
+    for (const auto& c : ev.cost) {
+      if (std::find(seen.begin(), seen.end(), c.family) != seen.end()) continue;
+      seen.push_back(c.family);
+      const nlohmann::ordered_json values = cost_inputs_json(c);
+      for (const CostInputInfo& i : cost_input_info(c.family)) {
+        const auto it = values.find(i.key);
+        in_t.rows.push_back({std::string(cost_family_name(c.family)), i.key,
+                             it != values.end() && it->is_number() ? report_number(it->get<double>())
+                                                                   : report_number(i.value),
+                             i.unit, report_number(i.low) + "-" + report_number(i.high), i.source});
+      }
+    }
+    cost.para(
+        "Inputs (the value used; the range is what an input without a published source may plausibly be):");
+    cost.table(std::move(in_t));
+    out.push_back(std::move(cost));
+  }
 
   Section settings{"Settings that differ between the fabrics", {}};
   settings.para(
@@ -362,6 +415,19 @@ json evaluation_json(const EvalReportInput& in) {
   json total = json::object();
   for (size_t f = 0; f < ev.fabrics.size(); ++f) total[ev.fabrics[f].name] = s.total[f];
   j["total"] = total;
+  json cost;
+  cost["bill_of_materials"] = bill_of_materials_json(s.bom);
+  json per = json::object();
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+    json c;
+    c["family"] = std::string(cost_family_name(ev.cost[f].family));
+    c["inputs"] = cost_inputs_json(ev.cost[f]);
+    const json result = cost_result_json(s.cost[f]);
+    for (const auto& [k, v] : result.items()) c[k] = v;
+    per[ev.fabrics[f].name] = c;
+  }
+  cost["fabrics"] = per;
+  j["cost"] = cost;
   j["recommendation"] = ev.fabrics[s.best].name;
   j["failed_cells"] = s.failed_cells;
   return j;

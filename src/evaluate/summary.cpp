@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "config/scenario.h"
+
 namespace rdmasim {
 namespace {
 
@@ -350,6 +352,40 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
         sc.score[f] = std::isfinite(sc.value[f]) && std::isfinite(best) ? 100.0 * best / sc.value[f] : 0.0;
       s.scores.push_back(std::move(sc));
     }
+  }
+
+  // Cost: the same bill of materials for every fabric, priced per family.
+  if (!cells.empty()) {
+    const Topology t =
+        build_topology(load_scenario_text(cells.front().scenario, "<" + cells.front().id + ">"));
+    s.bom.nics = t.num_hosts();
+    s.bom.switches = t.num_switches();
+    for (const TopoLink& l : t.links) {
+      const bool host = t.nodes[l.a].kind == TopoNodeKind::kHost || t.nodes[l.b].kind == TopoNodeKind::kHost;
+      (host ? s.bom.host_links : s.bom.fabric_links) += 1;
+    }
+    s.bom.switch_ports_used = s.bom.host_links + 2 * s.bom.fabric_links;
+    s.bom.link_gbps = ev.cluster.nic_rate.gbps();
+  }
+  for (size_t f = 0; f < nf; ++f) s.cost.push_back(compute_tco(s.bom, ev.cost[f]));
+  if (weight_of("cost") > 0) {
+    EvalScore sc{"cost",
+                 weight_of("cost"),
+                 std::vector<double>(nf, kNaN),
+                 std::vector<double>(nf, 0.0),
+                 std::vector<std::string>(nf),
+                 "USD",
+                 true};
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t f = 0; f < nf; ++f)
+      if (s.cost[f].applicable && s.cost[f].total > 0) {
+        sc.value[f] = s.cost[f].total;
+        sc.cites[f] = "cost." + ev.fabrics[f].name + ".total";
+        best = std::min(best, sc.value[f]);
+      }
+    for (size_t f = 0; f < nf; ++f)
+      if (std::isfinite(sc.value[f])) sc.score[f] = 100.0 * best / sc.value[f];
+    if (std::isfinite(best)) s.scores.push_back(std::move(sc));
   }
 
   s.total.assign(nf, 0.0);

@@ -54,6 +54,8 @@ struct EvalSummary {
   std::vector<EvalScore> scores;  // criteria with weight > 0 that some workload measures
   std::vector<double> total;      // per fabric: weighted mean score
   size_t best = 0;                // the fabric with the highest total
+  BillOfMaterials bom;            // the cluster's fabric, counted from its topology
+  std::vector<CostResult> cost;   // per fabric
   std::vector<std::string> failed_cells;
 };
 

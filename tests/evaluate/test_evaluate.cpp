@@ -37,7 +37,7 @@ workloads:
 conditions:
   - baseline
   - {name: load-30, background: {load: 30%, cdf: storage}}
-weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1}
+weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1, cost: 1}
 )";
 
 std::string slurp(const fs::path& p) {
@@ -148,6 +148,8 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
     while (ids >> id) {
       if (id.rfind("total.", 0) == 0) {
         sum += j["total"][id.substr(6)].get<double>();
+      } else if (id.rfind("cost.", 0) == 0) {  // cost.<fabric>.total
+        sum += j["cost"]["fabrics"][id.substr(5, id.size() - 11)]["total"].get<double>();
       } else {
         ASSERT_TRUE(j["figures"].contains(id)) << "cited figure not in evaluation.json: " << id;
         sum += j["figures"][id]["mean"].get<double>();
@@ -173,6 +175,37 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   }
 }
 
+std::string edit(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+// The cost model recomputes from the file: a changed price moves the cost
+// section (and nothing else when cost carries no weight).
+TEST_F(EvaluateTest, ChangingAPriceChangesTheCostLinesAndNothingElse) {
+  const std::string no_cost_weight = edit(kSmall, ", cost: 1}", "}");
+  const std::string pricier = no_cost_weight + "cost: {roce: {nic: 4000}}\n";
+  const Evaluation a = load_evaluation_text(no_cost_weight, "small.yaml");
+  const Evaluation b = load_evaluation_text(pricier, "small.yaml");
+  const auto cells = eval_cells(a);
+  ASSERT_EQ(cells.size(), eval_cells(b).size());
+  auto ja = nlohmann::json::parse(evaluate(a, cells, dir_, 2).json);
+  auto jb = nlohmann::json::parse(evaluate(b, eval_cells(b), dir_, 2).json);
+  const auto& la = ja["cost"]["fabrics"]["roce"];
+  const auto& lb = jb["cost"]["fabrics"]["roce"];
+  const double nics = ja["cost"]["bill_of_materials"]["nics"].get<double>();
+  EXPECT_EQ(nics, 4);
+  EXPECT_DOUBLE_EQ(lb["total"].get<double>() - la["total"].get<double>(),
+                   nics * (4000 - la["inputs"]["nic"].get<double>()));
+  EXPECT_EQ(ja["cost"]["fabrics"]["ib-ndr"], jb["cost"]["fabrics"]["ib-ndr"]);
+  for (auto* j : {&ja, &jb}) {
+    j->erase("cost");
+    (*j)["evaluation"].erase("text");
+  }
+  EXPECT_EQ(ja.dump(), jb.dump());
+}
+
 void expect_refused(const std::string& text, const std::string& where, const std::string& what) {
   try {
     const Evaluation ev = load_evaluation_text(text, "e.yaml");
@@ -185,12 +218,6 @@ void expect_refused(const std::string& text, const std::string& where, const std
   }
 }
 
-std::string edit(std::string s, const std::string& from, const std::string& to) {
-  const size_t at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return s.replace(at, from.size(), to);
-}
-
 TEST(EvaluateInput, BadInputIsRefusedWhereItIsWritten) {
   expect_refused(edit(kSmall, "  - ib-ndr", "  - ib-xdr"), "e.yaml:5:5", "unknown fabric profile 'ib-xdr'");
   expect_refused(edit(kSmall, "{type: latency, iters: 50}", "{type: latncy}"),
@@ -199,7 +226,7 @@ TEST(EvaluateInput, BadInputIsRefusedWhereItIsWritten) {
                       "{name: x, fabrics: [nope], background: {load: 0.3}}"),
                  "e.yaml:13", "no fabric named 'nope'");
   expect_refused(
-      edit(kSmall, "weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1}",
+      edit(kSmall, "weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1, cost: 1}",
            "weights: {latency: 0, incast: 0}"),
       "e.yaml:14", "weights that sum to a positive number");
   expect_refused(edit(kSmall, "weights: {latency: 1,", "weights: {speed: 1, latency: 1,"), "e.yaml:14",

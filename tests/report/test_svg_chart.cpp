@@ -96,6 +96,7 @@ TEST(SvgChart, LogTicksArePowers) {
   const auto sizes = ticks_of(AxisScale::kLog2, 1024, 1 << 30, lo, hi);
   ASSERT_EQ(sizes.size(), 11u);
   std::vector<std::string> labels;
+  labels.reserve(sizes.size());
   for (double t : sizes) labels.push_back(format_value(t, AxisUnit::kBytes, AxisScale::kLog2));
   EXPECT_EQ(labels, (std::vector<std::string>{"1K", "4K", "16K", "64K", "256K", "1M", "4M", "16M", "64M",
                                               "256M", "1G"}));

@@ -13,6 +13,7 @@
 // its frame and a "no data" note.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -126,7 +127,9 @@ struct Point {
 
 struct LineSeries {
   std::string name{};
-  std::vector<Point> points{};  // drawn in the given order
+  // Drawn in the given order. Every point becomes markup: thin long series
+  // first (a CDF reads well from a few hundred points).
+  std::vector<Point> points{};
 };
 
 struct LineChart {

@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages rdmasim needs, only those that are missing.
 set -euo pipefail
 packages=(g++ make cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev clang libclang-rt-14-dev)
+          libgtest-dev clang libclang-rt-14-dev
+          chromium fonts-dejavu-core)  # tools/browser-check: the report in a headless browser
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,822 @@
+#include "report/svg_chart.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+
+namespace rdmasim {
+namespace {
+
+constexpr double kTickFont = 11;
+constexpr double kLegendFont = 11;
+constexpr double kTitleFont = 14;
+constexpr double kCharWidth = 0.6;  // average glyph width in ems (DejaVu Sans is a little wider than most)
+constexpr std::size_t kMaxLabelChars = 32;
+constexpr std::string_view kAxisColor = "#444";
+constexpr std::string_view kGridColor = "#e3e3e3";
+constexpr std::string_view kTextColor = "#222";
+
+// Coordinates far outside the plot are held to this, so a wild value cannot
+// print hundreds of digits (the plot clips them anyway).
+constexpr double kPixelLimit = 1e6;
+
+std::size_t code_points(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+double text_width(std::string_view s, double font_size) {
+  return static_cast<double>(code_points(s)) * font_size * kCharWidth;
+}
+
+// At most `max_chars` code points, the last one "…" when it had to cut.
+std::string shorten(std::string_view s, std::size_t max_chars) {
+  if (code_points(s) <= max_chars) return std::string(s);
+  std::string out;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const bool starts_char = (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+    if (starts_char && ++kept == max_chars) break;
+    out += s[i];
+  }
+  return out + "…";
+}
+
+// A pixel coordinate with two decimals; never "-0.00", never huge.
+std::string px(double v) {
+  v = std::clamp(v, -kPixelLimit, kPixelLimit);
+  if (std::abs(v) < 0.005) v = 0;
+  return fmt::format("{:.2f}", v);
+}
+
+// `v` with up to `significant` significant digits, trailing zeros dropped.
+std::string trim_number(double v, int significant) {
+  if (v == 0) return "0";
+  const double magnitude = std::floor(std::log10(std::abs(v)));
+  if (magnitude >= 15 || magnitude < -9) return fmt::format("{:.3g}", v);
+  const int decimals = std::clamp(significant - 1 - static_cast<int>(magnitude), 0, 9);
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+struct Prefix {
+  double factor;
+  std::string_view suffix;
+};
+
+// The first prefix whose factor |v| reaches, else the last one.
+template <std::size_t N>
+std::string with_prefix(double v, const Prefix (&prefixes)[N], int significant) {
+  for (const Prefix& p : prefixes) {
+    if (std::abs(v) >= p.factor * (1 - 1e-12))
+      return trim_number(v / p.factor, significant) + std::string(p.suffix);
+  }
+  const Prefix& last = prefixes[N - 1];
+  return trim_number(v / last.factor, significant) + std::string(last.suffix);
+}
+
+bool is_log(AxisScale s) { return s != AxisScale::kLinear; }
+double log_base(AxisScale s) { return s == AxisScale::kLog2 ? 2.0 : 10.0; }
+double log_in(AxisScale s, double v) { return s == AxisScale::kLog2 ? std::log2(v) : std::log10(v); }
+double power_of(AxisScale s, double exponent) {
+  return s == AxisScale::kLog2 ? std::ldexp(1.0, static_cast<int>(exponent)) : std::pow(10.0, exponent);
+}
+
+// A value an axis of this scale can show.
+bool showable(AxisScale s, double v) { return std::isfinite(v) && (!is_log(s) || v > 0); }
+
+// 1, 2 or 5 times a power of ten, at least `raw`.
+double nice_step(double raw) {
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / magnitude;
+  if (f <= 1 + 1e-9) return magnitude;
+  if (f <= 2 + 1e-9) return 2 * magnitude;
+  if (f <= 5 + 1e-9) return 5 * magnitude;
+  return 10 * magnitude;
+}
+
+std::vector<double> linear_ticks(double& lo, double& hi, int target, bool keep_lo, bool keep_hi) {
+  const double step = nice_step((hi - lo) / std::max(1, target - 1));
+  const double first = std::floor(lo / step + 1e-9);
+  const double last = std::ceil(hi / step - 1e-9);
+  // A range too wide for doubles, or too narrow for its magnitude, gets no
+  // round ticks: its ends stand in for them.
+  if (!std::isfinite(step) || step <= 0 || !std::isfinite(first * step) || !std::isfinite(last * step) ||
+      last - first > 1000 || first + 1 == first) {
+    return {lo, hi};
+  }
+  if (!keep_lo) lo = first * step;
+  if (!keep_hi) hi = last * step;
+  std::vector<double> ticks;
+  const double from = std::ceil(lo / step - 1e-9);
+  const auto count = static_cast<int>(std::floor(hi / step + 1e-9) - from);
+  for (int k = 0; k <= count; ++k) {
+    const double t = (from + k) * step;
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  }
+  return ticks;
+}
+
+std::vector<double> log_ticks(AxisScale scale, double& lo, double& hi, int target, bool keep_lo,
+                              bool keep_hi) {
+  const double lo_exp = std::floor(log_in(scale, lo) + 1e-9);
+  double hi_exp = std::ceil(log_in(scale, hi) - 1e-9);
+  if (hi_exp <= lo_exp) hi_exp = lo_exp + 1;
+  // Every power when few enough, else every k-th (for base 2: k = 2, 5, 10 or
+  // 20 so that 1K, 1M and 1G stay among the ticks where they can).
+  const double max_ticks = std::max(2, 2 * target);
+  double k = 1;
+  const double candidates[] = {1, 2, 5, 10, 20, 50, 100};
+  for (double c : candidates) {
+    k = c;
+    if ((hi_exp - lo_exp) / c + 1 <= max_ticks) break;
+  }
+  const double first = std::floor(lo_exp / k) * k;
+  const double last = std::ceil(hi_exp / k) * k;
+  if (!keep_lo) lo = power_of(scale, first);
+  if (!keep_hi) hi = power_of(scale, last);
+  std::vector<double> ticks;
+  for (double e = first; e <= last; e += k) {
+    const double t = power_of(scale, e);
+    if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9)) ticks.push_back(t);
+  }
+  return ticks;
+}
+
+// The data range of one axis: the fixed limits where given, else the range of
+// `values` (those the scale can show), never empty or inverted.
+void settle_range(const Axis& axis, const std::vector<double>& values, double& lo, double& hi, bool& keep_lo,
+                  bool& keep_hi) {
+  const AxisScale s = axis.scale;
+  lo = std::numeric_limits<double>::infinity();
+  hi = -std::numeric_limits<double>::infinity();
+  for (double v : values) {
+    if (!showable(s, v)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (axis.include_zero && !is_log(s)) {
+    lo = std::min(lo, 0.0);
+    hi = std::max(hi, 0.0);
+  }
+  keep_lo = axis.min && showable(s, *axis.min);
+  keep_hi = axis.max && showable(s, *axis.max);
+  if (keep_lo) lo = *axis.min;
+  if (keep_hi) hi = *axis.max;
+  if (!std::isfinite(lo) && !std::isfinite(hi)) {  // nothing to show
+    lo = is_log(s) ? 1 : 0;
+    hi = is_log(s) ? 10 : 1;
+  } else if (!std::isfinite(lo)) {
+    lo = is_log(s) ? hi / 10 : hi - 1;
+  } else if (!std::isfinite(hi)) {
+    hi = is_log(s) ? lo * 10 : lo + 1;
+  }
+  if (hi < lo) {
+    std::swap(lo, hi);
+    keep_lo = keep_hi = false;
+  }
+  if (hi == lo) {  // all values equal: a band around them
+    if (is_log(s)) {
+      lo /= log_base(s);
+      hi *= log_base(s);
+    } else {
+      const double pad = lo == 0 ? 1 : std::abs(lo) * 0.1;
+      lo = (axis.include_zero && lo == 0) ? 0 : lo - pad;
+      hi = hi + pad;
+    }
+    keep_lo = keep_hi = false;
+  }
+}
+
+AxisMap make_map(const Axis& axis, const std::vector<double>& values, int target_ticks) {
+  AxisMap m;
+  m.scale = axis.scale;
+  bool keep_lo = false;
+  bool keep_hi = false;
+  settle_range(axis, values, m.lo, m.hi, keep_lo, keep_hi);
+  m.ticks = nice_ticks(axis.scale, m.lo, m.hi, target_ticks, keep_lo, keep_hi);
+  return m;
+}
+
+double widest_label(const AxisMap& m, AxisUnit unit) {
+  double w = 0;
+  for (double t : m.ticks) w = std::max(w, text_width(format_value(t, unit, m.scale), kTickFont));
+  return w;
+}
+
+// A growing SVG document.
+class Svg {
+ public:
+  void raw(std::string_view s) { out_ += s; }
+  void line(double x1, double y1, double x2, double y2, std::string_view stroke,
+            std::string_view extra = "") {
+    out_ += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}"{}/>)", px(x1), px(y1), px(x2),
+                        px(y2), stroke, extra);
+    out_ += '\n';
+  }
+  // `anchor` is start, middle or end; `extra` more attributes.
+  void text(double x, double y, std::string_view content, std::string_view anchor,
+            std::string_view extra = "") {
+    out_ += fmt::format(R"(<text x="{}" y="{}" text-anchor="{}"{}>{}</text>)", px(x), px(y), anchor, extra,
+                        xml_escape(content));
+    out_ += '\n';
+  }
+  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view extra = "") {
+    out_ += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"{}/>)", px(x), px(y),
+                        px(std::max(0.0, w)), px(std::max(0.0, h)), fill, extra);
+    out_ += '\n';
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// The <svg> element's opening, its accessible name and a white background.
+void open_svg(Svg& svg, const ChartSize& size, std::string_view title, std::string_view kind,
+              const std::vector<std::string>& names) {
+  const std::string name = title.empty() ? std::string(kind) : std::string(title);
+  std::string desc(kind);
+  if (!names.empty()) {
+    desc += ". Series: ";
+    for (std::size_t i = 0; i < names.size(); ++i) desc += (i ? ", " : "") + names[i];
+  }
+  svg.raw(fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {w} {h}" )"
+      R"(width="{w}" height="{h}" role="img" aria-label="{name}" )"
+      R"(font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="{font}" fill="{text}">)"
+      "\n<title>{name}</title>\n<desc>{desc}</desc>\n",
+      fmt::arg("w", px(size.width)), fmt::arg("h", px(size.height)), fmt::arg("name", xml_escape(name)),
+      fmt::arg("desc", xml_escape(desc)), fmt::arg("font", px(kTickFont)), fmt::arg("text", kTextColor)));
+  svg.rect(0, 0, size.width, size.height, "#fff");
+  if (!title.empty()) {
+    svg.text(size.width / 2, 22, shorten(title, 90), "middle",
+             fmt::format(R"( font-size="{}" font-weight="bold")", px(kTitleFont)));
+  }
+}
+
+double top_margin(std::string_view title) { return title.empty() ? 14 : 38; }
+
+// The plot area as a nested viewport: what is drawn inside is clipped to it
+// (no ids needed, so many charts can share a page). Inside, coordinates stay
+// those of the whole chart.
+void open_plot(Svg& svg, const PlotRect& r) {
+  svg.raw(
+      fmt::format(R"(<svg class="plot" x="{x}" y="{y}" width="{w}" height="{h}" viewBox="{x} {y} {w} {h}">)",
+                  fmt::arg("x", px(r.left)), fmt::arg("y", px(r.top)), fmt::arg("w", px(r.width)),
+                  fmt::arg("h", px(r.height))));
+  svg.raw("\n");
+}
+
+// Grid lines and labels for the ticks of `m`, along the bottom (horizontal)
+// or the left side, then the axis line and title.
+void draw_axis(Svg& svg, const AxisMap& m, const PlotRect& r, bool horizontal, AxisUnit unit,
+               std::string_view title, bool grid) {
+  const double bottom = r.top + r.height;
+  for (double t : m.ticks) {
+    const auto p = m.map(t);
+    if (!p) continue;
+    if (horizontal) {
+      if (grid) svg.line(*p, r.top, *p, bottom, kGridColor);
+      svg.line(*p, bottom, *p, bottom + 4, kAxisColor);
+      svg.text(*p, bottom + 16, format_value(t, unit, m.scale), "middle");
+    } else {
+      if (grid) svg.line(r.left, *p, r.left + r.width, *p, kGridColor);
+      svg.line(r.left - 4, *p, r.left, *p, kAxisColor);
+      svg.text(r.left - 7, *p + 4, format_value(t, unit, m.scale), "end");
+    }
+  }
+  if (horizontal) {
+    svg.line(r.left, bottom, r.left + r.width, bottom, kAxisColor);
+    if (!title.empty()) svg.text(r.left + r.width / 2, bottom + 34, shorten(title, 90), "middle");
+  } else {
+    svg.line(r.left, r.top, r.left, bottom, kAxisColor);
+    if (!title.empty()) {
+      svg.raw(fmt::format(
+          R"svg(<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>)svg",
+          px(r.top + r.height / 2), xml_escape(shorten(title, 60))));
+      svg.raw("\n");
+    }
+  }
+}
+
+double legend_width(const std::vector<std::string>& names) {
+  double w = 0;
+  for (const auto& n : names) w = std::max(w, text_width(shorten(n, kMaxLabelChars), kLegendFont));
+  return w == 0 ? 0 : w + 30;
+}
+
+// The legend in the right margin: a swatch (a line for line charts, a square
+// for bars) and the name of each series.
+void draw_legend(Svg& svg, const PlotRect& r, const std::vector<std::string>& names,
+                 const SeriesColors& colors, bool as_lines) {
+  const double x = r.left + r.width + 14;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty()) continue;
+    const double y = r.top + 8 + 18 * static_cast<double>(i);
+    const std::size_t slot = colors.slot(names[i], names);
+    const std::string_view color = SeriesColors::color(slot);
+    if (as_lines) {
+      const std::string_view dash = SeriesColors::dash(slot);
+      svg.line(x, y, x + 18, y, color,
+               dash.empty() ? R"( stroke-width="2.5")"
+                            : fmt::format(R"( stroke-width="2.5" stroke-dasharray="{}")", dash));
+    } else {
+      svg.rect(x + 3, y - 6, 12, 12, color);
+    }
+    svg.text(x + 24, y + 4, shorten(names[i], kMaxLabelChars), "start");
+  }
+}
+
+void no_data_note(Svg& svg, const PlotRect& r) {
+  svg.text(r.left + r.width / 2, r.top + r.height / 2, "no data", "middle", R"( fill="#888")");
+}
+
+std::vector<std::string> names_of(const std::vector<LineSeries>& series) {
+  std::vector<std::string> names;
+  names.reserve(series.size());
+  for (const auto& s : series) names.push_back(s.name);
+  return names;
+}
+
+std::vector<std::string> names_of(const std::vector<BarSeries>& series) {
+  std::vector<std::string> names;
+  names.reserve(series.size());
+  for (const auto& s : series) names.push_back(s.name);
+  return names;
+}
+
+bool any_named(const std::vector<std::string>& names) {
+  return std::any_of(names.begin(), names.end(), [](const std::string& n) { return !n.empty(); });
+}
+
+double value_at(const std::vector<double>& values, std::size_t i) {
+  return i < values.size() ? values[i] : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::optional<ValueRange> range_at(const BarSeries& s, std::size_t i) {
+  if (i >= s.ranges.size() || !s.ranges[i]) return std::nullopt;
+  const ValueRange r = *s.ranges[i];
+  if (!std::isfinite(r.low) || !std::isfinite(r.high)) return std::nullopt;
+  return ValueRange{std::min(r.low, r.high), std::max(r.low, r.high)};
+}
+
+// The layout shared by grouped and stacked bars: the value axis along the
+// bottom (horizontal) or the left side, the categories along the other.
+BarLayout bar_layout(std::string_view title, const std::vector<std::string>& categories,
+                     const std::vector<std::string>& names, const Axis& value_axis,
+                     const std::vector<double>& extent, bool horizontal, const ChartSize& size,
+                     std::size_t group_size, double fill) {
+  Axis axis = value_axis;
+  axis.scale = AxisScale::kLinear;  // bars start at zero
+  axis.include_zero = true;
+  BarLayout l;
+  l.horizontal = horizontal;
+  l.value = make_map(axis, extent, 6);
+
+  double widest_category = 0;
+  for (const auto& c : categories)
+    widest_category = std::max(widest_category, text_width(shorten(c, kMaxLabelChars), kTickFont));
+  const double legend = any_named(names) ? legend_width(names) : 0;
+  const double top = top_margin(title);
+  const double right = 20 + legend;
+  double left = 0;
+  double bottom = 0;
+  const double n = static_cast<double>(std::max<std::size_t>(1, categories.size()));
+  if (horizontal) {
+    left = 14 + widest_category;
+    bottom = 28 + (value_axis.title.empty() ? 0 : 18);
+  } else {
+    left = 14 + widest_label(l.value, value_axis.unit) + (value_axis.title.empty() ? 0 : 20);
+    const double band = (size.width - left - right) / n;
+    // Category names too wide for their band are slanted by 30 degrees.
+    const double slant_drop = widest_category > band - 6 ? widest_category * 0.5 : 0;
+    bottom = 28 + slant_drop;
+  }
+  l.plot = PlotRect{left, top, std::max(10.0, size.width - left - right),
+                    std::max(10.0, size.height - top - bottom)};
+  if (horizontal) {
+    l.value.pixel_lo = l.plot.left;
+    l.value.pixel_hi = l.plot.left + l.plot.width;
+    l.band = l.plot.height / n;
+  } else {
+    l.value.pixel_lo = l.plot.top + l.plot.height;
+    l.value.pixel_hi = l.plot.top;
+    l.band = l.plot.width / n;
+  }
+  l.bar_width = l.band * fill / static_cast<double>(std::max<std::size_t>(1, group_size));
+  return l;
+}
+
+// The category names along the category axis.
+void draw_categories(Svg& svg, const BarLayout& l, const std::vector<std::string>& categories) {
+  const double bottom = l.plot.top + l.plot.height;
+  double widest = 0;
+  for (const auto& c : categories)
+    widest = std::max(widest, text_width(shorten(c, kMaxLabelChars), kTickFont));
+  const bool slant = !l.horizontal && widest > l.band - 6;
+  for (std::size_t i = 0; i < categories.size(); ++i) {
+    const double centre = l.bar_center(i, 0, 1);
+    const std::string label = shorten(categories[i], kMaxLabelChars);
+    if (l.horizontal) {
+      svg.text(l.plot.left - 7, centre + 4, label, "end");
+    } else if (slant) {
+      svg.raw(
+          fmt::format(R"svg(<text transform="translate({} {}) rotate(-30)" text-anchor="end">{}</text>)svg",
+                      px(centre + 4), px(bottom + 14), xml_escape(label)));
+      svg.raw("\n");
+    } else {
+      svg.text(centre, bottom + 16, label, "middle");
+    }
+  }
+  if (l.horizontal) {
+    svg.line(l.plot.left, l.plot.top, l.plot.left, bottom, kAxisColor);
+  }
+}
+
+// A bar from `from` to `to` along the value axis, centred at `centre` on the
+// category axis.
+void draw_bar(Svg& svg, const BarLayout& l, double centre, double from, double to, std::string_view color,
+              std::string_view tooltip) {
+  const auto a = l.value.map(from);
+  const auto b = l.value.map(to);
+  if (!a || !b) return;
+  const std::string title = fmt::format("<title>{}</title>", xml_escape(tooltip));
+  const double lo = std::min(*a, *b);
+  const double len = std::abs(*b - *a);
+  if (l.horizontal) {
+    svg.raw(fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}">{}</rect>)", px(lo),
+                        px(centre - l.bar_width / 2), px(len), px(l.bar_width), color, title));
+  } else {
+    svg.raw(fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}">{}</rect>)",
+                        px(centre - l.bar_width / 2), px(lo), px(l.bar_width), px(len), color, title));
+  }
+  svg.raw("\n");
+}
+
+// A label just past `end` along the value axis (past zero on the side the bar grows).
+void draw_value_label(Svg& svg, const BarLayout& l, double centre, double end, bool negative,
+                      std::string_view text) {
+  const auto p = l.value.map(end);
+  if (!p) return;
+  const std::string_view extra = R"( font-size="10")";
+  if (l.horizontal) {
+    svg.text(negative ? *p - 4 : *p + 4, centre + 3.5, text, negative ? "end" : "start", extra);
+  } else {
+    svg.text(centre, negative ? *p + 12 : *p - 4, text, "middle", extra);
+  }
+}
+
+std::string line_points(const std::vector<Point>& pts) {
+  std::string s;
+  for (const Point& p : pts) {
+    if (!s.empty()) s += ' ';
+    s += px(p.x) + "," + px(p.y);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          out += "\xEF\xBF\xBD";  // U+FFFD
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::size_t SeriesColors::slot(std::string_view name, const std::vector<std::string>& chart_names) const {
+  const auto listed = std::find(order_.begin(), order_.end(), name);
+  if (listed != order_.end()) return static_cast<std::size_t>(std::distance(order_.begin(), listed));
+  // Unlisted: the rank of this name among the unlisted names of the chart.
+  std::vector<std::string_view> unlisted;
+  for (const auto& n : chart_names) {
+    if (n == name) break;
+    const bool in_order = std::find(order_.begin(), order_.end(), n) != order_.end();
+    const bool seen = std::find(unlisted.begin(), unlisted.end(), n) != unlisted.end();
+    if (!in_order && !seen) unlisted.push_back(n);
+  }
+  return order_.size() + unlisted.size();
+}
+
+std::string_view SeriesColors::color(std::size_t slot) {
+  constexpr std::size_t n = std::size(kChartPalette);
+  return kChartPalette[slot % n];
+}
+
+std::string_view SeriesColors::dash(std::size_t slot) {
+  constexpr std::size_t n = std::size(kChartPalette);
+  constexpr std::string_view patterns[] = {"7 4", "2 3", "9 3 2 3"};
+  if (slot < n) return "";
+  return patterns[(slot / n - 1) % std::size(patterns)];
+}
+
+std::optional<double> AxisMap::map(double value) const {
+  if (!showable(scale, value)) return std::nullopt;
+  double t = 0;
+  if (is_log(scale)) {
+    t = (std::log(value) - std::log(lo)) / (std::log(hi) - std::log(lo));
+  } else {
+    t = (value - lo) / (hi - lo);
+  }
+  const double p = pixel_lo + t * (pixel_hi - pixel_lo);
+  if (!std::isfinite(p)) return std::nullopt;
+  return p;
+}
+
+std::vector<double> nice_ticks(AxisScale scale, double& lo, double& hi, int target, bool keep_lo,
+                               bool keep_hi) {
+  if (!showable(scale, lo) || !showable(scale, hi) || hi <= lo) {
+    lo = is_log(scale) ? 1 : 0;
+    hi = is_log(scale) ? 10 : 1;
+    keep_lo = keep_hi = false;
+  }
+  target = std::max(2, target);
+  std::vector<double> ticks = is_log(scale) ? log_ticks(scale, lo, hi, target, keep_lo, keep_hi)
+                                            : linear_ticks(lo, hi, target, keep_lo, keep_hi);
+  if (ticks.empty()) ticks = {lo, hi};  // a fixed range narrower than one step
+  return ticks;
+}
+
+std::string format_value(double value, AxisUnit unit, AxisScale scale) {
+  if (!std::isfinite(value)) return "";
+  switch (unit) {
+    case AxisUnit::kNone: {
+      if (std::abs(value) < 1e4) return trim_number(value, 4);
+      static constexpr Prefix kSi[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+      return with_prefix(value, kSi, 3);
+    }
+    case AxisUnit::kBytes: {
+      static constexpr Prefix kBinary[] = {
+          {1099511627776.0, "T"}, {1073741824.0, "G"}, {1048576.0, "M"}, {1024.0, "K"}};
+      static constexpr Prefix kDecimal[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
+      const bool binary = scale == AxisScale::kLog2;
+      if (std::abs(value) < (binary ? 1024 : 1000)) return trim_number(value, 3);
+      return binary ? with_prefix(value, kBinary, 3) : with_prefix(value, kDecimal, 3);
+    }
+    case AxisUnit::kSeconds: {
+      if (value == 0) return "0";
+      static constexpr Prefix kTime[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
+      return with_prefix(value, kTime, 3);
+    }
+    case AxisUnit::kPercent:
+      return trim_number(value, 4) + "%";
+    case AxisUnit::kTimes:
+      return trim_number(value, 3) + "×";
+  }
+  return trim_number(value, 4);
+}
+
+double BarLayout::bar_center(std::size_t category, std::size_t series, std::size_t series_count) const {
+  const double start = horizontal ? plot.top : plot.left;
+  const double group = bar_width * static_cast<double>(std::max<std::size_t>(1, series_count));
+  return start + band * static_cast<double>(category) + (band - group) / 2 +
+         bar_width * (static_cast<double>(series) + 0.5);
+}
+
+LineLayout layout_of(const LineChart& chart) {
+  std::vector<double> xs;
+  std::vector<double> ys;
+  for (const auto& s : chart.series) {
+    for (const Point& p : s.points) {
+      // A point counts towards the ranges only when both axes can show it.
+      if (!showable(chart.x.scale, p.x) || !showable(chart.y.scale, p.y)) continue;
+      xs.push_back(p.x);
+      ys.push_back(p.y);
+    }
+  }
+  LineLayout l;
+  l.x = make_map(chart.x, xs, 7);
+  l.y = make_map(chart.y, ys, 6);
+  const auto names = names_of(chart.series);
+  const double top = top_margin(chart.title);
+  const double left = 14 + widest_label(l.y, chart.y.unit) + (chart.y.title.empty() ? 0 : 20);
+  const double right = 24 + (any_named(names) ? legend_width(names) : 0);
+  const double bottom = 28 + (chart.x.title.empty() ? 0 : 18);
+  l.plot = PlotRect{left, top, std::max(10.0, chart.size.width - left - right),
+                    std::max(10.0, chart.size.height - top - bottom)};
+  l.x.pixel_lo = l.plot.left;
+  l.x.pixel_hi = l.plot.left + l.plot.width;
+  l.y.pixel_lo = l.plot.top + l.plot.height;
+  l.y.pixel_hi = l.plot.top;
+  return l;
+}
+
+BarLayout layout_of(const BarChart& chart) {
+  std::vector<double> extent;
+  for (const auto& s : chart.series) {
+    for (std::size_t i = 0; i < chart.categories.size(); ++i) {
+      extent.push_back(value_at(s.values, i));
+      if (const auto r = range_at(s, i)) {
+        extent.push_back(r->low);
+        extent.push_back(r->high);
+      }
+    }
+  }
+  return bar_layout(chart.title, chart.categories, names_of(chart.series), chart.value_axis, extent,
+                    chart.horizontal, chart.size, chart.series.size(), 0.8);
+}
+
+BarLayout layout_of(const StackedBarChart& chart) {
+  std::vector<double> extent;
+  for (std::size_t i = 0; i < chart.categories.size(); ++i) {
+    double total = 0;
+    for (const auto& s : chart.series) {
+      const double v = value_at(s.values, i);
+      if (std::isfinite(v) && v > 0) total += v;
+    }
+    extent.push_back(total);
+  }
+  return bar_layout(chart.title, chart.categories, names_of(chart.series), chart.value_axis, extent,
+                    chart.horizontal, chart.size, 1, 0.6);
+}
+
+std::string render_svg(const LineChart& chart, const SeriesColors& colors) {
+  const LineLayout l = layout_of(chart);
+  const auto names = names_of(chart.series);
+  Svg svg;
+  open_svg(svg, chart.size, chart.title, chart.step ? "Step chart" : "Line chart", names);
+  draw_axis(svg, l.y, l.plot, false, chart.y.unit, chart.y.title, true);
+  draw_axis(svg, l.x, l.plot, true, chart.x.unit, chart.x.title, true);
+  open_plot(svg, l.plot);
+  bool drew = false;
+  for (const auto& s : chart.series) {
+    const std::size_t slot = colors.slot(s.name, names);
+    const std::string_view color = SeriesColors::color(slot);
+    const std::string_view dash = SeriesColors::dash(slot);
+    svg.raw(fmt::format(R"(<g class="series" fill="none" stroke="{}" stroke-width="2"{}>)", color,
+                        dash.empty() ? "" : fmt::format(R"( stroke-dasharray="{}")", dash)));
+    svg.raw(fmt::format("<title>{}</title>\n", xml_escape(s.name)));
+    // Runs of showable points; a point an axis cannot show ends a run.
+    std::vector<std::vector<Point>> runs(1);
+    for (const Point& p : s.points) {
+      const auto x = l.x.map(p.x);
+      const auto y = l.y.map(p.y);
+      if (!x || !y) {
+        if (!runs.back().empty()) runs.emplace_back();
+        continue;
+      }
+      runs.back().push_back({*x, *y});
+    }
+    std::vector<Point> dots;
+    for (const auto& run : runs) {
+      if (run.empty()) continue;
+      drew = true;
+      std::vector<Point> path;
+      for (std::size_t i = 0; i < run.size(); ++i) {
+        if (chart.step && i > 0) path.push_back({run[i].x, run[i - 1].y});
+        path.push_back(run[i]);
+      }
+      if (path.size() > 1) svg.raw(fmt::format("<polyline points=\"{}\"/>\n", line_points(path)));
+      // A lone point has no line: it always gets its dot.
+      if (chart.markers || run.size() == 1) dots.insert(dots.end(), run.begin(), run.end());
+    }
+    for (const Point& d : dots) {
+      svg.raw(
+          fmt::format(R"(<circle cx="{}" cy="{}" r="3" fill="{}" stroke="none"/>)", px(d.x), px(d.y), color));
+      svg.raw("\n");
+    }
+    svg.raw("</g>\n");
+  }
+  svg.raw("</svg>\n");
+  if (!drew) no_data_note(svg, l.plot);
+  if (any_named(names)) draw_legend(svg, l.plot, names, colors, true);
+  svg.raw("</svg>\n");
+  return svg.take();
+}
+
+std::string render_svg(const BarChart& chart, const SeriesColors& colors) {
+  const BarLayout l = layout_of(chart);
+  const auto names = names_of(chart.series);
+  Svg svg;
+  open_svg(svg, chart.size, chart.title, "Bar chart", names);
+  draw_axis(svg, l.value, l.plot, l.horizontal, chart.value_axis.unit, chart.value_axis.title, true);
+  draw_categories(svg, l, chart.categories);
+  open_plot(svg, l.plot);
+  bool drew = false;
+  Svg over;  // whiskers and labels: drawn last, over the bars and outside the clip
+  for (std::size_t si = 0; si < chart.series.size(); ++si) {
+    const BarSeries& s = chart.series[si];
+    const std::string_view color = SeriesColors::color(colors.slot(s.name, names));
+    for (std::size_t ci = 0; ci < chart.categories.size(); ++ci) {
+      const double v = value_at(s.values, ci);
+      if (!std::isfinite(v)) continue;
+      drew = true;
+      const double centre = l.bar_center(ci, si, chart.series.size());
+      const auto range = range_at(s, ci);
+      std::string tooltip = fmt::format("{}: {}", s.name.empty() ? chart.categories[ci] : s.name,
+                                        format_value(v, chart.value_axis.unit));
+      if (range) {
+        tooltip += fmt::format(" ({} to {})", format_value(range->low, chart.value_axis.unit),
+                               format_value(range->high, chart.value_axis.unit));
+      }
+      draw_bar(svg, l, centre, 0, v, color, tooltip);
+      double label_at = v;
+      if (range) {
+        const auto a = l.value.map(range->low);
+        const auto b = l.value.map(range->high);
+        const double cap = std::max(2.0, l.bar_width * 0.25);
+        if (a && b) {
+          constexpr std::string_view kWhisker = R"( class="whisker" stroke-width="1.5")";
+          if (l.horizontal) {
+            over.line(*a, centre, *b, centre, kAxisColor, kWhisker);
+            over.line(*a, centre - cap, *a, centre + cap, kAxisColor, kWhisker);
+            over.line(*b, centre - cap, *b, centre + cap, kAxisColor, kWhisker);
+          } else {
+            over.line(centre, *a, centre, *b, kAxisColor, kWhisker);
+            over.line(centre - cap, *a, centre + cap, *a, kAxisColor, kWhisker);
+            over.line(centre - cap, *b, centre + cap, *b, kAxisColor, kWhisker);
+          }
+        }
+        label_at = v < 0 ? std::min(v, range->low) : std::max(v, range->high);
+      }
+      if (chart.value_labels) {
+        draw_value_label(over, l, centre, label_at, v < 0, format_value(v, chart.value_axis.unit));
+      }
+    }
+  }
+  svg.raw("</svg>\n");
+  if (const auto zero = l.value.map(0)) {  // the zero line over the bars
+    if (l.horizontal) {
+      svg.line(*zero, l.plot.top, *zero, l.plot.top + l.plot.height, kAxisColor);
+    } else {
+      svg.line(l.plot.left, *zero, l.plot.left + l.plot.width, *zero, kAxisColor);
+    }
+  }
+  svg.raw(over.take());
+  if (!drew) no_data_note(svg, l.plot);
+  if (any_named(names)) draw_legend(svg, l.plot, names, colors, false);
+  svg.raw("</svg>\n");
+  return svg.take();
+}
+
+std::string render_svg(const StackedBarChart& chart, const SeriesColors& colors) {
+  const BarLayout l = layout_of(chart);
+  const auto names = names_of(chart.series);
+  Svg svg;
+  open_svg(svg, chart.size, chart.title, "Stacked bar chart", names);
+  draw_axis(svg, l.value, l.plot, l.horizontal, chart.value_axis.unit, chart.value_axis.title, true);
+  draw_categories(svg, l, chart.categories);
+  open_plot(svg, l.plot);
+  Svg over;
+  bool drew = false;
+  for (std::size_t ci = 0; ci < chart.categories.size(); ++ci) {
+    const double centre = l.bar_center(ci, 0, 1);
+    double base = 0;
+    for (const auto& s : chart.series) {
+      const double v = value_at(s.values, ci);
+      if (!std::isfinite(v) || v <= 0) continue;
+      drew = true;
+      const std::string_view color = SeriesColors::color(colors.slot(s.name, names));
+      draw_bar(
+          svg, l, centre, base, base + v, color,
+          fmt::format("{}, {}: {}", chart.categories[ci], s.name, format_value(v, chart.value_axis.unit)));
+      base += v;
+    }
+    if (chart.value_labels && base > 0) {
+      draw_value_label(over, l, centre, base, false, format_value(base, chart.value_axis.unit));
+    }
+  }
+  svg.raw("</svg>\n");
+  svg.raw(over.take());
+  if (!drew) no_data_note(svg, l.plot);
+  if (any_named(names)) draw_legend(svg, l.plot, names, colors, false);
+  svg.raw("</svg>\n");
+  return svg.take();
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,364 @@
+// The SVG chart toolkit of report.html: where values land in pixels, which
+// ticks an axis gets, how labels read, and that bad input still gives valid,
+// deterministic markup.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "report/svg_chart.h"
+
+namespace rdmasim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string px(double v) { return fmt::format("{:.2f}", v); }
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Valid enough: one outer <svg>, every opened element closed, nothing that
+// printed a NaN or an infinity.
+void expect_clean_svg(const std::string& svg) {
+  EXPECT_EQ(svg.rfind("<svg ", 0), 0u) << svg.substr(0, 80);
+  EXPECT_EQ(count(svg, "<svg "), count(svg, "</svg>"));
+  EXPECT_EQ(count(svg, "<g "), count(svg, "</g>"));
+  EXPECT_EQ(count(svg, "<text "), count(svg, "</text>"));
+  EXPECT_EQ(count(svg, "<title>"), count(svg, "</title>"));
+  const std::string l = lower(svg);
+  EXPECT_EQ(l.find("nan"), std::string::npos) << svg;
+  EXPECT_EQ(l.find("inf"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("viewBox=\"0 0 "), std::string::npos);
+  EXPECT_NE(svg.find("aria-label=\""), std::string::npos);
+}
+
+std::vector<double> ticks_of(AxisScale scale, double lo, double hi, double& out_lo, double& out_hi,
+                             int target = 6) {
+  out_lo = lo;
+  out_hi = hi;
+  return nice_ticks(scale, out_lo, out_hi, target);
+}
+
+TEST(SvgChart, EscapesXmlSpecialCharacters) {
+  EXPECT_EQ(xml_escape(R"(a<b>&"c'd)"), "a&lt;b&gt;&amp;&quot;c&#39;d");
+  EXPECT_EQ(xml_escape("µs ≤ 5"), "µs ≤ 5");  // UTF-8 passes through
+  EXPECT_EQ(xml_escape(std::string("x\x01y\tz", 5)), "x\xEF\xBF\xBDy\tz");
+}
+
+TEST(SvgChart, LinearTicksAreNiceNumbers) {
+  double lo = 0;
+  double hi = 0;
+  EXPECT_EQ(ticks_of(AxisScale::kLinear, 0.3, 9.2, lo, hi), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 10);
+  const auto fractions = ticks_of(AxisScale::kLinear, 0, 1, lo, hi);
+  ASSERT_EQ(fractions.size(), 6u);
+  for (std::size_t i = 0; i < fractions.size(); ++i)
+    EXPECT_NEAR(fractions[i], 0.2 * static_cast<double>(i), 1e-12);
+  EXPECT_EQ(ticks_of(AxisScale::kLinear, 130, 870, lo, hi),
+            (std::vector<double>{0, 200, 400, 600, 800, 1000}));
+  EXPECT_EQ(ticks_of(AxisScale::kLinear, -35, 42, lo, hi), (std::vector<double>{-40, -20, 0, 20, 40, 60}));
+}
+
+TEST(SvgChart, FixedLimitsAreKept) {
+  double lo = 0.05;
+  double hi = 0.95;
+  const auto ticks = nice_ticks(AxisScale::kLinear, lo, hi, 6, true, true);
+  EXPECT_EQ(lo, 0.05);
+  EXPECT_EQ(hi, 0.95);
+  ASSERT_FALSE(ticks.empty());
+  EXPECT_GE(ticks.front(), 0.05);
+  EXPECT_LE(ticks.back(), 0.95);
+}
+
+TEST(SvgChart, LogTicksArePowers) {
+  double lo = 0;
+  double hi = 0;
+  EXPECT_EQ(ticks_of(AxisScale::kLog10, 3, 4000, lo, hi), (std::vector<double>{1, 10, 100, 1000, 10000}));
+  EXPECT_EQ(lo, 1);
+  EXPECT_EQ(hi, 10000);
+  // 1 KiB to 1 GiB: 21 powers of two are too many, every second one keeps 1K, 1M and 1G.
+  const auto sizes = ticks_of(AxisScale::kLog2, 1024, 1 << 30, lo, hi);
+  ASSERT_EQ(sizes.size(), 11u);
+  std::vector<std::string> labels;
+  labels.reserve(sizes.size());
+  for (double t : sizes) labels.push_back(format_value(t, AxisUnit::kBytes, AxisScale::kLog2));
+  EXPECT_EQ(labels, (std::vector<std::string>{"1K", "4K", "16K", "64K", "256K", "1M", "4M", "16M", "64M",
+                                              "256M", "1G"}));
+  EXPECT_EQ(ticks_of(AxisScale::kLog2, 3, 60, lo, hi), (std::vector<double>{2, 4, 8, 16, 32, 64}));
+}
+
+TEST(SvgChart, BadRangesStillGiveTicks) {
+  double lo = 0;
+  double hi = 0;
+  for (auto [a, b] :
+       std::vector<std::pair<double, double>>{{kNaN, 1}, {5, 5}, {-kInf, kInf}, {0, 0}, {-1e308, 1e308}}) {
+    for (AxisScale s : {AxisScale::kLinear, AxisScale::kLog10, AxisScale::kLog2}) {
+      const auto ticks = ticks_of(s, a, b, lo, hi);
+      EXPECT_FALSE(ticks.empty());
+      EXPECT_TRUE(std::isfinite(lo) && std::isfinite(hi) && lo < hi) << a << " " << b;
+      for (double t : ticks) EXPECT_TRUE(std::isfinite(t));
+    }
+  }
+}
+
+TEST(SvgChart, LabelsReadWithTheirUnit) {
+  EXPECT_EQ(format_value(512, AxisUnit::kBytes, AxisScale::kLog2), "512");
+  EXPECT_EQ(format_value(1536, AxisUnit::kBytes, AxisScale::kLog2), "1.5K");
+  EXPECT_EQ(format_value(1 << 20, AxisUnit::kBytes, AxisScale::kLog2), "1M");
+  EXPECT_EQ(format_value(1e6, AxisUnit::kBytes, AxisScale::kLog10), "1M");
+  EXPECT_EQ(format_value(4e9, AxisUnit::kBytes), "4G");
+  EXPECT_EQ(format_value(2e-5, AxisUnit::kSeconds), "20µs");
+  EXPECT_EQ(format_value(1.5e-3, AxisUnit::kSeconds), "1.5ms");
+  EXPECT_EQ(format_value(5e-7, AxisUnit::kSeconds), "500ns");
+  EXPECT_EQ(format_value(2, AxisUnit::kSeconds), "2s");
+  EXPECT_EQ(format_value(0, AxisUnit::kSeconds), "0");
+  EXPECT_EQ(format_value(0.25, AxisUnit::kNone), "0.25");
+  EXPECT_EQ(format_value(1500, AxisUnit::kNone), "1500");
+  EXPECT_EQ(format_value(20000, AxisUnit::kNone), "20k");
+  EXPECT_EQ(format_value(2.5e7, AxisUnit::kNone), "25M");
+  EXPECT_EQ(format_value(-0.0, AxisUnit::kNone), "0");
+  EXPECT_EQ(format_value(50, AxisUnit::kPercent), "50%");
+  EXPECT_EQ(format_value(2.5, AxisUnit::kTimes), "2.5×");
+  EXPECT_EQ(format_value(kNaN, AxisUnit::kNone), "");
+  EXPECT_EQ(format_value(kInf, AxisUnit::kBytes), "");
+}
+
+TEST(SvgChart, LinearPointLandsOnItsPixel) {
+  LineChart c;
+  c.title = "one point";
+  c.x = Axis{.title = "x", .min = 0, .max = 10};
+  c.y = Axis{.title = "y", .min = 0, .max = 100};
+  c.series = {{"s", {{5, 25}, {10, 100}}}};
+  c.markers = true;
+  const LineLayout l = layout_of(c);
+  // The plot sits inside the chart with room for labels on the left and below.
+  EXPECT_GT(l.plot.left, 20);
+  EXPECT_GT(l.plot.top, 20);
+  EXPECT_LT(l.plot.left + l.plot.width, c.size.width);
+  EXPECT_LT(l.plot.top + l.plot.height, c.size.height - 20);
+  const double x = l.plot.left + l.plot.width * 0.5;
+  const double y = l.plot.top + l.plot.height * 0.75;
+  EXPECT_DOUBLE_EQ(*l.x.map(5), x);
+  EXPECT_DOUBLE_EQ(*l.y.map(25), y);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  EXPECT_NE(svg.find(fmt::format(R"(<circle cx="{}" cy="{}")", px(x), px(y))), std::string::npos) << svg;
+  // The line runs from that point to the plot's top right corner.
+  EXPECT_NE(svg.find(fmt::format(R"(points="{},{} {},{}")", px(x), px(y), px(l.plot.left + l.plot.width),
+                                 px(l.plot.top))),
+            std::string::npos);
+}
+
+TEST(SvgChart, LogPointLandsOnItsPixel) {
+  LineChart c;
+  c.x = Axis{.scale = AxisScale::kLog10, .min = 1, .max = 1000};
+  c.y = Axis{.scale = AxisScale::kLog2, .min = 1, .max = 16};
+  c.series = {{"s", {{10, 4}}}};
+  const LineLayout l = layout_of(c);
+  const double x = l.plot.left + l.plot.width / 3;
+  const double y = l.plot.top + l.plot.height / 2;
+  EXPECT_NEAR(*l.x.map(10), x, 1e-9);
+  EXPECT_NEAR(*l.y.map(4), y, 1e-9);
+  EXPECT_EQ(l.x.ticks, (std::vector<double>{1, 10, 100, 1000}));
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  // A lone point has no line to draw, so it gets a dot even without markers.
+  EXPECT_NE(svg.find(fmt::format(R"(<circle cx="{}" cy="{}")", px(x), px(y))), std::string::npos) << svg;
+}
+
+TEST(SvgChart, StepLineHoldsUntilTheNextX) {
+  LineChart c;
+  c.x = Axis{.min = 0, .max = 4};
+  c.y = Axis{.min = 0, .max = 1};
+  c.step = true;
+  c.series = {{"cdf", {{1, 0.5}, {3, 1}}}};
+  const LineLayout l = layout_of(c);
+  const auto x = [&](double v) { return px(*l.x.map(v)); };
+  const auto y = [&](double v) { return px(*l.y.map(v)); };
+  const std::string svg = render_svg(c);
+  EXPECT_NE(svg.find(fmt::format(R"(points="{},{} {},{} {},{}")", x(1), y(0.5), x(3), y(0.5), x(3), y(1))),
+            std::string::npos)
+      << svg;
+}
+
+TEST(SvgChart, ZerosOnLogAxisAreSkippedAndBreakTheLine) {
+  LineChart c;
+  c.x = Axis{.scale = AxisScale::kLog10};
+  c.y = Axis{};
+  c.series = {{"s", {{0, 1}, {1, 2}, {10, 3}, {-5, 4}, {100, 5}, {kNaN, 6}, {1000, kInf}}}};
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  // Two runs: 1..10 (a line) and 100 alone (a dot).
+  EXPECT_EQ(count(svg, "<polyline"), 1u);
+  EXPECT_EQ(count(svg, "<circle"), 1u);
+  const LineLayout l = layout_of(c);
+  EXPECT_EQ(l.x.lo, 1);  // the range ignores what the axis cannot show
+  EXPECT_EQ(l.x.hi, 100);
+}
+
+TEST(SvgChart, EdgeCasesGiveValidMarkup) {
+  std::vector<LineChart> lines(6);
+  lines[1].series = {{"empty", {}}};
+  lines[2].series = {{"one", {{3, 3}}}};
+  lines[3].series = {{"flat", {{1, 7}, {2, 7}, {3, 7}}}};
+  lines[4].series = {{"bad", {{kNaN, kNaN}, {kInf, 1}, {1, -kInf}}}};
+  lines[5].x.scale = AxisScale::kLog2;
+  lines[5].y.scale = AxisScale::kLog10;
+  lines[5].series = {{"zeros", {{0, 0}, {0, 1}}}, {"", {{1, 1}}}};
+  for (const auto& c : lines) {
+    const std::string svg = render_svg(c);
+    expect_clean_svg(svg);
+  }
+  EXPECT_NE(render_svg(lines[0]).find(">no data<"), std::string::npos);
+  EXPECT_NE(render_svg(lines[4]).find(">no data<"), std::string::npos);
+  EXPECT_EQ(render_svg(lines[3]).find(">no data<"), std::string::npos);
+
+  BarChart empty_bars;
+  expect_clean_svg(render_svg(empty_bars));
+  BarChart bad_bars{.categories = {"a", "b", "c"},
+                    .series = {{"s", {kNaN, kInf}, {ValueRange{kNaN, 1}}}, {"t", {0, 0, 0}, {}}},
+                    .value_labels = true};
+  expect_clean_svg(render_svg(bad_bars));
+  bad_bars.horizontal = true;
+  expect_clean_svg(render_svg(bad_bars));
+  StackedBarChart stacked{.categories = {"a", "b"}, .series = {{"s", {-1, kNaN}, {}}}, .value_labels = true};
+  expect_clean_svg(render_svg(stacked));
+}
+
+TEST(SvgChart, SameInputSameBytes) {
+  const auto make = [] {
+    LineChart c;
+    c.title = "busbw";
+    c.x = Axis{.title = "size", .scale = AxisScale::kLog2, .unit = AxisUnit::kBytes};
+    c.y = Axis{.title = "GB/s", .include_zero = true};
+    for (int e = 10; e <= 30; ++e) {
+      const double size = std::ldexp(1.0, e);
+      c.series.resize(2);
+      c.series[0].name = "ring";
+      c.series[1].name = "tree";
+      c.series[0].points.push_back({size, 40 * size / (size + 1e6)});
+      c.series[1].points.push_back({size, 35 * size / (size + 2e5)});
+    }
+    c.markers = true;
+    return c;
+  };
+  const std::string a = render_svg(make());
+  EXPECT_EQ(a, render_svg(make()));
+  expect_clean_svg(a);
+  EXPECT_NE(a.find(">1G<"), std::string::npos);
+  EXPECT_NE(a.find(">1M<"), std::string::npos);
+}
+
+TEST(SvgChart, SeriesKeepTheirColourAcrossCharts) {
+  const SeriesColors colors({"RoCE", "IB"});
+  const std::vector<std::string> chart = {"IB", "other", "RoCE", "more"};
+  EXPECT_EQ(colors.slot("RoCE", chart), 0u);
+  EXPECT_EQ(colors.slot("IB", chart), 1u);
+  EXPECT_EQ(colors.slot("other", chart), 2u);
+  EXPECT_EQ(colors.slot("more", chart), 3u);
+  EXPECT_EQ(SeriesColors::color(1), "#E69F00");
+  EXPECT_EQ(SeriesColors::color(9), SeriesColors::color(1));
+  EXPECT_EQ(SeriesColors::dash(1), "");
+  EXPECT_NE(SeriesColors::dash(9), "");
+
+  LineChart c;
+  c.series = {{"IB", {{1, 1}, {2, 2}}}};
+  EXPECT_NE(render_svg(c, colors).find(R"(stroke="#E69F00")"), std::string::npos);
+  BarChart b{.categories = {"x"}, .series = {{"IB", {1}, {}}}};
+  EXPECT_NE(render_svg(b, colors).find(R"(fill="#E69F00")"), std::string::npos);
+}
+
+TEST(SvgChart, TextIsEscapedEverywhere) {
+  const std::string evil = R"(<script>alert("x")</script> & more)";
+  LineChart c{
+      .title = evil, .x = Axis{.title = evil}, .y = Axis{.title = evil}, .series = {{evil, {{1, 1}}}}};
+  BarChart b{
+      .title = evil, .categories = {evil}, .series = {{evil, {1}, {}}}, .value_axis = Axis{.title = evil}};
+  for (const std::string& svg : {render_svg(c), render_svg(b)}) {
+    EXPECT_EQ(svg.find("<script"), std::string::npos);
+    EXPECT_NE(svg.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more"), std::string::npos);
+    expect_clean_svg(svg);
+  }
+}
+
+TEST(SvgChart, WhiskersSitOnTheirRange) {
+  BarChart b{.categories = {"a", "b"},
+             .series = {{"cost", {10, 20}, {std::nullopt, ValueRange{30, 15}}}},
+             .value_axis = Axis{.min = 0, .max = 40}};
+  const BarLayout l = layout_of(b);
+  const double centre = l.bar_center(1, 0, 1);
+  EXPECT_NEAR(centre, l.plot.left + l.plot.width * 0.75, 1e-9);  // the middle of the second of two bands
+  const double low = *l.value.map(15);
+  const double high = *l.value.map(30);
+  EXPECT_NEAR(low, l.plot.top + l.plot.height * (1 - 15.0 / 40), 1e-9);
+  const std::string svg = render_svg(b);
+  expect_clean_svg(svg);
+  EXPECT_EQ(count(svg, "class=\"whisker\""), 3u);  // one range: a stem and two caps
+  EXPECT_NE(
+      svg.find(fmt::format(R"(<line x1="{c}" y1="{lo}" x2="{c}" y2="{hi}" stroke="#444" class="whisker")",
+                           fmt::arg("c", px(centre)), fmt::arg("lo", px(low)), fmt::arg("hi", px(high)))),
+      std::string::npos)
+      << svg;
+  // The bar itself reaches from zero up to 20.
+  EXPECT_NE(
+      svg.find(fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}")", px(centre - l.bar_width / 2),
+                           px(*l.value.map(20)), px(l.bar_width), px(*l.value.map(0) - *l.value.map(20)))),
+      std::string::npos);
+
+  b.horizontal = true;
+  const BarLayout h = layout_of(b);
+  const double middle = h.bar_center(1, 0, 1);
+  const std::string hsvg = render_svg(b);
+  EXPECT_NE(
+      hsvg.find(fmt::format(R"(<line x1="{lo}" y1="{c}" x2="{hi}" y2="{c}" stroke="#444" class="whisker")",
+                            fmt::arg("c", px(middle)), fmt::arg("lo", px(*h.value.map(15))),
+                            fmt::arg("hi", px(*h.value.map(30))))),
+      std::string::npos)
+      << hsvg;
+}
+
+TEST(SvgChart, GroupedBarsSitSideBySide) {
+  BarChart b{.categories = {"a"}, .series = {{"x", {1}, {}}, {"y", {2}, {}}}, .value_axis = Axis{.max = 2}};
+  const BarLayout l = layout_of(b);
+  const double left = l.bar_center(0, 0, 2);
+  const double right = l.bar_center(0, 1, 2);
+  EXPECT_NEAR(right - left, l.bar_width, 1e-9);
+  EXPECT_NEAR((left + right) / 2, l.plot.left + l.plot.width / 2, 1e-9);
+}
+
+TEST(SvgChart, StackedSegmentsStartWhereTheLastEnded) {
+  StackedBarChart s{.categories = {"step"},
+                    .series = {{"compute", {6}, {}}, {"exposed comm", {4}, {}}},
+                    .value_axis = Axis{.min = 0, .max = 10},
+                    .value_labels = true};
+  const BarLayout l = layout_of(s);
+  const double centre = l.bar_center(0, 0, 1);
+  const std::string svg = render_svg(s);
+  expect_clean_svg(svg);
+  // "exposed comm" spans 6..10.
+  EXPECT_NE(svg.find(fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}")",
+                                 px(centre - l.bar_width / 2), px(*l.value.map(10)), px(l.bar_width),
+                                 px(*l.value.map(6) - *l.value.map(10)), kChartPalette[1])),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(R"(font-size="10">10</text>)"), std::string::npos);  // the stack's total
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "config/units_parse.h"
+#include "report/html_page.h"
+#include "report/svg_chart.h"
 
 namespace rdmasim {
 namespace {
@@ -15,20 +19,25 @@ using json = nlohmann::ordered_json;
 
 // The report's content, rendered as Markdown and as HTML from the same model
 // so the two never say different things.
-struct Table {
+struct ReportTable {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
 };
+// A paragraph, a table or (HTML only) a chart with its caption.
 struct Block {
-  std::string paragraph;  // or
-  Table table;
+  std::string paragraph;
+  ReportTable table;
   bool is_table = false;
+  std::string svg;
 };
 struct Section {
   std::string title;
   std::vector<Block> blocks;
-  void para(std::string p) { blocks.push_back(Block{std::move(p), {}, false}); }
-  void table(Table t) { blocks.push_back(Block{{}, std::move(t), true}); }
+  void para(std::string p) { blocks.push_back(Block{std::move(p), {}, false, {}}); }
+  void table(ReportTable t) { blocks.push_back(Block{{}, std::move(t), true, {}}); }
+  void chart(std::string svg, std::string caption) {
+    blocks.push_back(Block{std::move(caption), {}, false, std::move(svg)});
+  }
 };
 
 // The metrics each workload type shows in its results table.
@@ -111,6 +120,157 @@ std::string condition_text(const EvalCondition& c) {
   return s;
 }
 
+std::vector<std::string> fabric_names(const Evaluation& ev) {
+  std::vector<std::string> v;
+  for (const auto& f : ev.fabrics) v.push_back(f.name);
+  return v;
+}
+
+std::string score_chart(const EvalReportInput& in) {
+  BarChart c;
+  c.title = "Score per criterion (100 = best fabric on it)";
+  for (const auto& sc : in.summary.scores) c.categories.push_back(sc.criterion);
+  for (size_t f = 0; f < in.ev.fabrics.size(); ++f) {
+    BarSeries b{in.ev.fabrics[f].name, {}, {}};
+    for (const auto& sc : in.summary.scores) b.values.push_back(sc.score[f]);
+    c.series.push_back(std::move(b));
+  }
+  c.value_axis.title = "score";
+  c.value_axis.max = 100;
+  c.size = {900, 380};
+  return render_svg(c, SeriesColors(fabric_names(in.ev)));
+}
+
+std::string cost_chart(const EvalReportInput& in) {
+  StackedBarChart c;
+  c.title = "Total cost of ownership";
+  c.horizontal = true;
+  c.value_labels = true;
+  std::vector<std::string> items;
+  for (size_t f = 0; f < in.ev.fabrics.size(); ++f) {
+    if (!in.summary.cost[f].applicable) continue;
+    c.categories.push_back(in.ev.fabrics[f].name);
+    for (const auto& l : in.summary.cost[f].lines)
+      if (std::find(items.begin(), items.end(), l.item) == items.end()) items.push_back(l.item);
+  }
+  for (const auto& item : items) {
+    BarSeries b{item, {}, {}};
+    for (size_t f = 0; f < in.ev.fabrics.size(); ++f) {
+      if (!in.summary.cost[f].applicable) continue;
+      double v = 0;
+      for (const auto& l : in.summary.cost[f].lines)
+        if (l.item == item) v = l.usd;
+      b.values.push_back(v);
+    }
+    c.series.push_back(std::move(b));
+  }
+  c.value_axis.title = "USD";
+  c.size = {900, 120.0 + 50.0 * static_cast<double>(c.categories.size())};
+  return render_svg(c, SeriesColors(items));
+}
+
+using FigureOf =
+    std::function<const EvalFigure*(size_t fabric, size_t point, size_t condition, const std::string&)>;
+
+size_t baseline_of(const Evaluation& ev) {
+  for (size_t k = 0; k < ev.conditions.size(); ++k)
+    if (ev.conditions[k].is_baseline()) return k;
+  return 0;
+}
+
+// The chart a workload's results read best as.
+std::string workload_chart(const EvalReportInput& in, size_t w, const FigureOf& fig) {
+  const Evaluation& ev = in.ev;
+  const EvalWorkload& wl = ev.workloads[w];
+  const SeriesColors colors(fabric_names(ev));
+  const size_t base = baseline_of(ev);
+  if (wl.sweep_values.size() > 1) {
+    const std::string metric = wl.type == "collective"  ? "busbw_GBps"
+                               : wl.type == "latency"   ? "p50_us"
+                               : wl.type == "bandwidth" ? "gbps"
+                                                        : "completion_us";
+    LineChart c;
+    c.title = wl.name + ": " + metric_title(metric) + " vs size (" + ev.conditions[base].name + ")";
+    c.x = Axis{"size", AxisScale::kLog2, AxisUnit::kBytes, {}, {}, false};
+    c.y = Axis{metric_title(metric), AxisScale::kLinear, AxisUnit::kNone, {}, {}, true};
+    c.markers = true;
+    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+      LineSeries ser{ev.fabrics[f].name, {}};
+      for (size_t p = 0; p < wl.sweep_values.size(); ++p) {
+        const EvalFigure* x = fig(f, p, base, metric);
+        if (x == nullptr) continue;
+        try {
+          ser.points.push_back({static_cast<double>(parse_bytes(wl.sweep_values[p]).count()), x->mean});
+        } catch (const std::invalid_argument&) {
+          // a sweep of something other than sizes: no chart point
+        }
+      }
+      c.series.push_back(std::move(ser));
+    }
+    c.size = {760, 380};
+    return render_svg(c, colors);
+  }
+  if (wl.type == "latency") {
+    BarChart c;
+    c.title = wl.name + ": p99 latency per condition (whiskers: p50 to p99.9)";
+    for (const auto& k : ev.conditions) c.categories.push_back(k.name);
+    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+      BarSeries b{ev.fabrics[f].name, {}, {}};
+      for (size_t k = 0; k < ev.conditions.size(); ++k) {
+        const EvalFigure* p99 = fig(f, 0, k, "p99_us");
+        const EvalFigure* p50 = fig(f, 0, k, "p50_us");
+        const EvalFigure* p999 = fig(f, 0, k, "p999_us");
+        b.values.push_back(p99 != nullptr ? p99->mean : std::nan(""));
+        b.ranges.push_back(p50 != nullptr && p999 != nullptr
+                               ? std::optional<ValueRange>(ValueRange{p50->mean, p999->mean})
+                               : std::nullopt);
+      }
+      c.series.push_back(std::move(b));
+    }
+    c.value_axis.title = "latency [us]";
+    c.size = {900, 380};
+    return render_svg(c, colors);
+  }
+  if (wl.type == "training") {
+    StackedBarChart c;
+    c.title = wl.name + ": iteration time (" + ev.conditions[base].name + ")";
+    c.value_labels = true;
+    BarSeries other{"compute and hidden communication", {}, {}};
+    BarSeries exposed{"exposed communication", {}, {}};
+    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+      const EvalFigure* it = fig(f, 0, base, "iteration_ms");
+      const EvalFigure* ex = fig(f, 0, base, "exposed_comm_ms");
+      if (it == nullptr || ex == nullptr) continue;
+      c.categories.push_back(ev.fabrics[f].name);
+      other.values.push_back(it->mean - ex->mean);
+      exposed.values.push_back(ex->mean);
+    }
+    c.series = {other, exposed};
+    c.value_axis.title = "ms";
+    c.size = {760, 360};
+    return render_svg(c);
+  }
+  // One number per fabric and condition.
+  const std::string metric = wl.type == "bandwidth"    ? "gbps"
+                             : wl.type == "collective" ? "busbw_GBps"
+                             : wl.type == "fct"        ? "slowdown_p99"
+                                                       : "completion_us";
+  BarChart c;
+  c.title = wl.name + ": " + metric_title(metric) + " per condition";
+  for (const auto& k : ev.conditions) c.categories.push_back(k.name);
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+    BarSeries b{ev.fabrics[f].name, {}, {}};
+    for (size_t k = 0; k < ev.conditions.size(); ++k) {
+      const EvalFigure* x = fig(f, 0, k, metric);
+      b.values.push_back(x != nullptr ? x->mean : std::nan(""));
+    }
+    c.series.push_back(std::move(b));
+  }
+  c.value_axis.title = metric_title(metric);
+  c.size = {900, 380};
+  return render_svg(c, colors);
+}
+
 std::vector<Section> build(const EvalReportInput& in) {
   const Evaluation& ev = in.ev;
   const EvalSummary& s = in.summary;
@@ -138,7 +298,7 @@ std::vector<Section> build(const EvalReportInput& in) {
   if (s.scores.empty()) {
     dec.para("No criterion with a positive weight was measured: no decision.");
   } else {
-    Table t;
+    ReportTable t;
     t.header = {"criterion", "weight"};
     for (const auto& f : ev.fabrics) t.header.push_back(f.name);
     for (const auto& sc : s.scores) {
@@ -157,6 +317,7 @@ std::vector<Section> build(const EvalReportInput& in) {
         "Scores are 0-100 per criterion (100 = the best fabric on it; the others in proportion), "
         "weighted by the evaluation file.");
     dec.table(std::move(t));
+    dec.chart(score_chart(in), "Scores per criterion; the weighted score is the table's last row.");
     const std::string& best = ev.fabrics[s.best].name;
     dec.para(fmt::format("**Recommendation: {}**, with the highest weighted score, {} [total.{}].", best,
                          report_number(s.total[s.best]), best));
@@ -192,7 +353,7 @@ std::vector<Section> build(const EvalReportInput& in) {
         "input is listed below with its source; edit them under `cost:` in the evaluation file.",
         b.nics, b.switches, b.switch_ports_used, b.host_links, b.fabric_links, report_number(b.link_gbps),
         ev.cost.empty() ? 0 : ev.cost.front().years));
-    Table t;
+    ReportTable t;
     t.header = {"item"};
     for (const auto& f : ev.fabrics) t.header.push_back(f.name + " [USD]");
     std::vector<std::string> items;
@@ -214,7 +375,7 @@ std::vector<Section> build(const EvalReportInput& in) {
       total.push_back(s.cost[f].applicable ? "**" + report_number(s.cost[f].total) + "**" : "n/a");
     t.rows.push_back(std::move(total));
     cost.table(std::move(t));
-    Table in_t;
+    ReportTable in_t;
     in_t.header = {"family", "input", "value", "unit", "range", "source"};
     std::vector<CostFamily> seen;
     for (const auto& c : ev.cost) {
@@ -229,6 +390,7 @@ std::vector<Section> build(const EvalReportInput& in) {
                              i.unit, report_number(i.low) + "-" + report_number(i.high), i.source});
       }
     }
+    cost.chart(cost_chart(in), "Capital and operating cost over the ownership period, per fabric.");
     cost.para(
         "Inputs (the value used; the range is what an input without a published source may plausibly be):");
     cost.table(std::move(in_t));
@@ -239,7 +401,7 @@ std::vector<Section> build(const EvalReportInput& in) {
   settings.para(
       "Everything else (cluster, cables, workloads, seeds) is identical. Values marked * are defaults "
       "with no published source (assumptions): results that depend on them carry that caveat.");
-  Table st;
+  ReportTable st;
   st.header = {"setting"};
   for (const auto& f : ev.fabrics) st.header.push_back(f.name);
   for (const auto& d : s.settings) {
@@ -251,7 +413,7 @@ std::vector<Section> build(const EvalReportInput& in) {
   out.push_back(std::move(settings));
 
   Section conds{"Conditions", {}};
-  Table ct;
+  ReportTable ct;
   ct.header = {"condition", "what changes"};
   for (const auto& c : ev.conditions) ct.rows.push_back({c.name, condition_text(c)});
   conds.table(std::move(ct));
@@ -263,7 +425,7 @@ std::vector<Section> build(const EvalReportInput& in) {
     const size_t points = std::max<size_t>(1, wl.sweep_values.size());
     std::vector<std::string> metrics = shown_metrics(wl.type);
     metrics.insert(metrics.end(), kNetworkMetrics.begin(), kNetworkMetrics.end());
-    Table t;
+    ReportTable t;
     t.header = {"fabric", "condition"};
     if (!wl.sweep_key.empty()) t.header.push_back(wl.sweep_key);
     for (const auto& m : metrics) t.header.push_back(metric_title(m));
@@ -279,6 +441,10 @@ std::vector<Section> build(const EvalReportInput& in) {
     sec.para(
         "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not finish.");
     sec.table(std::move(t));
+    const std::string svg = workload_chart(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {
+      return find_figure(s, fig_id(ev, f, w, p, c, m));
+    });
+    if (!svg.empty()) sec.chart(svg, "");
     out.push_back(std::move(sec));
   }
 
@@ -300,52 +466,6 @@ std::vector<Section> build(const EvalReportInput& in) {
 std::string md_cell(const std::string& s) {
   std::string o;
   for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
-  return o;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
-
-// **bold** and `code` as a person writes them in the Markdown.
-std::string html_inline(const std::string& s) {
-  std::string e = html_escape(s);
-  std::string o;
-  bool bold = false;
-  bool code = false;
-  for (size_t i = 0; i < e.size(); ++i) {
-    if (e.compare(i, 2, "**") == 0) {
-      o += bold ? "</strong>" : "<strong>";
-      bold = !bold;
-      ++i;
-    } else if (e[i] == '`') {
-      o += code ? "</code>" : "<code>";
-      code = !code;
-    } else {
-      o += e[i];
-    }
-  }
-  if (bold) o += "</strong>";
-  if (code) o += "</code>";
   return o;
 }
 
@@ -440,6 +560,7 @@ std::string report_markdown(const EvalReportInput& in) {
     o += (first ? "# " : "\n## ") + sec.title + "\n";
     first = false;
     for (const Block& b : sec.blocks) {
+      if (!b.svg.empty()) continue;  // charts are in report.html
       if (!b.is_table) {
         o += "\n" + b.paragraph + "\n";
         continue;
@@ -461,35 +582,42 @@ std::string report_markdown(const EvalReportInput& in) {
 
 std::string report_html(const EvalReportInput& in) {
   const std::vector<Section> secs = build(in);
-  std::string o =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-      html_escape(secs.front().title) +
-      "</title>\n<style>\nbody{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 "
-      "1em;color:#222}\n"
-      "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}\n"
-      "th,td{border:1px solid #ccc;padding:0.3em 0.6em}td{text-align:right}td:first-child{text-align:left}\n"
-      "th{background:#f0f0f0}\n</style>\n</head>\n<body>\n";
-  bool first = true;
-  for (const Section& sec : secs) {
-    o += (first ? "<h1>" : "<h2>") + html_escape(sec.title) + (first ? "</h1>\n" : "</h2>\n");
-    first = false;
-    for (const Block& b : sec.blocks) {
-      if (!b.is_table) {
-        o += "<p>" + html_inline(b.paragraph) + "</p>\n";
+  // Markdown's **bold** and `code` marks read as plain text on the page.
+  const auto plain = [](const std::string& t) {
+    std::string o;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (t.compare(i, 2, "**") == 0) {
+        ++i;
         continue;
       }
-      o += "<table>\n<tr>";
-      for (const auto& h : b.table.header) o += "<th>" + html_escape(h) + "</th>";
-      o += "</tr>\n";
-      for (const auto& r : b.table.rows) {
-        o += "<tr>";
-        for (const auto& c : r) o += "<td>" + html_inline(c) + "</td>";
-        o += "</tr>\n";
+      if (t[i] != '`') o += t[i];
+    }
+    return o;
+  };
+  HtmlPage page(secs.front().title);
+  bool first = true;
+  for (const Section& sec : secs) {
+    if (!first) page.section(sec.title);
+    first = false;
+    for (const Block& b : sec.blocks) {
+      if (!b.svg.empty()) {
+        page.chart(b.svg, b.paragraph);
+      } else if (b.is_table) {
+        Table t;
+        t.header = b.table.header;
+        for (const auto& r : b.table.rows) {
+          std::vector<TableCell> row;
+          row.reserve(r.size());
+          for (const auto& c : r) row.emplace_back(plain(c));
+          t.rows.push_back(std::move(row));
+        }
+        page.table(t);
+      } else {
+        page.paragraph(plain(b.paragraph));
       }
-      o += "</table>\n";
     }
   }
-  return o + "</body>\n</html>\n";
+  return page.render();
 }
 
 std::string headline_text(const EvalReportInput& in) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -204,6 +205,18 @@ TEST_F(EvaluateTest, ChangingAPriceChangesTheCostLinesAndNothingElse) {
     (*j)["evaluation"].erase("text");
   }
   EXPECT_EQ(ja.dump(), jb.dump());
+}
+
+// For the browser check (ctest report-browser-evaluate): the small
+// evaluation's report.html where RDMASIM_EVAL_REPORT says.
+TEST_F(EvaluateTest, WritesReportForTheBrowserCheck) {
+  const char* path = std::getenv("RDMASIM_EVAL_REPORT");
+  if (path == nullptr) GTEST_SKIP() << "RDMASIM_EVAL_REPORT not set";
+  const Evaluation ev = load_evaluation_text(kSmall, "small.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  const auto outcomes = run_matrix(cells, dir_.string(), 2, {}, nullptr);
+  const EvalSummary s = summarize(ev, cells, outcomes);
+  std::ofstream(path) << report_html(EvalReportInput{ev, cells, outcomes, s});
 }
 
 void expect_refused(const std::string& text, const std::string& where, const std::string& what) {

@@ -14,7 +14,7 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The default evaluation: incast and permutation on lossy Ethernet vs an ideal network.
+# The default evaluation (evaluations/demo.yaml): every fabric on one GPU cluster, out/demo/report.html.
 demo: build
 	@./$(BUILD)/rdmasim demo
 

@@ -4,12 +4,16 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
 #include <map>
 
 #include "collective/cluster.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
+#include "report/results.h"
 
 namespace rdmasim {
 namespace {
@@ -93,7 +97,73 @@ std::string cell_id(const Evaluation& ev, const EvalCell& c) {
   const EvalWorkload& w = ev.workloads[c.workload];
   std::string wl = w.name;
   if (!w.sweep_key.empty()) wl += "-" + eval_point_label(w, c.point);
+  if (!c.knob.empty())
+    return fmt::format("{}.{}.tune-{}-{}.s{}", ev.fabrics[c.fabric].name, wl, c.knob.substr(7), c.knob_change,
+                       c.seed);
   return fmt::format("{}.{}.{}.s{}", ev.fabrics[c.fabric].name, wl, ev.conditions[c.condition].name, c.seed);
+}
+
+// Settings that describe the hardware or the fabric's identity, not a knob
+// an operator sets: the tuning sweep leaves them alone.
+bool hardware_key(const std::string& k) {
+  static const char* const kHardware[] = {"fabric.profile",
+                                          "fabric.framing",
+                                          "fabric.nic_tx_latency",
+                                          "fabric.nic_rx_latency",
+                                          "fabric.ib.sm_detection_delay",
+                                          "fabric.ib.sm_compute_time",
+                                          "fabric.data_tc",
+                                          "fabric.ack_tc"};
+  return std::find(std::begin(kHardware), std::end(kHardware), k) != std::end(kHardware);
+}
+
+void flatten_scalars(const nlohmann::ordered_json& j, const std::string& prefix,
+                     std::vector<std::pair<std::string, std::string>>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "profile_defaults") continue;
+    const std::string key = prefix + it.key();
+    if (it->is_object()) {
+      flatten_scalars(*it, key + ".", out);
+    } else if (it->is_string()) {
+      out.emplace_back(key, it->get<std::string>());
+    } else if (it->is_boolean() || it->is_number()) {
+      out.emplace_back(key, it->dump());
+    }
+  }
+}
+
+// The mis-set values of one setting: {change, value}. Values a profile
+// cannot take are dropped later, when the loader refuses them.
+std::vector<std::pair<std::string, std::string>> variants(const std::string& v) {
+  if (v == "true") return {{"flipped", "false"}};
+  if (v == "false") return {{"flipped", "true"}};
+  char* end = nullptr;
+  const double num = std::strtod(v.c_str(), &end);
+  if (!v.empty() && *end == '\0') {
+    if (num <= 0) return {};
+    if (v.find_first_of(".eE") == std::string::npos)
+      return {{"x0.5", std::to_string(std::max<long long>(1, std::llround(num) / 2))},
+              {"x2", std::to_string(std::llround(num) * 2)}};
+    return {{"x0.5", fmt::format("{}", num / 2)}, {"x2", fmt::format("{}", num * 2)}};
+  }
+  // Half and double of a quantity in its own integer unit (ps, B, bps).
+  const auto halves = [](int64_t n, const auto& format) -> std::vector<std::pair<std::string, std::string>> {
+    if (n <= 0) return {};
+    return {{"x0.5", format(std::max<int64_t>(1, n / 2))}, {"x2", format(n * 2)}};
+  };
+  try {
+    return halves(parse_time(v).ps(), [](int64_t n) { return format_time(Time::from_ps(n)); });
+  } catch (const std::invalid_argument&) {
+  }
+  try {
+    return halves(parse_bytes(v).count(), [](int64_t n) { return format_bytes(Bytes(n)); });
+  } catch (const std::invalid_argument&) {
+  }
+  try {
+    return halves(parse_rate(v).bps(), [](int64_t n) { return format_rate(Rate::from_bps(n)); });
+  } catch (const std::invalid_argument&) {
+  }
+  return {};  // a choice (auto, dynamic, go-back-n): no scale to move along
 }
 
 YAML::Node workload_node(const EvalWorkload& w, size_t point) {
@@ -119,6 +189,7 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
   root["topology"] = topology_node(ev.cluster);
   for (const auto& [k, v] : f.set) set_dotted(root, k, v);
   for (const auto& [k, v] : cond.set) set_dotted(root, k, v);
+  if (!c.knob.empty()) set_dotted(root, c.knob, c.knob_value);
   YAML::Node workloads(YAML::NodeType::Sequence);
   workloads.push_back(workload_node(ev.workloads[c.workload], c.point));
   if (cond.background_load > 0) {
@@ -165,6 +236,52 @@ bool applies(const EvalCondition& c, const std::string& fabric, const std::strin
   return has(c.fabrics, fabric) && has(c.workloads, workload);
 }
 
+// The tuning sweep's cells: per fabric, each setting it uses mis-set one at a
+// time, on each tuning workload at baseline with the first seed. Values the
+// scenario loader refuses for that profile are not cells.
+void append_tuning_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
+  if (ev.tuning.workloads.empty()) return;
+  size_t base = 0;
+  while (!ev.conditions[base].is_baseline()) ++base;
+  std::vector<std::string> used;  // the listed keys some fabric uses
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+    std::vector<std::pair<std::string, std::string>> settings;
+    {
+      EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
+      probe.id = cell_id(ev, probe);
+      const Scenario s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
+      flatten_scalars(scenario_json(s)["fabric"], "fabric.", settings);
+    }
+    for (const auto& [key, value] : settings) {
+      if (hardware_key(key)) continue;
+      if (!ev.tuning.keys.empty() &&
+          std::find(ev.tuning.keys.begin(), ev.tuning.keys.end(), key) == ev.tuning.keys.end())
+        continue;
+      used.push_back(key);
+      for (const auto& [change, mis] : variants(value))
+        for (size_t w = 0; w < ev.workloads.size(); ++w) {
+          if (std::find(ev.tuning.workloads.begin(), ev.tuning.workloads.end(), ev.workloads[w].name) ==
+              ev.tuning.workloads.end())
+            continue;
+          EvalCell cell{f, w, 0, base, ev.seeds.front(), key, mis, change, {}, {}};
+          cell.id = cell_id(ev, cell);
+          cell.scenario = cell_scenario(ev, cell, cell.id, "");
+          try {
+            (void)load_scenario_text(cell.scenario, "<" + cell.id + ">");
+          } catch (const InputError&) {
+            continue;  // e.g. an MTU above what the profile allows
+          }
+          cells.push_back(std::move(cell));
+        }
+    }
+  }
+  for (const std::string& k : ev.tuning.keys)
+    if (std::find(used.begin(), used.end(), k) == used.end())
+      throw InputError(
+          ev.file, ev.tuning.line, 0, "tuning.keys",
+          "'" + k + "' is a setting none of the compared fabrics uses (rdmasim schema lists them)");
+}
+
 }  // namespace
 
 std::string eval_point_label(const EvalWorkload& w, size_t point) {
@@ -183,7 +300,7 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
           const EvalCondition& cond = ev.conditions[c];
           if (!applies(cond, ev.fabrics[f].name, ev.workloads[w].name)) continue;
           for (uint64_t seed : ev.seeds) {
-            EvalCell cell{f, w, p, c, seed, {}, {}};
+            EvalCell cell{f, w, p, c, seed, {}, {}, {}, {}, {}};
             cell.id = cell_id(ev, cell);
             std::string link = cond.link;
             if (cond.down_at && link == "auto") {
@@ -207,6 +324,7 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
           }
         }
     }
+  append_tuning_cells(ev, cells);
   return cells;
 }
 

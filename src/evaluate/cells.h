@@ -18,6 +18,11 @@ struct EvalCell {
   size_t point = 0;  // index into the workload's sweep values (0 without a sweep)
   size_t condition = 0;
   uint64_t seed = 1;
+  // A tuning-sweep cell: the fabric setting mis-set, its value and how
+  // ("x0.5", "x2", "flipped"); empty for the matrix's own cells.
+  std::string knob;
+  std::string knob_value;
+  std::string knob_change;
   std::string id;        // folder name under cells/: fabric.workload[-point].condition.s<seed>
   std::string scenario;  // the scenario file's text
 };

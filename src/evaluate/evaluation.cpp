@@ -293,6 +293,31 @@ Evaluation load(CfgNode root, const YAML::Node& doc, const std::string& file) {
                          "no workload named '" + w + "' in this evaluation");
   }
 
+  if (const auto tn = root.opt_child("tuning")) {
+    ev.tuning.line = tn->line();
+    for (const CfgNode& w : tn->list("workloads")) {
+      const std::string name = w.scalar();
+      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
+                       [&](const EvalWorkload& x) { return x.name == name; }))
+        throw w.error("", "no workload named '" + name + "' in this evaluation");
+      ev.tuning.workloads.push_back(name);
+    }
+    if (ev.tuning.workloads.empty())
+      throw tn->error("workloads", "expected at least one workload to tune on");
+    ev.tuning.threshold = tn->fraction("threshold", 0.10);
+    if (ev.tuning.threshold <= 0) throw tn->error("threshold", "expected a share above 0, e.g. 10%");
+    for (const CfgNode& k : tn->opt_list("keys")) {
+      const std::string key = k.scalar();
+      if (key.rfind("fabric.", 0) != 0 || key == "fabric.profile")
+        throw k.error("", "expected a fabric setting (fabric.*, not fabric.profile)");
+      ev.tuning.keys.push_back(key);
+    }
+    tn->finish();
+    if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
+                     [](const EvalCondition& c) { return c.is_baseline(); }))
+      throw tn->error("", "the tuning sweep runs at baseline: add the condition `baseline`");
+  }
+
   const std::optional<CfgNode> cost = root.opt_child("cost");
   for (const EvalFabric& f : ev.fabrics) {
     const CostFamily family = cost_family_of(f.profile);
@@ -347,6 +372,8 @@ const std::vector<std::pair<std::string, std::string>>& eval_criteria() {
       {"fct", "p99 FCT slowdown (fct workloads)"},
       {"resilience", "worst slowdown of a workload under the non-baseline conditions against its baseline"},
       {"cost", "total cost of ownership of the cluster's fabric over the cost model's years"},
+      {"tuning",
+       "settings whose mis-setting (x0.5, x2, flipped) costs more than the threshold (tuning sweep)"},
   };
   return c;
 }

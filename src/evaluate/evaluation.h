@@ -81,6 +81,18 @@ struct EvalCondition {
   [[nodiscard]] bool is_baseline() const { return background_load <= 0 && !down_at && set.empty(); }
 };
 
+// The tuning-effort sweep: each setting a fabric's profile uses, one at a
+// time, at x0.5 and x2 (numbers, sizes, times, rates) or flipped
+// (true/false), on these workloads at baseline. A setting whose mis-setting
+// costs more than `threshold` on some workload's key metric is a knob an
+// operator has to get right.
+struct EvalTuning {
+  std::vector<std::string> workloads;  // names; empty: no sweep
+  double threshold = 0.10;
+  std::vector<std::string> keys;  // fabric keys to try; empty: every one the profile uses
+  int line = 0;
+};
+
 // The decision's criteria, each weighted by the file (0 leaves one out).
 struct EvalWeights {
   std::vector<std::pair<std::string, double>> weight;  // criterion -> weight, in file order
@@ -97,6 +109,7 @@ struct Evaluation {
   std::vector<EvalWorkload> workloads;
   std::vector<EvalCondition> conditions;
   EvalWeights weights;
+  EvalTuning tuning;
   // Per fabric: the prices, power and staffing its cost model uses (the
   // file's `cost:` section over the cited defaults of its family).
   std::vector<CostInputs> cost;

@@ -397,6 +397,38 @@ std::vector<Section> build(const EvalReportInput& in) {
     out.push_back(std::move(cost));
   }
 
+  if (!ev.tuning.workloads.empty()) {
+    Section tune{"Tuning effort", {}};
+    std::string wl;
+    for (const auto& w : ev.tuning.workloads) wl += (wl.empty() ? "" : ", ") + w;
+    tune.para(fmt::format(
+        "Each setting a fabric's profile uses was mis-set one at a time (numbers, sizes, times and rates "
+        "x0.5 "
+        "and x2; true/false flipped) and the tuning workloads ({}) run at baseline. A setting counts as a "
+        "knob to "
+        "get right when a mis-set value makes a workload's key metric more than {}% worse (or keeps it from "
+        "finishing). Values a profile refuses (e.g. an MTU above its maximum) are not tried.",
+        wl, report_number(ev.tuning.threshold * 100)));
+    ReportTable t;
+    t.header = {"fabric", "settings tried", "knobs to get right", "which (worst effect)"};
+    for (size_t f = 0; f < nf; ++f) {
+      const EvalTuningResult& tr = s.tuning[f];
+      std::string names;
+      for (const auto& k : tr.sensitive) {
+        const EvalKnobTrial* worst = nullptr;
+        for (const auto& x : tr.trials)
+          if (x.key == k && (worst == nullptr || x.degradation > worst->degradation)) worst = &x;
+        names += (names.empty() ? "" : "; ") + k + " " + worst->change + ": " + worst->workload + " " +
+                 (std::isfinite(worst->degradation) ? "+" + report_number(worst->degradation * 100) + "%"
+                                                    : std::string("did not finish"));
+      }
+      t.rows.push_back({ev.fabrics[f].name, std::to_string(tr.settings), std::to_string(tr.sensitive.size()),
+                        names.empty() ? "none" : names});
+    }
+    tune.table(std::move(t));
+    out.push_back(std::move(tune));
+  }
+
   Section settings{"Settings that differ between the fabrics", {}};
   settings.para(
       "Everything else (cluster, cables, workloads, seeds) is identical. Values marked * are defaults "
@@ -497,16 +529,20 @@ json evaluation_json(const EvalReportInput& in) {
     json m = json::object();
     if (in.outcomes[i].ok)
       for (const auto& [k, v] : cell_metrics(ev.workloads[c.workload].type, in.outcomes[i].results)) m[k] = v;
-    cells.push_back({{"id", c.id},
-                     {"fabric", ev.fabrics[c.fabric].name},
-                     {"workload", ev.workloads[c.workload].name},
-                     {"point", eval_point_label(ev.workloads[c.workload], c.point)},
-                     {"condition", ev.conditions[c.condition].name},
-                     {"seed", c.seed},
-                     {"ok", in.outcomes[i].ok},
-                     {"error", in.outcomes[i].error},
-                     {"results", "cells/" + c.id + "/results.json"},
-                     {"metrics", m}});
+    cells.push_back(
+        {{"id", c.id},
+         {"fabric", ev.fabrics[c.fabric].name},
+         {"workload", ev.workloads[c.workload].name},
+         {"point", eval_point_label(ev.workloads[c.workload], c.point)},
+         {"condition", c.knob.empty() ? ev.conditions[c.condition].name : "tuning"},
+         {"mis_set", c.knob.empty()
+                         ? json(nullptr)
+                         : json{{"key", c.knob}, {"change", c.knob_change}, {"value", c.knob_value}}},
+         {"seed", c.seed},
+         {"ok", in.outcomes[i].ok},
+         {"error", in.outcomes[i].error},
+         {"results", "cells/" + c.id + "/results.json"},
+         {"metrics", m}});
   }
   j["cells"] = cells;
   json figs = json::object();
@@ -548,6 +584,27 @@ json evaluation_json(const EvalReportInput& in) {
   }
   cost["fabrics"] = per;
   j["cost"] = cost;
+  json tuning = json::object();
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+    const EvalTuningResult& t = s.tuning[f];
+    json trials = json::array();
+    for (const auto& tr : t.trials)
+      trials.push_back(
+          {{"key", tr.key},
+           {"change", tr.change},
+           {"value", tr.value},
+           {"workload", tr.workload},
+           {"metric", tr.metric},
+           {"baseline", tr.baseline},
+           {"mis_set", std::isfinite(tr.mis_set) ? json(tr.mis_set) : json(nullptr)},
+           {"worse_by", std::isfinite(tr.degradation) ? json(tr.degradation) : json("did not finish")},
+           {"cell", tr.cell}});
+    tuning[ev.fabrics[f].name] = {{"settings_tried", t.settings},
+                                  {"sensitive_count", t.sensitive.size()},
+                                  {"sensitive", t.sensitive},
+                                  {"trials", trials}};
+  }
+  j["tuning"] = {{"threshold", ev.tuning.threshold}, {"workloads", ev.tuning.workloads}, {"fabrics", tuning}};
   j["recommendation"] = ev.fabrics[s.best].name;
   j["failed_cells"] = s.failed_cells;
   return j;

@@ -116,7 +116,9 @@ std::vector<EvalSettingDiff> setting_diffs(const Evaluation& ev, const std::vect
   std::vector<bool> have(nf, false);
   for (size_t i = 0; i < cells.size(); ++i) {
     const size_t f = cells[i].fabric;
-    if (have[f] || !ev.conditions[cells[i].condition].set.empty() || outcomes[i].results.is_null()) continue;
+    if (have[f] || !cells[i].knob.empty() || !ev.conditions[cells[i].condition].set.empty() ||
+        outcomes[i].results.is_null())
+      continue;
     const json& s = outcomes[i].results["scenario"];
     flatten(s["fabric"], "fabric.", kv[f]);
     if (s["topology"].contains("switch")) flatten(s["topology"]["switch"], "topology.switch.", kv[f]);
@@ -210,6 +212,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
   // Figures: the seeds of one (fabric, workload, point, condition) together.
   for (size_t i = 0; i < cells.size(); ++i) {
     const EvalCell& c = cells[i];
+    if (!c.knob.empty()) continue;  // the tuning sweep is read below
     if (!outcomes[i].ok) {
       s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
       continue;
@@ -386,6 +389,64 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     for (size_t f = 0; f < nf; ++f)
       if (std::isfinite(sc.value[f])) sc.score[f] = 100.0 * best / sc.value[f];
     if (std::isfinite(best)) s.scores.push_back(std::move(sc));
+  }
+
+  // Tuning effort: each mis-set cell against the same workload's baseline
+  // cell (same fabric, first seed).
+  s.tuning.resize(nf);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const EvalCell& c = cells[i];
+    if (c.knob.empty()) continue;
+    if (!outcomes[i].ok) s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
+    const char* metric = key_metric(ev.workloads[c.workload].type);
+    if (metric == nullptr) continue;
+    size_t ref = cells.size();
+    for (size_t k = 0; k < cells.size(); ++k)
+      if (cells[k].knob.empty() && cells[k].fabric == c.fabric && cells[k].workload == c.workload &&
+          cells[k].point == 0 && cells[k].condition == c.condition && cells[k].seed == c.seed)
+        ref = k;
+    if (ref == cells.size() || !outcomes[ref].ok) continue;
+    const auto value_of = [&](size_t k) {
+      for (const auto& [m, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[k].results))
+        if (m == metric) return v;
+      return kNaN;
+    };
+    const double b = value_of(ref);
+    const double x = outcomes[i].ok ? value_of(i) : kNaN;
+    if (!std::isfinite(b) || b <= 0) continue;
+    const bool higher = !metric_info(metric)->lower_is_better;
+    double worse = std::numeric_limits<double>::infinity();
+    if (std::isfinite(x) && x > 0) worse = higher ? b / x - 1 : x / b - 1;
+    EvalTuningResult& t = s.tuning[c.fabric];
+    t.trials.push_back(EvalKnobTrial{c.knob, c.knob_change, c.knob_value, ev.workloads[c.workload].name,
+                                     metric, b, x, worse, c.id});
+    if (worse > ev.tuning.threshold &&
+        std::find(t.sensitive.begin(), t.sensitive.end(), c.knob) == t.sensitive.end())
+      t.sensitive.push_back(c.knob);
+  }
+  for (auto& t : s.tuning) {
+    std::set<std::string> keys;
+    for (const auto& tr : t.trials) keys.insert(tr.key);
+    t.settings = keys.size();
+  }
+  if (weight_of("tuning") > 0 && !ev.tuning.workloads.empty()) {
+    EvalScore sc{"tuning",
+                 weight_of("tuning"),
+                 std::vector<double>(nf, kNaN),
+                 std::vector<double>(nf, 0.0),
+                 std::vector<std::string>(nf),
+                 "settings to get right",
+                 true};
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t f = 0; f < nf; ++f) {
+      sc.value[f] = static_cast<double>(s.tuning[f].sensitive.size());
+      sc.cites[f] = "tuning." + ev.fabrics[f].name + ".sensitive";
+      best = std::min(best, sc.value[f]);
+    }
+    // One more than the count, so a fabric with none scores 100 and one
+    // with a single knob is not written off.
+    for (size_t f = 0; f < nf; ++f) sc.score[f] = 100.0 * (1 + best) / (1 + sc.value[f]);
+    s.scores.push_back(std::move(sc));
   }
 
   s.total.assign(nf, 0.0);

@@ -48,14 +48,34 @@ struct EvalScore {
   bool lower_is_better = true;
 };
 
+// One mis-set value of the tuning sweep on one workload.
+struct EvalKnobTrial {
+  std::string key;
+  std::string change;  // x0.5, x2, flipped
+  std::string value;
+  std::string workload;
+  std::string metric;
+  double baseline = 0;
+  double mis_set = 0;      // NaN: the workload did not finish
+  double degradation = 0;  // how much worse, as a share (0.1 = 10% worse); inf: did not finish
+  std::string cell;
+};
+
+struct EvalTuningResult {
+  size_t settings = 0;  // distinct settings tried
+  std::vector<EvalKnobTrial> trials;
+  std::vector<std::string> sensitive;  // settings with a trial worse than the threshold, in trial order
+};
+
 struct EvalSummary {
   std::vector<EvalFigure> figures;
   std::vector<EvalSettingDiff> settings;
-  std::vector<EvalScore> scores;  // criteria with weight > 0 that some workload measures
-  std::vector<double> total;      // per fabric: weighted mean score
-  size_t best = 0;                // the fabric with the highest total
-  BillOfMaterials bom;            // the cluster's fabric, counted from its topology
-  std::vector<CostResult> cost;   // per fabric
+  std::vector<EvalScore> scores;         // criteria with weight > 0 that some workload measures
+  std::vector<double> total;             // per fabric: weighted mean score
+  size_t best = 0;                       // the fabric with the highest total
+  BillOfMaterials bom;                   // the cluster's fabric, counted from its topology
+  std::vector<CostResult> cost;          // per fabric
+  std::vector<EvalTuningResult> tuning;  // per fabric (empty trials without a sweep)
   std::vector<std::string> failed_cells;
 };
 

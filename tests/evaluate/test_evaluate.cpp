@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "config/error.h"
@@ -149,6 +150,8 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
     while (ids >> id) {
       if (id.rfind("total.", 0) == 0) {
         sum += j["total"][id.substr(6)].get<double>();
+      } else if (id.rfind("tuning.", 0) == 0) {  // tuning.<fabric>.sensitive
+        sum += j["tuning"]["fabrics"][id.substr(7, id.size() - 17)]["sensitive_count"].get<double>();
       } else if (id.rfind("cost.", 0) == 0) {  // cost.<fabric>.total
         sum += j["cost"]["fabrics"][id.substr(5, id.size() - 11)]["total"].get<double>();
       } else {
@@ -217,6 +220,53 @@ TEST_F(EvaluateTest, WritesReportForTheBrowserCheck) {
   const auto outcomes = run_matrix(cells, dir_.string(), 2, {}, nullptr);
   const EvalSummary s = summarize(ev, cells, outcomes);
   std::ofstream(path) << report_html(EvalReportInput{ev, cells, outcomes, s});
+}
+
+void expect_refused(const std::string& text, const std::string& where, const std::string& what);
+
+// Tuning effort recomputes from the cells: each trial's "worse by" is its
+// key metric against the same workload's baseline cell, and a setting is a
+// knob to get right exactly when one of its trials is worse than the threshold.
+TEST_F(EvaluateTest, TuningEffortRecomputesFromTheCells) {
+  const std::string text = std::string(kSmall) +
+                           "tuning: {workloads: [incast], threshold: 5%, keys: [fabric.mtu, fabric.ecn.kmin, "
+                           "fabric.ecn.enabled, fabric.pfc.enabled]}\n";
+  const Evaluation ev =
+      load_evaluation_text(edit(text, "resilience: 1, cost: 1}", "resilience: 1, tuning: 1}"), "t.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  size_t tuning_cells = 0;
+  for (const auto& c : cells) tuning_cells += c.knob.empty() ? 0 : 1;
+  // ib-ndr: mtu x0.5 and x2; roce: mtu x0.5 and x2, kmin x0.5 and x2, pfc
+  // flipped. ECN off is refused under DCQCN (it needs the marks): not tried.
+  EXPECT_EQ(tuning_cells, 2u + 5u);
+  const Written w = evaluate(ev, cells, dir_, 2);
+  const auto j = nlohmann::json::parse(w.json);
+  for (const auto& [fabric, t] : j["tuning"]["fabrics"].items()) {
+    std::set<std::string> sensitive;
+    for (const auto& tr : t["trials"]) {
+      // The same metric straight from the two cells' results.json.
+      const auto metric = [&](const std::string& id) {
+        const auto r = nlohmann::json::parse(slurp(dir_ / "cells" / id / "results.json"));
+        return r["throughput"]["makespan_ns"].get<double>() / 1e3;
+      };
+      const std::string base_id = fabric + ".incast.baseline.s1";
+      const double b = metric(base_id);
+      EXPECT_DOUBLE_EQ(tr["baseline"].get<double>(), b);
+      if (tr["worse_by"].is_number()) {
+        EXPECT_DOUBLE_EQ(tr["worse_by"].get<double>(), metric(tr["cell"].get<std::string>()) / b - 1);
+        if (tr["worse_by"].get<double>() > 0.05) sensitive.insert(tr["key"].get<std::string>());
+      } else {
+        sensitive.insert(tr["key"].get<std::string>());
+      }
+    }
+    EXPECT_EQ(t["sensitive_count"].get<size_t>(), sensitive.size()) << fabric;
+    EXPECT_EQ(std::set<std::string>(t["sensitive"].begin(), t["sensitive"].end()), sensitive) << fabric;
+  }
+  EXPECT_EQ(j["tuning"]["fabrics"]["ib-ndr"]["settings_tried"], 1);
+  EXPECT_EQ(j["tuning"]["fabrics"]["roce"]["settings_tried"], 3);
+  // A key none of the fabrics uses is refused.
+  expect_refused(edit(text, "fabric.mtu,", "fabric.hpcc.eta,"), "e.yaml:15",
+                 "none of the compared fabrics uses");
 }
 
 void expect_refused(const std::string& text, const std::string& where, const std::string& what) {

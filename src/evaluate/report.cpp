@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "config/units_parse.h"
+#include "evaluate/claims.h"
 #include "report/html_page.h"
 #include "report/svg_chart.h"
 
@@ -344,6 +345,17 @@ std::vector<Section> build(const EvalReportInput& in) {
   }
   out.push_back(std::move(dec));
 
+  Section claims{"Claims, answered from these numbers", {}};
+  claims.para(
+      "The claims vendor comparisons make, each checked against this evaluation: supported, contradicted, "
+      "depends on an assumption (named), or not measured here (with what would measure it).");
+  ReportTable claim_table;
+  claim_table.header = {"#", "claim", "verdict", "evidence"};
+  for (const ClaimAnswer& a : answer_claims(in))
+    claim_table.rows.push_back({std::to_string(a.number), a.claim, a.verdict, a.evidence});
+  claims.table(std::move(claim_table));
+  out.push_back(std::move(claims));
+
   {
     Section cost{"Total cost of ownership", {}};
     const BillOfMaterials& b = s.bom;
@@ -606,6 +618,11 @@ json evaluation_json(const EvalReportInput& in) {
   }
   j["tuning"] = {{"threshold", ev.tuning.threshold}, {"workloads", ev.tuning.workloads}, {"fabrics", tuning}};
   j["recommendation"] = ev.fabrics[s.best].name;
+  json claims = json::array();
+  for (const ClaimAnswer& a : answer_claims(in))
+    claims.push_back(
+        {{"claim", a.number}, {"text", a.claim}, {"verdict", a.verdict}, {"evidence", a.evidence}});
+  j["claims"] = claims;
   j["failed_cells"] = s.failed_cells;
   return j;
 }

@@ -125,11 +125,14 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   const Written w = evaluate(ev, cells, dir_, 2);
   const auto j = nlohmann::json::parse(w.json);
 
+  // The decision and the claims sections, where numbers carry citations.
   const size_t from = w.md.find("## Decision");
-  const size_t to = w.md.find("\n## ", from + 1);
+  const size_t to = w.md.find("## Total cost of ownership", from + 1);
   ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  ASSERT_NE(w.md.find("## Claims, answered from these numbers"), std::string::npos);
   const std::string decision = w.md.substr(from, to - from);
-  const std::regex cited(R"(([0-9.e+-]+)( [A-Za-z/ ]+)? \[([^\]]+)\])");
+  const std::regex cited(R"((-?[0-9][0-9.e+-]*)( [A-Za-z/% ]+)? \[([^\]]+)\])");
   int checked = 0;
   for (auto it = std::sregex_iterator(decision.begin(), decision.end(), cited); it != std::sregex_iterator();
        ++it) {
@@ -148,7 +151,11 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
     double sum = 0;
     int n = 0;
     while (ids >> id) {
-      if (id.rfind("total.", 0) == 0) {
+      if (id.rfind("trial:", 0) == 0) {  // a tuning trial, worse by this many percent
+        for (const auto& [f, t] : j["tuning"]["fabrics"].items())
+          for (const auto& tr : t["trials"])
+            if (tr["cell"] == id.substr(6)) sum += tr["worse_by"].get<double>() * 100;
+      } else if (id.rfind("total.", 0) == 0) {
         sum += j["total"][id.substr(6)].get<double>();
       } else if (id.rfind("tuning.", 0) == 0) {  // tuning.<fabric>.sensitive
         sum += j["tuning"]["fabrics"][id.substr(7, id.size() - 17)]["sensitive_count"].get<double>();
@@ -203,8 +210,11 @@ TEST_F(EvaluateTest, ChangingAPriceChangesTheCostLinesAndNothingElse) {
   EXPECT_DOUBLE_EQ(lb["total"].get<double>() - la["total"].get<double>(),
                    nics * (4000 - la["inputs"]["nic"].get<double>()));
   EXPECT_EQ(ja["cost"]["fabrics"]["ib-ndr"], jb["cost"]["fabrics"]["ib-ndr"]);
+  // Claim 10 (TCO) quotes the totals; the rest of the claims must not move.
+  EXPECT_NE(ja["claims"][9], jb["claims"][9]);
   for (auto* j : {&ja, &jb}) {
     j->erase("cost");
+    (*j)["claims"].erase(9);
     (*j)["evaluation"].erase("text");
   }
   EXPECT_EQ(ja.dump(), jb.dump());

@@ -1,0 +1,24 @@
+// The claims vendor comparisons make about RDMA fabrics (the project's
+// CLAIMS list, paraphrased), each answered from this evaluation's numbers:
+// supported, contradicted, depends on an assumption (and which), or not
+// measured here (and what would measure it). Every number in an answer cites
+// the evaluation.json figure it comes from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "evaluate/report.h"
+
+namespace rdmasim {
+
+struct ClaimAnswer {
+  int number = 0;
+  std::string claim;
+  std::string verdict;   // supported | contradicted | depends on an assumption | not measured
+  std::string evidence;  // sentences citing figures as "value unit [figure id]"
+};
+
+[[nodiscard]] std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in);
+
+}  // namespace rdmasim

@@ -98,8 +98,8 @@ std::string cell_id(const Evaluation& ev, const EvalCell& c) {
   std::string wl = w.name;
   if (!w.sweep_key.empty()) wl += "-" + eval_point_label(w, c.point);
   if (!c.knob.empty())
-    return fmt::format("{}.{}.tune-{}-{}.s{}", ev.fabrics[c.fabric].name, wl, c.knob.substr(7), c.knob_change,
-                       c.seed);
+    return fmt::format("{}.{}.{}-{}-{}.s{}", ev.fabrics[c.fabric].name, wl, c.assumption ? "assume" : "tune",
+                       c.knob.substr(c.knob.find('.') + 1), c.knob_change, c.seed);
   return fmt::format("{}.{}.{}.s{}", ev.fabrics[c.fabric].name, wl, ev.conditions[c.condition].name, c.seed);
 }
 
@@ -244,12 +244,20 @@ void append_tuning_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
   size_t base = 0;
   while (!ev.conditions[base].is_baseline()) ++base;
   std::vector<std::string> used;  // the listed keys some fabric uses
+  bool probes_failed = false;
   for (size_t f = 0; f < ev.fabrics.size(); ++f) {
     std::vector<std::pair<std::string, std::string>> settings;
     {
       EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
       probe.id = cell_id(ev, probe);
-      const Scenario s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
+      // A fabric whose own cells do not load is reported by check_cells, at its entry.
+      Scenario s;
+      try {
+        s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
+      } catch (const InputError&) {
+        probes_failed = true;
+        continue;
+      }
       flatten_scalars(scenario_json(s)["fabric"], "fabric.", settings);
     }
     for (const auto& [key, value] : settings) {
@@ -276,10 +284,64 @@ void append_tuning_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
     }
   }
   for (const std::string& k : ev.tuning.keys)
-    if (std::find(used.begin(), used.end(), k) == used.end())
+    if (!probes_failed && std::find(used.begin(), used.end(), k) == used.end())
       throw InputError(
           ev.file, ev.tuning.line, 0, "tuning.keys",
           "'" + k + "' is a setting none of the compared fabrics uses (rdmasim schema lists them)");
+}
+
+// The assumption sweep's cells: per fabric, each setting its profile labels
+// an assumption, at x0.5 and x2, on each sweep workload (every point) at
+// baseline with the first seed.
+void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
+  if (ev.assumptions.workloads.empty()) return;
+  size_t base = 0;
+  while (!ev.conditions[base].is_baseline()) ++base;
+  for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+    std::vector<std::pair<std::string, std::string>> settings;
+    std::vector<std::string> assumed;
+    {
+      EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
+      probe.id = cell_id(ev, probe);
+      Scenario s;
+      try {
+        s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
+      } catch (const InputError&) {
+        continue;  // reported by check_cells, at the fabric's entry
+      }
+      const nlohmann::ordered_json j = scenario_json(s);
+      flatten_scalars(j["fabric"], "fabric.", settings);
+      if (j["topology"].contains("switch"))
+        flatten_scalars(j["topology"]["switch"], "topology.switch.", settings);
+      for (const auto& d : j["fabric"].value("profile_defaults", nlohmann::ordered_json::array()))
+        if (d.value("source", "").rfind("assumption", 0) == 0) assumed.push_back(d.value("key", ""));
+    }
+    const EvalFabric& fab = ev.fabrics[f];
+    for (const auto& [key, value] : settings) {
+      if (std::find(assumed.begin(), assumed.end(), key) == assumed.end()) continue;
+      // A value the evaluation sets itself is no longer the profile's assumption.
+      if (std::any_of(fab.set.begin(), fab.set.end(), [&](const auto& kv) { return kv.first == key; }))
+        continue;
+      for (const auto& [change, moved] : variants(value))
+        for (size_t w = 0; w < ev.workloads.size(); ++w) {
+          const EvalWorkload& wl = ev.workloads[w];
+          if (std::find(ev.assumptions.workloads.begin(), ev.assumptions.workloads.end(), wl.name) ==
+              ev.assumptions.workloads.end())
+            continue;
+          for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p) {
+            EvalCell cell{f, w, p, base, ev.seeds.front(), key, moved, change, {}, {}, true};
+            cell.id = cell_id(ev, cell);
+            cell.scenario = cell_scenario(ev, cell, cell.id, "");
+            try {
+              (void)load_scenario_text(cell.scenario, "<" + cell.id + ">");
+            } catch (const InputError&) {
+              continue;
+            }
+            cells.push_back(std::move(cell));
+          }
+        }
+    }
+  }
 }
 
 }  // namespace
@@ -325,6 +387,7 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
         }
     }
   append_tuning_cells(ev, cells);
+  append_assumption_cells(ev, cells);
   return cells;
 }
 

@@ -25,6 +25,9 @@ struct EvalCell {
   std::string knob_change;
   std::string id;        // folder name under cells/: fabric.workload[-point].condition.s<seed>
   std::string scenario;  // the scenario file's text
+  // The knob is an assumption-labelled default moved to the edge of its
+  // range (the assumption sweep), not a setting mis-set (the tuning sweep).
+  bool assumption = false;
 };
 
 // Every cell, in a fixed order (fabric, workload, point, condition, seed);

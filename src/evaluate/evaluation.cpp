@@ -318,6 +318,22 @@ Evaluation load(CfgNode root, const YAML::Node& doc, const std::string& file) {
       throw tn->error("", "the tuning sweep runs at baseline: add the condition `baseline`");
   }
 
+  if (const auto an = root.opt_child("assumptions")) {
+    ev.assumptions.line = an->line();
+    for (const CfgNode& w : an->list("workloads")) {
+      const std::string name = w.scalar();
+      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
+                       [&](const EvalWorkload& x) { return x.name == name; }))
+        throw w.error("", "no workload named '" + name + "' in this evaluation");
+      ev.assumptions.workloads.push_back(name);
+    }
+    if (ev.assumptions.workloads.empty()) throw an->error("workloads", "expected at least one workload");
+    an->finish();
+    if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
+                     [](const EvalCondition& c) { return c.is_baseline(); }))
+      throw an->error("", "the assumption sweep runs at baseline: add the condition `baseline`");
+  }
+
   const std::optional<CfgNode> cost = root.opt_child("cost");
   for (const EvalFabric& f : ev.fabrics) {
     const CostFamily family = cost_family_of(f.profile);

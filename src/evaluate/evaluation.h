@@ -93,6 +93,14 @@ struct EvalTuning {
   int line = 0;
 };
 
+// The assumption sweep: each default a fabric's profile labels an assumption
+// (no published source), moved to x0.5 and x2 one at a time, on these
+// workloads at baseline; each figure they measure gets the range it spans.
+struct EvalAssumptions {
+  std::vector<std::string> workloads;  // names; empty: no sweep
+  int line = 0;
+};
+
 // The decision's criteria, each weighted by the file (0 leaves one out).
 struct EvalWeights {
   std::vector<std::pair<std::string, double>> weight;  // criterion -> weight, in file order
@@ -110,6 +118,7 @@ struct Evaluation {
   std::vector<EvalCondition> conditions;
   EvalWeights weights;
   EvalTuning tuning;
+  EvalAssumptions assumptions;
   // Per fabric: the prices, power and staffing its cost model uses (the
   // file's `cost:` section over the cited defaults of its family).
   std::vector<CostInputs> cost;

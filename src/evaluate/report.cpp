@@ -341,6 +341,28 @@ std::vector<Section> build(const EvalReportInput& in) {
                                       ev.fabrics[f].name);
       }
       dec.para(sentence + ".");
+      // How far the assumptions could move this criterion, when swept.
+      std::string ranges;
+      bool overlap = false;
+      const EvalFigure* leader = find_figure(s, sc.cites[lead]);
+      for (size_t f = 0; f < nf; ++f) {
+        const EvalFigure* x = find_figure(s, sc.cites[f]);  // a single figure (not a mean, ratio or total)
+        if (x == nullptr || std::isnan(x->assumed_low) || x->assumed_low == x->assumed_high) continue;
+        std::string keys;
+        for (const auto& k : x->depends_on) keys += (keys.empty() ? "" : ", ") + k;
+        ranges += fmt::format("{} from {} {} [low:{}] to {} {} [high:{}]{}; ", ev.fabrics[f].name,
+                              report_number(x->assumed_low), sc.unit, x->id, report_number(x->assumed_high),
+                              sc.unit, x->id, keys.empty() ? std::string() : " (" + keys + ")");
+        if (f != lead && leader != nullptr && !std::isnan(leader->assumed_low)) {
+          const double lead_worst = sc.lower_is_better ? leader->assumed_high : leader->assumed_low;
+          const double other_best = sc.lower_is_better ? x->assumed_low : x->assumed_high;
+          overlap = overlap || (sc.lower_is_better ? other_best <= lead_worst : other_best >= lead_worst);
+        }
+      }
+      if (!ranges.empty())
+        dec.para("With the unsourced defaults moved x0.5 and x2: " + ranges +
+                 (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
+                          : "the lead on " + sc.criterion + " holds across them."));
     }
   }
   out.push_back(std::move(dec));
@@ -468,11 +490,15 @@ std::vector<Section> build(const EvalReportInput& in) {
     Section sec{"Workload: " + wl.name + " (" + wl.type + ")", {}};
     const size_t points = std::max<size_t>(1, wl.sweep_values.size());
     std::vector<std::string> metrics = shown_metrics(wl.type);
+    const std::string key = metrics.front();
+    const bool swept = std::find(ev.assumptions.workloads.begin(), ev.assumptions.workloads.end(), wl.name) !=
+                       ev.assumptions.workloads.end();
     metrics.insert(metrics.end(), kNetworkMetrics.begin(), kNetworkMetrics.end());
     ReportTable t;
     t.header = {"fabric", "condition"};
     if (!wl.sweep_key.empty()) t.header.push_back(wl.sweep_key);
     for (const auto& m : metrics) t.header.push_back(metric_title(m));
+    if (swept) t.header.push_back(metric_title(key) + " range over assumptions");
     for (size_t f = 0; f < nf; ++f)
       for (size_t c = 0; c < ev.conditions.size(); ++c)
         for (size_t p = 0; p < points; ++p) {
@@ -480,6 +506,19 @@ std::vector<Section> build(const EvalReportInput& in) {
           std::vector<std::string> row = {ev.fabrics[f].name, ev.conditions[c].name};
           if (!wl.sweep_key.empty()) row.push_back(eval_point_label(wl, p));
           for (const auto& m : metrics) row.push_back(figure_text(find_figure(s, fig_id(ev, f, w, p, c, m))));
+          if (swept) {
+            const EvalFigure* x = find_figure(s, fig_id(ev, f, w, p, c, key));
+            std::string r;
+            if (x != nullptr && !std::isnan(x->assumed_low)) {
+              r = report_number(x->assumed_low) + "-" + report_number(x->assumed_high);
+              if (!x->depends_on.empty()) {
+                std::string k;
+                for (const auto& d : x->depends_on) k += (k.empty() ? "" : ", ") + d;
+                r += " (" + k + ")";
+              }
+            }
+            row.push_back(r);
+          }
           t.rows.push_back(std::move(row));
         }
     sec.para(
@@ -517,7 +556,8 @@ std::string md_cell(const std::string& s) {
 
 std::string report_number(double v) {
   if (!std::isfinite(v)) return "inf";
-  if (v == 0) return "0";
+  // Below a femto-unit is rounding noise of a sum (a stdev of equal samples).
+  if (std::abs(v) < 1e-9) return "0";
   return fmt::format("{:.4g}", v);
 }
 
@@ -546,7 +586,9 @@ json evaluation_json(const EvalReportInput& in) {
          {"fabric", ev.fabrics[c.fabric].name},
          {"workload", ev.workloads[c.workload].name},
          {"point", eval_point_label(ev.workloads[c.workload], c.point)},
-         {"condition", c.knob.empty() ? ev.conditions[c.condition].name : "tuning"},
+         {"condition", c.knob.empty() ? ev.conditions[c.condition].name
+                       : c.assumption ? "assumption"
+                                      : "tuning"},
          {"mis_set", c.knob.empty()
                          ? json(nullptr)
                          : json{{"key", c.knob}, {"change", c.knob_change}, {"value", c.knob_value}}},
@@ -558,9 +600,14 @@ json evaluation_json(const EvalReportInput& in) {
   }
   j["cells"] = cells;
   json figs = json::object();
-  for (const auto& f : s.figures)
+  for (const auto& f : s.figures) {
     figs[f.id] = {{"mean", f.mean},   {"min", f.min},   {"max", f.max},
                   {"seeds", f.seeds}, {"unit", f.unit}, {"lower_is_better", f.lower_is_better}};
+    if (!std::isnan(f.assumed_low)) {
+      figs[f.id]["assumed_range"] = {f.assumed_low, f.assumed_high};
+      figs[f.id]["depends_on"] = f.depends_on;
+    }
+  }
   j["figures"] = figs;
   json settings = json::array();
   for (const auto& d : s.settings)

@@ -238,6 +238,29 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
 
   s.settings = setting_diffs(ev, cells, outcomes);
 
+  // Assumption ranges: each swept cell widens the span of the figures it
+  // measures (its baseline cell, first seed, is the span's start).
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const EvalCell& c = cells[i];
+    if (!c.assumption) continue;
+    if (!outcomes[i].ok) {
+      s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
+      continue;
+    }
+    for (const auto& [metric, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results)) {
+      auto it = std::find_if(s.figures.begin(), s.figures.end(), [&](const EvalFigure& f) {
+        return f.id == figure_id(ev, c.fabric, c.workload, c.point, c.condition, metric);
+      });
+      if (it == s.figures.end()) continue;
+      if (std::isnan(it->assumed_low)) it->assumed_low = it->assumed_high = it->mean;
+      it->assumed_low = std::min(it->assumed_low, v);
+      it->assumed_high = std::max(it->assumed_high, v);
+      if (std::abs(v - it->mean) > 0.01 * std::abs(it->mean) &&
+          std::find(it->depends_on.begin(), it->depends_on.end(), c.knob) == it->depends_on.end())
+        it->depends_on.push_back(c.knob);
+    }
+  }
+
   // Scores. A criterion's value per fabric is the mean of its figures; a
   // fabric that failed to measure one where another did scores 0 on it.
   const size_t nf = ev.fabrics.size();
@@ -396,7 +419,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
   s.tuning.resize(nf);
   for (size_t i = 0; i < cells.size(); ++i) {
     const EvalCell& c = cells[i];
-    if (c.knob.empty()) continue;
+    if (c.knob.empty() || c.assumption) continue;
     if (!outcomes[i].ok) s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
     const char* metric = key_metric(ev.workloads[c.workload].type);
     if (metric == nullptr) continue;

@@ -5,6 +5,7 @@
 // number in the decision can be found in evaluation.json.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,6 +29,12 @@ struct EvalFigure {
   double min = 0;
   double max = 0;
   int seeds = 0;  // cells that measured it (failed cells do not)
+  // The assumption sweep: the span of the figure (first seed) as each
+  // assumption-labelled default moves x0.5 and x2, and the settings that move
+  // it by more than 1%. NaN: not swept.
+  double assumed_low = std::numeric_limits<double>::quiet_NaN();
+  double assumed_high = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::string> depends_on;
 };
 
 // One row of the settings table: a fabric key whose value differs between

@@ -40,6 +40,7 @@ conditions:
   - baseline
   - {name: load-30, background: {load: 30%, cdf: storage}}
 weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1, cost: 1}
+assumptions: {workloads: [latency]}
 )";
 
 std::string slurp(const fs::path& p) {
@@ -79,7 +80,11 @@ Written evaluate(const Evaluation& ev, const std::vector<EvalCell>& cells, const
 TEST_F(EvaluateTest, ParallelMatrixIsByteIdenticalToEachCellAloneAndResumes) {
   const Evaluation ev = load_evaluation_text(kSmall, "small.yaml");
   const std::vector<EvalCell> cells = eval_cells(ev);
-  ASSERT_EQ(cells.size(), 2u * 3u * 2u);
+  size_t matrix = 0;
+  size_t assumed = 0;
+  for (const auto& c : cells) (c.knob.empty() ? matrix : assumed) += 1;
+  ASSERT_EQ(matrix, 2u * 3u * 2u);
+  EXPECT_GT(assumed, 0u);  // the latency workload under each fabric's unsourced defaults
   check_cells(ev, cells);
 
   const Written par = evaluate(ev, cells, dir_ / "par", 2);
@@ -151,7 +156,10 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
     double sum = 0;
     int n = 0;
     while (ids >> id) {
-      if (id.rfind("trial:", 0) == 0) {  // a tuning trial, worse by this many percent
+      if (id.rfind("low:", 0) == 0 || id.rfind("high:", 0) == 0) {  // an assumption range's end
+        const bool low = id[0] == 'l';
+        sum += j["figures"][id.substr(low ? 4 : 5)]["assumed_range"][low ? 0 : 1].get<double>();
+      } else if (id.rfind("trial:", 0) == 0) {  // a tuning trial, worse by this many percent
         for (const auto& [f, t] : j["tuning"]["fabrics"].items())
           for (const auto& tr : t["trials"])
             if (tr["cell"] == id.substr(6)) sum += tr["worse_by"].get<double>() * 100;
@@ -175,7 +183,7 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   EXPECT_GE(checked, 9);
   // And the cell a figure comes from holds it in its own metrics.
   for (const auto& c : j["cells"]) {
-    if (!c["ok"].get<bool>()) continue;
+    if (!c["ok"].get<bool>() || !c["mis_set"].is_null()) continue;
     for (const auto& [metric, v] : c["metrics"].items()) {
       std::string id = c["fabric"].get<std::string>() + "." + c["workload"].get<std::string>();
       if (!c["point"].get<std::string>().empty()) id += "-" + c["point"].get<std::string>();
@@ -245,7 +253,7 @@ TEST_F(EvaluateTest, TuningEffortRecomputesFromTheCells) {
       load_evaluation_text(edit(text, "resilience: 1, cost: 1}", "resilience: 1, tuning: 1}"), "t.yaml");
   const std::vector<EvalCell> cells = eval_cells(ev);
   size_t tuning_cells = 0;
-  for (const auto& c : cells) tuning_cells += c.knob.empty() ? 0 : 1;
+  for (const auto& c : cells) tuning_cells += c.knob.empty() || c.assumption ? 0 : 1;
   // ib-ndr: mtu x0.5 and x2; roce: mtu x0.5 and x2, kmin x0.5 and x2, pfc
   // flipped. ECN off is refused under DCQCN (it needs the marks): not tried.
   EXPECT_EQ(tuning_cells, 2u + 5u);
@@ -275,7 +283,7 @@ TEST_F(EvaluateTest, TuningEffortRecomputesFromTheCells) {
   EXPECT_EQ(j["tuning"]["fabrics"]["ib-ndr"]["settings_tried"], 1);
   EXPECT_EQ(j["tuning"]["fabrics"]["roce"]["settings_tried"], 3);
   // A key none of the fabrics uses is refused.
-  expect_refused(edit(text, "fabric.mtu,", "fabric.hpcc.eta,"), "e.yaml:15",
+  expect_refused(edit(text, "fabric.mtu,", "fabric.hpcc.eta,"), "e.yaml:16",
                  "none of the compared fabrics uses");
 }
 

@@ -202,6 +202,18 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     bg["horizon"] = "5ms";
     workloads.push_back(bg);
   }
+  if (cond.incast_senders > 0) {
+    // Into the host the measured workload receives on, so it shares the
+    // congested port (a perftest's server; host 0 otherwise).
+    const EvalWorkload& m = ev.workloads[c.workload];
+    YAML::Node in;
+    in["type"] = "incast";
+    in["senders"] = cond.incast_senders;
+    in["size"] = cond.incast_size;
+    in["receiver"] =
+        m.scenario_type == "perftest" && m.keys["dst"] ? m.keys["dst"].Scalar() : std::string("0");
+    workloads.push_back(in);
+  }
   root["workload"] = workloads;
   if (cond.down_at) {
     YAML::Node faults(YAML::NodeType::Sequence);
@@ -220,7 +232,7 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     root["faults"] = faults;
   }
   YAML::Node out;
-  out["flows_csv"] = ev.workloads[c.workload].type == "fct" || cond.background_load > 0;
+  out["flows_csv"] = ev.workloads[c.workload].type == "fct" || cond.is_loaded();
   out["ports_csv"] = false;
   root["output"] = out;
   YAML::Emitter em;
@@ -406,7 +418,8 @@ void check_cells(const Evaluation& ev, const std::vector<EvalCell>& cells) {
       };
       int line = ev.workloads[c.workload].line;
       std::string where = "workloads: " + ev.workloads[c.workload].name;
-      if (in_set(cond.set) || key.rfind("workload[1]", 0) == 0 || key.rfind("faults", 0) == 0) {
+      if (in_set(cond.set) || (key.rfind("workload[", 0) == 0 && key.rfind("workload[0]", 0) != 0) ||
+          key.rfind("faults", 0) == 0) {
         line = cond.line;
         where = "conditions: " + cond.name;
       } else if (in_set(fab.set) || key.rfind("fabric", 0) == 0 || key.rfind("topology.switch", 0) == 0) {

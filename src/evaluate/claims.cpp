@@ -16,7 +16,7 @@ class Reader {
   explicit Reader(const EvalReportInput& in) : in_(in), ev_(in.ev) {
     for (size_t c = 0; c < ev_.conditions.size(); ++c) {
       if (ev_.conditions[c].is_baseline() && base_ == npos) base_ = c;
-      if (ev_.conditions[c].background_load > 0 && loaded_ == npos) loaded_ = c;
+      if (ev_.conditions[c].is_loaded() && loaded_ == npos) loaded_ = c;
       if (ev_.conditions[c].down_at && failed_ == npos) failed_ = c;
     }
   }
@@ -125,8 +125,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     const std::string claim =
         "InfiniBand keeps latency and jitter low under load; RoCEv2 tail latency grows under congestion.";
     if (r.loaded() == Reader::npos) {
-      out.push_back(
-          not_measured(2, claim, "needs a condition with background load beside a latency workload."));
+      out.push_back(not_measured(
+          2, claim, "needs a condition with background load or an incast beside a latency workload."));
     } else {
       std::string e;
       double ib_worst = 0;

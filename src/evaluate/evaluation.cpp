@@ -9,6 +9,7 @@
 
 #include "config/cfg_node.h"
 #include "config/error.h"
+#include "config/units_parse.h"
 #include "fabric/profiles.h"
 
 namespace rdmasim {
@@ -192,7 +193,8 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
   c.line = n.line();
   if (n.is_scalar()) {
     if (n.scalar() != "baseline")
-      throw n.error("", "a condition is `baseline` or a map with name and background / link_down / set");
+      throw n.error("",
+                    "a condition is `baseline` or a map with name and background / incast / link_down / set");
     c.name = "baseline";
     return c;
   }
@@ -206,6 +208,11 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
       throw bg->error("cdf",
                       "unknown flow-size distribution '" + cdf + "' (known: " + join(eval_cdf_names()) + ")");
     bg->finish();
+  }
+  if (const auto ic = n.opt_child("incast")) {
+    c.incast_senders = static_cast<int>(ic->integer("senders", 1, 1 << 20));
+    c.incast_size = format_bytes(ic->bytes("size"));
+    ic->finish();
   }
   if (const auto ld = n.opt_child("link_down")) {
     c.down_at = ld->time("at");
@@ -221,7 +228,8 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
   for (const CfgNode& w : n.opt_list("workloads")) c.workloads.push_back(w.scalar());
   n.finish();
   if (c.is_baseline() && c.name != "baseline")
-    throw n.error("", "condition '" + c.name + "' changes nothing: give background, link_down or set");
+    throw n.error("",
+                  "condition '" + c.name + "' changes nothing: give background, incast, link_down or set");
   return c;
 }
 

@@ -78,7 +78,14 @@ struct EvalCondition {
   std::vector<std::string> workloads;
   int line = 0;
 
-  [[nodiscard]] bool is_baseline() const { return background_load <= 0 && !down_at && set.empty(); }
+  // An incast beside the measured workload: this many senders, each sending
+  // `incast_size`, into the host the measured workload receives on.
+  int incast_senders = 0;
+  std::string incast_size;
+
+  // Traffic beside the measured workload (background or an incast).
+  [[nodiscard]] bool is_loaded() const { return background_load > 0 || incast_senders > 0; }
+  [[nodiscard]] bool is_baseline() const { return !is_loaded() && !down_at && set.empty(); }
 };
 
 // The tuning-effort sweep: each setting a fabric's profile uses, one at a

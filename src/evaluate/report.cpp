@@ -108,6 +108,9 @@ std::string condition_text(const EvalCondition& c) {
   if (c.background_load > 0)
     add(fmt::format("background {}% per NIC from {}", report_number(c.background_load * 100),
                     c.background_cdf));
+  if (c.incast_senders > 0)
+    add(fmt::format("an incast of {} senders x {} into the measured workload's receiver", c.incast_senders,
+                    c.incast_size));
   if (c.down_at) {
     add("link " + c.link + " down at " + format_time(*c.down_at) +
         (c.up_at ? ", up at " + format_time(*c.up_at) : std::string()));
@@ -179,8 +182,8 @@ size_t baseline_of(const Evaluation& ev) {
   return 0;
 }
 
-// The chart a workload's results read best as.
-std::string workload_chart(const EvalReportInput& in, size_t w, const FigureOf& fig) {
+// The charts a workload's results read best as.
+std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, const FigureOf& fig) {
   const Evaluation& ev = in.ev;
   const EvalWorkload& wl = ev.workloads[w];
   const SeriesColors colors(fabric_names(ev));
@@ -209,9 +212,28 @@ std::string workload_chart(const EvalReportInput& in, size_t w, const FigureOf& 
       c.series.push_back(std::move(ser));
     }
     c.size = {760, 380};
-    return render_svg(c, colors);
+    return {render_svg(c, colors)};
   }
   if (wl.type == "latency") {
+    std::vector<std::string> svgs;
+    // The distributions, one chart per condition: where the tail goes under load.
+    for (size_t k = 0; k < ev.conditions.size(); ++k) {
+      LineChart cdf;
+      cdf.title = wl.name + ": latency CDF, " + ev.conditions[k].name;
+      cdf.x = Axis{"latency [us]", AxisScale::kLog10, AxisUnit::kNone, {}, {}, false};
+      cdf.y = Axis{"fraction of messages", AxisScale::kLinear, AxisUnit::kNone, 0.0, 1.0, true};
+      cdf.step = true;
+      for (size_t f = 0; f < ev.fabrics.size(); ++f)
+        for (const EvalCdf& d : in.summary.cdfs)
+          if (d.fabric == f && d.workload == w && d.point == 0 && d.condition == k) {
+            LineSeries ser{ev.fabrics[f].name, {}};
+            for (const auto& [q, v] : d.points) ser.points.push_back({v, q});
+            cdf.series.push_back(std::move(ser));
+          }
+      if (cdf.series.empty()) continue;
+      cdf.size = {760, 340};
+      svgs.push_back(render_svg(cdf, colors));
+    }
     BarChart c;
     c.title = wl.name + ": p99 latency per condition (whiskers: p50 to p99.9)";
     for (const auto& k : ev.conditions) c.categories.push_back(k.name);
@@ -230,7 +252,30 @@ std::string workload_chart(const EvalReportInput& in, size_t w, const FigureOf& 
     }
     c.value_axis.title = "latency [us]";
     c.size = {900, 380};
-    return render_svg(c, colors);
+    svgs.insert(svgs.begin(), render_svg(c, colors));
+    return svgs;
+  }
+  if (wl.type == "fct") {
+    // p99 slowdown per flow-size bucket, at baseline: the classic FCT chart.
+    BarChart c;
+    c.title = wl.name + ": p99 FCT slowdown by flow size (" + ev.conditions[base].name + ")";
+    for (const EvalFigure& x : in.summary.figures)
+      if (x.workload == w && x.condition == base && x.metric.rfind("slowdown_p99@", 0) == 0) {
+        const std::string bucket = x.metric.substr(13);
+        if (std::find(c.categories.begin(), c.categories.end(), bucket) == c.categories.end())
+          c.categories.push_back(bucket);
+      }
+    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+      BarSeries b{ev.fabrics[f].name, {}, {}};
+      for (const auto& bucket : c.categories) {
+        const EvalFigure* x = fig(f, 0, base, "slowdown_p99@" + bucket);
+        b.values.push_back(x != nullptr ? x->mean : std::nan(""));
+      }
+      c.series.push_back(std::move(b));
+    }
+    c.value_axis.title = "p99 slowdown (FCT / FCT alone)";
+    c.size = {900, 380};
+    return {render_svg(c, colors)};
   }
   if (wl.type == "training") {
     StackedBarChart c;
@@ -249,7 +294,7 @@ std::string workload_chart(const EvalReportInput& in, size_t w, const FigureOf& 
     c.series = {other, exposed};
     c.value_axis.title = "ms";
     c.size = {760, 360};
-    return render_svg(c);
+    return {render_svg(c)};
   }
   // One number per fabric and condition.
   const std::string metric = wl.type == "bandwidth"    ? "gbps"
@@ -269,7 +314,7 @@ std::string workload_chart(const EvalReportInput& in, size_t w, const FigureOf& 
   }
   c.value_axis.title = metric_title(metric);
   c.size = {900, 380};
-  return render_svg(c, colors);
+  return {render_svg(c, colors)};
 }
 
 std::vector<Section> build(const EvalReportInput& in) {
@@ -524,10 +569,10 @@ std::vector<Section> build(const EvalReportInput& in) {
     sec.para(
         "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not finish.");
     sec.table(std::move(t));
-    const std::string svg = workload_chart(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {
+    const std::vector<std::string> svgs = workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {
       return find_figure(s, fig_id(ev, f, w, p, c, m));
     });
-    if (!svg.empty()) sec.chart(svg, "");
+    for (const std::string& svg : svgs) sec.chart(svg, "");
     out.push_back(std::move(sec));
   }
 

@@ -217,6 +217,16 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
       continue;
     }
+    if (c.seed == ev.seeds.front()) {
+      const json& r = outcomes[i].results;
+      if (r.contains("workload_results") && !r["workload_results"].empty() &&
+          r["workload_results"][0].contains("latency_cdf_us")) {
+        EvalCdf cdf{c.fabric, c.workload, c.point, c.condition, {}};
+        for (const auto& p : r["workload_results"][0]["latency_cdf_us"])
+          cdf.points.emplace_back(p[0].get<double>(), p[1].get<double>());
+        s.cdfs.push_back(std::move(cdf));
+      }
+    }
     for (const auto& [metric, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results)) {
       const std::string id = figure_id(ev, c.fabric, c.workload, c.point, c.condition, metric);
       auto it =
@@ -269,9 +279,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       if (k == c) return w;
     return 0.0;
   };
-  const auto has_background = [&](size_t c) { return ev.conditions[c].background_load > 0; };
+  const auto has_background = [&](size_t c) { return ev.conditions[c].is_loaded(); };
   const bool any_loaded = std::any_of(ev.conditions.begin(), ev.conditions.end(),
-                                      [](const EvalCondition& c) { return c.background_load > 0; });
+                                      [](const EvalCondition& c) { return c.is_loaded(); });
   for (const CriterionRule& rule : rules()) {
     const double w = weight_of(rule.criterion);
     if (w <= 0) continue;

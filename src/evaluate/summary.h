@@ -74,6 +74,15 @@ struct EvalTuningResult {
   std::vector<std::string> sensitive;  // settings with a trial worse than the threshold, in trial order
 };
 
+// A latency distribution as perftest reports it (first seed): the CDF charts.
+struct EvalCdf {
+  size_t fabric = 0;
+  size_t workload = 0;
+  size_t point = 0;
+  size_t condition = 0;
+  std::vector<std::pair<double, double>> points;  // (fraction, latency us)
+};
+
 struct EvalSummary {
   std::vector<EvalFigure> figures;
   std::vector<EvalSettingDiff> settings;
@@ -83,6 +92,7 @@ struct EvalSummary {
   BillOfMaterials bom;                   // the cluster's fabric, counted from its topology
   std::vector<CostResult> cost;          // per fabric
   std::vector<EvalTuningResult> tuning;  // per fabric (empty trials without a sweep)
+  std::vector<EvalCdf> cdfs;
   std::vector<std::string> failed_cells;
 };
 

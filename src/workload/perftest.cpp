@@ -180,6 +180,15 @@ void PerftestWorkload::report(nlohmann::ordered_json& out) const {
     const Distribution d = summarize(r.latency_us);
     out["latency_us"] = {{"min", d.min},   {"p50", d.p50}, {"mean", d.mean},  {"p99", d.p99},
                          {"p999", d.p999}, {"max", d.max}, {"stdev", d.stdev}};
+    // The distribution's shape at fixed quantiles (a CDF a report can draw):
+    // [fraction, latency in us], nearest rank.
+    std::vector<double> sorted = r.latency_us;
+    std::sort(sorted.begin(), sorted.end());
+    nlohmann::ordered_json cdf = nlohmann::ordered_json::array();
+    if (!sorted.empty())
+      for (double q : {0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0})
+        cdf.push_back({q, percentile_sorted(sorted, q)});
+    out["latency_cdf_us"] = cdf;
   } else {
     out["bw_peak_MBps"] = r.bw_peak_mb_s;
     out["bw_average_MBps"] = r.bw_avg_mb_s;

@@ -242,6 +242,29 @@ TEST_F(EvaluateTest, WritesReportForTheBrowserCheck) {
 
 void expect_refused(const std::string& text, const std::string& where, const std::string& what);
 
+// An incast condition sends into the host the measured perftest receives on,
+// and counts as load for the tail-latency criterion.
+TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
+  const Evaluation ev = load_evaluation_text(
+      edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
+           "{name: incast-beside, incast: {senders: 2, size: 256KiB}, workloads: [latency]}"),
+      "small.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  size_t beside = 0;
+  for (const auto& c : cells) {
+    if (ev.conditions[c.condition].name != "incast-beside") continue;
+    ++beside;
+    EXPECT_EQ(ev.workloads[c.workload].name, "latency");
+    // The perftest's server is host 2 (server 1's first NIC); the incast goes there.
+    EXPECT_NE(c.scenario.find("type: incast\n    senders: 2\n    size: 256KiB\n    receiver: 2"), std::string::npos)
+        << c.scenario;
+  }
+  EXPECT_EQ(beside, 2u);  // one per fabric: the condition is limited to the latency workload
+  EXPECT_TRUE(ev.conditions[1].is_loaded());
+  EXPECT_FALSE(ev.conditions[1].is_baseline());
+}
+
 // Tuning effort recomputes from the cells: each trial's "worse by" is its
 // key metric against the same workload's baseline cell, and a setting is a
 // knob to get right exactly when one of its trials is worse than the threshold.

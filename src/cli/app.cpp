@@ -54,7 +54,9 @@ std::optional<std::chrono::steady_clock::duration> progress_interval(const std::
 }  // namespace
 
 int command_line(int argc, const char* const* argv, const Process& process, bool check_only) {
-  CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (InfiniBand, RoCEv2, iWARP, UET)"};
+  std::string families;
+  for (const std::string& f : fabric_families()) families += (families.empty() ? "" : ", ") + f;
+  CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (" + families + ")"};
   app.require_subcommand(1);
   app.set_version_flag("--version", process.version);
 

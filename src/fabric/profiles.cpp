@@ -1,5 +1,6 @@
 #include "fabric/profiles.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "config/params.h"
@@ -23,6 +24,7 @@ void cite(Profile& p, const std::string& key, std::string source) {
 Profile ethernet_base(std::string name, std::string summary) {
   Profile p;
   p.name = std::move(name);
+  p.family = "RoCEv2";  // RoCEv2 framing; lossless or not is the profile's choice
   p.summary = std::move(summary);
   p.config.name = p.name;
   p.config.framing = Framing::rocev2();
@@ -255,6 +257,7 @@ Profile at_400g(Profile p) {
 Profile infiniband(std::string name, int gbps, Time switch_latency, std::string latency_source) {
   Profile p;
   p.name = std::move(name);
+  p.family = "InfiniBand";
   p.summary = "InfiniBand " + std::to_string(gbps) +
               " Gb/s: credit-based flow control per VL (never drops for buffer), cut-through switches, "
               "OpenSM-default SL2VL and VL arbitration, RC with go-back-N";
@@ -332,6 +335,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
 // congestion control and in what the switches mark.
 Profile iwarp_base(std::string name, std::string summary) {
   Profile p = ethernet_base(std::move(name), std::move(summary));
+  p.family = "iWARP";
   // RC's keys do not apply: TCP has its own MTU, ACKs and timers.
   std::erase_if(p.sources, [](const ProfileSource& s) {
     return s.key == "fabric.mtu" || s.key == "fabric.ack_interval" || s.key == "fabric.rto" ||
@@ -426,6 +430,15 @@ std::vector<std::string> profile_names() {
           "iwarp-cubic",    "iwarp-dctcp"};
 }
 
+std::vector<std::string> fabric_families() {
+  std::vector<std::string> out;
+  for (const std::string& n : profile_names()) {
+    const std::string family = find_profile(n).family;
+    if (!family.empty() && std::find(out.begin(), out.end(), family) == out.end()) out.push_back(family);
+  }
+  return out;
+}
+
 Profile find_profile(const std::string& name) {
   if (name == "ethernet-lossy")
     return ethernet_base(name,
@@ -452,6 +465,7 @@ Profile find_profile(const std::string& name) {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "
                               "is ever dropped (a reference, not a product)");
+    p.family.clear();
     p.config.sw.mmu.unlimited = true;
     for (auto& d : p.sources)
       if (d.key == "topology.switch.buffer")

@@ -601,6 +601,14 @@ TEST_F(CliTest, NcclTestsUnknownFabric) {
       << r.err;
 }
 
+TEST_F(CliTest, HelpNamesOnlyFabricsThatExist) {
+  const CliResult r = run_cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("rdmasim: packet-level simulator for RDMA fabrics (RoCEv2, InfiniBand, iWARP)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(CliTest, NcclTestsPrintsTableAndJson) {
   const auto json = dir_ / "nccl.json";
   const CliResult r = run_cli({"nccl-tests", "all_gather_perf", "-b", "1K", "-e", "4K", "-f", "2", "--nodes",

@@ -37,6 +37,9 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
                  "the Ethernet MTU (default the profile's 1500)");
   app.add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
       ->check(CLI::Range(1, 64));
+  app.add_flag("--sharp", o.sharp,
+               "give the fabric in-network aggregation (fabric.sharp.enabled: true) for the sharp algorithm: "
+               "models a vendor extension on Ethernet (an assumption); InfiniBand profiles have it");
   app.add_option("--background-load", o.background_load,
                  "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
   app.add_option("--background-cdf", o.background_cdf,

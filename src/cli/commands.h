@@ -75,6 +75,7 @@ struct ClusterCli {
   std::string fabric = "rocev2-dcqcn", topo = "leaf-spine", rate, mtu;
   double oversub = 1.0;
   int qps = 1;
+  bool sharp = false;  // fabric.sharp.enabled on a profile without it
   long long seed = 1;
   double background_load = 0;
   std::string background_cdf = "data/cdf/alistorage2019.txt";

@@ -724,7 +724,10 @@ void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view
     const PathStep* next = i + 1 < steps.size() ? &steps[i + 1] : nullptr;
     const std::optional<size_t> index = step_index(cur, steps[i]);
     step_into(cur, steps[i], next, new_value, dotted_key, walked);
-    walked = index ? walked + "[" + std::to_string(*index) + "]" : join_path(walked, steps[i].key);
+    if (index)
+      walked += "[" + std::to_string(*index) + "]";
+    else
+      walked = join_path(walked, steps[i].key);
   }
 }
 

@@ -55,7 +55,9 @@ std::optional<std::chrono::steady_clock::duration> progress_interval(const std::
 }  // namespace
 
 int command_line(int argc, const char* const* argv, const Process& process, bool check_only) {
-  CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (InfiniBand, RoCEv2, iWARP, UET)"};
+  std::string families;
+  for (const std::string& f : fabric_families()) families += (families.empty() ? "" : ", ") + f;
+  CLI::App app{"rdmasim: packet-level simulator for RDMA fabrics (" + families + ")"};
   app.require_subcommand(1);
   app.set_version_flag("--version", process.version);
 
@@ -65,7 +67,9 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   run->add_option("scenario", ro.scenarios, "scenario YAML file(s)")->required()->check(CLI::ExistingFile);
   run->add_option("-o,--out", ro.out_dir, "output directory (default: the scenario's output.dir)");
   run->add_option("--seed", ro.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
-  run->add_option("--set", ro.sets, "override a scenario key, e.g. --set topology.k=8 (repeatable)");
+  run->add_option("--set", ro.sets,
+                  "override a scenario key, e.g. --set topology.k=8, --set workload.0.qps=8, --set "
+                  "fabric.pfc.classes=[3,4] (repeatable)");
   run->add_option("-j,--jobs", ro.jobs, "scenarios run in parallel threads")->check(CLI::Range(1, 256));
   run->add_flag("-q,--quiet", ro.quiet, "no progress on stderr");
   run->add_option(

@@ -26,9 +26,12 @@ int64_t parse_nccl_size(const std::string& flag, const std::string& v) {
 }
 
 void add_cluster_flags(CLI::App& app, ClusterCli& o) {
-  app.add_option("--fabric", o.fabric, "fabric profile (default " + o.fabric + ")");
+  app.add_option("--fabric", o.fabric,
+                 "fabric profile, as `rdmasim profiles` lists them (default " + o.fabric + ")");
   app.add_option("--topo", o.topo,
-                 "leaf-spine (one leaf per server) | rail (rail-optimized); default " + o.topo)
+                 "rail (rail-optimized: NIC g of every server on leaf g, as DGX SuperPOD) | leaf-spine (one "
+                 "leaf per server: ring traffic crosses the spines by ECMP); default " +
+                     o.topo)
       ->check(CLI::IsMember({"leaf-spine", "rail"}));
   app.add_option("--oversubscription", o.oversub, "leaf down:up capacity ratio (default 1)");
   app.add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
@@ -37,6 +40,9 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
                  "the Ethernet MTU (default the profile's 1500)");
   app.add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
       ->check(CLI::Range(1, 64));
+  app.add_flag("--sharp", o.sharp,
+               "give the fabric in-network aggregation (fabric.sharp.enabled: true) for the sharp algorithm: "
+               "models a vendor extension on Ethernet (an assumption); InfiniBand profiles have it");
   app.add_option("--background-load", o.background_load,
                  "storage traffic sharing the fabric: Poisson flows at this load per NIC (default 0: none)");
   app.add_option("--background-cdf", o.background_cdf,

@@ -26,7 +26,7 @@ namespace rdmasim::cli {
 [[nodiscard]] int64_t parse_nccl_size(const std::string& flag, const std::string& v);
 
 // Registers --fabric, --topo, --oversubscription, --rate, --mtu, --qps,
-// --background-*, --seed on a subcommand.
+// --sharp, --background-*, --seed on a subcommand.
 void add_cluster_flags(CLI::App& app, ClusterCli& o);
 
 // Applies them to a run's options (NcclTestsOptions or TrainingRunOptions:
@@ -56,6 +56,12 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
     o.fabric.set_mtu(parse_nccl_size("--mtu", c.mtu));
   else if (o.fabric.transport != "iwarp")
     o.fabric.set_mtu(4096);
+  if (c.sharp) {
+    if (o.fabric.sharp.enabled)
+      throw std::invalid_argument("--sharp has no effect: '" + c.fabric +
+                                  "' already has in-network aggregation (SHARP)");
+    o.fabric.sharp.enabled = true;
+  }
   o.comm.qps_per_conn = c.qps;
   o.seed = static_cast<uint64_t>(c.seed);
   if (!(c.background_load >= 0 && c.background_load <= 1))

@@ -34,8 +34,10 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("-g,--ngpus", o.gpus, "GPUs per server (default 8)")->check(CLI::Range(1, 64));
   nt->add_option("--nodes", o.nodes, "servers (default 4)")->check(CLI::Range(1, 4096));
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
-  nt->add_option("--algo", o.algo,
-                 "ring | tree | hierarchical | sharp (CollNet) | pairwise (default: ring, pairwise for p2p)");
+  nt->add_option(
+      "--algo", o.algo,
+      "ring | tree | hierarchical | sharp (CollNet; InfiniBand fabrics, or --sharp) | pairwise (default: "
+      "ring, pairwise for p2p)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));
@@ -57,6 +59,8 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     if (name.ends_with("_perf")) name.resize(name.size() - 5);
     o.type = flag_value("test", name, coll_from_name);
     o.algo = c.algo.empty() ? default_algo(o.type) : flag_value("--algo", c.algo, algo_from_name);
+    if (c.cluster.sharp && o.algo != Algo::kSharp)
+      throw std::invalid_argument("--sharp has no effect: only --algo sharp aggregates in the network");
     o.min_bytes = parse_nccl_size("-b", c.minbytes);
     o.max_bytes = parse_nccl_size("-e", c.maxbytes);
     o.step_factor = c.stepfactor;

@@ -182,7 +182,10 @@ std::string key_reference() {
       "`64KB`); a key a scenario gives that the chosen parts do not use is refused with exit 2. No value may "
       "exceed 100000s, 1PiB or 1000Tbps: time is counted in 64-bit picoseconds, and these bounds keep every "
       "sum of inputs from wrapping. Input files must be regular files (at most 16 MiB for a scenario or a "
-      "CDF, 256 MiB for an HPCC topology or flow file).\n\n";
+      "CDF, 256 MiB for an HPCC topology or flow file). `rdmasim run --set key=value` sets any key before "
+      "the scenario is read, with the same checks: a list item by its index (`workload.0.qps=8` or "
+      "`workload[0].qps=8`), a list as a YAML list (`fabric.pfc.classes=[3,4]`), a map one key at a "
+      "time.\n\n";
 
   out += "## The run\n\n";
   table_head(out);

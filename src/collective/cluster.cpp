@@ -36,6 +36,14 @@ int cluster_spines(const ClusterConfig& c) {
       1, static_cast<int>(std::ceil(per_leaf_down / (c.oversubscription * c.fabric_link.rate.bps()) - 1e-9)));
 }
 
+std::string sharp_unavailable(const FabricConfig& fabric, const std::string& how) {
+  if (fabric.sharp.enabled) return "";
+  return "fabric '" + fabric.name +
+         "' has no in-network aggregation (SHARP is a feature of InfiniBand switches: ib-ndr, ib-hdr); to "
+         "model a vendor extension of this fabric (an assumption), " +
+         how;
+}
+
 GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed)
     : cfg_(c),
       own_sim_(std::make_unique<Simulation>(seed)),
@@ -44,7 +52,7 @@ GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint6
       fabric_(own_fabric_.get()),
       nvlink_free_(c.ranks()),
       sharp_free_(c.ranks()),
-      sharp_(std::make_unique<SharpManager>(fabric_->topology(), c.sharp)) {}
+      sharp_(std::make_unique<SharpManager>(fabric_->topology(), fabric_->config().sharp)) {}
 
 GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric)
     : cfg_(c),
@@ -52,7 +60,7 @@ GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric)
       fabric_(&fabric),
       nvlink_free_(c.ranks()),
       sharp_free_(c.ranks()),
-      sharp_(std::make_unique<SharpManager>(fabric.topology(), c.sharp)) {
+      sharp_(std::make_unique<SharpManager>(fabric.topology(), fabric.config().sharp)) {
   if (fabric.topology().num_hosts() < c.ranks())
     throw std::invalid_argument("the cluster has " + std::to_string(c.ranks()) +
                                 " GPUs but the fabric only " + std::to_string(fabric.topology().num_hosts()) +

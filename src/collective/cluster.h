@@ -41,7 +41,6 @@ struct ClusterConfig {
   LinkSpec nic_link{Rate::from_gbps(400), Time::from_ns(1000)};
   LinkSpec fabric_link{Rate::from_gbps(400), Time::from_ns(1000)};
   NvlinkConfig nvlink;
-  SharpConfig sharp;  // used by --algo sharp when the switches offer it
 
   [[nodiscard]] int ranks() const { return servers * gpus_per_server; }
 };
@@ -52,8 +51,13 @@ struct ClusterConfig {
 // downlink capacity divided by the oversubscription.
 [[nodiscard]] int cluster_spines(const ClusterConfig& c);
 
+// Why `fabric` cannot run algo sharp, "" when it can: its switches offer no
+// in-network aggregation (fabric.sharp.enabled). `how` says how the caller's
+// user turns it on, e.g. "set fabric.sharp.enabled: true".
+[[nodiscard]] std::string sharp_unavailable(const FabricConfig& fabric, const std::string& how);
+
 // A simulation, its fabric and the cluster geometry: everything a
-// communicator needs.
+// communicator needs. Its SHARP groups come from the fabric's fabric.sharp.
 class GpuCluster {
  public:
   // A fresh simulation and fabric of its own on make_cluster_topology(c)

@@ -91,6 +91,9 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
                                             " hosts (one GPU per host)");
   if (p.req.root >= hosts) throw item.error("root", "expected a rank below " + std::to_string(hosts));
   if (hosts < 2) throw item.error("type", "expected a topology with at least 2 hosts for a collective");
+  if (p.req.algo == Algo::kSharp)
+    if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
+      throw item.error("algo", why);
 }
 
 std::unique_ptr<Workload> make_collective(const WorkloadSpec& ws) {
@@ -141,7 +144,6 @@ void CollectiveWorkload::setup(WorkloadContext& ctx) {
   cc.gpus_per_server = p_.gpus_per_server;
   cc.servers = ctx.fabric.topology().num_hosts() / p_.gpus_per_server;
   cc.nvlink = p_.nvlink;
-  cc.sharp = p_.sharp;
   cc.nic_link.rate = ctx.fabric.nic(0).port(0).rate();
   cluster_ = std::make_unique<GpuCluster>(cc, ctx.sim, ctx.fabric);
   comm_ = std::make_unique<Communicator>(*cluster_, p_.comm);

@@ -22,7 +22,6 @@ struct CollectiveParams final : WorkloadParams {
   int gpus_per_server = 8;
   CommConfig comm;
   NvlinkConfig nvlink;
-  SharpConfig sharp;
 };
 
 struct BackgroundParams final : WorkloadParams {

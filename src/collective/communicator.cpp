@@ -45,7 +45,13 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   PlanRequest r = req;
   sharp_fallback_ = false;
   if (r.algo == Algo::kSharp) {
-    // NCCL CollNet: one aggregation group per communicator, set up on first use.
+    // The front ends refuse this before a run; never fall back for it.
+    if (const std::string why = sharp_unavailable(cl_.fabric().config(), "set fabric.sharp.enabled: true");
+        !why.empty())
+      throw std::invalid_argument("algo sharp: " + why);
+    // NCCL CollNet: one aggregation group per communicator, set up on first
+    // use; a full switch makes it run the host algorithm (capacity, not a
+    // missing feature).
     if (!sharp_tried_) {
       sharp_tried_ = true;
       sharp_group_ = cl_.sharp().allocate(ranks_);

@@ -80,7 +80,8 @@ class Communicator final : public EventHandler, public CompletionSink {
   [[nodiscard]] int64_t fabric_bytes() const { return fabric_bytes_; }
   [[nodiscard]] int64_t nvlink_bytes() const { return nvlink_bytes_; }
   // --algo sharp: whether the last request fell back to ring because the
-  // switches had no aggregation group left (or offer no SHARP).
+  // switches had no aggregation group left. A fabric without SHARP makes
+  // start() throw std::invalid_argument instead.
   [[nodiscard]] bool sharp_fallback() const { return sharp_fallback_; }
   [[nodiscard]] Algo last_algo() const { return last_algo_; }
   // Transfers in the last plan (what ran).

@@ -5,6 +5,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "fabric/profiles.h"
+
 namespace rdmasim {
 
 std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor) {
@@ -37,6 +39,8 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
                    o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
                    o.cluster.nic_link.rate.gbps(), o.fabric.mtu_label(), o.comm.qps_per_conn,
                    o.cluster.nvlink.rate.gbps() / 8, o.cluster.nvlink.latency.us());
+  if (o.algo == Algo::kSharp && !find_profile(o.fabric.name).config.sharp.enabled)
+    s += "# in-network aggregation: assumed (fabric.sharp.enabled: true), not part of this profile\n";
   if (o.background_cdf && o.background.load > 0)
     s += fmt::format("# background traffic: flow-size CDF at load {} per NIC\n", o.background.load);
   s += "#\n";
@@ -61,7 +65,7 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   }
   for (const auto& row : r.rows)
     if (row.sharp_fallback) {
-      s += "# SHARP: no aggregation group available (switch resources or no SHARP): ran the ring algorithm\n";
+      s += "# SHARP: no aggregation group available (switch resources): ran the ring algorithm\n";
       break;
     }
   s += "# Out of bounds values : 0 OK\n";

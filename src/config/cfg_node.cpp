@@ -341,8 +341,14 @@ std::vector<PathStep> parse_override_key(std::string_view dotted) {
   }
 }
 
-// The value as a fresh scalar node. A fresh node has no source position,
-// which is how errors about it later know to blame "<--set>".
+// A fresh scalar with the text of `parsed`, which must be a scalar.
+// A fresh node has no source position, which is how errors about it later
+// know to blame "<--set>".
+YAML::Node fresh_scalar(const YAML::Node& parsed) { return YAML::Node(parsed.Scalar()); }
+
+// The value as a fresh scalar node, or a fresh list of scalars for a YAML
+// sequence such as [3, 4]. Maps, and lists holding anything but scalars, are
+// refused: nested keys are set one at a time.
 YAML::Node parse_override_value(std::string_view key, std::string_view value) {
   const YAML::Node parsed = [&] {
     try {
@@ -351,11 +357,21 @@ YAML::Node parse_override_value(std::string_view key, std::string_view value) {
       override_error(key, "invalid value: " + e.msg);
     }
   }();
-  if (!parsed.IsScalar()) {
-    override_error(key, "expected a single value after '=' (got " + describe(parsed) +
-                            "); set nested keys one at a time");
+  constexpr std::string_view kExpected = "expected a single value or a list of single values after '='";
+  if (parsed.IsScalar()) return fresh_scalar(parsed);
+  if (!parsed.IsSequence()) {
+    override_error(key,
+                   std::string(kExpected) + " (got " + describe(parsed) + "); set nested keys one at a time");
   }
-  return YAML::Node(parsed.Scalar());
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (!parsed[i].IsScalar()) {
+      override_error(key,
+                     fmt::format("{}: item {} is {}, not a single value", kExpected, i, describe(parsed[i])));
+    }
+    list.push_back(fresh_scalar(parsed[i]));
+  }
+  return list;
 }
 
 // Makes an empty container for the step after `next`, or the value itself.
@@ -364,25 +380,46 @@ YAML::Node make_node(const PathStep* next, const YAML::Node& value) {
   return YAML::Node(next->index ? YAML::NodeType::Sequence : YAML::NodeType::Map);
 }
 
+// "0", "12": a dotted segment that indexes a list when the node there is one.
+std::optional<size_t> numeric_segment(const std::string& key) {
+  size_t index = 0;
+  const char* first = key.data();
+  const char* last = key.data() + key.size();
+  const auto [ptr, ec] = std::from_chars(first, last, index);
+  if (first == last || ec != std::errc() || ptr != last) return std::nullopt;
+  return index;
+}
+
+// The list index `step` takes at `cur`: [i], or a number after a dot
+// (workload.0.qps) when `cur` is a list; nullopt for a map key.
+std::optional<size_t> step_index(const YAML::Node& cur, const PathStep& step) {
+  if (step.index) return step.index;
+  return cur.IsSequence() ? numeric_segment(step.key) : std::nullopt;
+}
+
 // Descends one step from `cur`, creating what is missing; at the last step
 // stores `value` instead.
 void step_into(YAML::Node& cur, const PathStep& step, const PathStep* next, const YAML::Node& value,
                std::string_view dotted, const std::string& walked) {
   const std::string where = walked.empty() ? "the top level" : "'" + walked + "'";
-  if (step.index) {
+  const std::optional<size_t> index = step_index(cur, step);
+  if (index) {
     if (!cur.IsSequence() && !cur.IsNull()) {
       override_error(dotted, where + " is " + describe(cur) + ", not a list");
     }
     const size_t size = cur.IsSequence() ? cur.size() : 0;
-    if (*step.index > size) {
-      override_error(dotted,
-                     fmt::format("index {} is out of range ({} has {} items)", *step.index, where, size));
+    if (*index > size) {
+      override_error(dotted, fmt::format("index {} is out of range ({} has {} items)", *index, where, size));
     }
-    if (*step.index == size) cur.push_back(make_node(next, value));
-    YAML::Node item = cur[*step.index];
+    if (*index == size) cur.push_back(make_node(next, value));
+    YAML::Node item = cur[*index];
     if (next == nullptr) item = value;  // yaml-cpp assignment writes through to the stored item.
     cur.reset(item);
     return;
+  }
+  if (cur.IsSequence()) {
+    override_error(dotted, fmt::format("{} is a list, not a map: index it with a number, e.g. {}.0 or {}[0]",
+                                       where, walked, walked));
   }
   if (!cur.IsMap() && !cur.IsNull()) override_error(dotted, where + " is " + describe(cur) + ", not a map");
   std::optional<YAML::Node> found = cur.IsMap() ? find_value(cur, step.key) : std::nullopt;
@@ -685,9 +722,12 @@ void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view
   std::string walked = root.path_;
   for (size_t i = 0; i < steps.size(); ++i) {
     const PathStep* next = i + 1 < steps.size() ? &steps[i + 1] : nullptr;
+    const std::optional<size_t> index = step_index(cur, steps[i]);
     step_into(cur, steps[i], next, new_value, dotted_key, walked);
-    walked = steps[i].index ? walked + "[" + std::to_string(*steps[i].index) + "]"
-                            : join_path(walked, steps[i].key);
+    if (index)
+      walked += "[" + std::to_string(*index) + "]";
+    else
+      walked = join_path(walked, steps[i].key);
   }
 }
 

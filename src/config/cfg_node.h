@@ -127,9 +127,12 @@ class CfgNode {
   std::string path_;
 };
 
-// Implements --set: sets `dotted_key` (e.g. "topology.link.rate" or
-// "workload[0].size"), relative to `root`, to `value` parsed as a YAML scalar,
-// creating missing maps on the way. Call before reading. Errors name the file
+// Implements --set: sets `dotted_key` (e.g. "topology.link.rate",
+// "workload[0].size" or "workload.0.size": a number after a dot indexes a
+// list when the node there is one), relative to `root`, to `value` parsed as
+// a YAML scalar or a list of scalars ("[3, 4]"), creating missing maps on the
+// way; an index one past the end appends. Maps as values are refused (nested
+// keys are set one at a time). Call before reading. Errors name the file
 // "<--set>".
 void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view value);
 

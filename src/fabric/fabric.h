@@ -24,6 +24,7 @@
 #include "nic/nic.h"
 #include "nic/path/path_selector.h"
 #include "route/subnet_manager.h"
+#include "sharp/sharp.h"
 #include "topo/topology.h"
 #include "transport/iwarp/tcp_config.h"
 #include "transport/rc.h"
@@ -78,6 +79,10 @@ struct FabricConfig {
   IbCcConfig ibcc;
   CubicConfig cubic;
   PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
+  // In-network aggregation (fabric.sharp), what collectives' algo sharp runs
+  // on: InfiniBand profiles have it; an Ethernet one only when a scenario
+  // enables it to model a vendor extension.
+  SharpConfig sharp;
 
   // What a front end prints for the transport: its name as perftest and
   // nccl-tests show it, and the MTU the user sets with --mtu (RC: payload

@@ -1,5 +1,6 @@
 #include "fabric/profiles.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "config/params.h"
@@ -23,6 +24,7 @@ void cite(Profile& p, const std::string& key, std::string source) {
 Profile ethernet_base(std::string name, std::string summary) {
   Profile p;
   p.name = std::move(name);
+  p.family = "RoCEv2";  // RoCEv2 framing; lossless or not is the profile's choice
   p.summary = std::move(summary);
   p.config.name = p.name;
   p.config.framing = Framing::rocev2();
@@ -252,9 +254,11 @@ Profile at_400g(Profile p) {
 
 // Native InfiniBand: credit-based lossless links, cut-through switches, RC
 // transport with go-back-N. NDR and HDR differ in rate and switch latency.
-Profile infiniband(std::string name, int gbps, Time switch_latency, std::string latency_source) {
+Profile infiniband(std::string name, int gbps, Time switch_latency, std::string latency_source,
+                   std::string sharp_source) {
   Profile p;
   p.name = std::move(name);
+  p.family = "InfiniBand";
   p.summary = "InfiniBand " + std::to_string(gbps) +
               " Gb/s: credit-based flow control per VL (never drops for buffer), cut-through switches, "
               "OpenSM-default SL2VL and VL arbitration, RC with go-back-N";
@@ -279,6 +283,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   c.cc = "none";
   c.ib.enabled = true;
   c.ib.credit = CreditConfig{};
+  c.sharp.enabled = true;
   p.sources = {
       {"fabric.framing",
        "LRH 8 + BTH 12 + ICRC 4 + VCRC 2 per packet; RETH 16, AETH 4 (IBTA Vol.1 §7.7, §9.2-9.3); no "
@@ -324,6 +329,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
       {"topology.link.delay", "a 5 m in-rack cable at ~5 ns/m"},
       {"fabric.cc",
        "IB congestion control is off unless the SM enables it (OpenSM congestion_control FALSE)"},
+      {"fabric.sharp.enabled", std::move(sharp_source)},
   };
   return p;
 }
@@ -332,6 +338,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
 // congestion control and in what the switches mark.
 Profile iwarp_base(std::string name, std::string summary) {
   Profile p = ethernet_base(std::move(name), std::move(summary));
+  p.family = "iWARP";
   // RC's keys do not apply: TCP has its own MTU, ACKs and timers.
   std::erase_if(p.sources, [](const ProfileSource& s) {
     return s.key == "fabric.mtu" || s.key == "fabric.ack_interval" || s.key == "fabric.rto" ||
@@ -426,6 +433,15 @@ std::vector<std::string> profile_names() {
           "iwarp-cubic",    "iwarp-dctcp"};
 }
 
+std::vector<std::string> fabric_families() {
+  std::vector<std::string> out;
+  for (const std::string& n : profile_names()) {
+    const std::string family = find_profile(n).family;
+    if (!family.empty() && std::find(out.begin(), out.end(), family) == out.end()) out.push_back(family);
+  }
+  return out;
+}
+
 Profile find_profile(const std::string& name) {
   if (name == "ethernet-lossy")
     return ethernet_base(name,
@@ -441,17 +457,22 @@ Profile find_profile(const std::string& name) {
     return infiniband(
         name, 400, Time::from_ns(330),
         "Quantum-2 NDR cut-through port-to-port ~330 ns (yobitel.com/knowledge-base/nvidia-quantum-2; "
-        "the QM97xx user manual states none)");
+        "the QM97xx user manual states none)",
+        "Quantum-2 NDR switches run SHARPv3 in-network aggregation (NVIDIA Quantum-2 InfiniBand platform "
+        "datasheet: third-generation SHARP)");
   if (name == "ib-hdr")
     return infiniband(
         name, 200, Time::from_ns(130),
-        "Quantum QM87xx HDR switch: 130 ns port-to-port (NVIDIA QM87xx user manual, Introduction)");
+        "Quantum QM87xx HDR switch: 130 ns port-to-port (NVIDIA QM87xx user manual, Introduction)",
+        "Quantum HDR switches run SHARPv2 streaming aggregation (NVIDIA Quantum QM8700 datasheet; Graham et "
+        "al., ISC 2020)");
   if (name == "iwarp-cubic") return iwarp_cubic();
   if (name == "iwarp-dctcp") return iwarp_dctcp();
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "
                               "is ever dropped (a reference, not a product)");
+    p.family.clear();
     p.config.sw.mmu.unlimited = true;
     for (auto& d : p.sources)
       if (d.key == "topology.switch.buffer")
@@ -545,6 +566,15 @@ const std::vector<ProfileSource>& part_default_sources() {
       {"fabric.irn_window", "IRN paper (Mittal et al., SIGCOMM 2018) §3.1: one BDP of packets in flight"},
       {"fabric.irn_rto_low", "IRN paper §4.1: RTO_low 100 us"},
       {"fabric.irn_rto_high", "IRN paper §4.1: RTO_high 320 us"},
+      {"fabric.sharp.enabled",
+       "off: in-network aggregation is a feature of InfiniBand switches (NVIDIA SHARP); true on Ethernet "
+       "models a vendor extension (an assumption)"},
+      {"fabric.sharp.aggregation_efficiency",
+       "Graham et al., COMHPC 2016 (SHArP): streaming aggregation reaches ~95% of network bandwidth for "
+       "large messages (VALIDATION.md §C.11)"},
+      {"fabric.sharp.switch_latency", "assumption: no primary figure found for a switch's reduction latency"},
+      {"fabric.sharp.max_groups_per_switch",
+       "assumption: SHARP switches hold a small number of streaming-aggregation trees"},
   };
   return sources;
 }

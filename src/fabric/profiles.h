@@ -24,6 +24,9 @@ struct ProfileDefault {
 
 struct Profile {
   std::string name;
+  // The fabric technology it models (InfiniBand, RoCEv2, iWARP); "" for a
+  // reference network that is no product (ideal).
+  std::string family;
   std::string summary;
   FabricConfig config;
   std::vector<ProfileSource> sources;  // the profile's own citations; the parts' own defaults cite theirs
@@ -32,6 +35,8 @@ struct Profile {
 // Throws std::invalid_argument naming the known profiles for an unknown name.
 [[nodiscard]] Profile find_profile(const std::string& name);
 [[nodiscard]] std::vector<std::string> profile_names();
+// The fabric technologies the profiles model, each once, in profile order.
+[[nodiscard]] std::vector<std::string> fabric_families();
 
 // Every key the profile's parts accept, with the profile's value (formatted
 // by the parts' schema, fabric/schema.h) and its source: the profile's

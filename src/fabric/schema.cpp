@@ -362,8 +362,29 @@ std::string unserved_vl(const FabricConfig& c) {
   return "";
 }
 
-// The whole `fabric:` block: the transport, the NIC, the link layer and
-// switch features of the profile's kind, the congestion control.
+// --- In-network aggregation: SHARP in the switches (sharp/sharp.h). ------
+template <typename V>
+void visit_sharp(V& v, SharpConfig& s) {
+  v.flag({"enabled",
+          "switches reduce collectives in the network (SHARP), what algo sharp runs on: InfiniBand profiles "
+          "have it; true on Ethernet models a vendor extension (an assumption)"},
+         s.enabled);
+  if (!s.enabled) {
+    for (const char* key : {"aggregation_efficiency", "switch_latency", "max_groups_per_switch"})
+      v.refuse(key,
+               "has no effect: in-network aggregation is off (set fabric.sharp.enabled: true to use it)");
+    return;
+  }
+  v.real({"aggregation_efficiency", "share of the port rate at which switches reduce a streamed operation"},
+         s.aggregation_efficiency, 0.01, 1.0);
+  v.time({"switch_latency", "reduction latency each switch of the aggregation tree adds, going up and down"},
+         s.switch_latency);
+  v.count({"max_groups_per_switch",
+           "aggregation groups (one per communicator) a switch holds at once; a communicator that finds a "
+           "switch full runs the ring instead"},
+          s.max_groups_per_switch, 1, 1024);
+}
+
 // --- Transport: iWARP, RDMAP/DDP/MPA over the RNIC's TCP. ----------------
 template <typename V>
 void visit_iwarp(V& v, FabricConfig& c) {
@@ -456,6 +477,8 @@ void visit_fabric(V& v, FabricConfig& c) {
   } else {
     v.refuse("ib", "applies to InfiniBand profiles (ib-ndr, ib-hdr), not '" + c.name + "'");
   }
+  v.block(Key{"sharp", "in-network aggregation in the switches (SHARP), used by collectives' algo sharp"},
+          [&](auto& b) { visit_sharp(b, c.sharp); });
 }
 
 template <typename V>

@@ -79,7 +79,6 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->gpus_per_server = o.cluster.gpus_per_server;
   p->comm = o.comm;
   p->nvlink = o.cluster.nvlink;
-  p->sharp = o.cluster.sharp;
   WorkloadSpec w;
   w.type = "collective";
   w.params = std::move(p);
@@ -94,6 +93,10 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
                                 " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
                                 "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
                                 "sendrecv)");
+  if (o.algo == Algo::kSharp)
+    if (const std::string why = sharp_unavailable(o.fabric, "pass --sharp (fabric.sharp.enabled: true)");
+        !why.empty())
+      throw std::invalid_argument("--algo sharp: " + why);
   const int nranks = o.cluster.ranks();
   if (o.root < 0 || o.root >= nranks)
     throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(nranks - 1));
@@ -150,6 +153,10 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SweepP
 
 Scenario training_scenario(const TrainingRunOptions& o) {
   validate_training(o.train, o.cluster.gpus_per_server);
+  if (o.dp_algo == Algo::kSharp)
+    if (const std::string why = sharp_unavailable(o.fabric, "pass --sharp (fabric.sharp.enabled: true)");
+        !why.empty())
+      throw std::invalid_argument("--dp-algo sharp: " + why);
   ClusterConfig cc = o.cluster;
   const int G = cc.gpus_per_server;
   cc.servers = (o.train.par.gpus() + G - 1) / G;

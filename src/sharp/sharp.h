@@ -25,8 +25,10 @@
 
 namespace rdmasim {
 
+// fabric.sharp: part of the fabric (FabricConfig::sharp), on for the
+// InfiniBand profiles, whose switches offer it; off elsewhere.
 struct SharpConfig {
-  bool enabled = true;  // the fabric's switches offer SHARP
+  bool enabled = false;  // the fabric's switches offer SHARP
   // Streaming aggregation reaches ~95% of network bandwidth for large
   // messages (Graham et al.; VALIDATION.md §C.11).
   double aggregation_efficiency = 0.95;

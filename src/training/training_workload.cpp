@@ -94,6 +94,9 @@ void check_training(const CfgNode& item, const WorkloadSpec& ws, const Topology&
                              std::to_string(servers_needed(o)) + " servers of " +
                              std::to_string(o.cluster.gpus_per_server) + "), the topology has " +
                              std::to_string(t.num_hosts()) + " hosts");
+  if (o.dp_algo == Algo::kSharp)
+    if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
+      throw item.error("dp_algo", why);
 }
 
 std::unique_ptr<Workload> make_training(const WorkloadSpec& ws) {

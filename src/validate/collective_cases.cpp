@@ -97,6 +97,7 @@ void collective_cases(std::vector<ValidationResult>& out) {
     o.cluster.servers = servers;
     o.cluster.gpus_per_server = gpus;
     o.fabric = ideal;
+    o.fabric.sharp.enabled = true;  // the SHARP model itself, checked on the reference network
     return run_nccl_tests(o).rows[0];
   };
   const double s8 = sharp_vs(Algo::kSharp, 8, 16, 8).time_us, r8 = sharp_vs(Algo::kRing, 8, 16, 8).time_us,

@@ -601,6 +601,86 @@ TEST_F(CliTest, NcclTestsUnknownFabric) {
       << r.err;
 }
 
+// SHARP is a property of the fabric: refused where the switches lack it,
+// never run as ring in its place; --sharp models a vendor extension.
+TEST_F(CliTest, SharpOnlyWhereTheFabricOffersIt) {
+  const std::string no_sharp =
+      "fabric 'rocev2-dcqcn' has no in-network aggregation (SHARP is a feature of InfiniBand switches: "
+      "ib-ndr, ib-hdr); to model a vendor extension of this fabric (an assumption), pass --sharp "
+      "(fabric.sharp.enabled: true)\n";
+  const std::vector<std::string> small{"-b", "1M", "-e", "1M", "--nodes", "2", "-g", "2"};
+  auto nccl = [&](std::vector<std::string> more) {
+    std::vector<std::string> a{"nccl-tests", "all_reduce_perf"};
+    a.insert(a.end(), small.begin(), small.end());
+    a.insert(a.end(), more.begin(), more.end());
+    return run_cli(a);
+  };
+  expect_bad_input(nccl({"--fabric", "rocev2-dcqcn", "--algo", "sharp"}),
+                   "error: nccl-tests: --algo sharp: " + no_sharp);
+  expect_bad_input(run_cli({"train", "--fabric", "rocev2-dcqcn", "--dp-algo", "sharp"}),
+                   "error: train: --dp-algo sharp: " + no_sharp);
+  const CliResult ib = nccl({"--fabric", "ib-ndr", "--algo", "sharp"});
+  ASSERT_EQ(ib.exit_code, 0) << ib.err;
+  EXPECT_EQ(ib.out.find("SHARP: no aggregation group"), std::string::npos) << ib.out;
+  EXPECT_EQ(ib.out.find("assumed"), std::string::npos) << ib.out;
+  const CliResult roce = nccl({"--fabric", "rocev2-dcqcn", "--algo", "sharp", "--sharp"});
+  ASSERT_EQ(roce.exit_code, 0) << roce.err;
+  EXPECT_NE(roce.out.find("# in-network aggregation: assumed (fabric.sharp.enabled: true), not part of this "
+                          "profile\n"),
+            std::string::npos)
+      << roce.out;
+  EXPECT_EQ(roce.out.find("SHARP: no aggregation group"), std::string::npos) << roce.out;
+  // --sharp is used or refused.
+  expect_bad_input(nccl({"--fabric", "ib-ndr", "--algo", "sharp", "--sharp"}),
+                   "error: nccl-tests: --sharp has no effect: 'ib-ndr' already has in-network aggregation "
+                   "(SHARP)\n");
+  expect_bad_input(nccl({"--fabric", "rocev2-dcqcn", "--sharp"}),
+                   "error: nccl-tests: --sharp has no effect: only --algo sharp aggregates in the network\n");
+  expect_bad_input(run_cli({"train", "--fabric", "rocev2-dcqcn", "--sharp"}),
+                   "error: train: --sharp has no effect: only --dp-algo sharp aggregates in the network\n");
+}
+
+TEST_F(CliTest, SharpInAScenarioNeedsTheFabricKey) {
+  const std::string yaml = R"(name: s
+topology: {type: servers, servers: 2, gpus_per_server: 2, spines: 1, link: {rate: 400Gbps, delay: 1us}}
+fabric: {profile: rocev2-dcqcn-400g}
+workload:
+  - {type: collective, op: all_reduce, algo: sharp, size: 1MiB}
+)";
+  expect_bad_input(run_scenario(yaml),
+                   at("5:46: 'workload[0].algo': fabric 'rocev2-dcqcn-400g' has no in-network aggregation "
+                      "(SHARP is a feature of InfiniBand switches: ib-ndr, ib-hdr); to model a vendor "
+                      "extension of this fabric (an assumption), set fabric.sharp.enabled: true"));
+  const CliResult on = run_scenario(yaml, {"--set", "fabric.sharp.enabled=true"});
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find("collective all_reduce sharp"), std::string::npos) << on.out;
+  const CliResult ib = run_scenario(yaml, {"--set", "fabric.profile=ib-ndr"});
+  ASSERT_EQ(ib.exit_code, 0) << ib.err;
+  EXPECT_NE(ib.out.find("collective all_reduce sharp"), std::string::npos) << ib.out;
+  expect_bad_input(run_scenario(yaml, {"--set", "fabric.sharp.switch_latency=1us"}),
+                   "error: <--set>: 'fabric.sharp.switch_latency': has no effect: in-network aggregation is "
+                   "off (set fabric.sharp.enabled: true to use it)\n");
+  const std::string training = R"(name: s
+topology: {type: servers, servers: 2, gpus_per_server: 8, spines: 2, link: {rate: 400Gbps, delay: 1us}}
+fabric: {profile: iwarp-dctcp}
+workload:
+  - {type: training, model: gpt3-xl, dp_algo: sharp}
+)";
+  const CliResult t = run_scenario(training);
+  EXPECT_EQ(t.exit_code, 2);
+  EXPECT_NE(t.err.find(":5:47: 'workload[0].dp_algo': fabric 'iwarp-dctcp' has no in-network aggregation"),
+            std::string::npos)
+      << t.err;
+}
+
+TEST_F(CliTest, HelpNamesOnlyFabricsThatExist) {
+  const CliResult r = run_cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("rdmasim: packet-level simulator for RDMA fabrics (RoCEv2, InfiniBand, iWARP)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST_F(CliTest, NcclTestsPrintsTableAndJson) {
   const auto json = dir_ / "nccl.json";
   const CliResult r = run_cli({"nccl-tests", "all_gather_perf", "-b", "1K", "-e", "4K", "-f", "2", "--nodes",

@@ -326,6 +326,39 @@ TEST(ApplyOverride, ListIndices) {
   EXPECT_EQ(root.list("matrix")[0].elements()[0].scalar(), "7");
 }
 
+// A number after a dot indexes a list, as [i] does; on a map it stays a key.
+TEST(ApplyOverride, DottedListIndices) {
+  CfgNode root = scenario();
+  apply_override(root, "workload.1.size", "4KiB");
+  apply_override(root, "workload.2.size", "1KiB");  // Index == size appends.
+  std::vector<CfgNode> items = root.list("workload");
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[1].bytes("size").count(), 4096);
+  EXPECT_EQ(items[2].bytes("size").count(), 1024);
+  apply_override(root, "matrix.0.0", "7");  // a missing key becomes a map, not a list
+  EXPECT_EQ(root.child("matrix").child("0").integer("0", 0, 9), 7);
+}
+
+// A YAML list of single values is stored as a list, replacing what was there.
+TEST(ApplyOverride, ListValues) {
+  CfgNode root = scenario();
+  apply_override(root, "fabric.classes", "[3,4]");
+  std::vector<CfgNode> classes = root.child("fabric").list("classes");
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].scalar(), "3");
+  EXPECT_EQ(classes[1].scalar(), "4");
+  apply_override(root, "workload.0.size", "[1KiB, \"a, b\"]");
+  const std::vector<CfgNode> sizes = root.list("workload")[0].list("size");
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[1].scalar(), "a, b");
+  apply_override(root, "fabric.classes", "[]");
+  EXPECT_TRUE(root.child("fabric").list("classes").empty());
+  // Errors about an item blame the override, at the item.
+  apply_override(root, "fabric.classes", "[3, x]");
+  const InputError e = error_of([&] { (void)root.child("fabric").list("classes")[1].elements(); });
+  EXPECT_STREQ(e.what(), "<--set>: 'fabric.classes[1]': expected a list (got \"x\")");
+}
+
 TEST(ApplyOverride, LaterErrorsBlameTheOverride) {
   CfgNode root = scenario();
   apply_override(root, "topology.link.rate", "fast");
@@ -352,10 +385,19 @@ TEST(ApplyOverride, Errors) {
                "<--set>: 'topology.kind.x': 'topology.kind' is \"fat_tree\", not a map");
   EXPECT_STREQ(set_error("topology[0]", "1").what(),
                "<--set>: 'topology[0]': 'topology' is a map, not a list");
-  EXPECT_EQ(set_error("a", "{b: 1}").message(),
-            "expected a single value after '=' (got a map); set nested keys one at a time");
-  EXPECT_EQ(set_error("a", "").message(),
-            "expected a single value after '=' (got an empty value); set nested keys one at a time");
+  EXPECT_STREQ(set_error("workload.5.size", "1B").what(),
+               "<--set>: 'workload.5.size': index 5 is out of range ('workload' has 2 items)");
+  EXPECT_STREQ(set_error("workload.x.size", "1B").what(),
+               "<--set>: 'workload.x.size': 'workload' is a list, not a map: index it with a number, e.g. "
+               "workload.0 or workload[0]");
+  EXPECT_STREQ(set_error("workload.0.size.x", "1B").what(),
+               "<--set>: 'workload.0.size.x': 'workload[0].size' is \"1MiB\", not a map");
+  const std::string kExpected = "expected a single value or a list of single values after '='";
+  EXPECT_EQ(set_error("a", "{b: 1}").message(), kExpected + " (got a map); set nested keys one at a time");
+  EXPECT_EQ(set_error("a", "").message(), kExpected + " (got an empty value); set nested keys one at a time");
+  EXPECT_EQ(set_error("a", "[1, [2]]").message(), kExpected + ": item 1 is a list, not a single value");
+  EXPECT_EQ(set_error("a", "[{b: 1}]").message(), kExpected + ": item 0 is a map, not a single value");
+  EXPECT_EQ(set_error("a", "[1, ~]").message(), kExpected + ": item 1 is an empty value, not a single value");
   EXPECT_EQ(set_error("a", "[1,").file(), "<--set>");
 }
 

@@ -26,7 +26,8 @@ const CollectiveWorkload& collective_of(const Experiment& e, size_t i = 0) {
   return dynamic_cast<const CollectiveWorkload&>(*e.workloads().at(i));
 }
 
-// What `rdmasim nccl-tests all_reduce_perf -b 2M -e 2M --fabric <profile> --algo <algo>` runs.
+// What `rdmasim nccl-tests all_reduce_perf -b 2M -e 2M --fabric <profile> --algo <algo> --topo leaf-spine`
+// runs.
 NcclTestsOptions cli_allreduce(const std::string& profile, Algo algo) {
   NcclTestsOptions o;
   o.algo = algo;

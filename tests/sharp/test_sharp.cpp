@@ -12,9 +12,12 @@
 namespace rdmasim {
 namespace {
 
+// The reference network with in-network aggregation, as the SHARP model's
+// own checks run it (no Ethernet profile has it by default).
 FabricConfig ideal() {
   FabricConfig f = find_profile("ideal").config;
   f.rc.mtu = 4096;
+  f.sharp.enabled = true;
   return f;
 }
 
@@ -41,8 +44,9 @@ TEST(Sharp, OutOfGroupsFallsBackToRing) {
   ClusterConfig cc;
   cc.servers = 2;
   cc.gpus_per_server = 2;
-  cc.sharp.max_groups_per_switch = 1;
-  GpuCluster cl(cc, ideal(), 1);
+  FabricConfig one_group = ideal();
+  one_group.sharp.max_groups_per_switch = 1;
+  GpuCluster cl(cc, one_group, 1);
   PlanRequest r;
   r.algo = Algo::kSharp;
   r.bytes = 1 << 20;
@@ -60,11 +64,42 @@ TEST(Sharp, OutOfGroupsFallsBackToRing) {
   Communicator c(cl, CommConfig{});  // a and b released their groups
   (void)c.run_one(r);
   EXPECT_FALSE(c.sharp_fallback());
-  cc.sharp.enabled = false;  // a fabric without SHARP
-  GpuCluster plain(cc, ideal(), 1);
+}
+
+// A fabric without SHARP is refused, never run as ring in its place.
+TEST(Sharp, AFabricWithoutItIsRefused) {
+  ClusterConfig cc;
+  cc.servers = 2;
+  cc.gpus_per_server = 2;
+  GpuCluster plain(cc, find_profile("rocev2-dcqcn-400g").config, 1);
+  PlanRequest r;
+  r.algo = Algo::kSharp;
+  r.bytes = 1 << 20;
+  r.channels = 2;
   Communicator d(plain, CommConfig{});
-  (void)d.run_one(r);
-  EXPECT_TRUE(d.sharp_fallback());
+  try {
+    (void)d.run_one(r);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "algo sharp: fabric 'rocev2-dcqcn-400g' has no in-network aggregation (SHARP is a feature of "
+        "InfiniBand switches: ib-ndr, ib-hdr); to model a vendor extension of this fabric (an "
+        "assumption), set fabric.sharp.enabled: true");
+  }
+  EXPECT_FALSE(d.sharp_fallback());
+}
+
+// The InfiniBand profiles have it, cited; the Ethernet and iWARP ones do not.
+TEST(Sharp, APropertyOfTheFabricProfile) {
+  for (const std::string& name : profile_names()) {
+    const Profile p = find_profile(name);
+    const bool ib = name.starts_with("ib-");
+    EXPECT_EQ(p.config.sharp.enabled, ib) << name;
+    bool cited = false;
+    for (const ProfileSource& s : p.sources) cited = cited || s.key == "fabric.sharp.enabled";
+    EXPECT_EQ(cited, ib) << name;
+  }
 }
 
 // §C.11 at 128 GPUs (16 servers x 8): an 8-byte AllReduce through the

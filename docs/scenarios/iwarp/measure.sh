@@ -128,7 +128,7 @@ nccl_rail() {
   done
 }
 
-# Leaf-spine 4 x 8 (one leaf per server, 8 spines, ECMP): seed 1 (the
+# Leaf-spine 4 x 8 (one leaf per server, 8 spines, ECMP; rail is the default): seed 1 (the
 # nccl-tests default) and the spread over seeds 1-8 (the seed draws the ECMP
 # hash and every QP's source port, so it decides which ring connections share
 # an uplink).
@@ -138,7 +138,7 @@ nccl_leafspine() {
   local f s
   for f in "${NCCL_FABRICS[@]}"; do
     for s in 1 2 3 4 5 6 7 8; do
-      "$BIN" nccl-tests all_reduce_perf -b 16M -e 256M -f 16 --fabric "$f" --seed "$s" \
+      "$BIN" nccl-tests all_reduce_perf -b 16M -e 256M -f 16 --topo leaf-spine --fabric "$f" --seed "$s" \
         >"$OUT/nccl-ls-$f-seed$s.txt"
     done
     for size in 16777216 268435456; do

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang in build-fuzz/ and runs each for
-# half of N seconds (default 60 in all):
+# a share of N seconds (default 60 in all):
 #   fuzz_scenario  the scenario loader (fuzz/fuzz_scenario.cpp), seeded with
 #                  every scenario shipped under scenarios/;
 #   fuzz_cli       every subcommand's flags, checked as a real invocation
 #                  checks them before it builds anything (fuzz/fuzz_cli.cpp),
-#                  seeded with the command lines of fuzz/cli_seeds.txt.
+#                  seeded with the command lines of fuzz/cli_seeds.txt;
+#   fuzz_evaluation the evaluation loader and its matrix of cells
+#                  (fuzz/fuzz_evaluation.cpp), seeded with evaluations/ and
+#                  the evaluation tests' small files.
 # Exits non-zero on any finding (crash, uncaught exception, sanitizer report,
 # timeout, out-of-memory, an exit code a check must not give) or build
 # failure; the offending inputs are kept in build-fuzz/fuzz-artifacts/.
@@ -30,7 +33,7 @@ build="$repo/build-fuzz"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ \
   -DRDMASIM_FUZZ=ON -DRDMASIM_TESTS=OFF
-cmake --build "$build" --target fuzz_scenario fuzz_cli
+cmake --build "$build" --target fuzz_scenario fuzz_cli fuzz_evaluation
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -74,6 +77,21 @@ done <"$repo/fuzz/cli_seeds.txt"
 # Regression seed too long for a line: an output folder name longer than the OS allows.
 printf 'run\nscenarios/incast-star.yaml\n-o\n%s' "$(printf 'a%.0s' {1..300})" >"$cli_corpus/regress_long_out"
 
+# --- fuzz_evaluation seeds: the shipped evaluations and a small one ---
+eval_corpus="$work/eval-corpus"
+mkdir -p "$eval_corpus"
+cp "$repo"/evaluations/*.yaml "$eval_corpus/"
+cat >"$eval_corpus/small.yaml" <<'YAML'
+name: small
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine}
+fabrics: [ib-ndr, {profile: rocev2-dcqcn, name: roce, set: {fabric.ecn.kmin: 100KB}}]
+workloads: [latency, {type: incast, senders: 3, size: 64KiB}, {type: collective, op: all_reduce, sizes: [64KiB, 1MiB]}]
+conditions: [baseline, {name: bg, background: {load: 30%}}, {name: down, link_down: {at: 10us}}, {name: ic, incast: {senders: 2, size: 1MiB}}]
+tuning: {workloads: [incast], keys: [fabric.mtu]}
+assumptions: {workloads: [latency]}
+cost: {roce: {nic: 1000}}
+YAML
+
 artifacts="$build/fuzz-artifacts/$(date -u +%Y%m%dT%H%M%SZ)"
 
 # run_target TARGET SECONDS CORPUS [libFuzzer flags...]: 0 when it found nothing.
@@ -89,20 +107,23 @@ run_target() {
     -artifact_prefix="$artifacts/$target/" -print_final_stats=1 "$@"
 }
 
-# Half the time each (at least a second): the two share the CI budget.
-scenario_seconds=$((seconds / 2 > 0 ? seconds / 2 : 1))
-cli_seconds=$((seconds - scenario_seconds > 0 ? seconds - scenario_seconds : 1))
+# A third of the time each (at least a second): the three share the CI budget.
+scenario_seconds=$((seconds / 3 > 0 ? seconds / 3 : 1))
+eval_seconds=$scenario_seconds
+cli_seconds=$((seconds - 2 * scenario_seconds > 0 ? seconds - 2 * scenario_seconds : 1))
 declare -A status
 status[fuzz_scenario]=0
 status[fuzz_cli]=0
+status[fuzz_evaluation]=0
 run_target fuzz_scenario "$scenario_seconds" "$scenario_corpus" -max_len=4096 || status[fuzz_scenario]=$?
+run_target fuzz_evaluation "$eval_seconds" "$eval_corpus" -max_len=4096 || status[fuzz_evaluation]=$?
 # -close_fd_mask=3: the commands' own messages (thousands a second) stay out
 # of the log; libFuzzer's and the sanitizers' reports, and the harness's, do not.
 run_target fuzz_cli "$cli_seconds" "$cli_corpus" -max_len=2048 -close_fd_mask=3 \
   -dict="$repo/fuzz/cli.dict" || status[fuzz_cli]=$?
 
 failed=0
-for target in fuzz_scenario fuzz_cli; do
+for target in fuzz_scenario fuzz_evaluation fuzz_cli; do
   findings=("$artifacts/$target"/*)
   if [[ ${status[$target]} -ne 0 || -e "${findings[0]}" ]]; then
     failed=1
@@ -118,4 +139,4 @@ if [[ $failed -ne 0 ]]; then
   exit 1
 fi
 rmdir "$artifacts" 2>/dev/null || true
-echo "fuzz.sh: no findings in ${seconds}s (fuzz_scenario ${scenario_seconds}s, fuzz_cli ${cli_seconds}s)"
+echo "fuzz.sh: no findings in ${seconds}s (fuzz_scenario ${scenario_seconds}s, fuzz_evaluation ${eval_seconds}s, fuzz_cli ${cli_seconds}s)"

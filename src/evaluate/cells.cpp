@@ -20,7 +20,7 @@ namespace {
 
 // Stores `value` (YAML text: a scalar or a flow list) at a dotted key of
 // maps, creating them on the way. The scenario loader checks the key.
-void set_dotted(YAML::Node root, const std::string& dotted, const std::string& value) {
+void set_dotted(const YAML::Node& root, const std::string& dotted, const std::string& value) {
   YAML::Node cur = root;
   size_t start = 0;
   for (;;) {
@@ -332,7 +332,8 @@ void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells)
     for (const auto& [key, value] : settings) {
       if (std::find(assumed.begin(), assumed.end(), key) == assumed.end()) continue;
       // A value the evaluation sets itself is no longer the profile's assumption.
-      if (std::any_of(fab.set.begin(), fab.set.end(), [&](const auto& kv) { return kv.first == key; }))
+      const std::string& setting = key;  // a lambda may not capture a structured binding (before C++20's fix)
+      if (std::any_of(fab.set.begin(), fab.set.end(), [&](const auto& kv) { return kv.first == setting; }))
         continue;
       for (const auto& [change, moved] : variants(value))
         for (size_t w = 0; w < ev.workloads.size(); ++w) {

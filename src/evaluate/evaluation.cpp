@@ -242,7 +242,7 @@ void check_unique(const CfgNode& list_owner, const char* key, const std::vector<
                        "duplicate name '" + items[i].name + "': give each a distinct `name`");
 }
 
-Evaluation load(CfgNode root, const YAML::Node& doc, const std::string& file) {
+Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& file) {
   Evaluation ev;
   ev.file = file;
   ev.name = sanitized_name(root, "name", root.str("name", "evaluation"));
@@ -355,6 +355,7 @@ Evaluation load(CfgNode root, const YAML::Node& doc, const std::string& file) {
       const auto& crit = eval_criteria();
       if (std::none_of(crit.begin(), crit.end(), [&](const auto& c) { return c.first == k; })) {
         std::vector<std::string> names;
+        names.reserve(crit.size());
         for (const auto& c : crit) names.push_back(c.first);
         throw wn->error(k, "unknown criterion (known: " + join(names) + ")");
       }
@@ -410,6 +411,7 @@ std::string eval_cdf_path(const std::string& name) {
 
 std::vector<std::string> eval_cdf_names() {
   std::vector<std::string> v;
+  v.reserve(cdf_table().size());
   for (const auto& [n, p] : cdf_table()) v.push_back(n);
   return v;
 }

@@ -15,6 +15,7 @@
 
 namespace rdmasim {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json members have no noexcept default constructor
 struct CellOutcome {
   bool ran = false;                // simulated now (false: reused from an earlier run)
   bool ok = false;                 // ran to the end with its invariants intact

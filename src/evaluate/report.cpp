@@ -115,7 +115,7 @@ std::string condition_text(const EvalCondition& c) {
     add("link " + c.link + " down at " + format_time(*c.down_at) +
         (c.up_at ? ", up at " + format_time(*c.up_at) : std::string()));
   }
-  for (const auto& [k, v] : c.set) add(k + " = " + v);
+  for (const auto& [k, v] : c.set) add(fmt::format("{} = {}", k, v));
   if (!c.fabrics.empty()) {
     std::string f;
     for (const auto& x : c.fabrics) f += (f.empty() ? "" : ", ") + x;
@@ -569,9 +569,10 @@ std::vector<Section> build(const EvalReportInput& in) {
     sec.para(
         "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not finish.");
     sec.table(std::move(t));
-    const std::vector<std::string> svgs = workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {
-      return find_figure(s, fig_id(ev, f, w, p, c, m));
-    });
+    const std::vector<std::string> svgs =
+        workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {
+          return find_figure(s, fig_id(ev, f, w, p, c, m));
+        });
     for (const std::string& svg : svgs) sec.chart(svg, "");
     out.push_back(std::move(sec));
   }

@@ -258,9 +258,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       continue;
     }
     for (const auto& [metric, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results)) {
-      auto it = std::find_if(s.figures.begin(), s.figures.end(), [&](const EvalFigure& f) {
-        return f.id == figure_id(ev, c.fabric, c.workload, c.point, c.condition, metric);
-      });
+      const std::string id = figure_id(ev, c.fabric, c.workload, c.point, c.condition, metric);
+      auto it =
+          std::find_if(s.figures.begin(), s.figures.end(), [&](const EvalFigure& f) { return f.id == id; });
       if (it == s.figures.end()) continue;
       if (std::isnan(it->assumed_low)) it->assumed_low = it->assumed_high = it->mean;
       it->assumed_low = std::min(it->assumed_low, v);
@@ -372,7 +372,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
             std::string cite = id + " (did not finish)";
             if (b != nullptr && x != nullptr && b->mean > 0 && x->mean > 0) {
               ratio = higher ? b->mean / x->mean : x->mean / b->mean;
-              cite = higher ? base_id + " / " + id : id + " / " + base_id;
+              cite = higher ? base_id : id;
+              cite += " / ";
+              cite += higher ? id : base_id;
             }
             if (ratio > sc.value[f]) {
               sc.value[f] = ratio;

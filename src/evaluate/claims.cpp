@@ -248,13 +248,50 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                   "needs two collective workloads on an InfiniBand fabric, one with `algo: sharp`."));
   }
 
-  out.push_back(
-      not_measured(8,
-                   "ECMP polarizes AI elephant flows; more entropy (PLB), adaptive routing or packet "
-                   "spraying fix it.",
-                   "needs fabrics that differ only in path selection (e.g. a RoCEv2 entry with "
-                   "`set: {fabric.path_selection: plb}`, or Ultra Ethernet when it lands) on a "
-                   "permutation."));
+  {
+    // Pairs of fabrics that differ only in how packets pick their path: the
+    // same profile, one entry setting path selection or adaptive routing.
+    const std::string claim =
+        "ECMP polarizes AI elephant flows; more entropy (PLB), adaptive routing or packet spraying fix it.";
+    const auto path_key = [](const std::string& k) {
+      return k == "fabric.path_selection" || k == "fabric.ib.adaptive_routing";
+    };
+    const auto rest = [&](const EvalFabric& f) {
+      std::vector<std::pair<std::string, std::string>> v;
+      for (const auto& kv : f.set)
+        if (!path_key(kv.first)) v.push_back(kv);
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    const auto changes_path = [&](const EvalFabric& f) {
+      return std::any_of(f.set.begin(), f.set.end(), [&](const auto& kv) { return path_key(kv.first); });
+    };
+    std::string e;
+    bool any = false;
+    bool all = true;
+    for (size_t a = 0; a < ev.fabrics.size(); ++a)
+      for (size_t b = 0; b < ev.fabrics.size(); ++b) {
+        const EvalFabric& fa = ev.fabrics[a];
+        const EvalFabric& fb = ev.fabrics[b];
+        if (a == b || fa.profile != fb.profile || changes_path(fa) || !changes_path(fb) ||
+            rest(fa) != rest(fb))
+          continue;
+        const EvalFigure* x = r.fig(a, "permutation", "completion_us", r.base());
+        const EvalFigure* y = r.fig(b, "permutation", "completion_us", r.base());
+        if (x == nullptr || y == nullptr) continue;
+        any = true;
+        all = all && y->mean < x->mean;
+        e += fmt::format("permutation completion: {} {} against {} {}. ", fa.name, cite(x), fb.name, cite(y));
+        if (std::abs(y->mean - x->mean) <= 0.01 * x->mean)
+          e += "No difference: this permutation may not have polarized ECMP (try larger or more flows). ";
+      }
+    out.push_back(
+        any ? ClaimAnswer{8, claim, all ? "supported" : "contradicted", e}
+            : not_measured(8, claim,
+                           "needs two entries of one profile that differ only in path selection (e.g. "
+                           "`set: {fabric.path_selection: plb}` or `fabric.ib.adaptive_routing: true`) "
+                           "and a permutation workload; packet spraying comes with Ultra Ethernet."));
+  }
 
   {
     const std::string claim =

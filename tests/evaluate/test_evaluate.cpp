@@ -242,6 +242,29 @@ TEST_F(EvaluateTest, WritesReportForTheBrowserCheck) {
 
 void expect_refused(const std::string& text, const std::string& where, const std::string& what);
 
+// Two entries of one profile that differ only in path selection answer the
+// ECMP claim (8) from their permutation completion times.
+TEST_F(EvaluateTest, PathSelectionPairAnswersTheEcmpClaim) {
+  const char* text = R"(name: paths
+cluster: {servers: 4, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine}
+fabrics:
+  - {profile: rocev2-dctcp, name: ecmp}
+  - {profile: rocev2-dctcp, name: plb, set: {fabric.path_selection: plb}}
+workloads: [{type: permutation, size: 1MiB}]
+)";
+  const Evaluation ev = load_evaluation_text(text, "paths.yaml");
+  const auto cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const auto j = nlohmann::json::parse(evaluate(ev, cells, dir_, 2).json);
+  const auto& claim = j["claims"][7];
+  ASSERT_EQ(claim["claim"], 8);
+  const double ecmp = j["figures"]["ecmp.permutation.baseline.completion_us"]["mean"].get<double>();
+  const double plb = j["figures"]["plb.permutation.baseline.completion_us"]["mean"].get<double>();
+  EXPECT_EQ(claim["verdict"], plb < ecmp ? "supported" : "contradicted");
+  EXPECT_NE(claim["evidence"].get<std::string>().find("[plb.permutation.baseline.completion_us]"),
+            std::string::npos);
+}
+
 // An incast condition sends into the host the measured perftest receives on,
 // and counts as load for the tail-latency criterion.
 TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
@@ -257,7 +280,8 @@ TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
     ++beside;
     EXPECT_EQ(ev.workloads[c.workload].name, "latency");
     // The perftest's server is host 2 (server 1's first NIC); the incast goes there.
-    EXPECT_NE(c.scenario.find("type: incast\n    senders: 2\n    size: 256KiB\n    receiver: 2"), std::string::npos)
+    EXPECT_NE(c.scenario.find("type: incast\n    senders: 2\n    size: 256KiB\n    receiver: 2"),
+              std::string::npos)
         << c.scenario;
   }
   EXPECT_EQ(beside, 2u);  // one per fabric: the condition is limited to the latency workload

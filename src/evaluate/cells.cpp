@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iterator>
 #include <map>
 
@@ -248,101 +249,60 @@ bool applies(const EvalCondition& c, const std::string& fabric, const std::strin
   return has(c.fabrics, fabric) && has(c.workloads, workload);
 }
 
-// The tuning sweep's cells: per fabric, each setting it uses mis-set one at a
-// time, on each tuning workload at baseline with the first seed. Values the
-// scenario loader refuses for that profile are not cells.
-void append_tuning_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
-  if (ev.tuning.workloads.empty()) return;
-  size_t base = 0;
-  while (!ev.conditions[base].is_baseline()) ++base;
-  std::vector<std::string> used;  // the listed keys some fabric uses
-  bool probes_failed = false;
-  for (size_t f = 0; f < ev.fabrics.size(); ++f) {
-    std::vector<std::pair<std::string, std::string>> settings;
-    {
-      EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
-      probe.id = cell_id(ev, probe);
-      // A fabric whose own cells do not load is reported by check_cells, at its entry.
-      Scenario s;
-      try {
-        s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
-      } catch (const InputError&) {
-        probes_failed = true;
-        continue;
-      }
-      flatten_scalars(scenario_json(s)["fabric"], "fabric.", settings);
-    }
-    for (const auto& [key, value] : settings) {
-      if (hardware_key(key)) continue;
-      if (!ev.tuning.keys.empty() &&
-          std::find(ev.tuning.keys.begin(), ev.tuning.keys.end(), key) == ev.tuning.keys.end())
-        continue;
-      used.push_back(key);
-      for (const auto& [change, mis] : variants(value))
-        for (size_t w = 0; w < ev.workloads.size(); ++w) {
-          if (std::find(ev.tuning.workloads.begin(), ev.tuning.workloads.end(), ev.workloads[w].name) ==
-              ev.tuning.workloads.end())
-            continue;
-          EvalCell cell{f, w, 0, base, ev.seeds.front(), key, mis, change, {}, {}};
-          cell.id = cell_id(ev, cell);
-          cell.scenario = cell_scenario(ev, cell, cell.id, "");
-          try {
-            (void)load_scenario_text(cell.scenario, "<" + cell.id + ">");
-          } catch (const InputError&) {
-            continue;  // e.g. an MTU above what the profile allows
-          }
-          cells.push_back(std::move(cell));
-        }
-    }
+// The resolved settings of fabric `f` (its first workload at baseline) and
+// the keys its profile labels assumptions. False when its cells do not load:
+// check_cells reports that at the fabric's entry.
+bool fabric_settings(const Evaluation& ev, size_t f, size_t base,
+                     std::vector<std::pair<std::string, std::string>>& settings,
+                     std::vector<std::string>& assumed) {
+  EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
+  probe.id = cell_id(ev, probe);
+  Scenario s;
+  try {
+    s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
+  } catch (const InputError&) {
+    return false;
   }
-  for (const std::string& k : ev.tuning.keys)
-    if (!probes_failed && std::find(used.begin(), used.end(), k) == used.end())
-      throw InputError(
-          ev.file, ev.tuning.line, 0, "tuning.keys",
-          "'" + k + "' is a setting none of the compared fabrics uses (rdmasim schema lists them)");
+  const nlohmann::ordered_json j = scenario_json(s);
+  flatten_scalars(j["fabric"], "fabric.", settings);
+  if (j["topology"].contains("switch"))
+    flatten_scalars(j["topology"]["switch"], "topology.switch.", settings);
+  for (const auto& d : j["fabric"].value("profile_defaults", nlohmann::ordered_json::array()))
+    if (d.value("source", "").rfind("assumption", 0) == 0) assumed.push_back(d.value("key", ""));
+  return true;
 }
 
-// The assumption sweep's cells: per fabric, each setting its profile labels
-// an assumption, at x0.5 and x2, on each sweep workload (every point) at
-// baseline with the first seed.
-void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
-  if (ev.assumptions.workloads.empty()) return;
+// One sweep's cells: per fabric, each setting `pick` accepts moved to each of
+// its variants(), on the sweep's workloads at baseline with the first seed
+// (every sweep point when `all_points`). Values the scenario loader refuses
+// for that profile (e.g. an MTU above its maximum) are not cells. Returns the
+// settings picked; `probes_failed` tells whether a fabric could not be read.
+using SettingPick =
+    std::function<bool(size_t fabric, const std::string& key, const std::vector<std::string>& assumed)>;
+std::vector<std::string> append_sweep(const Evaluation& ev, std::vector<EvalCell>& cells,
+                                      const std::vector<std::string>& workloads, bool assumption,
+                                      bool all_points, const SettingPick& pick, bool& probes_failed) {
+  std::vector<std::string> picked;
+  if (workloads.empty()) return picked;
   size_t base = 0;
   while (!ev.conditions[base].is_baseline()) ++base;
   for (size_t f = 0; f < ev.fabrics.size(); ++f) {
     std::vector<std::pair<std::string, std::string>> settings;
     std::vector<std::string> assumed;
-    {
-      EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
-      probe.id = cell_id(ev, probe);
-      Scenario s;
-      try {
-        s = load_scenario_text(cell_scenario(ev, probe, probe.id, ""), "<" + probe.id + ">");
-      } catch (const InputError&) {
-        continue;  // reported by check_cells, at the fabric's entry
-      }
-      const nlohmann::ordered_json j = scenario_json(s);
-      flatten_scalars(j["fabric"], "fabric.", settings);
-      if (j["topology"].contains("switch"))
-        flatten_scalars(j["topology"]["switch"], "topology.switch.", settings);
-      for (const auto& d : j["fabric"].value("profile_defaults", nlohmann::ordered_json::array()))
-        if (d.value("source", "").rfind("assumption", 0) == 0) assumed.push_back(d.value("key", ""));
+    if (!fabric_settings(ev, f, base, settings, assumed)) {
+      probes_failed = true;
+      continue;
     }
-    const EvalFabric& fab = ev.fabrics[f];
     for (const auto& [key, value] : settings) {
-      if (std::find(assumed.begin(), assumed.end(), key) == assumed.end()) continue;
-      // A value the evaluation sets itself is no longer the profile's assumption.
-      const std::string& setting = key;  // a lambda may not capture a structured binding (before C++20's fix)
-      if (std::any_of(fab.set.begin(), fab.set.end(), [&](const auto& kv) { return kv.first == setting; }))
-        continue;
+      if (!pick(f, key, assumed)) continue;
+      picked.push_back(key);
       for (const auto& [change, moved] : variants(value))
         for (size_t w = 0; w < ev.workloads.size(); ++w) {
           const EvalWorkload& wl = ev.workloads[w];
-          if (std::find(ev.assumptions.workloads.begin(), ev.assumptions.workloads.end(), wl.name) ==
-              ev.assumptions.workloads.end())
-            continue;
-          for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p) {
-            EvalCell cell{f, w, p, base, ev.seeds.front(), key, moved, change, {}, {}, true};
+          if (std::find(workloads.begin(), workloads.end(), wl.name) == workloads.end()) continue;
+          const size_t points = all_points ? std::max<size_t>(1, wl.sweep_values.size()) : 1;
+          for (size_t p = 0; p < points; ++p) {
+            EvalCell cell{f, w, p, base, ev.seeds.front(), key, moved, change, {}, {}, assumption};
             cell.id = cell_id(ev, cell);
             cell.scenario = cell_scenario(ev, cell, cell.id, "");
             try {
@@ -355,6 +315,40 @@ void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells)
         }
     }
   }
+  return picked;
+}
+
+// The tuning sweep: every setting an operator sets (not the hardware's), or
+// the file's list of them.
+void append_tuning_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
+  const auto& keys = ev.tuning.keys;
+  bool probes_failed = false;
+  const std::vector<std::string> used = append_sweep(
+      ev, cells, ev.tuning.workloads, false, false,
+      [&](size_t, const std::string& key, const std::vector<std::string>&) {
+        return key.rfind("fabric.", 0) == 0 && !hardware_key(key) &&
+               (keys.empty() || std::find(keys.begin(), keys.end(), key) != keys.end());
+      },
+      probes_failed);
+  for (const std::string& k : keys)
+    if (!probes_failed && std::find(used.begin(), used.end(), k) == used.end())
+      throw InputError(
+          ev.file, ev.tuning.line, 0, "tuning.keys",
+          "'" + k + "' is a setting none of the compared fabrics uses (rdmasim schema lists them)");
+}
+
+// The assumption sweep: every default the profile labels an assumption,
+// unless the evaluation sets that value itself.
+void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
+  bool probes_failed = false;
+  (void)append_sweep(
+      ev, cells, ev.assumptions.workloads, true, true,
+      [&](size_t f, const std::string& key, const std::vector<std::string>& assumed) {
+        const auto& set = ev.fabrics[f].set;
+        return std::find(assumed.begin(), assumed.end(), key) != assumed.end() &&
+               std::none_of(set.begin(), set.end(), [&](const auto& kv) { return kv.first == key; });
+      },
+      probes_failed);
 }
 
 }  // namespace

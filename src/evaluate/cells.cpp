@@ -98,6 +98,8 @@ std::string cell_id(const Evaluation& ev, const EvalCell& c) {
   const EvalWorkload& w = ev.workloads[c.workload];
   std::string wl = w.name;
   if (!w.sweep_key.empty()) wl += "-" + eval_point_label(w, c.point);
+  if (c.servers > 0)
+    return fmt::format("{}.{}.scale-{}servers.s{}", ev.fabrics[c.fabric].name, wl, c.servers, c.seed);
   if (!c.knob.empty())
     return fmt::format("{}.{}.{}-{}-{}.s{}", ev.fabrics[c.fabric].name, wl, c.assumption ? "assume" : "tune",
                        c.knob.substr(c.knob.find('.') + 1), c.knob_change, c.seed);
@@ -187,7 +189,9 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
   YAML::Node fabric;
   fabric["profile"] = f.profile;
   root["fabric"] = fabric;
-  root["topology"] = topology_node(ev.cluster);
+  EvalCluster cluster = ev.cluster;
+  if (c.servers > 0) cluster.servers = c.servers;
+  root["topology"] = topology_node(cluster);
   for (const auto& [k, v] : f.set) set_dotted(root, k, v);
   for (const auto& [k, v] : cond.set) set_dotted(root, k, v);
   if (!c.knob.empty()) set_dotted(root, c.knob, c.knob_value);
@@ -351,6 +355,29 @@ void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells)
       probes_failed);
 }
 
+// The scale sweep's cells: each other server count, on the scale workloads
+// (every sweep point) at baseline with the first seed.
+void append_scale_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
+  if (ev.scale.workloads.empty()) return;
+  size_t base = 0;
+  while (!ev.conditions[base].is_baseline()) ++base;
+  for (size_t f = 0; f < ev.fabrics.size(); ++f)
+    for (size_t w = 0; w < ev.workloads.size(); ++w) {
+      const EvalWorkload& wl = ev.workloads[w];
+      if (std::find(ev.scale.workloads.begin(), ev.scale.workloads.end(), wl.name) ==
+          ev.scale.workloads.end())
+        continue;
+      for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p)
+        for (int n : ev.scale.servers) {
+          EvalCell cell{f, w, p, base, ev.seeds.front(), {}, {}, {}, {}, {}, false, n};
+          cell.id = cell_id(ev, cell);
+          cell.scenario = cell_scenario(ev, cell, cell.id, "");
+          cells.push_back(
+              std::move(cell));  // check_cells reports one that does not load (e.g. an incast too wide)
+        }
+    }
+}
+
 }  // namespace
 
 std::string eval_point_label(const EvalWorkload& w, size_t point) {
@@ -395,6 +422,7 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
     }
   append_tuning_cells(ev, cells);
   append_assumption_cells(ev, cells);
+  append_scale_cells(ev, cells);
   return cells;
 }
 

@@ -28,6 +28,8 @@ struct EvalCell {
   // The knob is an assumption-labelled default moved to the edge of its
   // range (the assumption sweep), not a setting mis-set (the tuning sweep).
   bool assumption = false;
+  // The scale sweep: this many servers instead of the cluster's (0: the cluster's).
+  int servers = 0;
 };
 
 // Every cell, in a fixed order (fabric, workload, point, condition, seed);

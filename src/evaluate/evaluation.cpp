@@ -342,6 +342,39 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
       throw an->error("", "the assumption sweep runs at baseline: add the condition `baseline`");
   }
 
+  if (const auto sn = root.opt_child("scale")) {
+    ev.scale.line = sn->line();
+    if (ev.cluster.shape == EvalCluster::Shape::kFatTree)
+      throw sn->error(
+          "", "a fat-tree's size is fixed by its radix: scale a rail-optimized or leaf-spine cluster");
+    for (const CfgNode& n : sn->list("servers")) {
+      const std::string t = n.scalar();
+      char* end = nullptr;
+      const long v = std::strtol(t.c_str(), &end, 10);
+      if (t.empty() || *end != '\0' || v < 1 || v > 8192)
+        throw n.error("", "expected a server count 1..8192");
+      if (v == ev.cluster.servers) continue;  // the cluster itself is the first point
+      if (std::find(ev.scale.servers.begin(), ev.scale.servers.end(), v) != ev.scale.servers.end())
+        throw n.error("", "duplicate server count");
+      if (v * ev.cluster.gpus_per_server < 2) throw n.error("", "a cluster needs at least two NICs");
+      ev.scale.servers.push_back(static_cast<int>(v));
+    }
+    std::sort(ev.scale.servers.begin(), ev.scale.servers.end());
+    for (const CfgNode& w : sn->list("workloads")) {
+      const std::string name = w.scalar();
+      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
+                       [&](const EvalWorkload& x) { return x.name == name; }))
+        throw w.error("", "no workload named '" + name + "' in this evaluation");
+      ev.scale.workloads.push_back(name);
+    }
+    if (ev.scale.servers.empty() || ev.scale.workloads.empty())
+      throw sn->error("", "expected other server counts than the cluster's and at least one workload");
+    sn->finish();
+    if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
+                     [](const EvalCondition& c) { return c.is_baseline(); }))
+      throw sn->error("", "the scale sweep runs at baseline: add the condition `baseline`");
+  }
+
   const std::optional<CfgNode> cost = root.opt_child("cost");
   for (const EvalFabric& f : ev.fabrics) {
     const CostFamily family = cost_family_of(f.profile);

@@ -108,6 +108,15 @@ struct EvalAssumptions {
   int line = 0;
 };
 
+// The scale sweep: the same cluster with other server counts (the cluster's
+// own is the first point), for these workloads at baseline: how each fabric's
+// key metric moves as the cluster grows.
+struct EvalScale {
+  std::vector<int> servers;            // the other sizes, ascending
+  std::vector<std::string> workloads;  // names; empty: no sweep
+  int line = 0;
+};
+
 // The decision's criteria, each weighted by the file (0 leaves one out).
 struct EvalWeights {
   std::vector<std::pair<std::string, double>> weight;  // criterion -> weight, in file order
@@ -126,6 +135,7 @@ struct Evaluation {
   EvalWeights weights;
   EvalTuning tuning;
   EvalAssumptions assumptions;
+  EvalScale scale;
   // Per fabric: the prices, power and staffing its cost model uses (the
   // file's `cost:` section over the cited defaults of its family).
   std::vector<CostInputs> cost;

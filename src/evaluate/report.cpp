@@ -317,6 +317,59 @@ std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, co
   return {render_svg(c, colors)};
 }
 
+// How each scale workload's key metric moves with the server count: a table
+// and a chart per workload point.
+Section scale_section(const EvalReportInput& in) {
+  const Evaluation& ev = in.ev;
+  const EvalSummary& s = in.summary;
+  Section sc{"Scale", {}};
+  sc.para(
+      "The same cluster with other server counts (same GPUs per server, NICs, topology and fabric "
+      "settings), each scale workload at baseline: how its key metric moves as the cluster grows.");
+  for (size_t w = 0; w < ev.workloads.size(); ++w)
+    for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[w].sweep_values.size()); ++p) {
+      std::vector<int> sizes;
+      std::string metric;
+      for (const auto& x : s.scale)
+        if (x.workload == w && x.point == p) {
+          if (std::find(sizes.begin(), sizes.end(), x.servers) == sizes.end()) sizes.push_back(x.servers);
+          metric = x.metric;
+        }
+      if (sizes.empty()) continue;
+      std::sort(sizes.begin(), sizes.end());
+      std::string label = ev.workloads[w].name;
+      if (!ev.workloads[w].sweep_key.empty()) label += " " + eval_point_label(ev.workloads[w], p);
+      ReportTable t;
+      t.header = {label + ": " + metric_title(metric)};
+      for (int n : sizes)
+        t.header.push_back(fmt::format("{} servers ({} NICs)", n, n * ev.cluster.gpus_per_server));
+      LineChart chart;
+      chart.title = label + ": " + metric_title(metric) + " vs cluster size";
+      chart.x = Axis{"servers", AxisScale::kLog2, AxisUnit::kNone, {}, {}, false};
+      chart.y = Axis{metric_title(metric), AxisScale::kLinear, AxisUnit::kNone, {}, {}, true};
+      chart.markers = true;
+      for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+        std::vector<std::string> row = {ev.fabrics[f].name};
+        LineSeries ser{ev.fabrics[f].name, {}};
+        for (int n : sizes) {
+          std::string v = "n/a";
+          for (const auto& x : s.scale)
+            if (x.fabric == f && x.workload == w && x.point == p && x.servers == n) {
+              v = std::isfinite(x.value) ? report_number(x.value) : "did not finish";
+              if (std::isfinite(x.value)) ser.points.push_back({static_cast<double>(n), x.value});
+            }
+          row.push_back(v);
+        }
+        t.rows.push_back(std::move(row));
+        chart.series.push_back(std::move(ser));
+      }
+      sc.table(std::move(t));
+      chart.size = {760, 360};
+      sc.chart(render_svg(chart, SeriesColors(fabric_names(ev))), "");
+    }
+  return sc;
+}
+
 std::vector<Section> build(const EvalReportInput& in) {
   const Evaluation& ev = in.ev;
   const EvalSummary& s = in.summary;
@@ -508,6 +561,8 @@ std::vector<Section> build(const EvalReportInput& in) {
     out.push_back(std::move(tune));
   }
 
+  if (!s.scale.empty()) out.push_back(scale_section(in));
+
   Section settings{"Settings that differ between the fabrics", {}};
   settings.para(
       "Everything else (cluster, cables, workloads, seeds) is identical. Values marked * are defaults "
@@ -632,9 +687,11 @@ json evaluation_json(const EvalReportInput& in) {
          {"fabric", ev.fabrics[c.fabric].name},
          {"workload", ev.workloads[c.workload].name},
          {"point", eval_point_label(ev.workloads[c.workload], c.point)},
-         {"condition", c.knob.empty() ? ev.conditions[c.condition].name
-                       : c.assumption ? "assumption"
-                                      : "tuning"},
+         {"condition", c.servers > 0    ? std::string("scale")
+                       : c.knob.empty() ? ev.conditions[c.condition].name
+                       : c.assumption   ? std::string("assumption")
+                                        : std::string("tuning")},
+         {"servers", c.servers > 0 ? c.servers : in.ev.cluster.servers},
          {"mis_set", c.knob.empty()
                          ? json(nullptr)
                          : json{{"key", c.knob}, {"change", c.knob_change}, {"value", c.knob_value}}},
@@ -689,6 +746,14 @@ json evaluation_json(const EvalReportInput& in) {
   }
   cost["fabrics"] = per;
   j["cost"] = cost;
+  json scale = json::object();
+  for (const auto& p : s.scale)
+    scale[p.id] = {{"fabric", ev.fabrics[p.fabric].name},
+                   {"workload", ev.workloads[p.workload].name},
+                   {"servers", p.servers},
+                   {"metric", p.metric},
+                   {"value", std::isfinite(p.value) ? json(p.value) : json(nullptr)}};
+  j["scale"] = scale;
   json tuning = json::object();
   for (size_t f = 0; f < ev.fabrics.size(); ++f) {
     const EvalTuningResult& t = s.tuning[f];

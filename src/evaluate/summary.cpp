@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "config/scenario.h"
 
@@ -116,8 +117,8 @@ std::vector<EvalSettingDiff> setting_diffs(const Evaluation& ev, const std::vect
   std::vector<bool> have(nf, false);
   for (size_t i = 0; i < cells.size(); ++i) {
     const size_t f = cells[i].fabric;
-    if (have[f] || !cells[i].knob.empty() || !ev.conditions[cells[i].condition].set.empty() ||
-        outcomes[i].results.is_null())
+    if (have[f] || !cells[i].knob.empty() || cells[i].servers > 0 ||
+        !ev.conditions[cells[i].condition].set.empty() || outcomes[i].results.is_null())
       continue;
     const json& s = outcomes[i].results["scenario"];
     flatten(s["fabric"], "fabric.", kv[f]);
@@ -212,7 +213,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
   // Figures: the seeds of one (fabric, workload, point, condition) together.
   for (size_t i = 0; i < cells.size(); ++i) {
     const EvalCell& c = cells[i];
-    if (!c.knob.empty()) continue;  // the tuning sweep is read below
+    if (!c.knob.empty() || c.servers > 0) continue;  // the sweeps are read below
     if (!outcomes[i].ok) {
       s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
       continue;
@@ -247,6 +248,36 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
   for (auto& f : s.figures) f.mean /= f.seeds;
 
   s.settings = setting_diffs(ev, cells, outcomes);
+
+  // Scale: each scale workload's key metric per fabric and server count, the
+  // cluster's own size from the matrix's baseline cell (first seed).
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const EvalCell& c = cells[i];
+    const bool own = c.knob.empty() && c.servers == 0 && ev.conditions[c.condition].is_baseline() &&
+                     c.seed == ev.seeds.front() &&
+                     std::find(ev.scale.workloads.begin(), ev.scale.workloads.end(),
+                               ev.workloads[c.workload].name) != ev.scale.workloads.end();
+    if (c.servers == 0 && !own) continue;
+    if (!outcomes[i].ok) {
+      if (c.servers > 0) s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
+      continue;
+    }
+    const char* metric = key_metric(ev.workloads[c.workload].type);
+    if (metric == nullptr) continue;
+    const int servers = c.servers > 0 ? c.servers : ev.cluster.servers;
+    double value = kNaN;
+    for (const auto& [m, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results))
+      if (m == metric) value = v;
+    const EvalWorkload& wl = ev.workloads[c.workload];
+    std::string id = "scale." + ev.fabrics[c.fabric].name + "." + wl.name;
+    if (!wl.sweep_key.empty()) id += "-" + eval_point_label(wl, c.point);
+    id += "." + std::to_string(servers) + "servers." + metric;
+    s.scale.push_back(EvalScalePoint{id, c.fabric, c.workload, c.point, servers, metric, value});
+  }
+  std::sort(s.scale.begin(), s.scale.end(), [](const EvalScalePoint& a, const EvalScalePoint& b) {
+    return std::tie(a.fabric, a.workload, a.point, a.servers) <
+           std::tie(b.fabric, b.workload, b.point, b.servers);
+  });
 
   // Assumption ranges: each swept cell widens the span of the figures it
   // measures (its baseline cell, first seed, is the span's start).
@@ -437,8 +468,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     if (metric == nullptr) continue;
     size_t ref = cells.size();
     for (size_t k = 0; k < cells.size(); ++k)
-      if (cells[k].knob.empty() && cells[k].fabric == c.fabric && cells[k].workload == c.workload &&
-          cells[k].point == 0 && cells[k].condition == c.condition && cells[k].seed == c.seed)
+      if (cells[k].knob.empty() && cells[k].servers == 0 && cells[k].fabric == c.fabric &&
+          cells[k].workload == c.workload && cells[k].point == 0 && cells[k].condition == c.condition &&
+          cells[k].seed == c.seed)
         ref = k;
     if (ref == cells.size() || !outcomes[ref].ok) continue;
     const auto value_of = [&](size_t k) {

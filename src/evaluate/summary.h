@@ -83,6 +83,18 @@ struct EvalCdf {
   std::vector<std::pair<double, double>> points;  // (fraction, latency us)
 };
 
+// One point of the scale sweep: a workload's key metric at a server count
+// (NaN: the cell ran but the workload did not finish).
+struct EvalScalePoint {
+  std::string id;  // scale.<fabric>.<workload>[-point].<N>servers.<metric>
+  size_t fabric = 0;
+  size_t workload = 0;
+  size_t point = 0;
+  int servers = 0;
+  std::string metric;
+  double value = 0;
+};
+
 struct EvalSummary {
   std::vector<EvalFigure> figures;
   std::vector<EvalSettingDiff> settings;
@@ -93,6 +105,7 @@ struct EvalSummary {
   std::vector<CostResult> cost;          // per fabric
   std::vector<EvalTuningResult> tuning;  // per fabric (empty trials without a sweep)
   std::vector<EvalCdf> cdfs;
+  std::vector<EvalScalePoint> scale;  // by fabric, workload, point, servers
   std::vector<std::string> failed_cells;
 };
 

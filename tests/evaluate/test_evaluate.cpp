@@ -159,6 +159,9 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
       if (id.rfind("low:", 0) == 0 || id.rfind("high:", 0) == 0) {  // an assumption range's end
         const bool low = id[0] == 'l';
         sum += j["figures"][id.substr(low ? 4 : 5)]["assumed_range"][low ? 0 : 1].get<double>();
+      } else if (id.rfind("scale.", 0) == 0) {  // a point of the scale sweep
+        ASSERT_TRUE(j["scale"].contains(id)) << id;
+        sum += j["scale"][id]["value"].get<double>();
       } else if (id.rfind("trial:", 0) == 0) {  // a tuning trial, worse by this many percent
         for (const auto& [f, t] : j["tuning"]["fabrics"].items())
           for (const auto& tr : t["trials"])
@@ -183,7 +186,7 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   EXPECT_GE(checked, 9);
   // And the cell a figure comes from holds it in its own metrics.
   for (const auto& c : j["cells"]) {
-    if (!c["ok"].get<bool>() || !c["mis_set"].is_null()) continue;
+    if (!c["ok"].get<bool>() || !c["mis_set"].is_null() || c["condition"] == "scale") continue;
     for (const auto& [metric, v] : c["metrics"].items()) {
       std::string id = c["fabric"].get<std::string>() + "." + c["workload"].get<std::string>();
       if (!c["point"].get<std::string>().empty()) id += "-" + c["point"].get<std::string>();
@@ -241,6 +244,34 @@ TEST_F(EvaluateTest, WritesReportForTheBrowserCheck) {
 }
 
 void expect_refused(const std::string& text, const std::string& where, const std::string& what);
+
+// The scale sweep: the cluster's own size comes from the matrix, the others
+// from cells of their own; each point is the workload's key metric there.
+TEST_F(EvaluateTest, ScaleSweepAddsClusterSizes) {
+  const Evaluation ev =
+      load_evaluation_text(std::string(kSmall) + "scale: {servers: [4, 1], workloads: [ar]}\n", "small.yaml");
+  EXPECT_EQ(ev.scale.servers, (std::vector<int>{1, 4}));
+  const auto cells = eval_cells(ev);
+  check_cells(ev, cells);
+  size_t scale_cells = 0;
+  for (const auto& c : cells) scale_cells += c.servers > 0 ? 1 : 0;
+  EXPECT_EQ(scale_cells, 2u * 2u);  // two fabrics x two other sizes
+  const auto j = nlohmann::json::parse(evaluate(ev, cells, dir_, 2).json);
+  // 2 servers is the cluster itself: the same number as the matrix's figure.
+  EXPECT_DOUBLE_EQ(j["scale"]["scale.roce.ar-64KiB.2servers.busbw_GBps"]["value"].get<double>(),
+                   j["figures"]["roce.ar-64KiB.baseline.busbw_GBps"]["mean"].get<double>());
+  for (const char* n : {"1", "4"}) {
+    const std::string id = std::string("scale.ib-ndr.ar-64KiB.") + n + "servers.busbw_GBps";
+    ASSERT_TRUE(j["scale"].contains(id)) << id;
+    const std::string cell = std::string("ib-ndr.ar-64KiB.scale-") + n + "servers.s1";
+    const auto r = nlohmann::json::parse(slurp(dir_ / "cells" / cell / "results.json"));
+    EXPECT_DOUBLE_EQ(j["scale"][id]["value"].get<double>(),
+                     r["workload_results"][0]["busbw_GBps"].get<double>());
+    EXPECT_EQ(r["topology"]["hosts"].get<int>(), std::stoi(n) * 2);
+  }
+  expect_refused(std::string(kSmall) + "scale: {servers: [2], workloads: [ar]}\n", "e.yaml:16",
+                 "other server counts than the cluster's");
+}
 
 // Two entries of one profile that differ only in path selection answer the
 // ECMP claim (8) from their permutation completion times.

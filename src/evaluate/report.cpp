@@ -388,8 +388,21 @@ std::vector<Section> build(const EvalReportInput& in) {
                   format_time(cl.cable_delay)));
   std::string seeds;
   for (auto x : ev.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(x);
-  head.para(fmt::format("{} cells: {} fabrics x {} workloads x {} conditions x seeds {}.", in.cells.size(),
-                        nf, ev.workloads.size(), ev.conditions.size(), seeds));
+  size_t tuning = 0;
+  size_t assumed = 0;
+  size_t scaled = 0;
+  for (const auto& c : in.cells) {
+    if (c.servers > 0) {
+      ++scaled;
+    } else if (!c.knob.empty()) {
+      ++(c.assumption ? assumed : tuning);
+    }
+  }
+  head.para(
+      fmt::format("{} cells: the matrix of {} fabrics x {} workloads (with their sizes) x {} conditions x "
+                  "seeds {} is {} of them; the tuning sweep {}, the assumption sweep {}, the scale sweep {}.",
+                  in.cells.size(), nf, ev.workloads.size(), ev.conditions.size(), seeds,
+                  in.cells.size() - tuning - assumed - scaled, tuning, assumed, scaled));
   out.push_back(std::move(head));
 
   // The decision first: what a person came for.

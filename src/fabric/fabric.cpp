@@ -483,9 +483,6 @@ void FabricConfig::set_mtu(int64_t bytes) {
     framing = Framing::iwarp(tcp.timestamps);
     return;
   }
-  if (ib.enabled && bytes != 256 && bytes != 512 && bytes != 1024 && bytes != 2048 && bytes != 4096)
-    throw std::invalid_argument(
-        "--mtu on InfiniBand is a path MTU: 256, 512, 1024, 2048 or 4096 bytes (IBTA Vol.1 7.7.8)");
   if (bytes < 64 || bytes > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
   rc.mtu = static_cast<uint32_t>(bytes);
 }

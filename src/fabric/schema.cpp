@@ -408,10 +408,6 @@ void visit_fabric(V& v, FabricConfig& c) {
   }
   const bool ib = c.ib.enabled;
   if (ib) {
-    const int64_t mtu = c.rc.mtu;
-    v.check(mtu == 256 || mtu == 512 || mtu == 1024 || mtu == 2048 || mtu == 4096, "mtu",
-            "expected an InfiniBand path MTU: 256B, 512B, 1KiB, 2KiB or 4KiB (IBTA Vol.1 7.7.8; got " +
-                std::to_string(mtu) + "B)");
     // InfiniBand links are lossless by credits, arbitrate VLs instead of
     // traffic classes, forward by the SM's LFTs and mark FECN through ibcc.
     const std::string why = "applies to Ethernet profiles; '" + c.name +

@@ -421,23 +421,6 @@ TEST_F(CliTest, MissingTopologyFile) {
          (dir_ / "nope.txt").string() + "', in the working directory and among the files rdmasim ships)"));
 }
 
-// InfiniBand carries only the IBTA path MTUs; 8 KiB or 3000 B would be a
-// packet no IB link can carry (the evaluation's tuning sweep once tried it).
-TEST_F(CliTest, InfinibandMtuIsAPathMtu) {
-  expect_bad_input(run_cli({"perftest", "write_lat", "--fabric", "ib-ndr", "--mtu", "8192"}),
-                   "error: perftest: --mtu on InfiniBand is a path MTU: 256, 512, 1024, 2048 or 4096 bytes "
-                   "(IBTA Vol.1 7.7.8)\n");
-  const CliResult r = run_cli(
-      {"run", "--check", (std::filesystem::path(RDMASIM_SOURCE_DIR) / "scenarios/ib-incast.yaml").string(),
-       "--set", "fabric.mtu=3000B"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("'fabric.mtu': expected an InfiniBand path MTU: 256B, 512B, 1KiB, 2KiB or 4KiB"),
-            std::string::npos)
-      << r.err;
-  EXPECT_EQ(run_cli({"perftest", "write_lat", "--fabric", "ib-ndr", "--mtu", "2048", "-n", "10"}).exit_code,
-            0);
-}
-
 // A name longer than the OS allows (ENAMETOOLONG) is a file that is not
 // there, not a std::filesystem_error escaping with exit code 1.
 TEST_F(CliTest, OverlongTopologyFileName) {

@@ -242,6 +242,26 @@ void check_unique(const CfgNode& list_owner, const char* key, const std::vector<
                        "duplicate name '" + items[i].name + "': give each a distinct `name`");
 }
 
+// A sweep's `workloads:` list: names of this evaluation's workloads, at least
+// one. Sweeps run at baseline, so the evaluation must have that condition.
+std::vector<std::string> sweep_workloads(const CfgNode& sweep, const Evaluation& ev,
+                                         const std::string& what) {
+  std::vector<std::string> names;
+  for (const CfgNode& w : sweep.list("workloads")) {
+    const std::string name = w.scalar();
+    if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
+                     [&](const EvalWorkload& x) { return x.name == name; }))
+      throw w.error("", "no workload named '" + name + "' in this evaluation");
+    names.push_back(name);
+  }
+  if (names.empty())
+    throw sweep.error("workloads", "expected at least one workload for the " + what + " sweep");
+  if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
+                   [](const EvalCondition& c) { return c.is_baseline(); }))
+    throw sweep.error("", "the " + what + " sweep runs at baseline: add the condition `baseline`");
+  return names;
+}
+
 Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& file) {
   Evaluation ev;
   ev.file = file;
@@ -303,15 +323,7 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
 
   if (const auto tn = root.opt_child("tuning")) {
     ev.tuning.line = tn->line();
-    for (const CfgNode& w : tn->list("workloads")) {
-      const std::string name = w.scalar();
-      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
-                       [&](const EvalWorkload& x) { return x.name == name; }))
-        throw w.error("", "no workload named '" + name + "' in this evaluation");
-      ev.tuning.workloads.push_back(name);
-    }
-    if (ev.tuning.workloads.empty())
-      throw tn->error("workloads", "expected at least one workload to tune on");
+    ev.tuning.workloads = sweep_workloads(*tn, ev, "tuning");
     ev.tuning.threshold = tn->fraction("threshold", 0.10);
     if (ev.tuning.threshold <= 0) throw tn->error("threshold", "expected a share above 0, e.g. 10%");
     for (const CfgNode& k : tn->opt_list("keys")) {
@@ -321,25 +333,12 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
       ev.tuning.keys.push_back(key);
     }
     tn->finish();
-    if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
-                     [](const EvalCondition& c) { return c.is_baseline(); }))
-      throw tn->error("", "the tuning sweep runs at baseline: add the condition `baseline`");
   }
 
   if (const auto an = root.opt_child("assumptions")) {
     ev.assumptions.line = an->line();
-    for (const CfgNode& w : an->list("workloads")) {
-      const std::string name = w.scalar();
-      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
-                       [&](const EvalWorkload& x) { return x.name == name; }))
-        throw w.error("", "no workload named '" + name + "' in this evaluation");
-      ev.assumptions.workloads.push_back(name);
-    }
-    if (ev.assumptions.workloads.empty()) throw an->error("workloads", "expected at least one workload");
+    ev.assumptions.workloads = sweep_workloads(*an, ev, "assumption");
     an->finish();
-    if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
-                     [](const EvalCondition& c) { return c.is_baseline(); }))
-      throw an->error("", "the assumption sweep runs at baseline: add the condition `baseline`");
   }
 
   if (const auto sn = root.opt_child("scale")) {
@@ -360,19 +359,10 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
       ev.scale.servers.push_back(static_cast<int>(v));
     }
     std::sort(ev.scale.servers.begin(), ev.scale.servers.end());
-    for (const CfgNode& w : sn->list("workloads")) {
-      const std::string name = w.scalar();
-      if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
-                       [&](const EvalWorkload& x) { return x.name == name; }))
-        throw w.error("", "no workload named '" + name + "' in this evaluation");
-      ev.scale.workloads.push_back(name);
-    }
-    if (ev.scale.servers.empty() || ev.scale.workloads.empty())
-      throw sn->error("", "expected other server counts than the cluster's and at least one workload");
+    if (ev.scale.servers.empty())
+      throw sn->error("servers", "expected other server counts than the cluster's");
+    ev.scale.workloads = sweep_workloads(*sn, ev, "scale");
     sn->finish();
-    if (std::none_of(ev.conditions.begin(), ev.conditions.end(),
-                     [](const EvalCondition& c) { return c.is_baseline(); }))
-      throw sn->error("", "the scale sweep runs at baseline: add the condition `baseline`");
   }
 
   const std::optional<CfgNode> cost = root.opt_child("cost");

@@ -116,17 +116,64 @@ struct FaultLinkCodec {
     if (!parse_node_port(n.str(key), f.node, f.port))
       throw n.error(key, "expected 'node:port', e.g. agg0_0:2");
   }
-  static nlohmann::ordered_json echo(const FaultSpec& f) { return f.node + ":" + std::to_string(f.port); }
+  static nlohmann::ordered_json echo(const FaultSpec& f) {
+    if (f.whole_node()) return nullptr;
+    return f.node + ":" + std::to_string(f.port);
+  }
   static std::string form() { return "node:port, e.g. agg0_0:2"; }
+};
+
+// faults[i].node: a switch or host named in the topology.
+struct FaultNodeCodec {
+  static void read(const CfgNode& n, const char* key, FaultSpec& f) {
+    if (n.has("link"))
+      throw n.error(key, "expected either link (one link) or node (all its links), not both");
+    f.node = n.str(key);
+    f.port = -1;
+  }
+  static nlohmann::ordered_json echo(const FaultSpec& f) {
+    if (!f.whole_node()) return nullptr;
+    return f.node;
+  }
+  static std::string form() { return "a node of the topology, e.g. leaf0 or host3"; }
 };
 
 template <class V>
 void visit_fault(V& v, FaultSpec& f) {
-  v.time(Key{"at", "when the link changes state", kRequired}, f.at);
-  v.custom(Key{"link", "one end of the link: a topology node and its port index (in link order)", kRequired},
-           f, FaultLinkCodec{});
-  v.choice(Key{"action", "take the link down or bring it back up", kRequired}, f.up,
-           {{"down", false}, {"up", true}});
+  using A = FaultSpec::Action;
+  v.time(Key{"at", "when the fault starts", kRequired}, f.at);
+  v.custom(Key{"link", "one end of the link: a topology node and its port index (in link order)"}, f,
+           FaultLinkCodec{});
+  v.custom(Key{"node", "instead of link: a whole switch or NIC, every link of which the fault hits"}, f,
+           FaultNodeCodec{});
+  v.choice(Key{"action",
+               "down, up (it comes back), degrade (keeps running at `rate`), flap (down for `down_for` "
+               "every `every`, `times` times)",
+               kRequired},
+           f.action, {{"down", A::kDown}, {"up", A::kUp}, {"degrade", A::kDegrade}, {"flap", A::kFlap}});
+  v.flag({"silent",
+          "down/flap: a gray failure, frames vanish without loss of signal, so Ethernet switches notice it "
+          "only by BFD (fabric.reroute.bfd_*)"},
+         f.silent);
+  v.rate({"rate", "degrade: the link's new speed, e.g. 200Gbps"}, f.rate);
+  v.time({"down_for", "flap: how long each outage lasts"}, f.down_for);
+  v.time({"every", "flap: time from one outage's start to the next"}, f.every);
+  v.count({"times", "flap: how many outages"}, f.times, 0, 100000);
+  if constexpr (V::kReads) {
+    v.check(f.node.empty() == false, "link", "expected 'link: node:port' or 'node: name'");
+    v.check(f.action != A::kDegrade || f.rate > Rate::from_bps(0), "rate",
+            "action degrade needs the link's new speed, e.g. rate: 200Gbps");
+    v.check(f.action == A::kDegrade || f.rate == Rate::from_bps(0), "rate",
+            "applies to action: degrade only");
+    v.check(f.action == A::kDown || f.action == A::kFlap || !f.silent, "silent",
+            "applies to action: down or flap only");
+    const bool flap = f.action == A::kFlap;
+    v.check(!flap || (f.times >= 1 && f.down_for > Time::zero() && f.every > f.down_for), "times",
+            "action flap needs times >= 1, down_for > 0 and every > down_for");
+    v.check(flap || (f.times == 0 && f.down_for == Time::zero() && f.every == Time::zero()),
+            f.times != 0 ? "times" : (f.down_for != Time::zero() ? "down_for" : "every"),
+            "applies to action: flap only");
+  }
 }
 
 // links[i].link: 'all', or 'node:port' as a fault names a link.
@@ -175,6 +222,10 @@ void visit_output(V& v, OutputSpec& o) {
             "expected a sampling interval of at least 10ns");
     b.time({"start", "first sample"}, o.timeseries_start);
   });
+  v.time_or({"incident_interval",
+             "runs with faults: the bin of incident.csv and of the incident report's throughput (auto: "
+             "the duration / 1000, or a tenth of the first fault's time if less; at most 20,000 bins)"},
+            o.incident_interval, "auto");
 }
 
 // The scenario's own keys (topology, fabric, workload and faults are visited by their parts).
@@ -295,6 +346,14 @@ Scenario load_scenario(const CfgNode& root) {
   s.output.dir = "out/" + s.name;
   r.block("output", [&](ParamReader& b) { visit_output(b, s.output); });
   root.finish();
+  if (s.output.incident_interval != Time::zero()) {
+    if (s.faults.empty())
+      throw root.child("output").error("incident_interval",
+                                       "applies to runs with faults (the scenario schedules none)");
+    if (s.output.incident_interval < Time::from_ns(100) || s.output.incident_interval > s.duration)
+      throw root.child("output").error("incident_interval",
+                                       "expected 'auto' or a time between 100ns and the duration");
+  }
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
   // Loss on the wire is modelled on lossy links only: on a PFC link a lost
@@ -317,10 +376,32 @@ Scenario load_scenario(const CfgNode& root) {
     const auto faults = root.list("faults");
     for (size_t i = 0; i < s.faults.size(); ++i) {
       const FaultSpec& fs = s.faults[i];
+      const char* where = fs.whole_node() ? "node" : "link";
       const auto [id, degree] = find_node(t, fs.node);
-      if (id < 0) throw faults[i].error("link", "no node named '" + fs.node + "' in the topology");
+      if (id < 0) throw faults[i].error(where, "no node named '" + fs.node + "' in the topology");
       if (fs.port >= degree)
         throw faults[i].error("link", "expected a port of '" + fs.node + "' below " + std::to_string(degree));
+      if (fs.at >= s.duration)
+        throw faults[i].error("at", "the fault starts at or after the end of the run (duration " +
+                                        format_time(s.duration) + ")");
+      if (fs.action == FaultSpec::Action::kFlap && fs.at + fs.every * (fs.times - 1) >= s.duration)
+        throw faults[i].error("times", "the last outage starts at or after the end of the run (duration " +
+                                           format_time(s.duration) + ")");
+      if (fs.silent && s.fabric.ib.enabled)
+        throw faults[i].error("silent",
+                              "gray failures are modelled on Ethernet fabrics (found by BFD); an InfiniBand "
+                              "port reports its errors to the subnet manager");
+      if (fs.action == FaultSpec::Action::kDegrade) {
+        int port = 0;
+        for (const TopoLink& l : t.links) {
+          if (l.a != id && l.b != id) continue;
+          if ((fs.whole_node() || port == fs.port) && fs.rate >= l.rate)
+            throw faults[i].error("rate", "a degraded link runs below its speed: expected less than " +
+                                              format_rate(l.rate) + " on '" + fs.node + ":" +
+                                              std::to_string(port) + "'");
+          ++port;
+        }
+      }
     }
   }
   if (!s.links.empty()) {
@@ -412,7 +493,15 @@ nlohmann::ordered_json topology_json(const TopologySpec& ts) {
 }
 
 nlohmann::ordered_json fault_json(const FaultSpec& f) {
-  return echo_of(f, [](ParamEcho& e, FaultSpec& x) { visit_fault(e, x); });
+  nlohmann::ordered_json j = echo_of(f, [](ParamEcho& e, FaultSpec& x) { visit_fault(e, x); });
+  // Only the keys the fault's action reads: a down fault has no rate.
+  using A = FaultSpec::Action;
+  j.erase(f.whole_node() ? "link" : "node");
+  if (f.action != A::kDown && f.action != A::kFlap) j.erase("silent");
+  if (f.action != A::kDegrade) j.erase("rate");
+  if (f.action != A::kFlap)
+    for (const char* k : {"down_for", "every", "times"}) j.erase(k);
+  return j;
 }
 
 nlohmann::ordered_json link_setting_json(const LinkSettingSpec& l) {

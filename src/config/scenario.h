@@ -3,6 +3,7 @@
 // understood is rejected, so no setting is ever silently ignored.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -36,14 +37,29 @@ struct TopologySpec {
   int line = 0;
 };
 
-// A scheduled link-state change (DESIGN.md §5): `link` names one end as
-// "node:port" (port index in the topology's link order at that node).
+// A scheduled fault (DESIGN.md §5): `link` names one end of a link as
+// "node:port" (port index in the topology's link order at that node), or
+// `node` names a whole switch or NIC, every link of which the fault hits.
 struct FaultSpec {
+  enum class Action : uint8_t {
+    kDown,     // the link stops carrying frames; both ends see loss of signal
+    kUp,       // it comes back (retrains)
+    kDegrade,  // it keeps running at a lower speed (a 400G port falling to 200G)
+    kFlap,     // down for `down_for` every `every`, `times` times
+  };
   Time at;
   std::string node;
-  int port = 0;
-  bool up = false;
+  int port = -1;  // -1: the whole node
+  Action action = Action::kDown;
+  // down: a gray failure, the link drops everything without loss of signal,
+  // so only BFD notices it (Ethernet fabrics).
+  bool silent = false;
+  Rate rate;  // degrade: the link's new speed
+  Time down_for;
+  Time every;
+  int times = 0;
   int line = 0;
+  [[nodiscard]] bool whole_node() const { return port < 0; }
 };
 
 // A per-link setting (`links:`), applied in order over the topology (a
@@ -66,6 +82,16 @@ struct OutputSpec {
   bool ports_csv = true;
   Time timeseries_interval;  // 0: no timeseries.csv
   Time timeseries_start;
+  Time incident_interval;  // runs with faults; 0: auto
+  // The incident bin this run uses: as set, or the duration / 1000, finer
+  // when the first fault comes early so ten bins measure the rate before it,
+  // but never more than 20,000 bins (each samples every port); whole ns, >= 100 ns.
+  [[nodiscard]] Time incident_bin(Time duration, Time first_fault) const {
+    if (incident_interval > Time::zero()) return incident_interval;
+    const int64_t d = duration.ps() / 1000;  // ns
+    const int64_t ns = std::max({int64_t{100}, d / 20000, std::min(d / 1000, first_fault.ps() / 1000 / 10)});
+    return Time::from_ns(ns);
+  }
 };
 
 struct Scenario {

@@ -223,11 +223,39 @@ void Fabric::set_link_loss(int node, uint16_t port, double p) {
   pt.set_loss(p);
 }
 
-void Fabric::schedule_link_state(Time at, int node, uint16_t port, bool up) {
+void Fabric::schedule_link_state(Time at, int node, uint16_t port, bool up, bool silent) {
   if (node < 0 || static_cast<size_t>(node) >= by_topo_id_.size() || port >= by_topo_id_[node]->num_ports())
     throw std::invalid_argument("no port " + std::to_string(port) + " on node " + std::to_string(node));
-  link_changes_.push_back(LinkChange{node, port, up});
+  if (silent && cfg_.ib.enabled)
+    throw std::invalid_argument("silent (gray) failures are modelled on Ethernet fabrics only");
+  link_changes_.push_back(LinkChange{node, port, up, silent, Rate()});
   sim_.schedule(at, &fault_agent_, kLinkChange, link_changes_.size() - 1);
+}
+
+void Fabric::schedule_link_rate(Time at, int node, uint16_t port, Rate rate) {
+  if (node < 0 || static_cast<size_t>(node) >= by_topo_id_.size() || port >= by_topo_id_[node]->num_ports())
+    throw std::invalid_argument("no port " + std::to_string(port) + " on node " + std::to_string(node));
+  if (rate <= Rate()) throw std::invalid_argument("a degraded link needs a positive rate");
+  link_changes_.push_back(LinkChange{node, port, true, false, rate});
+  sim_.schedule(at, &fault_agent_, kLinkRate, link_changes_.size() - 1);
+}
+
+std::string Fabric::link_name(int node, uint16_t port) const {
+  return topo_.nodes[node].name + ":" + std::to_string(port);
+}
+
+// A switch forwards by its table; a NIC only when it has more than one port.
+bool Fabric::routed(int node) const {
+  const Node& n = *by_topo_id_[node];
+  return n.kind() == NodeKind::kSwitch || n.num_ports() > 1;
+}
+
+void Fabric::install_routes(int node, RouteTable t) {
+  Node& n = *by_topo_id_[node];
+  if (n.kind() == NodeKind::kSwitch)
+    static_cast<Switch&>(n).set_routes(std::move(t));
+  else
+    static_cast<Nic&>(n).set_routes(std::move(t));
 }
 
 void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
@@ -266,12 +294,44 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     // Both ends first, then resynchronise: each end's credit state reads the other's.
     a.set_up(ch.up);
     b.set_up(ch.up);
-    if (cfg_.ib.enabled) sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep);
+    recovery_log_.push_back({sim_.now(), ch.up ? "up" : "down", link_name(ch.node, ch.port)});
+    if (cfg_.ib.enabled) {
+      sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep);
+    } else {
+      const RerouteConfig& rr = cfg_.reroute;
+      sim_.schedule_in(ch.silent && !ch.up ? rr.bfd_detect() : rr.link_detect, &fault_agent_, kDetect, idx);
+    }
+    return;
+  }
+  if (kind == kLinkRate) {
+    const LinkChange& ch = link_changes_[arg];
+    Port& a = by_topo_id_[ch.node]->port(ch.port);
+    a.set_rate(ch.rate);
+    a.peer()->port(a.peer_index()).set_rate(ch.rate);
+    recovery_log_.push_back({sim_.now(), "degraded", link_name(ch.node, ch.port)});
+    return;
+  }
+  if (kind == kDetect) {
+    on_detect(link_changes_[arg]);
+    return;
+  }
+  if (kind == kLocalRepair) {
+    const auto node = static_cast<int>(arg);
+    install_routes(node, without_ports(base_routes_[node], known_down_[node]));
+    recovery_log_.push_back({sim_.now(), "local_repair", topo_.nodes[node].name});
+    return;
+  }
+  if (kind == kReconverge) {
+    base_routes_ = shortest_path_routes(topo_, &known_down_);
+    for (size_t n = 0; n < base_routes_.size(); ++n)
+      if (routed(static_cast<int>(n))) install_routes(static_cast<int>(n), base_routes_[n]);
+    recovery_log_.push_back({sim_.now(), "reconverged", ""});
     return;
   }
   if (kind == kSmSweep) {
     // A heavy sweep sees the fabric as it is now; its LFTs land later.
     ++sm_stats_.sweeps;
+    recovery_log_.push_back({sim_.now(), "sm_sweep", ""});
     pending_tables_.push_back(compute_lfts(topo_, cfg_.ib.sm, &down_));
     sim_.schedule_in(cfg_.ib.sm.compute_time, &fault_agent_, kSmInstall, pending_tables_.size() - 1);
     return;
@@ -284,6 +344,30 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
   ++sm_stats_.lft_installs;
   sm_stats_.last_install = sim_.now();
   sm_stats_.installs.push_back(sim_.now());
+  recovery_log_.push_back({sim_.now(), "lft_install", ""});
+}
+
+// An Ethernet switch has noticed a link's state (loss of signal, or BFD for a
+// gray failure): it fixes its own ECMP groups first, the rest of the fabric
+// follows when BGP has converged. The state read is the link's state now: a
+// link that came back before its failure was noticed changes nothing.
+void Fabric::on_detect(const LinkChange& ch) {
+  const Port& a = by_topo_id_[ch.node]->port(ch.port);
+  const int peer = a.peer()->id();
+  const uint16_t peer_port = a.peer_index();
+  if (known_down_.empty()) {
+    known_down_.resize(topo_.nodes.size());
+    for (size_t n = 0; n < known_down_.size(); ++n) known_down_[n].assign(by_topo_id_[n]->num_ports(), 0);
+    base_routes_ = shortest_path_routes(topo_);
+  }
+  const char now_down = down_[ch.node][ch.port];
+  if (known_down_[ch.node][ch.port] == now_down) return;
+  known_down_[ch.node][ch.port] = now_down;
+  known_down_[peer][peer_port] = now_down;
+  recovery_log_.push_back({sim_.now(), "detected", link_name(ch.node, ch.port)});
+  for (const int end : {ch.node, peer})
+    if (routed(end)) sim_.schedule_in(cfg_.reroute.local_repair, &fault_agent_, kLocalRepair, end);
+  sim_.schedule_in(cfg_.reroute.bgp_convergence, &fault_agent_, kReconverge);
 }
 
 std::string Fabric::check_credits() const {

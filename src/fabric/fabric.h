@@ -23,6 +23,7 @@
 #include "net/tc_scheduler.h"
 #include "nic/nic.h"
 #include "nic/path/path_selector.h"
+#include "route/reroute.h"
 #include "route/subnet_manager.h"
 #include "sharp/sharp.h"
 #include "topo/topology.h"
@@ -79,6 +80,7 @@ struct FabricConfig {
   IbCcConfig ibcc;
   CubicConfig cubic;
   PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
+  RerouteConfig reroute;      // Ethernet: link-failure detection and route repair
   // In-network aggregation (fabric.sharp), what collectives' algo sharp runs
   // on: InfiniBand profiles have it; an Ethernet one only when a scenario
   // enables it to model a vendor extension.
@@ -91,6 +93,16 @@ struct FabricConfig {
   [[nodiscard]] std::string mtu_label(const char* unit = "") const;
   // --mtu: RC's payload MTU, or iWARP's Ethernet MTU (576..9216).
   void set_mtu(int64_t bytes);
+};
+
+// One step of a fault and the fabric's recovery from it, for the incident
+// report: what happened (down, up, degraded, detected, local_repair,
+// reconverged, sm_sweep, lft_install), when, and on which link
+// ("node:port" of the end the fault named; empty for fabric-wide steps).
+struct RecoveryEvent {
+  Time at;
+  std::string what;
+  std::string link;
 };
 
 // What the subnet manager did after link state changes.
@@ -142,9 +154,17 @@ class Fabric {
   // ends) at `at`. On InfiniBand the subnet manager notices after
   // sm.detection_delay, re-sweeps and writes new LFTs sm.compute_time later;
   // until then traffic routed onto the failed link is lost (fault drops).
-  // Ethernet fabrics keep their routes (no repair is modelled there).
+  // On Ethernet the switches at both ends drop the port from their ECMP
+  // groups reroute.local_repair after detecting the failure, and every switch
+  // takes routes recomputed without it reroute.bgp_convergence after that.
   // Throws std::invalid_argument for a node/port that does not exist.
-  void schedule_link_state(Time at, int node, uint16_t port, bool up);
+  // A `silent` failure (Ethernet) drops every frame without loss of signal:
+  // the ends notice only after reroute.bfd_detect(), not reroute.link_detect.
+  void schedule_link_state(Time at, int node, uint16_t port, bool up, bool silent = false);
+  // The link keeps running at `rate` (both ends) from `at` on.
+  void schedule_link_rate(Time at, int node, uint16_t port, Rate rate);
+  // Every fault and recovery step so far, in time order.
+  [[nodiscard]] const std::vector<RecoveryEvent>& recovery_log() const { return recovery_log_; }
   [[nodiscard]] const SmStats& sm_stats() const { return sm_stats_; }
   // From now on, each frame port `port` of topology node `node` sends is
   // lost on the wire with probability `p` (random loss; bit errors as the
@@ -185,16 +205,31 @@ class Fabric {
     int node;
     uint16_t port;
     bool up;
+    bool silent;
+    Rate rate;  // nonzero: a speed change, not a state change
   };
   static constexpr uint32_t kLinkChange = 0;
   static constexpr uint32_t kSmSweep = 1;
   static constexpr uint32_t kSmInstall = 2;
   static constexpr uint32_t kLinkUpDeferred = 3;  // arg: generation << 32 | link change
+  static constexpr uint32_t kLinkRate = 4;        // arg: link change
+  static constexpr uint32_t kDetect = 5;          // arg: link change; Ethernet
+  static constexpr uint32_t kLocalRepair = 6;     // arg: topology node
+  static constexpr uint32_t kReconverge = 7;
+  void on_detect(const LinkChange& ch);
+  void install_routes(int node, RouteTable t);
+  [[nodiscard]] std::string link_name(int node, uint16_t port) const;
+  [[nodiscard]] bool routed(int node) const;
   FaultAgent fault_agent_{*this};
   std::vector<LinkChange> link_changes_;
   std::vector<std::vector<char>> down_;                  // per topology node and port
   std::vector<std::vector<uint32_t>> link_gen_;          // per node and port: link-state requests seen
   std::vector<std::vector<RouteTable>> pending_tables_;  // per sweep, until installed
+  // Ethernet: the ports each node knows are down, and the routes the routing
+  // protocol last gave it (local repair prunes those).
+  std::vector<std::vector<char>> known_down_;
+  std::vector<RouteTable> base_routes_;
+  std::vector<RecoveryEvent> recovery_log_;
   SmStats sm_stats_;
   [[nodiscard]] uint32_t bdp_packets() const;
 

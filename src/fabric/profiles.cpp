@@ -517,6 +517,17 @@ const std::vector<ProfileSource>& part_default_sources() {
       {"fabric.path_selection",
        "one entropy (UDP source port) per QP, as RoCE NICs and IB RC do: ECMP keeps a QP on one path"},
       {"fabric.ecn.enabled", "no ECN marking"},
+      {"fabric.reroute.link_detect",
+       "assumption: PHY fault signalling and the port-down interrupt; no link debounce timer, which switch "
+       "OSes leave off by default (Dell PowerSwitch N4000 and IP Infusion OcNOS guides)"},
+      {"fabric.reroute.local_repair",
+       "assumption: the port-down event removes the port from hardware ECMP groups (software next-hop "
+       "group updates take tens of ms)"},
+      {"fabric.reroute.bfd_interval", "Cisco NX-OS BFD default: interval 50 ms, min_rx 50 ms"},
+      {"fabric.reroute.bfd_multiplier", "Cisco NX-OS BFD default multiplier 3 (150 ms to detect)"},
+      {"fabric.reroute.bgp_convergence",
+       "assumption: eBGP with MRAI 0 as RFC 7938 runs it in data centres; update, best-path and FIB "
+       "programming along the fabric's tiers"},
       {"fabric.dcqcn.clamp_target_rate", "DCQCN paper: the target rate takes the current rate at every cut"},
       {"fabric.dcqcn.start_at_first_cnp",
        "DCQCN paper: the reaction point's timers run from the flow's start"},

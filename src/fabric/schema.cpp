@@ -299,6 +299,25 @@ void visit_red_ecn(V& v, EcnConfig& e) {
             e.reference_rate, "none");
 }
 
+// --- Ethernet: how switches route around a failed link. ----------------
+template <typename V>
+void visit_reroute(V& v, RerouteConfig& r) {
+  v.time(
+      {"link_detect", "loss of signal until the port is down at both ends (a link debounce timer adds here)"},
+      r.link_detect);
+  v.time({"local_repair", "port down until that switch's ECMP next-hop groups skip it"}, r.local_repair);
+  v.time(
+      {"bfd_interval",
+       "BFD hello interval: a gray failure (faults[].silent) is noticed after bfd_multiplier missed hellos"},
+      r.bfd_interval, kPositive);
+  v.count({"bfd_multiplier", "BFD detect multiplier: hellos missed before the neighbour is declared down"},
+          r.bfd_multiplier, 1, 255);
+  v.time({"bgp_convergence",
+          "detection until every switch forwards by routes recomputed without the link (BGP withdrawal, "
+          "best-path, FIB update)"},
+         r.bgp_convergence);
+}
+
 // --- InfiniBand: credit link layer per VL and the subnet manager. --------
 template <typename V>
 void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
@@ -474,8 +493,13 @@ void visit_fabric(V& v, FabricConfig& c) {
         [&](auto& b) { visit_infiniband(b, c.ib, c.framing.data_wire(c.rc.mtu, true)); });
     const std::string why = unserved_vl(c);
     v.check(why.empty(), "ib", why);
+    v.refuse("reroute", "applies to Ethernet profiles; on '" + c.name +
+                            "' the subnet manager reroutes (fabric.ib.sm_detection_delay, sm_compute_time)");
   } else {
     v.refuse("ib", "applies to InfiniBand profiles (ib-ndr, ib-hdr), not '" + c.name + "'");
+    v.block(
+        Key{"reroute", "how switches route around a failed link: local ECMP repair, then BGP reconvergence"},
+        [&](auto& b) { visit_reroute(b, c.reroute); });
   }
   v.block(Key{"sharp", "in-network aggregation in the switches (SHARP), used by collectives' algo sharp"},
           [&](auto& b) { visit_sharp(b, c.sharp); });

@@ -125,6 +125,9 @@ class Port final : public EventHandler {
   [[nodiscard]] uint16_t index() const { return index_; }
   [[nodiscard]] uint16_t peer_index() const { return peer_index_; }
   [[nodiscard]] Rate rate() const { return rate_; }
+  // A degraded link (a 400G port falling back to 200G): frames from now on
+  // serialize at `r`; one being sent finishes at the old speed.
+  void set_rate(Rate r) { rate_ = r; }
   [[nodiscard]] Time delay() const { return delay_; }
   [[nodiscard]] const TcScheduler& queues() const { return queues_; }
   [[nodiscard]] PortCounters& counters() { return ctr_; }

@@ -53,6 +53,49 @@ constexpr SizeBin kBins[] = {{"<10KB", 0, 10'000},
                              {"100KB-1MB", 100'000, 1'000'000},
                              {">=1MB", 1'000'000, INT64_MAX}};
 
+json opt_us(const std::optional<Time>& t) { return t ? json(t->us()) : json(nullptr); }
+
+// What an operator writes up after an outage: per fault, how long until the
+// fabric noticed and routed around it, how deep the throughput dip went and
+// how long until traffic was back, and what was lost meanwhile.
+json incident_json(const Experiment& e) {
+  json events = json::array();
+  for (const RecoveryEvent& ev : e.fabric().recovery_log()) {
+    json x = {{"at_us", ev.at.us()}, {"event", ev.what}};
+    if (!ev.link.empty()) x["link"] = ev.link;
+    events.push_back(std::move(x));
+  }
+  json faults = json::array();
+  for (const FaultImpact& f : e.fault_impacts())
+    faults.push_back({{"fault", f.what},
+                      {"at_us", f.at.us()},
+                      {"detected_after_us", opt_us(f.detected_after)},
+                      {"repaired_after_us", opt_us(f.repaired_after)},
+                      {"rerouted_after_us", opt_us(f.rerouted_after)},
+                      {"pre_fault_gbps", f.pre_fault_gbps ? json(*f.pre_fault_gbps) : json(nullptr)},
+                      {"min_gbps", f.pre_fault_gbps ? json(f.min_gbps) : json(nullptr)},
+                      {"dip_percent", f.pre_fault_gbps && *f.pre_fault_gbps > 0
+                                          ? json(100.0 * (1.0 - f.min_gbps / *f.pre_fault_gbps))
+                                          : json(nullptr)},
+                      {"recovered_after_us", opt_us(f.recovered_after)},
+                      {"retransmitted_bytes", f.retransmitted_bytes},
+                      {"link_fault_drops", f.fault_drops},
+                      {"lossless_drops", f.lossless_drops},
+                      {"peak_ports_paused", f.peak_ports_paused}});
+  size_t stalled_workloads = 0;
+  for (const auto& w : e.workloads()) stalled_workloads += w->finished() ? 0 : 1;
+  size_t stalled_flows = 0;
+  for (const auto& f : e.flows()) stalled_flows += f.started && !f.finished() ? 1 : 0;
+  return {{"bin_us", e.incident()->bin().us()},
+          {"recovered_means",
+           "delivered throughput back to >= 90% of its mean over the 10 bins before the fault"},
+          {"faults", faults},
+          {"flows_unfinished", stalled_flows},
+          {"workloads_unfinished", stalled_workloads},
+          {"events", events},
+          {"series", "incident.csv"}};
+}
+
 }  // namespace
 
 json scenario_json(const Scenario& s) {
@@ -259,6 +302,7 @@ json results_json(const Experiment& e) {
                                   {"sm_sweeps", sm.sweeps},
                                   {"lft_installs_us", installs}};
   }
+  if (e.incident() != nullptr) j["incident"] = incident_json(e);
   return j;
 }
 
@@ -340,6 +384,38 @@ std::string ib_ports_csv(const Experiment& e) {
   return out;
 }
 
+namespace {
+
+std::string after(const json& v) {
+  return v.is_null() ? std::string("never") : fmt::format("+{:.1f} us", v.get<double>());
+}
+
+std::string incident_text(const json& inc) {
+  std::string s;
+  for (const auto& f : inc["faults"]) {
+    s += fmt::format("incident   {} at {:.3f} us: detected {}, repaired {}, rerouted {}\n",
+                     f["fault"].get<std::string>(), f["at_us"].get<double>(), after(f["detected_after_us"]),
+                     after(f["repaired_after_us"]), after(f["rerouted_after_us"]));
+    const std::string dip =
+        f["dip_percent"].is_null()
+            ? std::string("throughput before it not measured (it came before the first bin closed)")
+            : fmt::format("throughput {:.1f} -> {:.1f} Gb/s (dip {:.0f}%), back to 90% {}",
+                          f["pre_fault_gbps"].get<double>(), f["min_gbps"].get<double>(),
+                          f["dip_percent"].get<double>(), after(f["recovered_after_us"]));
+    s += fmt::format(
+        "           {}; {} B retransmitted, {} lost on failed links, {} lossless drops, peak {} ports "
+        "paused\n",
+        dip, f["retransmitted_bytes"].get<uint64_t>(), f["link_fault_drops"].get<uint64_t>(),
+        f["lossless_drops"].get<uint64_t>(), f["peak_ports_paused"].get<uint32_t>());
+  }
+  s += fmt::format("           {} flows and {} workloads unfinished at the end; incident.csv every {:g} us\n",
+                   inc["flows_unfinished"].get<size_t>(), inc["workloads_unfinished"].get<size_t>(),
+                   inc["bin_us"].get<double>());
+  return s;
+}
+
+}  // namespace
+
 std::string summary_text(const Experiment& e) {
   const json j = results_json(e);
   const auto& fl = j["flows"];
@@ -386,6 +462,7 @@ std::string summary_text(const Experiment& e) {
         t["min_rtt_us"].get<double>(), t["max_rtt_us"].get<double>());
   }
   for (const auto& w : e.workloads()) s += w->summary();
+  if (j.contains("incident")) s += incident_text(j["incident"]);
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
 }
@@ -402,6 +479,7 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   if (e.scenario().output.ports_csv) put("ports.csv", ports_csv(e));
   if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled) put("ib_ports.csv", ib_ports_csv(e));
   if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
+  if (e.incident() != nullptr) put("incident.csv", e.incident()->csv());
   if (e.scenario().output.flows_csv) {
     const Transport::Table t = e.fabric().verbs().connection_table();
     if (!t.file.empty()) put(t.file.c_str(), t.csv);

@@ -51,6 +51,7 @@ class RouteTable {
     if (n == 1) return storage_[g + 1];
     return storage_[g + 1 + mix64(flow_hash ^ seed) % n];
   }
+  [[nodiscard]] size_t destinations() const { return group_of_.size(); }
   [[nodiscard]] size_t memory_bytes() const {
     return group_of_.size() * sizeof(uint32_t) + storage_.size() * sizeof(uint16_t);
   }

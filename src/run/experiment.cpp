@@ -49,12 +49,7 @@ Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>*
   }
   stop_if_asked();
   apply_link_settings();
-  for (const FaultSpec& fs : s_.faults) {
-    const Topology& t = fabric_->topology();
-    for (size_t n = 0; n < t.nodes.size(); ++n)
-      if (t.nodes[n].name == fs.node)
-        fabric_->schedule_link_state(fs.at, static_cast<int>(n), static_cast<uint16_t>(fs.port), fs.up);
-  }
+  schedule_faults();
   for (size_t i = 0; i < s_.workloads.size(); ++i) {
     const WorkloadType* type = find_workload_type(s_.workloads[i].type);
     if (type == nullptr) throw InputError(s_.file, s_.workloads[i].line, 0, "workload.type", "unknown type");
@@ -83,6 +78,43 @@ Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>*
                          std::to_string(flows_.size()) + " flows), more than the " +
                          std::to_string(budget_ >> 20) + " MiB " +
                          (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
+}
+
+// Each fault as link changes: a whole node's fault hits each of its links.
+void Experiment::schedule_faults() {
+  using A = FaultSpec::Action;
+  const Topology& t = fabric_->topology();
+  for (const FaultSpec& fs : s_.faults) {
+    int node = -1;
+    for (size_t n = 0; n < t.nodes.size() && node < 0; ++n)
+      if (t.nodes[n].name == fs.node) node = static_cast<int>(n);
+    try {
+      if (node < 0) throw std::invalid_argument("no node named '" + fs.node + "' in the topology");
+      const size_t ports = fabric_->node_by_topo_id(node).num_ports();
+      for (size_t i = 0; i < ports; ++i) {
+        if (!fs.whole_node() && static_cast<int>(i) != fs.port) continue;
+        const auto port = static_cast<uint16_t>(i);
+        switch (fs.action) {
+          case A::kDown:
+          case A::kUp:
+            fabric_->schedule_link_state(fs.at, node, port, fs.action == A::kUp, fs.silent);
+            break;
+          case A::kDegrade:
+            fabric_->schedule_link_rate(fs.at, node, port, fs.rate);
+            break;
+          case A::kFlap:
+            for (int k = 0; k < fs.times; ++k) {
+              const Time down = fs.at + fs.every * k;
+              fabric_->schedule_link_state(down, node, port, false, fs.silent);
+              fabric_->schedule_link_state(down + fs.down_for, node, port, true);
+            }
+            break;
+        }
+      }
+    } catch (const std::invalid_argument& e) {
+      throw InputError(s_.file, fs.line, 0, fs.whole_node() ? "node" : "link", e.what());
+    }
+  }
 }
 
 // `links:` in order, so a later entry overrides an earlier one (a file's own
@@ -153,6 +185,11 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
       transport_series_ = std::make_unique<TransportSeries>(
           sim_, fabric_->verbs(), s_.output.timeseries_start, s_.output.timeseries_interval);
   }
+  if (!s_.faults.empty()) {
+    Time first = s_.duration;
+    for (const FaultSpec& f : s_.faults) first = std::min(first, f.at);
+    incident_ = std::make_unique<IncidentMonitor>(sim_, *fabric_, s_.output.incident_bin(s_.duration, first));
+  }
   for (size_t i = 0; i < workloads_.size(); ++i) {
     WorkloadContext ctx = context(i);
     workloads_[i]->start(ctx);
@@ -175,6 +212,7 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
       poll();
     }
   }
+  if (incident_) incident_->finish();
   // The one invariant check of the run.
   bool open_ended = false;
   for (const auto& w : workloads_) open_ended = open_ended || w->open_ended();
@@ -184,6 +222,29 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
     f.ideal = fabric_->ideal_completion(f.conn, f.op, f.spec.size_bytes);
     f.links = fabric_->path_links(f.conn);
   }
+}
+
+std::vector<FaultImpact> Experiment::fault_impacts() const {
+  using A = FaultSpec::Action;
+  std::vector<FaultImpact> out;
+  if (!incident_) return out;
+  for (size_t i = 0; i < s_.faults.size(); ++i) {
+    const FaultSpec& fs = s_.faults[i];
+    // The window closes at the next fault that starts later (a fault's own
+    // flaps and a node's links belong to it), or at the end of the run.
+    Time end = sim_.now();
+    for (const FaultSpec& other : s_.faults)
+      if (other.at > fs.at && other.at < end) end = other.at;
+    const char* action = fs.action == A::kDown      ? "down"
+                         : fs.action == A::kUp      ? "up"
+                         : fs.action == A::kDegrade ? "degrade"
+                                                    : "flap";
+    std::string what = std::string(action) + (fs.silent ? " (silent) " : " ") + fs.node +
+                       (fs.whole_node() ? "" : ":" + std::to_string(fs.port));
+    if (fs.action == A::kDegrade) what += " to " + format_rate(fs.rate);
+    out.push_back(fault_impact(incident_->samples(), fs.at, end, fabric_->recovery_log(), std::move(what)));
+  }
+  return out;
 }
 
 bool Experiment::all_done() const {

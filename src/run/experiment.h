@@ -15,6 +15,7 @@
 #include "config/scenario.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "metrics/incident.h"
 #include "metrics/timeseries.h"
 #include "run/transport_series.h"
 #include "workload/workload.h"
@@ -67,6 +68,10 @@ class Experiment final : public EventHandler, public CompletionSink {
   // Σ over completed flows of packets × links on the path (data only).
   [[nodiscard]] uint64_t data_packet_hops() const;
   [[nodiscard]] const QueueTimeseries* timeseries() const { return timeseries_.get(); }
+  // Runs with faults: the counters polled for the incident report (else nullptr).
+  [[nodiscard]] const IncidentMonitor* incident() const { return incident_.get(); }
+  // One per scheduled fault, in the scenario's order (empty without faults).
+  [[nodiscard]] std::vector<FaultImpact> fault_impacts() const;
   // The transport's series on the same clock (TCP's cwnd and RTT); nullptr
   // without a time series or when the transport keeps none.
   [[nodiscard]] const TransportSeries* transport_series() const { return transport_series_.get(); }
@@ -78,6 +83,7 @@ class Experiment final : public EventHandler, public CompletionSink {
 
  private:
   void apply_link_settings();
+  void schedule_faults();
   void check_workload_fits();
   void start_flow(size_t i);
   [[nodiscard]] WorkloadContext context(size_t i);
@@ -86,6 +92,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   Simulation sim_;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<QueueTimeseries> timeseries_;
+  std::unique_ptr<IncidentMonitor> incident_;
   std::unique_ptr<TransportSeries> transport_series_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<FlowRecord> flows_;  // of every flow-style workload, sorted by start time

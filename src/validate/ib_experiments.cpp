@@ -91,13 +91,17 @@ class ProgressSampler final : public EventHandler {
 
 IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at, Time detect,
                                      Time compute, uint64_t seed) {
-  const Profile prof = find_profile("ib-ndr");
-  FabricConfig cfg = prof.config;
+  FabricConfig cfg = find_profile("ib-ndr").config;
   cfg.ib.sm.adaptive = adaptive;
   cfg.ib.sm.detection_delay = detect;
   cfg.ib.sm.compute_time = compute;
+  return run_link_failure(cfg, k, bytes, fail_at, seed, Time::from_s(2));
+}
+
+LinkFailureRun run_link_failure(const FabricConfig& cfg, int k, int64_t bytes, Time fail_at, uint64_t seed,
+                                Time horizon) {
   Simulation sim(seed);
-  Fabric f(sim, make_fat_tree(k, prof.config.link, prof.config.link), cfg);
+  Fabric f(sim, make_fat_tree(k, cfg.link, cfg.link), cfg);
   Rng rng(seed, "ib-link-failure");
   const auto flows = make_permutation(f.num_hosts(), Bytes(bytes), Time::zero(), rng);
   Sink sink;
@@ -107,10 +111,11 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
     qp.post_write(bytes, 0);
     conns.push_back(qp.id());
   }
-  IbLinkFailureRun r;
+  LinkFailureRun r;
+  r.profile = cfg.name;
   r.flows = flows.size();
   r.failed_at = fail_at;
-  // The first aggregation -> core hop on any flow's LFT path.
+  // The first aggregation -> core hop on any flow's path.
   const Topology& topo = f.topology();
   const Port* victim = nullptr;
   for (uint32_t q : conns) {
@@ -127,10 +132,11 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
     r.failed_link = victim->owner().name() + " -> " + victim->peer()->name();
     for (uint32_t q : conns) {
       const QpPath c = f.verbs().qp(q).path();
-      const auto path = f.path(c.src, c.dst, c.flow_hash, c.src_nic_port);
-      for (const Port* p : path)
-        if (p == victim || (p->owner().id() == victim->peer()->id() && p->peer() == &victim->owner()))
-          affected.push_back(q);
+      // Data one way, ACKs the other: a flow is hit when either crosses the link.
+      for (const auto& [src, dst] : {std::pair{c.src, c.dst}, std::pair{c.dst, c.src}})
+        for (const Port* p : f.path(src, dst, c.flow_hash, src == c.src ? c.src_nic_port : 0))
+          if (p == victim || (p->owner().id() == victim->peer()->id() && p->peer() == &victim->owner()))
+            affected.push_back(q);
     }
     std::sort(affected.begin(), affected.end());
     affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
@@ -139,9 +145,15 @@ IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time f
   r.affected_flows = static_cast<int>(affected.size());
   ProgressSampler sampler(f, affected, Time::from_ns(100), fail_at);
   sampler.start();
-  sim.run(Time::from_s(2));
+  sim.run(horizon);
   r.completed = sink.done.size();
-  if (!f.sm_stats().installs.empty()) r.rerouted_at = f.sm_stats().installs.front();
+  for (const RecoveryEvent& e : f.recovery_log()) {
+    if ((e.what == "detected" || e.what == "sm_sweep") && r.detected_at == Time::never())
+      r.detected_at = e.at;
+    if (e.what == "local_repair" && r.repaired_at == Time::never()) r.repaired_at = e.at;
+    if ((e.what == "lft_install" || e.what == "reconverged") && r.rerouted_at == Time::never())
+      r.rerouted_at = e.at;
+  }
   for (size_t i = 0; i < affected.size(); ++i) {
     r.longest_stall = std::max(r.longest_stall, sampler.stall_[i]);
     r.recovered_at = std::max(r.recovered_at, sampler.resumed_[i]);

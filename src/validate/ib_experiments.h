@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/units.h"
+#include "fabric/fabric.h"
 #include "route/subnet_manager.h"
 
 namespace rdmasim {
@@ -27,15 +28,18 @@ struct IbPermutationRun {
 [[nodiscard]] IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, int64_t bytes,
                                                   uint64_t seed);
 
-struct IbLinkFailureRun {
+struct LinkFailureRun {
+  std::string profile;
   std::string failed_link;  // "agg0_0 -> core0"
-  int affected_flows = 0;   // flows whose LFT path crossed it
+  int affected_flows = 0;   // flows whose path crossed it (either way)
   Time failed_at;
-  Time rerouted_at;          // the SM's new LFTs were in the switches
-  Time recovered_at;         // the last affected flow moved its in-order point again
-  Time recovery;             // recovered_at - failed_at
-  Time longest_stall;        // longest time an affected flow's in-order point stood still
-  uint64_t fault_drops = 0;  // packets lost to the failed link
+  Time detected_at = Time::never();  // the fabric noticed: SM sweep, or port down seen (Ethernet)
+  Time repaired_at = Time::never();  // Ethernet: the first switch's ECMP groups skip the port
+  Time rerouted_at = Time::never();  // every switch routes around it: LFTs written, BGP converged
+  Time recovered_at;                 // the last affected flow moved its in-order point again
+  Time recovery;                     // recovered_at - failed_at
+  Time longest_stall;                // longest time an affected flow's in-order point stood still
+  uint64_t fault_drops = 0;          // packets lost to the failed link
   uint64_t retransmitted_bytes = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t timeouts = 0;
@@ -43,10 +47,15 @@ struct IbLinkFailureRun {
   size_t flows = 0;
   std::string invariants;
 };
+using IbLinkFailureRun = LinkFailureRun;
 
-// A permutation of `bytes` WRITEs on a k-ary ib-ndr fat-tree; at `fail_at`
-// the first aggregation-to-core link on a flow's path goes down and the
-// subnet manager reroutes (detection `detect`, computation `compute`).
+// A permutation of `bytes` WRITEs on a k-ary fat-tree of `cfg`'s fabric; at
+// `fail_at` the first aggregation-to-core link on a flow's path goes down and
+// the fabric reroutes as it does (subnet manager, or ECMP repair and BGP).
+// Runs until every flow is done or `horizon`.
+[[nodiscard]] LinkFailureRun run_link_failure(const FabricConfig& cfg, int k, int64_t bytes, Time fail_at,
+                                              uint64_t seed, Time horizon);
+// The same on ib-ndr with this subnet-manager timing.
 [[nodiscard]] IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at,
                                                    Time detect, Time compute, uint64_t seed);
 

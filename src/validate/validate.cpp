@@ -310,6 +310,42 @@ void ib_failure_case(std::vector<ValidationResult>& out) {
        "resent >= lost, credits ok", ok});
 }
 
+// The same failure on the Ethernet fabrics, with their profiles' timing: the
+// switches at the link's ends repair their ECMP groups after link_detect +
+// local_repair, the rest of the fabric follows after BGP converges
+// (link_detect + bgp_convergence). Traffic sent onto the dead link meanwhile
+// is lost; the flows recover by their transport's timer once the routes are
+// fixed: RC's local ACK timeout (backed off at most rto_max_backoff times),
+// TCP's RTO (at least min_rto).
+void ethernet_failure_cases(std::vector<ValidationResult>& out) {
+  const Time fail = Time::from_us(50);
+  for (const char* name : {"rocev2-dcqcn-400g", "iwarp-dctcp"}) {
+    const FabricConfig cfg = find_profile(name).config;
+    const LinkFailureRun r = run_link_failure(cfg, 4, 32 << 20, fail, 3, Time::from_s(5));
+    const RerouteConfig& rr = cfg.reroute;
+    const Time repair = fail + rr.link_detect + rr.local_repair;
+    const Time reroute = fail + rr.link_detect + rr.bgp_convergence;
+    const bool tcp = cfg.transport == "iwarp";
+    // The longest a sender waits before resending into the repaired fabric.
+    const Time timer = tcp ? cfg.tcp.min_rto : cfg.rc.rto * (int64_t{1} << cfg.rc.rto_max_backoff);
+    const Time latest = std::max(reroute, fail + (tcp ? cfg.tcp.min_rto : Time::zero())) + timer;
+    const bool ok = r.invariants.empty() && r.completed == r.flows && r.affected_flows > 0 &&
+                    r.detected_at == fail + rr.link_detect && r.repaired_at == repair &&
+                    r.rerouted_at == reroute && r.recovered_at >= repair && r.recovered_at <= latest &&
+                    r.retransmitted_packets > 0;
+    out.push_back(
+        {"eth-failure",
+         fmt::format("{}: link {} down, all {} flows done; time to recover ({} flows hit)", name,
+                     r.failed_link, r.flows, r.affected_flows),
+         fmt::format("{:.1f} us (detect {:.0f}, ECMP repair {:.0f}, BGP {:.0f})", r.recovery.us(),
+                     (r.detected_at - fail).us(), (r.repaired_at - fail).us(), (r.rerouted_at - fail).us()),
+         fmt::format("{:.0f}-{:.0f} us (repair, then at most one {} of {:.0f} us after BGP)",
+                     (repair - fail).us(), (latest - fail).us(), tcp ? "RTO" : "backed-off ACK timeout",
+                     timer.us()),
+         ok});
+  }
+}
+
 // IB CC against tree saturation (Gran et al., IPDPS 2010): the victim of a
 // hot spot gets its bandwidth back when the hot senders are paced.
 void ib_cc_case(std::vector<ValidationResult>& out) {
@@ -365,6 +401,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   collective_cases(out);
   ib_ar_cases(out);
   ib_failure_case(out);
+  ethernet_failure_cases(out);
   ib_cc_case(out);
   mathis_cases(out);
   iwarp_cases(out, full);

@@ -1,0 +1,215 @@
+// Faults beyond a plain link down: a whole switch, a gray (silent) failure
+// found by BFD, a degraded link, a flapping link; the incident report's
+// figures against the timings the fabric models; and the bad input a
+// faults list can hold, refused at its key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/error.h"
+#include "config/scenario.h"
+#include "run/experiment.h"
+
+namespace rdmasim {
+namespace {
+
+// Four hosts under leaf0 each WRITE to one under leaf1, over two spines
+// whose links are four times a host link: one spine alone carries them all.
+std::string leaf_spine(const std::string& faults, const std::string& extra = "",
+                       const std::string& size = "64MiB") {
+  return R"(name: faults
+seed: 7
+duration: 20ms
+topology:
+  type: leaf-spine
+  leaves: 2
+  hosts_per_leaf: 4
+  spines: 2
+  link: {rate: 100Gbps, delay: 1us}
+  fabric_link: {rate: 400Gbps, delay: 1us}
+fabric:
+  profile: rocev2-dcqcn
+  rto: 200us
+  reroute: {link_detect: 10us, local_repair: 20us, bgp_convergence: 100us, bfd_interval: 30us, bfd_multiplier: 3}
+)" + extra +
+         R"(workload:
+  - {type: flow, src: 0, dst: 4, size: )" +
+         size + R"(}
+  - {type: flow, src: 1, dst: 5, size: )" +
+         size + R"(}
+  - {type: flow, src: 2, dst: 6, size: )" +
+         size + R"(}
+  - {type: flow, src: 3, dst: 7, size: )" +
+         size + R"(}
+faults:
+)" + faults;
+}
+
+Time first(const Experiment& e, const std::string& what) {
+  for (const RecoveryEvent& ev : e.fabric().recovery_log())
+    if (ev.what == what) return ev.at;
+  return Time::never();
+}
+
+bool all_finished(const Experiment& e) {
+  for (const auto& f : e.flows())
+    if (!f.finished()) return false;
+  return true;
+}
+
+TEST(Faults, ASpineSwitchDownIsRepairedAroundAndEveryFlowFinishes) {
+  Experiment e(load_scenario_text(leaf_spine("  - {at: 500us, node: spine0, action: down}\n"), "<t>"));
+  e.run();
+  EXPECT_EQ(e.invariant_error(), "");
+  EXPECT_TRUE(all_finished(e));
+  EXPECT_EQ(first(e, "down"), Time::from_us(500));
+  EXPECT_EQ(first(e, "detected"), Time::from_us(510));
+  EXPECT_EQ(first(e, "local_repair"), Time::from_us(530));
+  EXPECT_EQ(first(e, "reconverged"), Time::from_us(610));
+  const auto impacts = e.fault_impacts();
+  ASSERT_EQ(impacts.size(), 1u);
+  const FaultImpact& f = impacts[0];
+  // Four 100G hosts, less headers: the pre-fault rate is what they deliver.
+  ASSERT_TRUE(f.pre_fault_gbps.has_value());
+  EXPECT_GT(*f.pre_fault_gbps, 300.0);
+  EXPECT_LE(*f.pre_fault_gbps, 400.0);
+  EXPECT_EQ(f.detected_after, Time::from_us(10));
+  EXPECT_EQ(f.repaired_after, Time::from_us(30));
+  EXPECT_EQ(f.rerouted_after, Time::from_us(110));
+  // Some flows hashed onto spine0 stall: the rate dips, then comes back once
+  // their leaf repairs its ECMP group and go-back-N resends (NAK or one
+  // 200 us timeout), well before the run ends.
+  EXPECT_TRUE(f.dipped);
+  ASSERT_TRUE(f.recovered_after.has_value());
+  EXPECT_GE(*f.recovered_after, Time::from_us(30));
+  EXPECT_LE(*f.recovered_after, Time::from_us(110 + 200 * 2 + 50));
+  EXPECT_GT(f.fault_drops, 0u);
+  EXPECT_GT(f.retransmitted_bytes, 0u);
+  EXPECT_EQ(f.lossless_drops, 0u);
+  std::printf("spine0 down: %.1f -> %.1f Gb/s, back to 90%% after %.1f us, %llu lost, %llu B resent\n",
+              *f.pre_fault_gbps, f.min_gbps, f.recovered_after->us(),
+              static_cast<unsigned long long>(f.fault_drops), static_cast<unsigned long long>(f.retransmitted_bytes));
+}
+
+TEST(Faults, AGrayFailureIsFoundByBfdNotByLossOfSignal) {
+  Experiment e(
+      load_scenario_text(leaf_spine("  - {at: 500us, node: spine0, action: down, silent: true}\n"), "<t>"));
+  e.run();
+  EXPECT_TRUE(all_finished(e));
+  // BFD: 3 missed hellos of 30 us, not the 10 us loss-of-signal detection.
+  EXPECT_EQ(first(e, "detected"), Time::from_us(590));
+  EXPECT_EQ(first(e, "local_repair"), Time::from_us(610));
+}
+
+TEST(Faults, ADegradedLinkCarriesTheFlowAtItsNewRate) {
+  // One flow alone on leaf0's host link; at 1 ms that link falls to 25G.
+  const std::string yaml = R"(name: degrade
+seed: 1
+duration: 50ms
+topology: {type: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+fabric: {profile: rocev2-dcqcn, cc: none, ecn: {enabled: false}}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 40MB}
+faults:
+  - {at: 1ms, link: "h0:0", action: degrade, rate: 25Gbps}
+)";
+  Experiment e(load_scenario_text(yaml, "<t>"));
+  e.run();
+  ASSERT_TRUE(all_finished(e));
+  const FlowRecord& f = e.flows()[0];
+  // Payload share of the wire at the profile's MTU, the same before and after.
+  const double payload = static_cast<double>(e.fabric().config().rc.mtu) /
+                         e.fabric().config().framing.data_wire(e.fabric().config().rc.mtu, false);
+  const double before = 100e9 / 8 * payload * 1e-3;  // bytes in the first 1 ms
+  const double expect_s = 1e-3 + (40e6 - before) / (25e9 / 8 * payload);
+  EXPECT_NEAR(f.fct().sec(), expect_s, expect_s * 0.01);
+  EXPECT_EQ(first(e, "degraded"), Time::from_ms(1));
+}
+
+TEST(Faults, AFlappingLinkGoesDownAndUpAsScheduledAndEndsUp) {
+  Experiment e(load_scenario_text(
+      leaf_spine("  - {at: 200us, node: spine0, action: flap, down_for: 20us, every: 100us, times: 3}\n"),
+      "<t>"));
+  e.run();
+  EXPECT_TRUE(all_finished(e));
+  int downs = 0, ups = 0;
+  for (const RecoveryEvent& ev : e.fabric().recovery_log()) {
+    downs += ev.what == "down" ? 1 : 0;
+    ups += ev.what == "up" ? 1 : 0;
+  }
+  // spine0 has two links (one per leaf), each flapping three times.
+  EXPECT_EQ(downs, 6);
+  EXPECT_EQ(ups, 6);
+  for (const Switch* sw : e.fabric().switches())
+    if (sw->name() == "spine0")
+      for (size_t i = 0; i < sw->num_ports(); ++i) EXPECT_TRUE(sw->port(i).up());
+}
+
+std::string refusal(const std::string& yaml) {
+  try {
+    (void)load_scenario_text(yaml, "f.yaml");
+  } catch (const InputError& e) {
+    return e.key() + ": " + e.message();
+  }
+  return "accepted";
+}
+
+TEST(Faults, BadFaultsAreRefusedAtTheirKey) {
+  auto has = [](const std::string& got, const std::string& want) {
+    return got.find(want) != std::string::npos;
+  };
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine9, action: down}\n")),
+               "no node named 'spine9'");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, link: \"leaf0:99\", action: down}\n")),
+               "link: expected a port");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, link: \"leaf0:0\", node: leaf0, action: down}\n")),
+               "not both");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 30ms, node: spine0, action: down}\n")),
+               "at: the fault starts");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine0, action: down, rate: 100Gbps}\n")),
+               "rate: applies to action: degrade");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, link: \"leaf0:0\", action: degrade, rate: 100Gbps}\n")),
+               "rate: a degraded link runs below its speed");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine0, action: degrade}\n")),
+               "rate: action degrade needs");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine0, action: up, silent: true}\n")),
+               "silent: applies to action: down or flap");
+  EXPECT_PRED2(has,
+               refusal(leaf_spine(
+                   "  - {at: 19ms, node: spine0, action: flap, down_for: 1ms, every: 2ms, times: 2}\n")),
+               "times: the last outage starts");
+  EXPECT_PRED2(
+      has,
+      refusal(leaf_spine("  - {at: 1ms, node: spine0, action: flap, down_for: 2ms, every: 2ms, times: 2}\n")),
+      "every > down_for");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1ms, node: spine0, action: down, times: 2}\n")),
+               "times: applies to action: flap");
+  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1ms, action: down}\n")),
+               "expected 'link: node:port' or 'node: name'");
+  // A run without faults has no incident report to bin.
+  const std::string no_faults = R"(name: x
+duration: 1ms
+topology: {type: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+fabric: {profile: rocev2-dcqcn}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 1MB}
+output: {incident_interval: 10us}
+)";
+  EXPECT_PRED2(has, refusal(no_faults), "incident_interval: applies to runs with faults");
+  // InfiniBand reroutes by its subnet manager: no reroute block, no BFD.
+  const std::string ib = R"(name: x
+duration: 1ms
+topology: {type: star, hosts: 2, link: {rate: 400Gbps, delay: 1us}}
+fabric: {profile: ib-ndr, reroute: {local_repair: 1ms}}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 1MB}
+)";
+  EXPECT_PRED2(has, refusal(ib), "reroute: applies to Ethernet profiles");
+  std::string ib_silent = ib;
+  ib_silent.replace(ib_silent.find(", reroute: {local_repair: 1ms}"), 30, "");
+  ib_silent += "faults:\n  - {at: 10us, link: \"h0:0\", action: down, silent: true}\n";
+  EXPECT_PRED2(has, refusal(ib_silent), "silent: gray failures are modelled on Ethernet");
+}
+
+}  // namespace
+}  // namespace rdmasim

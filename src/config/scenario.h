@@ -60,12 +60,25 @@ struct LinkSettingSpec {
   int line = 0;
 };
 
+// output.pcap: which frames the run records into capture.pcap.
+struct PcapSpec {
+  bool enabled = false;  // the block is present
+  // Ports whose transmitted frames are kept, as faults name link ends
+  // (node, port index); empty: every port.
+  std::vector<std::pair<std::string, int>> ports;
+  Time start;  // first bit at or after this
+  Time end;    // and before this; zero: the end of the run
+  int64_t max_packets = 100000;
+  int64_t snaplen = 65535;  // bytes kept per frame; the record keeps the full length
+};
+
 struct OutputSpec {
   std::string dir = "out";
   bool flows_csv = true;
   bool ports_csv = true;
   Time timeseries_interval;  // 0: no timeseries.csv
   Time timeseries_start;
+  PcapSpec pcap;
 };
 
 struct Scenario {

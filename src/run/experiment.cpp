@@ -153,6 +153,7 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
       transport_series_ = std::make_unique<TransportSeries>(
           sim_, fabric_->verbs(), s_.output.timeseries_start, s_.output.timeseries_interval);
   }
+  if (s_.output.pcap.enabled) capture_ = std::make_unique<PcapCapture>(*fabric_, s_.output.pcap, s_.duration);
   for (size_t i = 0; i < workloads_.size(); ++i) {
     WorkloadContext ctx = context(i);
     workloads_[i]->start(ctx);

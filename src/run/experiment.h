@@ -15,6 +15,7 @@
 #include "config/scenario.h"
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
+#include "metrics/pcap.h"
 #include "metrics/timeseries.h"
 #include "run/transport_series.h"
 #include "workload/workload.h"
@@ -67,6 +68,8 @@ class Experiment final : public EventHandler, public CompletionSink {
   // Σ over completed flows of packets × links on the path (data only).
   [[nodiscard]] uint64_t data_packet_hops() const;
   [[nodiscard]] const QueueTimeseries* timeseries() const { return timeseries_.get(); }
+  // output.pcap's capture; nullptr when the scenario asks for none.
+  [[nodiscard]] const PcapCapture* capture() const { return capture_.get(); }
   // The transport's series on the same clock (TCP's cwnd and RTT); nullptr
   // without a time series or when the transport keeps none.
   [[nodiscard]] const TransportSeries* transport_series() const { return transport_series_.get(); }
@@ -86,6 +89,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   Simulation sim_;
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<QueueTimeseries> timeseries_;
+  std::unique_ptr<PcapCapture> capture_;
   std::unique_ptr<TransportSeries> transport_series_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<FlowRecord> flows_;  // of every flow-style workload, sorted by start time

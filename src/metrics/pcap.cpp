@@ -91,7 +91,6 @@ void PcapCapture::on_transmit(const Port& port, const Packet& p, Time first_bit)
     const QpPath path = fabric_.verbs().qp(p.conn).path();
     e.dst_host = p.dst;
     e.src_host = p.dst == path.dst ? path.src : path.dst;
-    e.from_requester = p.dst == path.dst;
   }
   const std::vector<uint8_t>& f = frames_.build(p, e);
   if (f.empty()) {

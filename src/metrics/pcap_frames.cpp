@@ -110,7 +110,7 @@ void FrameBuilder::ipv4_end(size_t at) {
 
 // BTH, its extension headers, the payload with its pad, and the ICRC: the
 // part RoCEv2 and InfiniBand share.
-void FrameBuilder::bth_and_rest(const Packet& p, const FrameEnds& e) {
+void FrameBuilder::bth_and_rest(const Packet& p) {
   uint8_t op = kAcknowledge;
   bool reth = false, aeth = false, ack_req = false, solicited = false;
   uint32_t payload = 0;
@@ -169,7 +169,6 @@ void FrameBuilder::bth_and_rest(const Packet& p, const FrameEnds& e) {
   if (p.type == PktType::kCnp) zeros(16);
   zeros(payload + pad);
   put32(0);  // ICRC
-  (void)e;
 }
 
 void FrameBuilder::roce(const Packet& p, const FrameEnds& e) {
@@ -181,7 +180,7 @@ void FrameBuilder::roce(const Packet& p, const FrameEnds& e) {
   put16(kRoceV2Port);
   put16(0);  // length, below
   put16(0);  // no UDP checksum (Annex A17.3.1)
-  bth_and_rest(p, e);
+  bth_and_rest(p);
   const size_t ulen = b_.size() - udp;
   b_[udp + 4] = static_cast<uint8_t>(ulen >> 8);
   b_[udp + 5] = static_cast<uint8_t>(ulen);
@@ -210,7 +209,7 @@ void FrameBuilder::infiniband(const Packet& p, const FrameEnds& e) {
   put16(static_cast<uint32_t>(e.dst_host) + 1);  // LIDs: endpoint i has LID i + 1 (0 is reserved)
   put16(0);                                      // packet length, below
   put16(static_cast<uint32_t>(e.src_host) + 1);
-  bth_and_rest(p, e);
+  bth_and_rest(p);
   const size_t words = (b_.size() - lrh) / 4;  // LRH through ICRC
   b_[lrh + 4] = static_cast<uint8_t>(words >> 8 & 0x7);
   b_[lrh + 5] = static_cast<uint8_t>(words);

@@ -40,8 +40,7 @@ struct FrameEnds {
   uint16_t rx_port = 0;
   int src_host = 0;  // endpoint that sent the packet
   int dst_host = 0;
-  bool from_requester = true;  // the connection's requester sent it (iWARP: which TCP stream)
-  Time first_bit;              // when it leaves (ERF and TCP timestamps)
+  Time first_bit;  // when it leaves (ERF and TCP timestamps)
 };
 
 class FrameBuilder {
@@ -74,7 +73,7 @@ class FrameBuilder {
   void ethernet(const FrameEnds& e, uint16_t ether_type);
   size_t ipv4_begin(const FrameEnds& e, uint8_t protocol, uint8_t tos);
   void ipv4_end(size_t at);
-  void bth_and_rest(const Packet& p, const FrameEnds& e);
+  void bth_and_rest(const Packet& p);
   void roce(const Packet& p, const FrameEnds& e);
   void pfc(const Packet& p, const FrameEnds& e);
   void infiniband(const Packet& p, const FrameEnds& e);

@@ -211,6 +211,55 @@ void visit_link_setting(V& v, LinkSettingSpec& l) {
           "expected both with link: all (out and in are seen from a named end, node:port)");
 }
 
+// output.pcap.ports: 'all', one 'node:port', or a list of them, as faults
+// name link ends. A scalar is accepted besides the list so that
+// `--set output.pcap.ports=leaf0:2` works.
+struct PcapPortsCodec {
+  static void read(const CfgNode& n, const char* key, PcapSpec& p) {
+    p.ports.clear();
+    const char* expected = "expected 'all', 'node:port' or a list of 'node:port', e.g. [leaf0:2, host3:0]";
+    std::vector<CfgNode> items;
+    try {
+      items = n.list(key);
+    } catch (const InputError&) {
+      const std::string text = n.str(key);
+      if (text == "all") return;
+      std::pair<std::string, int> np;
+      if (!parse_node_port(text, np.first, np.second)) throw n.error(key, expected);
+      p.ports.push_back(np);
+      return;
+    }
+    if (items.empty()) throw n.error(key, expected);
+    for (const CfgNode& e : items) {
+      std::pair<std::string, int> np;
+      if (!parse_node_port(e.scalar(), np.first, np.second)) throw e.error("", expected);
+      p.ports.push_back(np);
+    }
+  }
+  static nlohmann::ordered_json echo(const PcapSpec& p) {
+    if (p.ports.empty()) return "all";
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const auto& [node, port] : p.ports) a.push_back(node + ":" + std::to_string(port));
+    return a;
+  }
+  static std::string form() { return "all | node:port | list of node:port, e.g. [leaf0:2]"; }
+};
+
+template <class V>
+void visit_pcap(V& v, PcapSpec& p) {
+  if constexpr (V::kReads) p.enabled = true;
+  v.custom(
+      {"ports", "whose transmitted frames to keep: every port, or the named link ends (as faults name them)"},
+      p, PcapPortsCodec{});
+  v.time({"start", "keep frames whose first bit leaves at or after this"}, p.start);
+  v.time_or({"end", "and before this"}, p.end, "end");
+  v.check(p.end == Time::zero() || p.end > p.start, "end", "expected an end after start");
+  v.count({"max_packets", "keep at most this many frames (the first ones in the window)"}, p.max_packets, 1,
+          10000000);
+  v.count({"snaplen", "bytes of each frame stored; the record keeps the frame's full length"}, p.snaplen, 64,
+          262144);
+}
+
 template <class V>
 void visit_output(V& v, OutputSpec& o) {
   v.text({"dir", "folder the run writes to (default out/<name>; `run -o` overrides)"}, o.dir);
@@ -226,6 +275,10 @@ void visit_output(V& v, OutputSpec& o) {
              "runs with faults: the bin of incident.csv and of the incident report's throughput (auto: "
              "the duration / 1000, or a tenth of the first fault's time if less; at most 20,000 bins)"},
             o.incident_interval, "auto");
+  v.block({"pcap",
+           "record the frames ports transmit into capture.pcap (Wireshark): RoCEv2, PFC, InfiniBand or "
+           "iWARP headers built from each packet's fields"},
+          [&](auto& b) { visit_pcap(b, o.pcap); });
 }
 
 // The scenario's own keys (topology, fabric, workload and faults are visited by their parts).
@@ -415,6 +468,23 @@ Scenario load_scenario(const CfgNode& root) {
       if (ls.port >= degree)
         throw links[i].error("link", "expected a port of '" + ls.node + "' below " + std::to_string(degree));
     }
+  }
+  if (s.output.pcap.enabled) {
+    const CfgNode pc = root.child("output").child("pcap");
+    for (const auto& [node, port] : s.output.pcap.ports) {
+      const auto [id, degree] = find_node(t, node);
+      if (id < 0) throw pc.error("ports", "no node named '" + node + "' in the topology");
+      if (port >= degree)
+        throw pc.error("ports", "expected a port of '" + node + "' below " + std::to_string(degree));
+    }
+    // A window the run never reaches would write an empty capture after the
+    // whole simulation: refused before it starts.
+    if (s.output.pcap.start >= s.duration)
+      throw pc.error("start",
+                     "expected a start before the end of the run (duration " + format_time(s.duration) + ")");
+    if (s.output.pcap.end > s.duration)
+      throw pc.error("end", "expected an end at or before the end of the run (duration " +
+                                format_time(s.duration) + "), or 'end'");
   }
   const auto items = root.list("workload");
   for (size_t i = 0; i < s.workloads.size(); ++i)

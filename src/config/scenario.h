@@ -76,6 +76,18 @@ struct LinkSettingSpec {
   int line = 0;
 };
 
+// output.pcap: which frames the run records into capture.pcap.
+struct PcapSpec {
+  bool enabled = false;  // the block is present
+  // Ports whose transmitted frames are kept, as faults name link ends
+  // (node, port index); empty: every port.
+  std::vector<std::pair<std::string, int>> ports;
+  Time start;  // first bit at or after this
+  Time end;    // and before this; zero: the end of the run
+  int64_t max_packets = 100000;
+  int64_t snaplen = 65535;  // bytes kept per frame; the record keeps the full length
+};
+
 struct OutputSpec {
   std::string dir = "out";
   bool flows_csv = true;
@@ -92,6 +104,7 @@ struct OutputSpec {
     const int64_t ns = std::max({int64_t{100}, d / 20000, std::min(d / 1000, first_fault.ps() / 1000 / 10)});
     return Time::from_ns(ns);
   }
+  PcapSpec pcap;
 };
 
 struct Scenario {

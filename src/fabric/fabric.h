@@ -180,6 +180,7 @@ class Fabric {
   // The port leading from topology node `a` to node `b` (-1 if not adjacent).
   [[nodiscard]] int port_towards(int a, int b) const;
   [[nodiscard]] Node& node_by_topo_id(int n) { return *by_topo_id_[n]; }
+  [[nodiscard]] const Node& node_by_topo_id(int n) const { return *by_topo_id_[n]; }
 
   // End-of-run invariants (packet conservation, buffer accounting). Empty
   // string when they hold.

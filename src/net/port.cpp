@@ -180,6 +180,9 @@ void Port::transmit(Packet* p, Time now) {
   ctr_.busy_ps += static_cast<uint64_t>(ser.ps());
   if (p->type == PktType::kData) ctr_.tx_data_payload_bytes += p->payload;
   fc_.on_transmit(*this, p);
+  // After the flow control: a credit packet's FCCL is filled in only now.
+  if (tap_ != nullptr) [[unlikely]]
+    tap_->on_transmit(*this, *p, start);
   if (p->hops == 0 && p->type != PktType::kAck) p->sent_at = start;  // an ACK carries an echo
   ++p->hops;
   p->in_port = peer_index_;

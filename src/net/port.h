@@ -38,6 +38,17 @@ class PacketSource {
   ~PacketSource() = default;
 };
 
+// Sees every frame a port puts on the wire (the pcap capture). Off by
+// default: a port without one pays a single null test per frame.
+class PortTap {
+ public:
+  // `first_bit`: when the frame's first bit leaves the port.
+  virtual void on_transmit(const Port& port, const Packet& p, Time first_bit) = 0;
+
+ protected:
+  ~PortTap() = default;
+};
+
 class Port final : public EventHandler {
  public:
   static constexpr uint32_t kTxDone = 0;  // other event kinds are the flow control's timers
@@ -50,6 +61,8 @@ class Port final : public EventHandler {
     peer_index_ = peer_index;
   }
   void set_source(PacketSource* s) { source_ = s; }
+  // Hands every frame this port transmits, as it leaves, to `t` (nullptr: none).
+  void set_tap(PortTap* t) { tap_ = t; }
   // Packets leaving this port's queues are released from `sw`'s buffer.
   void set_switch(Switch* sw);
   void set_scheduler_config(const TcSchedulerConfig* c) { queues_.set_config(c); }
@@ -151,6 +164,7 @@ class Port final : public EventHandler {
   Node& owner_;
   Node* peer_ = nullptr;
   PacketSource* source_ = nullptr;
+  PortTap* tap_ = nullptr;
   Switch* sw_ = nullptr;
   Mmu* mmu_ = nullptr;           // sw_'s buffer
   Packet* ctrl_head_ = nullptr;  // control frames, sent before anything else

@@ -226,6 +226,16 @@ json results_json(const Experiment& e) {
                        {"interval", format_time(e.scenario().output.timeseries_interval)},
                        {"samples", e.timeseries()->samples()},
                        {"rows_dropped_over_cap", e.timeseries()->dropped_rows()}};
+  if (const PcapCapture* c = e.capture(); c != nullptr) {
+    j["pcap"] = {
+        {"file", "capture.pcap"},
+        {"link_type", c->link_type() == FrameBuilder::kLinkTypeErf ? "erf (infiniband)" : "ethernet"},
+        {"ports", c->ports().size()},
+        {"packets", c->packets()},
+        {"packets_over_cap", c->over_cap()}};
+    if (c->link_type() == FrameBuilder::kLinkTypeErf)
+      j["pcap"]["flow_control_packets_not_recorded"] = c->link_packets_skipped();
+  }
   if (const TransportSeries* ts = e.transport_series(); ts != nullptr)
     j["timeseries"]["transport"] = {{"file", ts->table().file},
                                     {"samples", ts->samples()},
@@ -480,6 +490,7 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled) put("ib_ports.csv", ib_ports_csv(e));
   if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
   if (e.incident() != nullptr) put("incident.csv", e.incident()->csv());
+  if (e.capture() != nullptr) put("capture.pcap", e.capture()->file());
   if (e.scenario().output.flows_csv) {
     const Transport::Table t = e.fabric().verbs().connection_table();
     if (!t.file.empty()) put(t.file.c_str(), t.csv);

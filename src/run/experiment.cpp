@@ -190,6 +190,7 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
     for (const FaultSpec& f : s_.faults) first = std::min(first, f.at);
     incident_ = std::make_unique<IncidentMonitor>(sim_, *fabric_, s_.output.incident_bin(s_.duration, first));
   }
+  if (s_.output.pcap.enabled) capture_ = std::make_unique<PcapCapture>(*fabric_, s_.output.pcap, s_.duration);
   for (size_t i = 0; i < workloads_.size(); ++i) {
     WorkloadContext ctx = context(i);
     workloads_[i]->start(ctx);

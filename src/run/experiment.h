@@ -16,6 +16,7 @@
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "metrics/incident.h"
+#include "metrics/pcap.h"
 #include "metrics/timeseries.h"
 #include "run/transport_series.h"
 #include "workload/workload.h"
@@ -72,6 +73,8 @@ class Experiment final : public EventHandler, public CompletionSink {
   [[nodiscard]] const IncidentMonitor* incident() const { return incident_.get(); }
   // One per scheduled fault, in the scenario's order (empty without faults).
   [[nodiscard]] std::vector<FaultImpact> fault_impacts() const;
+  // output.pcap's capture; nullptr when the scenario asks for none.
+  [[nodiscard]] const PcapCapture* capture() const { return capture_.get(); }
   // The transport's series on the same clock (TCP's cwnd and RTT); nullptr
   // without a time series or when the transport keeps none.
   [[nodiscard]] const TransportSeries* transport_series() const { return transport_series_.get(); }
@@ -93,6 +96,7 @@ class Experiment final : public EventHandler, public CompletionSink {
   std::unique_ptr<Fabric> fabric_;
   std::unique_ptr<QueueTimeseries> timeseries_;
   std::unique_ptr<IncidentMonitor> incident_;
+  std::unique_ptr<PcapCapture> capture_;
   std::unique_ptr<TransportSeries> transport_series_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<FlowRecord> flows_;  // of every flow-style workload, sorted by start time

@@ -14,6 +14,7 @@
 #include "validate/hpcc_b6.h"
 #include "validate/ib_experiments.h"
 #include "validate/iwarp_cases.h"
+#include "validate/loss_recovery.h"
 #include "validate/mathis.h"
 #include "validate/recording_sink.h"
 #include "validate/victim_flow.h"
@@ -346,6 +347,53 @@ void ethernet_failure_cases(std::vector<ValidationResult>& out) {
   }
 }
 
+// IRN (SIGCOMM 2018): at a loss rate of 1/256 a 4 MB message (4,096 packets
+// of 1 KB) almost never gets through whole, so go-back-0 livelocks while
+// go-back-N and IRN finish; and goodput falls with loss in every mode, IRN's
+// least.
+void loss_recovery_cases(std::vector<ValidationResult>& out) {
+  constexpr int kMessages = 4;
+  constexpr int64_t kBytes = 4'000'000;
+  const Time horizon = Time::from_ms(20);
+  const std::vector<double> losses = {0.0, 1e-4, 1e-3, 1.0 / 256, 1e-2};
+  struct Mode {
+    LossRecovery mode;
+    const char* name;
+  };
+  const Mode modes[] = {{LossRecovery::kGoBack0, "go-back-0"},
+                        {LossRecovery::kGoBackN, "go-back-N"},
+                        {LossRecovery::kIrn, "IRN"}};
+  std::vector<std::vector<LossRecoveryRun>> runs;
+  for (const Mode& m : modes) {
+    runs.emplace_back();
+    for (const double p : losses)
+      runs.back().push_back(run_loss_recovery(m.mode, p, kMessages, kBytes, horizon, 11));
+  }
+  const size_t at = 3;  // 1/256
+  bool clean = true;
+  for (const auto& row : runs)
+    for (const auto& r : row) clean = clean && r.invariants.empty();
+  out.push_back(
+      {"irn-loss", "1/256 loss, 4 x 4 MB WRITEs in 20 ms: messages done, go-back-0 / go-back-N / IRN",
+       fmt::format("{} / {} / {}", runs[0][at].completed, runs[1][at].completed, runs[2][at].completed),
+       fmt::format("0 (livelock) / {} / {}", kMessages, kMessages),
+       clean && runs[0][at].completed == 0 && runs[0][at].retransmitted_packets > 0 &&
+           runs[1][at].completed == kMessages && runs[2][at].completed == kMessages});
+  for (size_t m = 0; m < runs.size(); ++m) {
+    std::string curve;
+    bool falls = true;
+    for (size_t i = 0; i < losses.size(); ++i) {
+      curve += fmt::format("{}{:.1f}", i == 0 ? "" : " / ", runs[m][i].goodput_gbps);
+      if (i > 0) falls = falls && runs[m][i].goodput_gbps <= runs[m][i - 1].goodput_gbps * 1.001;
+    }
+    const bool irn_best = m != 2 || runs[2][at].goodput_gbps > runs[1][at].goodput_gbps;
+    out.push_back({"irn-loss",
+                   fmt::format("{} goodput at loss 0 / 1e-4 / 1e-3 / 1/256 / 1e-2 (Gb/s)", modes[m].name),
+                   curve, m == 2 ? "falls with loss, above go-back-N at 1/256" : "falls with loss",
+                   clean && falls && irn_best});
+  }
+}
+
 // IB CC against tree saturation (Gran et al., IPDPS 2010): the victim of a
 // hot spot gets its bandwidth back when the hot senders are paced.
 void ib_cc_case(std::vector<ValidationResult>& out) {
@@ -402,6 +450,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   ib_ar_cases(out);
   ib_failure_case(out);
   ethernet_failure_cases(out);
+  loss_recovery_cases(out);
   ib_cc_case(out);
   mathis_cases(out);
   iwarp_cases(out, full);

@@ -55,6 +55,31 @@ uint64_t GoBack0::rewind_point(const RcConnection& c, uint64_t psn) const {
   return message_start(rc_, c, psn);
 }
 
+void GoBack0::on_data(RcConnection& c, Packet* p) {
+  if (p->opcode == Opcode::kSend) {
+    GoBackN::on_data(c, p);
+    return;
+  }
+  if (p->psn == c.epsn) {
+    ++c.epsn;
+    c.nak_outstanding = false;
+    if ((p->flags & kLast) != 0) {
+      rc_.report_received(c, c.msgs[p->aux]);
+      rc_.send_control(c, PktType::kAck, c.epsn - 1);
+    }
+  } else if (p->psn > c.epsn) {
+    ++c.ctr.out_of_order_discards;
+    if (!c.nak_outstanding) {
+      c.nak_outstanding = true;
+      c.epsn = message_start(rc_, c, c.epsn);
+      ++c.ctr.naks_sent;
+      rc_.send_control(c, PktType::kNak, c.epsn);
+    }
+  } else {
+    rc_.send_control(c, PktType::kAck, c.epsn - 1);  // a duplicate of a message already done
+  }
+}
+
 uint64_t ReorderTolerant::rewind_point(const RcConnection& c, uint64_t psn) const {
   return whole_message_ ? message_start(rc_, c, psn) : psn;
 }

@@ -15,12 +15,18 @@ class GoBackN : public Recovery {
   void on_data(RcConnection& c, Packet* p) override;
 };
 
-// Early RoCE NICs: a loss restarts the whole message that holds it.
+// Early RoCE NICs: a loss restarts the whole message that holds it. The
+// responder keeps no partial WRITE: it ACKs a message once, at its end, and
+// on a sequence error discards what it had of the message and NAKs its
+// first PSN, so a message gets through only in one loss-free pass (what
+// makes go-back-0 livelock once messages are long against 1/loss, IRN §2).
+// SENDs keep go-back-N's responder (receive WQEs, RNR NAK).
 class GoBack0 final : public GoBackN {
  public:
   using GoBackN::GoBackN;
   [[nodiscard]] const char* name() const override { return "go-back-0"; }
   [[nodiscard]] uint64_t rewind_point(const RcConnection& c, uint64_t psn) const override;
+  void on_data(RcConnection& c, Packet* p) override;
 };
 
 // Go-back-N whose responder keeps packets that arrive ahead of a gap instead

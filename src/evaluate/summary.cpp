@@ -44,6 +44,11 @@ constexpr MetricInfo kMetrics[] = {
     {"pfc_pause_us", "us", true},
     {"retransmitted_packets", "packets", true},
     {"timeouts", "timeouts", true},
+    // A condition with a fault: the run's incident report (its first fault).
+    {"detected_after_us", "us", true},
+    {"rerouted_after_us", "us", true},
+    {"recovered_after_us", "us", true},
+    {"dip_percent", "%", true},
 };
 
 const MetricInfo* metric_info(const std::string& name) {
@@ -196,6 +201,14 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
   m.emplace_back("pfc_pause_us", num(n, "pfc_paused_port_us"));
   m.emplace_back("retransmitted_packets", num(n, "retransmitted_packets"));
   m.emplace_back("timeouts", num(n, "timeouts"));
+  // How the fabric came through the condition's fault: when it noticed, when
+  // every switch routed around it, how deep throughput fell and when it was
+  // back to 90% (absent when it never was, or was not measured).
+  if (r.contains("incident") && !r["incident"]["faults"].empty()) {
+    const json& f = r["incident"]["faults"][0];
+    for (const char* k : {"detected_after_us", "rerouted_after_us", "recovered_after_us", "dip_percent"})
+      m.emplace_back(k, num(f, k));
+  }
   m.erase(std::remove_if(m.begin(), m.end(), [](const auto& p) { return !std::isfinite(p.second); }),
           m.end());
   return m;

@@ -298,6 +298,41 @@ workloads: [{type: permutation, size: 1MiB}]
 
 // An incast condition sends into the host the measured perftest receives on,
 // and counts as load for the tail-latency criterion.
+// A link-down condition reports how each fabric came through it: the
+// figures are the incident report's, equal to each fabric's modelled
+// detection and reroute delays (the SM's on InfiniBand, loss of signal and
+// BGP on Ethernet).
+TEST_F(EvaluateTest, LinkDownConditionReportsDetectionAndRerouteTimes) {
+  const char* yaml = R"(name: failure
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+duration: 20ms
+fabrics:
+  - {profile: ib-ndr, set: {fabric.ib.sm_detection_delay: 30us, fabric.ib.sm_compute_time: 70us}}
+  - {profile: rocev2-dcqcn, name: roce, set: {fabric.reroute.link_detect: 10us, fabric.reroute.bgp_convergence: 200us}}
+workloads:
+  - {type: collective, name: ar, op: all_reduce, sizes: [4MiB]}
+conditions:
+  - baseline
+  - {name: link-down, link_down: {at: 20us, link: auto}}
+weights: {collective: 1, resilience: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "failure.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  const Written w = evaluate(ev, cells, dir_ / "out", 2);
+  const EvalSummary s = summarize(ev, cells, w.outcomes);
+  auto figure = [&](const std::string& id) {
+    for (const EvalFigure& f : s.figures)
+      if (f.id == id) return f.mean;
+    ADD_FAILURE() << "no figure " << id;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(figure("ib-ndr.ar-4MiB.link-down.detected_after_us"), 30.0);
+  EXPECT_DOUBLE_EQ(figure("ib-ndr.ar-4MiB.link-down.rerouted_after_us"), 100.0);
+  EXPECT_DOUBLE_EQ(figure("roce.ar-4MiB.link-down.detected_after_us"), 10.0);
+  EXPECT_DOUBLE_EQ(figure("roce.ar-4MiB.link-down.rerouted_after_us"), 210.0);
+  EXPECT_NE(w.json.find("\"roce.ar-4MiB.link-down.rerouted_after_us\""), std::string::npos);
+}
+
 TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
   const Evaluation ev = load_evaluation_text(
       edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",

@@ -264,7 +264,10 @@ template <class V>
 void visit_output(V& v, OutputSpec& o) {
   v.text({"dir", "folder the run writes to (default out/<name>; `run -o` overrides)"}, o.dir);
   v.flag({"flows_csv", "write flows.csv, one line per flow"}, o.flows_csv);
-  v.flag({"ports_csv", "write ports.csv, one line per switch port"}, o.ports_csv);
+  v.flag({"ports_csv",
+          "write ports.csv, one line per switch port, and the operator views counters.txt (ethtool / SONiC "
+          "names) and, on InfiniBand, ib_ports.csv and ibdiagnet.txt"},
+         o.ports_csv);
   v.block({"timeseries", "sample every port's queue and rate into timeseries.csv"}, [&](auto& b) {
     b.time(Key{"interval", "sampling interval", kRequired}, o.timeseries_interval);
     b.check(o.timeseries_interval >= Time::from_ns(10), "interval",

@@ -11,6 +11,7 @@
 #include "fabric/schema.h"
 #include "metrics/distribution.h"
 #include "report/atomic_file.h"
+#include "report/operator_views.h"
 
 namespace rdmasim {
 namespace {
@@ -488,6 +489,9 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   if (e.scenario().output.flows_csv) put("flows.csv", flows_csv(e));
   if (e.scenario().output.ports_csv) put("ports.csv", ports_csv(e));
   if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled) put("ib_ports.csv", ib_ports_csv(e));
+  if (e.scenario().output.ports_csv) put("counters.txt", operator_counters(e));
+  if (e.scenario().output.ports_csv && e.fabric().config().ib.enabled)
+    put("ibdiagnet.txt", ibdiagnet_report(e));
   if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
   if (e.incident() != nullptr) put("incident.csv", e.incident()->csv());
   if (e.capture() != nullptr) put("capture.pcap", e.capture()->file());

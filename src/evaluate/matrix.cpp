@@ -38,10 +38,16 @@ nlohmann::ordered_json reusable(const fs::path& dir, const EvalCell& c) {
   }
 }
 
+std::string incident_of(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / "incident.csv", ec) ? read_text(dir / "incident.csv") : std::string();
+}
+
 CellOutcome run_cell(const EvalCell& c, const fs::path& dir) {
   CellOutcome o;
   if (auto r = reusable(dir, c); !r.is_null()) {
     o.results = std::move(r);
+    o.incident_csv = incident_of(dir);
     o.ok = o.results.value("invariants", nlohmann::ordered_json::object()).value("ok", false);
     if (!o.ok) o.error = "invariant violated (see results.json)";
     return o;
@@ -59,6 +65,7 @@ CellOutcome run_cell(const EvalCell& c, const fs::path& dir) {
     e.run();
     write_outputs(e, dir.string());
     o.results = results_json(e);
+    o.incident_csv = incident_of(dir);
     o.ok = e.invariant_error().empty();
     if (!o.ok) o.error = e.invariant_error();
   } catch (const std::exception& err) {

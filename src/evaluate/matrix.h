@@ -21,6 +21,7 @@ struct CellOutcome {
   bool ok = false;                 // ran to the end with its invariants intact
   std::string error;               // why not
   nlohmann::ordered_json results;  // the cell's results.json
+  std::string incident_csv;        // the cell's incident.csv (a condition with a fault), else empty
 };
 
 struct MatrixProgress {

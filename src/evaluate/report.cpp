@@ -182,6 +182,34 @@ size_t baseline_of(const Evaluation& ev) {
   return 0;
 }
 
+// Under a condition with a fault: the throughput the hosts received over
+// time, per fabric (first size, first seed), so the dip and the recovery are
+// seen side by side; the fault's time in the title.
+std::vector<std::string> failure_charts(const EvalReportInput& in, size_t w) {
+  const Evaluation& ev = in.ev;
+  const SeriesColors colors(fabric_names(ev));
+  std::vector<std::string> svgs;
+  for (size_t k = 0; k < ev.conditions.size(); ++k) {
+    LineChart c;
+    const EvalCondition& cond = ev.conditions[k];
+    c.title = ev.workloads[w].name + ": throughput delivered to the hosts over time, " + cond.name;
+    if (cond.down_at) c.title += " (link down at " + format_time(*cond.down_at) + ")";
+    c.x = Axis{"time [us]", AxisScale::kLinear, AxisUnit::kNone, 0.0, {}, true};
+    c.y = Axis{"Gb/s", AxisScale::kLinear, AxisUnit::kNone, 0.0, {}, true};
+    for (size_t f = 0; f < ev.fabrics.size(); ++f)
+      for (const EvalThroughputSeries& t : in.summary.throughput)
+        if (t.fabric == f && t.workload == w && t.point == 0 && t.condition == k) {
+          LineSeries ser{ev.fabrics[f].name, {}};
+          for (const auto& [x, y] : t.points) ser.points.push_back({x, y});
+          c.series.push_back(std::move(ser));
+        }
+    if (c.series.empty()) continue;
+    c.size = {760, 340};
+    svgs.push_back(render_svg(c, colors));
+  }
+  return svgs;
+}
+
 // The charts a workload's results read best as.
 std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, const FigureOf& fig) {
   const Evaluation& ev = in.ev;
@@ -642,6 +670,7 @@ std::vector<Section> build(const EvalReportInput& in) {
           return find_figure(s, fig_id(ev, f, w, p, c, m));
         });
     for (const std::string& svg : svgs) sec.chart(svg, "");
+    for (const std::string& svg : failure_charts(in, w)) sec.chart(svg, "");
     out.push_back(std::move(sec));
   }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "config/scenario.h"
@@ -220,6 +221,35 @@ const EvalFigure* find_figure(const EvalSummary& s, const std::string& id) {
   return nullptr;
 }
 
+namespace {
+
+// incident.csv's (time_us, delivered_gbps) columns, averaged over runs of
+// bins so at most kMaxPoints remain (each point at its last bin's time).
+EvalThroughputSeries throughput_series(size_t f, size_t w, size_t p, size_t k, const std::string& csv) {
+  EvalThroughputSeries s{f, w, p, k, {}};
+  std::vector<std::pair<double, double>> rows;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    const size_t a = line.find(',');
+    const size_t b = line.find(',', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    rows.emplace_back(std::stod(line.substr(0, a)), std::stod(line.substr(a + 1, b - a - 1)));
+  }
+  const size_t per = std::max<size_t>(
+      1, (rows.size() + EvalThroughputSeries::kMaxPoints - 1) / EvalThroughputSeries::kMaxPoints);
+  for (size_t i = 0; i < rows.size(); i += per) {
+    const size_t end = std::min(rows.size(), i + per);
+    double sum = 0;
+    for (size_t j = i; j < end; ++j) sum += rows[j].second;
+    s.points.emplace_back(rows[end - 1].first, sum / static_cast<double>(end - i));
+  }
+  return s;
+}
+
+}  // namespace
+
 EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                       const std::vector<CellOutcome>& outcomes) {
   EvalSummary s;
@@ -240,6 +270,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
           cdf.points.emplace_back(p[0].get<double>(), p[1].get<double>());
         s.cdfs.push_back(std::move(cdf));
       }
+      if (!outcomes[i].incident_csv.empty())
+        s.throughput.push_back(
+            throughput_series(c.fabric, c.workload, c.point, c.condition, outcomes[i].incident_csv));
     }
     for (const auto& [metric, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results)) {
       const std::string id = figure_id(ev, c.fabric, c.workload, c.point, c.condition, metric);

@@ -83,6 +83,17 @@ struct EvalCdf {
   std::vector<std::pair<double, double>> points;  // (fraction, latency us)
 };
 
+// Delivered throughput over time in a cell whose condition has a fault (its
+// incident.csv, first seed), at most kMaxPoints points (bins averaged).
+struct EvalThroughputSeries {
+  static constexpr size_t kMaxPoints = 400;
+  size_t fabric = 0;
+  size_t workload = 0;
+  size_t point = 0;
+  size_t condition = 0;
+  std::vector<std::pair<double, double>> points;  // (time us, Gb/s)
+};
+
 // One point of the scale sweep: a workload's key metric at a server count
 // (NaN: the cell ran but the workload did not finish).
 struct EvalScalePoint {
@@ -105,6 +116,7 @@ struct EvalSummary {
   std::vector<CostResult> cost;          // per fabric
   std::vector<EvalTuningResult> tuning;  // per fabric (empty trials without a sweep)
   std::vector<EvalCdf> cdfs;
+  std::vector<EvalThroughputSeries> throughput;
   std::vector<EvalScalePoint> scale;  // by fabric, workload, point, servers
   std::vector<std::string> failed_cells;
 };

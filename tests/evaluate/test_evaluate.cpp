@@ -331,6 +331,13 @@ weights: {collective: 1, resilience: 1}
   EXPECT_DOUBLE_EQ(figure("roce.ar-4MiB.link-down.detected_after_us"), 10.0);
   EXPECT_DOUBLE_EQ(figure("roce.ar-4MiB.link-down.rerouted_after_us"), 210.0);
   EXPECT_NE(w.json.find("\"roce.ar-4MiB.link-down.rerouted_after_us\""), std::string::npos);
+  // The report's throughput-over-time chart reads each fabric's incident.csv.
+  ASSERT_EQ(s.throughput.size(), 2u);
+  for (const EvalThroughputSeries& t : s.throughput) {
+    EXPECT_EQ(ev.conditions[t.condition].name, "link-down");
+    EXPECT_GT(t.points.size(), 10u);
+    EXPECT_LE(t.points.size(), EvalThroughputSeries::kMaxPoints);
+  }
 }
 
 TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {

@@ -183,12 +183,14 @@ size_t baseline_of(const Evaluation& ev) {
 }
 
 // Under a condition with a fault: the throughput the hosts received over
-// time, per fabric (first size, first seed), so the dip and the recovery are
+// time (not for latency tests), per fabric (first size, first seed), so the dip and the recovery are
 // seen side by side; the fault's time in the title.
 std::vector<std::string> failure_charts(const EvalReportInput& in, size_t w) {
   const Evaluation& ev = in.ev;
   const SeriesColors colors(fabric_names(ev));
   std::vector<std::string> svgs;
+  // A latency test moves a message at a time: its throughput says nothing.
+  if (ev.workloads[w].type == "latency") return svgs;
   for (size_t k = 0; k < ev.conditions.size(); ++k) {
     LineChart c;
     const EvalCondition& cond = ev.conditions[k];

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "engine/units.h"
-#include "transport/rc.h"
+#include "fabric/fabric.h"  // LossRecovery (the transport part's settings)
 
 namespace rdmasim {
 

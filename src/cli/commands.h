@@ -1,7 +1,8 @@
 // The rdmasim subcommands. Each returns the process exit code: 0 success,
 // 1 runtime failure, 2 bad input (nothing run, nothing written), 3 a violated
 // simulation invariant, 4 interrupted by SIGINT/SIGTERM (partial results
-// written, marked "interrupted").
+// written, marked "interrupted"), 5 the fabric deadlocked (results written,
+// run.status "deadlock").
 #pragma once
 
 #include <atomic>
@@ -22,6 +23,9 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInvariant = 3;
 inline constexpr int kExitInterrupted = 4;
+// The fabric deadlocked (a cycle of PFC-paused queues): results are written,
+// the run did not finish.
+inline constexpr int kExitDeadlock = 5;
 
 // How a command is carried out, beyond its own flags.
 struct Context {

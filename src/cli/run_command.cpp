@@ -107,6 +107,10 @@ Outcome run_one(Job& job, const RunOptions& o, uint64_t max_memory, const Contex
     std::string names;
     for (const std::string& f : files) names += (names.empty() ? "" : ",") + f;
     out.text += "outputs    " + dir + "/{" + names + "}\n";
+    if (const DeadlockReport* d = e.deadlock(); d != nullptr) {
+      out.code = kExitDeadlock;
+      out.text += "error: deadlock: cyclic buffer dependency " + d->text() + "\n";
+    }
     if (!e.invariant_error().empty()) {
       out.code = kExitInvariant;
       out.text += "error: simulation invariant violated: " + e.invariant_error() + "\n";

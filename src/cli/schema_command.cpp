@@ -123,6 +123,11 @@ void fabric_section(std::string& out) {
       }
     variants.push_back(p.config);
     variants.back().rc.recovery = LossRecovery::kIrn;
+    // The watchdog's own keys exist only once it is on.
+    if (p.config.sw.mmu.lossless_mask != 0) {
+      variants.push_back(p.config);
+      variants.back().sw.pfc_watchdog.enabled = true;
+    }
     for (const FabricConfig& v : variants) {
       collect(fabric, "fabric.", fabric_param_schema(v), fabric_params_json(v), name);
       collect(sw, "topology.switch.", switch_param_schema(v.sw), switch_params_json(v.sw), name);

@@ -148,9 +148,16 @@ void visit_fault(V& v, FaultSpec& f) {
            FaultNodeCodec{});
   v.choice(Key{"action",
                "down, up (it comes back), degrade (keeps running at `rate`), flap (down for `down_for` "
-               "every `every`, `times` times)",
+               "every `every`, `times` times); stuck / unstuck: the NIC at this end stops / resumes draining "
+               "its receive side, holding PFC XOFF toward its switch (PFC fabrics)",
                kRequired},
-           f.action, {{"down", A::kDown}, {"up", A::kUp}, {"degrade", A::kDegrade}, {"flap", A::kFlap}});
+           f.action,
+           {{"down", A::kDown},
+            {"up", A::kUp},
+            {"degrade", A::kDegrade},
+            {"flap", A::kFlap},
+            {"stuck", A::kStuck},
+            {"unstuck", A::kUnstuck}});
   v.flag({"silent",
           "down/flap: a gray failure, frames vanish without loss of signal, so Ethernet switches notice it "
           "only by BFD (fabric.reroute.bfd_*)"},
@@ -458,6 +465,14 @@ Scenario load_scenario(const CfgNode& root) {
           ++port;
         }
       }
+      if (fs.action != FaultSpec::Action::kStuck && fs.action != FaultSpec::Action::kUnstuck) continue;
+      if (t.nodes[id].kind != TopoNodeKind::kHost)
+        throw faults[i].error(
+            where, "a stuck receiver is a NIC: name a host's port, not the switch '" + fs.node + "'");
+      if (flow_control != "pfc")
+        throw faults[i].error("action", "a stuck receiver pauses its link with PFC, and profile '" +
+                                            s.fabric.name + "' runs " + flow_control +
+                                            " links: expected a lossless RoCE profile (fabric.pfc.enabled)");
     }
   }
   if (!s.links.empty()) {

@@ -46,6 +46,8 @@ struct FaultSpec {
     kUp,       // it comes back (retrains)
     kDegrade,  // it keeps running at a lower speed (a 400G port falling to 200G)
     kFlap,     // down for `down_for` every `every`, `times` times
+    kStuck,    // the NIC at this end stops draining: PFC XOFF toward its switch, refreshed
+    kUnstuck,  // it drains again (XON)
   };
   Time at;
   std::string node;

@@ -120,6 +120,10 @@ bool hardware_key(const std::string& k) {
   return std::find(std::begin(kHardware), std::end(kHardware), k) != std::end(kHardware);
 }
 
+// The simulator's own diagnosis, not the fabric's: moving it changes when a
+// run is declared deadlocked, not how the fabric behaves. Neither sweep moves it.
+bool diagnostic_key(const std::string& k) { return k == "fabric.pfc.deadlock_detection"; }
+
 void flatten_scalars(const nlohmann::ordered_json& j, const std::string& prefix,
                      std::vector<std::pair<std::string, std::string>>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -330,7 +334,7 @@ void append_tuning_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
   const std::vector<std::string> used = append_sweep(
       ev, cells, ev.tuning.workloads, false, false,
       [&](size_t, const std::string& key, const std::vector<std::string>&) {
-        return key.rfind("fabric.", 0) == 0 && !hardware_key(key) &&
+        return key.rfind("fabric.", 0) == 0 && !hardware_key(key) && !diagnostic_key(key) &&
                (keys.empty() || std::find(keys.begin(), keys.end(), key) != keys.end());
       },
       probes_failed);
@@ -349,7 +353,7 @@ void append_assumption_cells(const Evaluation& ev, std::vector<EvalCell>& cells)
       ev, cells, ev.assumptions.workloads, true, true,
       [&](size_t f, const std::string& key, const std::vector<std::string>& assumed) {
         const auto& set = ev.fabrics[f].set;
-        return std::find(assumed.begin(), assumed.end(), key) != assumed.end() &&
+        return !diagnostic_key(key) && std::find(assumed.begin(), assumed.end(), key) != assumed.end() &&
                std::none_of(set.begin(), set.end(), [&](const auto& kv) { return kv.first == key; });
       },
       probes_failed);

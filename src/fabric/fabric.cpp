@@ -38,6 +38,10 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     cfg_.dctcp.initial_window = cfg_.dctcp.tcp ? 10 : bdp_packets();
   transport_ = make_transport(cfg_, net_);
   build();
+  if (link_flow_control_name(cfg_) == "pfc")
+    pfc_watch_ = std::make_unique<PfcWatch>(
+        sim_, net_,
+        PfcWatchConfig{cfg_.sw.pfc_watchdog, cfg_.sw.pfc_deadlock_detection, cfg_.sw.mmu.lossless_mask});
 }
 
 uint32_t Fabric::bdp_packets() const {
@@ -256,6 +260,17 @@ void Fabric::install_routes(int node, RouteTable t) {
     static_cast<Switch&>(n).set_routes(std::move(t));
   else
     static_cast<Nic&>(n).set_routes(std::move(t));
+}
+
+void Fabric::schedule_receiver_stuck(Time at, int node, uint16_t port, bool stuck) {
+  if (node < 0 || static_cast<size_t>(node) >= by_topo_id_.size() || port >= by_topo_id_[node]->num_ports())
+    throw std::invalid_argument("no port " + std::to_string(port) + " on node " + std::to_string(node));
+  if (by_topo_id_[node]->kind() != NodeKind::kHost)
+    throw std::invalid_argument("a stuck receiver is a NIC: '" + by_topo_id_[node]->name() + "' is a switch");
+  if (pfc_watch_ == nullptr)
+    throw std::invalid_argument("a stuck receiver pauses its link with PFC, and this fabric's links run " +
+                                link_flow_control_name(cfg_));
+  pfc_watch_->schedule_stuck(at, by_topo_id_[node]->port(port), stuck);
 }
 
 void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {

@@ -19,6 +19,7 @@
 #include "net/framing.h"
 #include "net/mmu.h"
 #include "net/network.h"
+#include "net/pfc_watch.h"
 #include "net/switch.h"
 #include "net/tc_scheduler.h"
 #include "nic/nic.h"
@@ -49,6 +50,10 @@ struct SwitchSettings {
   // upstream's response time) + 2 maximum frames (one in flight each way).
   uint64_t pfc_headroom_bytes = 0;
   Time pfc_response_time = Time::from_ns(1000);
+  PfcWatchdogConfig pfc_watchdog;
+  // How long a cycle of paused queues must stall before the run ends as a
+  // deadlock (zero: not looked for).
+  Time pfc_deadlock_detection = Time::from_us(500);
 };
 
 // The InfiniBand side of a fabric: credit-based link layer and the subnet
@@ -166,6 +171,13 @@ class Fabric {
   // Every fault and recovery step so far, in time order.
   [[nodiscard]] const std::vector<RecoveryEvent>& recovery_log() const { return recovery_log_; }
   [[nodiscard]] const SmStats& sm_stats() const { return sm_stats_; }
+  // At `at`, the NIC at port `port` of topology node `node` (a host) stops
+  // draining its receive side (`stuck`) or drains again: it holds PFC XOFF
+  // on every lossless class toward its switch, refreshed, and discards what
+  // still arrives. Throws std::invalid_argument off a PFC fabric or a host.
+  void schedule_receiver_stuck(Time at, int node, uint16_t port, bool stuck);
+  // The PFC watchdog and deadlock watch; nullptr unless the links run PFC.
+  [[nodiscard]] const PfcWatch* pfc_watch() const { return pfc_watch_.get(); }
   // From now on, each frame port `port` of topology node `node` sends is
   // lost on the wire with probability `p` (random loss; bit errors as the
   // share of frames they corrupt), whatever it carries: the peer's port
@@ -242,6 +254,7 @@ class Fabric {
   std::vector<Nic*> nics_;  // by endpoint index
   std::vector<Switch*> switches_;
   std::vector<Node*> by_topo_id_;  // topology node id -> node
+  std::unique_ptr<PfcWatch> pfc_watch_;
 };
 
 }  // namespace rdmasim

@@ -513,6 +513,13 @@ const std::vector<ProfileSource>& part_default_sources() {
       {"fabric.pfc.quanta", "XOFF with the longest pause (IEEE 802.1Qbb), refreshed while congested"},
       {"fabric.pfc.refresh",
        "assumption: XOFF re-sent at half its pause time, so the upstream never resumes early"},
+      {"fabric.pfc.watchdog.enabled",
+       "off, as in SONiC unless DEVICE_METADATA default_pfcwd_status is enable (sonic-utilities pfcwd "
+       "start_default); when on, SONiC's defaults: detection and restoration 200 ms, polling 200 ms, action "
+       "drop"},
+      {"fabric.pfc.deadlock_detection",
+       "assumption: a simulator's diagnosis, not a switch feature: a cycle stalled for 500 us (well past any "
+       "transient pause, short against millisecond runs) never drains"},
       {"fabric.cc", "no congestion control"},
       {"fabric.path_selection",
        "one entropy (UDP source port) per QP, as RoCE NICs and IB RC do: ECMP keeps a QP on one path"},

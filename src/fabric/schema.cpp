@@ -216,6 +216,49 @@ void visit_scheduler(V& v, TcSchedulerConfig& s) {
       s.weight, WeightsCodec{});
 }
 
+// --- PFC watchdog: storm detection and restoration per egress queue. -----
+// Simulated runs last milliseconds, so the times go down to microseconds;
+// the upper bounds are SONiC's (pfcwd: detection 100..5000 ms, restoration
+// 100..60000 ms, polling at most 1000 ms).
+template <typename V>
+void visit_pfc_watchdog(V& v, PfcWatchdogConfig& w) {
+  v.flag(
+      {"enabled",
+       "PFC watchdog on every switch egress queue of a lossless class: a queue paused by its peer without a "
+       "break while holding packets is declared stormed, and restored when the pauses stop"},
+      w.enabled);
+  if (!w.enabled) {
+    for (const char* key : {"detection_time", "restoration_time", "polling_interval", "action"})
+      v.refuse(key,
+               "has no effect: the PFC watchdog is off (set fabric.pfc.watchdog.enabled: true to use it)");
+    return;
+  }
+  const auto in = [](Time t, Time hi) { return t >= Time::from_us(1) && t <= hi; };
+  v.time({"detection_time",
+          "how long a queue must stay paused with packets waiting before it is stormed (1us..5s)"},
+         w.detection_time);
+  v.check(in(w.detection_time, Time::from_s(5)), "detection_time",
+          "expected a time from 1us to 5s (SONiC allows 100..5000 ms; microseconds for simulated runs)");
+  v.time({"restoration_time",
+          "how long a stormed queue must go without a pause in force before it is restored (1us..60s)"},
+         w.restoration_time);
+  v.check(in(w.restoration_time, Time::from_s(60)), "restoration_time",
+          "expected a time from 1us to 60s (SONiC allows 100..60000 ms; microseconds for simulated runs)");
+  v.time({"polling_interval",
+          "how often the watchdog looks at the queues (detection lands up to one interval late; 1us..1s)"},
+         w.polling_interval);
+  v.check(in(w.polling_interval, Time::from_s(1)), "polling_interval",
+          "expected a time from 1us to 1s (SONiC's largest polling interval is 1000 ms)");
+  v.check(w.polling_interval <= w.detection_time && w.polling_interval <= w.restoration_time,
+          "polling_interval",
+          "expected at most detection_time and restoration_time (SONiC refuses a longer polling interval)");
+  v.choice({"action",
+            "what a stormed queue does: drop its packets and those arriving for it, or forward ignoring the "
+            "peer's pauses"},
+           w.action,
+           {{"drop", PfcWatchdogConfig::Action::kDrop}, {"forward", PfcWatchdogConfig::Action::kForward}});
+}
+
 // --- Link layer: PFC (IEEE 802.1Qbb) on the lossless classes. -------------
 template <typename V>
 void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
@@ -229,7 +272,7 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
   if (!on) {
     m.lossless_mask = 0;
     for (const char* key : {"classes", "xoff", "alpha", "xon_offset", "reserved", "headroom", "response_time",
-                            "quanta", "refresh"})
+                            "quanta", "refresh", "watchdog", "deadlock_detection"})
       v.refuse(key, "has no effect: PFC is off (set fabric.pfc.enabled: true to use it)");
     return;
   }
@@ -268,6 +311,12 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
           "a still-paused PG re-sends XOFF after this share of the pause time, so the upstream never resumes "
           "early"},
          sw.pfc.refresh_fraction, 0.05, 0.95);
+  v.block(Key{"watchdog", "PFC watchdog (storm detection and restoration) on the switches' lossless queues"},
+          [&](auto& b) { visit_pfc_watchdog(b, sw.pfc_watchdog); });
+  v.time_or({"deadlock_detection",
+             "end the run as 'deadlock' when a cycle of egress queues has been paused, non-empty and not "
+             "draining this long (cyclic buffer dependency); off: run on"},
+            sw.pfc_deadlock_detection, "off");
 }
 
 // --- Congestion point: RED/ECN marking at switch egress. -----------------

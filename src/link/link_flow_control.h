@@ -110,6 +110,7 @@ class LinkFlowControl {
   }
 
   [[nodiscard]] PfcFlowControl* pfc() noexcept { return std::get_if<PfcFlowControl>(&part_); }
+  [[nodiscard]] const PfcFlowControl* pfc() const noexcept { return std::get_if<PfcFlowControl>(&part_); }
   [[nodiscard]] CreditFlowControl* credit() noexcept { return std::get_if<CreditFlowControl>(&part_); }
   [[nodiscard]] const CreditFlowControl* credit() const noexcept {
     return std::get_if<CreditFlowControl>(&part_);

@@ -25,6 +25,9 @@ class QueueTimeseries final : public EventHandler {
 
   // time_ns,node,port,tc,queue_bytes,paused
   [[nodiscard]] std::string csv() const;
+  // Congestion spreading on the same clock: time_ns,ports_paused,
+  // switch_ports_paused,host_ports_paused (ports with any priority paused).
+  [[nodiscard]] std::string ports_paused_csv() const;
   [[nodiscard]] uint64_t samples() const { return samples_; }
   [[nodiscard]] uint64_t dropped_rows() const { return dropped_; }
 
@@ -41,6 +44,12 @@ class QueueTimeseries final : public EventHandler {
   const Network& net_;
   Time interval_;
   std::vector<Row> rows_;
+  struct Spread {
+    int64_t t_ps;
+    uint32_t switch_ports;
+    uint32_t host_ports;
+  };
+  std::vector<Spread> spread_;
   uint64_t samples_ = 0;
   uint64_t dropped_ = 0;
 };

@@ -27,7 +27,13 @@ struct PortCounters {
   std::array<int64_t, kNumTcs> pfc_paused_ps{};
   std::array<uint64_t, kNumTcs> ecn_marked_packets{};
   std::array<uint64_t, kNumTcs> lossless_drop_packets{};  // must stay 0 unless misconfigured
-  uint64_t fault_drop_packets = 0;  // lost to a failed link (a fault, not a flow-control failure)
+  // lost to a failed link or a stuck receiver (a fault, not a flow-control failure)
+  uint64_t fault_drop_packets = 0;
+  // PFC watchdog (SONiC's PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED / _RESTORED
+  // and its dropped packets), per priority of this egress queue.
+  std::array<uint64_t, kNumTcs> pfc_wd_storms{};
+  std::array<uint64_t, kNumTcs> pfc_wd_restores{};
+  std::array<uint64_t, kNumTcs> pfc_wd_drop_packets{};
   // Lost on the wire into this port (random loss, corruption): its MAC
   // discarded them on a bad FCS, what it reports as rx CRC errors. Not in
   // rx_packets/rx_bytes.

@@ -26,6 +26,27 @@ struct PacketLedger {
   std::array<uint64_t, kNumPktTypes> live{};
 };
 
+// Congestion spreading: how many ports have some priority paused by their
+// peer, now and at the worst moment. Counted when a port's pause state
+// changes (PAUSE frames and their expiry), never per packet.
+struct PauseSpread {
+  uint32_t ports_paused = 0;
+  uint32_t peak = 0;
+  Time peak_at = Time::zero();
+};
+
+// What watches pauses (net/pfc_watch.h), told of them so that it need not
+// poll a fabric that has none: woken when the first port of an idle fabric
+// is paused, and told when a port re-sends XOFF (a pause that has lasted).
+class PauseWatcher {
+ public:
+  virtual void wake() = 0;
+  virtual void refreshed() = 0;
+
+ protected:
+  ~PauseWatcher() = default;
+};
+
 class Network {
  public:
   Network(Simulation& sim, Framing framing) : sim_(sim), framing_(std::move(framing)) {}
@@ -61,6 +82,24 @@ class Network {
   [[nodiscard]] size_t packets_in_pool_use() const { return pool_.live(); }
   [[nodiscard]] size_t packet_pool_capacity() const { return pool_.capacity(); }
 
+  // A port's first priority became paused (true), or its last one resumed.
+  void note_port_paused(bool paused) {
+    if (!paused) {
+      --spread_.ports_paused;
+      return;
+    }
+    if (++spread_.ports_paused > spread_.peak) {
+      spread_.peak = spread_.ports_paused;
+      spread_.peak_at = sim_.now();
+    }
+    if (spread_.ports_paused == 1 && pause_watcher_ != nullptr) pause_watcher_->wake();
+  }
+  void note_pause_refreshed() {
+    if (pause_watcher_ != nullptr) pause_watcher_->refreshed();
+  }
+  [[nodiscard]] const PauseSpread& pause_spread() const { return spread_; }
+  void set_pause_watcher(PauseWatcher* w) { pause_watcher_ = w; }
+
   // Checks packet conservation; returns an empty string or what is violated.
   [[nodiscard]] std::string check_conservation() const;
 
@@ -78,6 +117,8 @@ class Network {
   Pool<Packet> pool_;
   IntTable int_;
   PacketLedger ledger_;
+  PauseSpread spread_;
+  PauseWatcher* pause_watcher_ = nullptr;
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 

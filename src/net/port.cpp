@@ -15,7 +15,9 @@ void Port::set_switch(Switch* sw) {
   mmu_ = sw != nullptr ? &sw->mmu() : nullptr;
 }
 
-void Port::note_pause_sent(bool xoff) { sw_->note_pause_sent(xoff); }
+void Port::note_pause_sent(bool xoff) {
+  if (sw_ != nullptr) sw_->note_pause_sent(xoff);  // a stuck NIC's XOFF is its port's count only
+}
 
 void Port::schedule_timer(Time at, uint32_t kind, uint64_t arg) { net_.sim().schedule(at, this, kind, arg); }
 
@@ -79,11 +81,28 @@ void Port::set_up(bool up) {
   kick();
 }
 
+void Port::watchdog_drop(Packet* p) {
+  ctr_.pfc_wd_drop_packets[p->tc] += 1;
+  if (sw_ != nullptr) sw_->on_dequeue(*p, index_, false);
+  net_.drop(p);
+}
+
+void Port::set_watchdog_drop(uint8_t tc, bool on) {
+  const auto bit = static_cast<uint8_t>(1u << tc);
+  wd_drop_ = on ? (wd_drop_ | bit) : (wd_drop_ & ~bit);
+  if (!on) return;
+  while (queues_.head(tc) != nullptr) watchdog_drop(queues_.take_head(tc));
+}
+
 void Port::enqueue(Packet* p) {
   if (!up_) {
     // Routed to a failed link before the fabric has rerouted around it.
     if (sw_ != nullptr) sw_->on_dequeue(*p, index_, false);
     fault_drop(p);
+    return;
+  }
+  if (((wd_drop_ >> p->tc) & 1u) != 0) [[unlikely]] {
+    watchdog_drop(p);
     return;
   }
   fc_.on_enqueue(*this, p);

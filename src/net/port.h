@@ -83,6 +83,12 @@ class Port final : public EventHandler {
   [[nodiscard]] LinkFlowControl& flow_control() { return fc_; }
   [[nodiscard]] const LinkFlowControl& flow_control() const { return fc_; }
 
+  // PFC watchdog action drop on class `tc`: what waits in that queue and
+  // whatever is later queued to it is discarded (counted as watchdog drops)
+  // until it is restored.
+  void set_watchdog_drop(uint8_t tc, bool on);
+  [[nodiscard]] uint8_t watchdog_drop_mask() const { return wd_drop_; }
+
   // Queues a packet for transmission (the caller already admitted it).
   void enqueue(Packet* p);
   // Starts a transmission if the port is idle and has something to send.
@@ -159,6 +165,7 @@ class Port final : public EventHandler {
  private:
   void transmit(Packet* p, Time now);
   void fault_drop(Packet* p);
+  void watchdog_drop(Packet* p);
 
   Network& net_;
   Node& owner_;
@@ -179,6 +186,7 @@ class Port final : public EventHandler {
   uint16_t peer_index_ = 0;
   bool tx_pending_ = false;
   bool up_ = true;
+  uint8_t wd_drop_ = 0;  // classes the PFC watchdog drops
   bool has_loss_stream_ = false;
   double loss_ = 0.0;
   Rng loss_rng_;

@@ -131,6 +131,63 @@ json scenario_json(const Scenario& s) {
   return out;
 }
 
+namespace {
+// Congestion spreading and the PFC watchdog, on a PFC fabric.
+json pfc_json(const Experiment& e, const PfcWatch& w) {
+  const Network& net = e.fabric().net();
+  const PauseSpread& sp = net.pause_spread();
+  uint64_t ever = 0, switch_ever = 0;
+  for (size_t n = 0; n < net.num_nodes(); ++n)
+    for (size_t i = 0; i < net.node(n).num_ports(); ++i) {
+      bool paused = false;
+      for (int tc = 0; tc < kNumTcs; ++tc)
+        paused = paused || net.node(n).port(i).counters().pfc_paused_ps[tc] > 0;
+      ever += paused ? 1 : 0;
+      switch_ever += paused && net.node(n).kind() == NodeKind::kSwitch ? 1 : 0;
+    }
+  json j = {{"ports_paused_peak", sp.peak},
+            {"ports_paused_peak_at_us", sp.peak_at.us()},
+            {"ports_paused_at_end", sp.ports_paused},
+            {"ports_ever_paused", ever},
+            {"switch_ports_ever_paused", switch_ever}};
+  const PfcWatchdogConfig& wd = w.config().watchdog;
+  if (!wd.enabled) return j;
+  uint64_t storms = 0, restores = 0, drops = 0;
+  json queues = json::array();  // per port and priority, where the watchdog acted
+  for (size_t n = 0; n < net.num_nodes(); ++n)
+    for (size_t i = 0; i < net.node(n).num_ports(); ++i)
+      for (int tc = 0; tc < kNumTcs; ++tc) {
+        const PortCounters& c = net.node(n).port(i).counters();
+        storms += c.pfc_wd_storms[tc];
+        restores += c.pfc_wd_restores[tc];
+        drops += c.pfc_wd_drop_packets[tc];
+        if (c.pfc_wd_storms[tc] != 0)
+          queues.push_back({{"port", net.node(n).name() + ":" + std::to_string(i)},
+                            {"priority", tc},
+                            {"storms", c.pfc_wd_storms[tc]},
+                            {"restores", c.pfc_wd_restores[tc]},
+                            {"dropped_packets", c.pfc_wd_drop_packets[tc]}});
+      }
+  json events = json::array();
+  for (const WatchdogEvent& ev : w.watchdog_log()) {
+    json x = {{"at_us", ev.at.us()},
+              {"port", ev.port},
+              {"priority", ev.tc},
+              {"event", ev.storm ? "storm" : "restored"}};
+    if (ev.storm) {
+      x["paused_since_us"] = ev.paused_since.us();
+      x["detected_after_us"] = (ev.at - ev.paused_since).us();
+    }
+    events.push_back(x);
+  }
+  j["watchdog"] = {
+      {"storms_detected", storms}, {"storms_restored", restores},
+      {"dropped_packets", drops},  {"queues", queues},
+      {"events", events},          {"events_not_kept", storms + restores - w.watchdog_log().size()}};
+  return j;
+}
+}  // namespace
+
 json results_json(const Experiment& e) {
   const Fabric& fab = e.fabric();
   const auto& flows = e.flows();
@@ -247,6 +304,11 @@ json results_json(const Experiment& e) {
               {"interrupted", e.interrupted()},
               {"all_flows_completed", e.completed() == flows.size()}};
   if (!e.warnings().empty()) j["run"]["warnings"] = e.warnings();
+  // A deadlocked fabric would only have timed out: say what stopped it.
+  if (const DeadlockReport* d = e.deadlock(); d != nullptr) {
+    j["run"]["status"] = "deadlock";
+    j["deadlock"] = {{"detected_at_us", d->at.us()}, {"cycle", d->cycle}, {"text", d->text()}};
+  }
   j["invariants"] = {{"ok", inv.empty()},
                      {"packet_conservation_and_buffer_accounting", inv.empty() ? "ok" : inv}};
   j["flows"] = {{"total", flows.size()},
@@ -279,6 +341,7 @@ json results_json(const Experiment& e) {
                   {"timeouts", rc.timeouts},
                   {"naks", rc.naks_sent},
                   {"out_of_order_discards", rc.out_of_order_discards}};
+  if (const PfcWatch* w = e.fabric().pfc_watch(); w != nullptr) j["network"]["pfc"] = pfc_json(e, *w);
   // What the non-flow workloads measured (collective, training, background);
   // absent when every workload reports through flows.
   json measured = json::array();
@@ -340,7 +403,11 @@ std::string ports_csv(const Experiment& e) {
       "node,port,peer,rate_gbps,tx_packets,tx_bytes,rx_packets,rx_bytes,tx_payload_bytes,drop_packets,drop_"
       "bytes,"
       "queue_watermark_bytes,utilization,pfc_tx_frames,pfc_rx_frames,pfc_paused_us,ecn_marked,lossless_"
-      "drops\n";
+      "drops";
+  // Watchdog columns only where it runs: other runs' tables stay as they were.
+  const PfcWatch* w = e.fabric().pfc_watch();
+  const bool wd = w != nullptr && w->config().watchdog.enabled;
+  out += wd ? ",pfc_wd_storms,pfc_wd_restores,pfc_wd_drops\n" : "\n";
   const Network& net = e.fabric().net();
   const double t = e.sim().now().sec();
   for (size_t n = 0; n < net.num_nodes(); ++n) {
@@ -361,9 +428,19 @@ std::string ports_csv(const Experiment& e) {
         paused_us += p.paused_time(static_cast<uint8_t>(tc), e.sim().now()).us();
       }
       out += fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}\n", node.name(), i, p.peer()->name(),
+          "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}", node.name(), i, p.peer()->name(),
           p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes, c.tx_data_payload_bytes, dp,
           db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0, ptx, prx, paused_us, ecn, lld);
+      if (wd) {
+        uint64_t storms = 0, restores = 0, drops = 0;
+        for (int tc = 0; tc < kNumTcs; ++tc) {
+          storms += c.pfc_wd_storms[tc];
+          restores += c.pfc_wd_restores[tc];
+          drops += c.pfc_wd_drop_packets[tc];
+        }
+        out += fmt::format(",{},{},{}", storms, restores, drops);
+      }
+      out += "\n";
     }
   }
   return out;
@@ -474,6 +551,26 @@ std::string summary_text(const Experiment& e) {
   }
   for (const auto& w : e.workloads()) s += w->summary();
   if (j.contains("incident")) s += incident_text(j["incident"]);
+  // Spreading is worth a line where pauses were the point: a watchdog or a stuck receiver.
+  bool stuck = false;
+  for (const FaultSpec& f : e.scenario().faults) stuck = stuck || f.action == FaultSpec::Action::kStuck;
+  if (nw.contains("pfc") && (stuck || nw["pfc"].contains("watchdog"))) {
+    const auto& pf = nw["pfc"];
+    s +=
+        fmt::format("pfc        ports paused: peak {} at {:.3f} us, {} at the end, {} ever ({} switch ports)",
+                    pf["ports_paused_peak"].get<uint64_t>(), pf["ports_paused_peak_at_us"].get<double>(),
+                    pf["ports_paused_at_end"].get<uint64_t>(), pf["ports_ever_paused"].get<uint64_t>(),
+                    pf["switch_ports_ever_paused"].get<uint64_t>());
+    if (pf.contains("watchdog"))
+      s += fmt::format("; watchdog {} storms, {} restored, {} packets dropped",
+                       pf["watchdog"]["storms_detected"].get<uint64_t>(),
+                       pf["watchdog"]["storms_restored"].get<uint64_t>(),
+                       pf["watchdog"]["dropped_packets"].get<uint64_t>());
+    s += "\n";
+  }
+  if (const DeadlockReport* d = e.deadlock(); d != nullptr)
+    s +=
+        fmt::format("status     DEADLOCK at {:.3f} us: cyclic buffer dependency {}\n", d->at.us(), d->text());
   s += fmt::format("invariants {}\n", j["invariants"]["ok"].get<bool>() ? "ok" : e.invariant_error());
   return s;
 }
@@ -495,6 +592,8 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   if (e.timeseries() != nullptr) put("timeseries.csv", e.timeseries()->csv());
   if (e.incident() != nullptr) put("incident.csv", e.incident()->csv());
   if (e.capture() != nullptr) put("capture.pcap", e.capture()->file());
+  if (e.timeseries() != nullptr && e.fabric().pfc_watch() != nullptr)
+    put("ports_paused.csv", e.timeseries()->ports_paused_csv());
   if (e.scenario().output.flows_csv) {
     const Transport::Table t = e.fabric().verbs().connection_table();
     if (!t.file.empty()) put(t.file.c_str(), t.csv);

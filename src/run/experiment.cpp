@@ -109,6 +109,10 @@ void Experiment::schedule_faults() {
               fabric_->schedule_link_state(down + fs.down_for, node, port, true);
             }
             break;
+          case A::kStuck:
+          case A::kUnstuck:
+            fabric_->schedule_receiver_stuck(fs.at, node, port, fs.action == A::kStuck);
+            break;
         }
       }
     } catch (const std::invalid_argument& e) {
@@ -208,7 +212,8 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
   } else {
     // Slices from time zero, so a workload ends at the same instant however
     // it is combined with others.
-    while (!interrupted_ && !all_done() && sim_.now() < s_.duration && sim_.pending_events() > 0) {
+    while (!interrupted_ && deadlock() == nullptr && !all_done() && sim_.now() < s_.duration &&
+           sim_.pending_events() > 0) {
       sim_.run(std::min(sim_.now() + poll_interval_, s_.duration), poll, 1 << 20);
       poll();
     }

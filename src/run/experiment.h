@@ -63,6 +63,11 @@ class Experiment final : public EventHandler, public CompletionSink {
   [[nodiscard]] size_t completed() const { return completed_; }
   [[nodiscard]] bool interrupted() const { return interrupted_; }
   [[nodiscard]] const std::string& invariant_error() const { return invariant_error_; }
+  // The cyclic buffer dependency that ended the run, or nullptr.
+  [[nodiscard]] const DeadlockReport* deadlock() const {
+    const PfcWatch* w = fabric_->pfc_watch();
+    return w != nullptr && w->deadlock() ? &*w->deadlock() : nullptr;
+  }
   // What the run will not do as asked (e.g. flows starting after the end),
   // found before it starts; results.json lists them, `run --strict` refuses them.
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }

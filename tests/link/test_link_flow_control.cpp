@@ -25,6 +25,9 @@ struct StubNet {
     return &storage.back();
   }
   void deliver(Packet* p) { delivered.push_back(p); }
+  void drop(Packet* p) { delivered.push_back(p); }
+  void note_port_paused(bool /*paused*/) {}
+  void note_pause_refreshed() {}
 };
 
 // The switch buffer's verdicts on one priority group, set by the test.

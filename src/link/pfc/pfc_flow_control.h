@@ -5,6 +5,9 @@
 //   packets that arrived here crosses the buffer's XOFF threshold (the Mmu
 //   decides: static or dynamic thresholds, headroom), is refreshed while it
 //   stays above, and XON follows when it falls below the XON threshold.
+// What the PFC watchdog and a stuck receiver (net/pfc_watch.h) need of it:
+// when each class's current pause began, a class whose pauses are ignored
+// (watchdog action forward), and a NIC end that asserts XOFF forever.
 #pragma once
 
 #include <array>
@@ -42,7 +45,7 @@ class PfcFlowControl : public NoOpLinkHooks {
     uint32_t m = 0xff;
     for (int tc = 0; tc < kNumTcs; ++tc)
       if (((pause_seen_ >> tc) & 1u) && paused_until_[tc] > now) m &= ~(1u << tc);
-    return m;
+    return m | ignored_;
   }
 
   template <class P>
@@ -54,7 +57,15 @@ class PfcFlowControl : public NoOpLinkHooks {
 
   template <class P>
   bool on_receive(P& port, Packet* p) {
-    if (p->type != PktType::kPfc) return false;
+    if (p->type != PktType::kPfc) {
+      if (stuck_ == 0) [[likely]]
+        return false;
+      // A stuck receiver's MAC still acts on PAUSE, but nothing it receives
+      // reaches the host: what arrives after its XOFF is discarded.
+      port.counters().fault_drop_packets += 1;
+      port.net().drop(p);
+      return true;
+    }
     port.counters().pfc_rx_frames[p->tc] += 1;
     apply_pause(port, p->tc, static_cast<uint32_t>(p->psn));
     port.net().deliver(p);
@@ -69,10 +80,14 @@ class PfcFlowControl : public NoOpLinkHooks {
     // Keep paused_ps equal to the paused time granted so far, counting an
     // early XON or a refresh as cutting short or extending the last grant.
     auto& paused_ps = port.counters().pfc_paused_ps[tc];
-    if (paused_until_[tc] > now) paused_ps -= (paused_until_[tc] - now).ps();
+    if (paused_until_[tc] > now)
+      paused_ps -= (paused_until_[tc] - now).ps();
+    else if (until > now)
+      paused_since_[tc] = now;  // a new pause, not a refresh of one in force
     paused_ps += (until - now).ps();
     paused_until_[tc] = until;
     pause_seen_ |= static_cast<uint8_t>(1u << tc);
+    set_active(port, tc, until > now);
     if (until > now)
       port.schedule_timer(until, kResume, tc);
     else
@@ -101,12 +116,18 @@ class PfcFlowControl : public NoOpLinkHooks {
   void on_timer(P& port, uint32_t kind, uint64_t arg) {
     const auto tc = static_cast<uint8_t>(arg);
     if (kind == kRefresh) {
-      // Only the latest refresh counts, and only while still paused.
-      if (refresh_at_[tc] == port.now() && port.buffer().paused(port.index(), tc))
+      // Only the latest refresh counts, and only while still paused. A stuck
+      // NIC has no buffer to consult: it stays paused until released.
+      if (refresh_at_[tc] == port.now() &&
+          (((stuck_ >> tc) & 1u) != 0 || (port.at_switch() && port.buffer().paused(port.index(), tc)))) {
         send_pause(port, tc, cfg_.quanta);
+        // A pause long enough to need refreshing: when a deadlock is looked for.
+        port.net().note_pause_refreshed();
+      }
       return;
     }
     if (paused_until_[tc] > port.now()) return;  // refreshed since
+    set_active(port, tc, false);
     port.kick();
   }
 
@@ -114,6 +135,35 @@ class PfcFlowControl : public NoOpLinkHooks {
   [[nodiscard]] Time pause_left(uint8_t tc, Time now) const noexcept {
     return paused_until_[tc] > now ? paused_until_[tc] - now : Time::zero();
   }
+  // When the pause in force for `tc` began (refreshes extend it; meaningless
+  // unless pause_left > 0).
+  [[nodiscard]] Time paused_since(uint8_t tc) const noexcept { return paused_since_[tc]; }
+  // When the last pause for `tc` ran out or was lifted by XON.
+  [[nodiscard]] Time paused_until(uint8_t tc) const noexcept { return paused_until_[tc]; }
+
+  // PFC watchdog action forward: this end transmits class `tc` whatever its
+  // peer's PAUSE frames say (they are still counted and timed).
+  template <class P>
+  void set_ignore_pause(P& port, uint8_t tc, bool on) {
+    const auto bit = static_cast<uint8_t>(1u << tc);
+    ignored_ = on ? (ignored_ | bit) : (ignored_ & ~bit);
+    if (on) port.kick();
+  }
+
+  // A NIC end whose host stopped draining: XOFF on every class of `mask`,
+  // refreshed for as long as it stays stuck; released with XON.
+  template <class P>
+  void set_stuck(P& port, uint8_t mask, bool on) {
+    for (int c = 0; c < kNumTcs; ++c) {
+      if (((mask >> c) & 1u) == 0) continue;
+      const auto tc = static_cast<uint8_t>(c);
+      const bool was = ((stuck_ >> c) & 1u) != 0;
+      if (on == was) continue;
+      stuck_ = on ? (stuck_ | (1u << c)) : (stuck_ & ~(1u << c));
+      send_pause(port, tc, on ? cfg_.quanta : 0);
+    }
+  }
+  [[nodiscard]] uint8_t stuck() const noexcept { return stuck_; }
   [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/) const noexcept { return 0; }
 
  private:
@@ -136,10 +186,24 @@ class PfcFlowControl : public NoOpLinkHooks {
     port.send_control_frame(f);
   }
 
+  // Tells the network when this port starts or stops having any class
+  // paused: congestion spreading is counted in ports, as operators see it.
+  template <class P>
+  void set_active(P& port, uint8_t tc, bool on) {
+    const auto bit = static_cast<uint8_t>(1u << tc);
+    const uint8_t before = active_;
+    active_ = on ? (active_ | bit) : (active_ & ~bit);
+    if ((before == 0) != (active_ == 0)) port.net().note_port_paused(active_ != 0);
+  }
+
   PfcConfig cfg_;
   std::array<Time, kNumTcs> refresh_at_{};  // when the pending XOFF refresh is due
   std::array<Time, kNumTcs> paused_until_{};
+  std::array<Time, kNumTcs> paused_since_{};
   uint8_t pause_seen_ = 0;  // bit per class that has ever been paused (fast path)
+  uint8_t active_ = 0;      // bit per class paused now, as last seen by a frame or timer
+  uint8_t ignored_ = 0;     // watchdog action forward: pauses not obeyed
+  uint8_t stuck_ = 0;       // stuck receiver: classes held in XOFF
 };
 
 }  // namespace rdmasim

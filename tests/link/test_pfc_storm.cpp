@@ -135,6 +135,21 @@ TEST(PfcStorm, StuckReceiverPauseSpreadsToInnocentFlowsAndTheWatchdogContainsIt)
       dog.innocent_done_before_unstuck);
 }
 
+// Action forward: the stormed queue sends through the pauses, so the stuck
+// NIC, not the switch, loses what it cannot take.
+TEST(PfcStorm, WatchdogForwardIgnoresThePausesAndTheStuckNicDiscards) {
+  const StormRun r = run_storm(
+      ", watchdog: {enabled: true, detection_time: 200us, restoration_time: 200us, polling_interval: 10us, "
+      "action: forward}");
+  EXPECT_EQ(r.invariants, "");
+  const auto& w = r.pfc["watchdog"];
+  EXPECT_EQ(w["storms_detected"].get<uint64_t>(), 1u);
+  EXPECT_EQ(w["storms_restored"].get<uint64_t>(), 1u);
+  EXPECT_EQ(w["dropped_packets"].get<uint64_t>(), 0u);
+  EXPECT_EQ(w["queues"][0]["port"], "leaf0:0");
+  EXPECT_EQ(r.innocent_done_before_unstuck, 3);
+}
+
 // Five switches in a ring, one host each; every host sends to the host two
 // switches clockwise, the shorter way. Each ring link carries two flows at
 // line rate into a small buffer, and every ingress PG ends up holding only

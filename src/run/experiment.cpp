@@ -244,7 +244,9 @@ std::vector<FaultImpact> Experiment::fault_impacts() const {
     const char* action = fs.action == A::kDown      ? "down"
                          : fs.action == A::kUp      ? "up"
                          : fs.action == A::kDegrade ? "degrade"
-                                                    : "flap";
+                         : fs.action == A::kFlap    ? "flap"
+                         : fs.action == A::kStuck   ? "stuck"
+                                                    : "unstuck";
     std::string what = std::string(action) + (fs.silent ? " (silent) " : " ") + fs.node +
                        (fs.whole_node() ? "" : ":" + std::to_string(fs.port));
     if (fs.action == A::kDegrade) what += " to " + format_rate(fs.rate);

@@ -212,7 +212,7 @@ TEST_F(CliTest, GoodScenarioWritesAllOutputsAtomically) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(out)) names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"flows.csv", "ports.csv", "results.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"counters.txt", "flows.csv", "ports.csv", "results.json"}));
 
   const std::vector<std::string> lines = split(read_text(out / "flows.csv"), '\n');
   ASSERT_EQ(lines.size(), 4u);  // header, two flows, the empty piece after the final newline
@@ -1355,7 +1355,7 @@ TEST_F(CliTest, SummaryListsDropCausesAndExactlyTheFilesWritten) {
   EXPECT_NE(r.out.find("packets (buffer 0, lossless class 0, no route 0, link fault 0, corruption 0)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("outputs    " + (dir_ / "out").string() + "/{results.json,ports.csv}\n"),
+  EXPECT_NE(r.out.find("outputs    " + (dir_ / "out").string() + "/{results.json,ports.csv,counters.txt}\n"),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(dir_ / "out" / "flows.csv"));

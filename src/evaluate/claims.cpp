@@ -231,7 +231,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       out.push_back(
           not_measured(5, claim,
                        "needs a tuning sweep on a RoCEv2 fabric, or conditions that mis-set PFC/ECN "
-                       "(PFC storm and deadlock injections are a later issue)."));
+                       "(a stuck receiver's PFC storm and cyclic-buffer deadlock are measured by `rdmasim "
+                       "run`, docs/PFC_STORM.md; not yet as evaluation conditions)."));
     } else {
       out.push_back(ClaimAnswer{
           5, claim, hurt ? "supported" : "contradicted",

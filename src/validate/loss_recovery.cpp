@@ -1,19 +1,11 @@
 #include "validate/loss_recovery.h"
 
-#include <vector>
 
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
+#include "validate/recording_sink.h"
 
 namespace rdmasim {
-namespace {
-
-struct Sink final : CompletionSink {
-  std::vector<Completion> done;
-  void on_complete(const Completion& c) override { done.push_back(c); }
-};
-
-}  // namespace
 
 LossRecoveryRun run_loss_recovery(LossRecovery mode, double loss, int messages, int64_t bytes, Time horizon,
                                   uint64_t seed) {
@@ -26,7 +18,7 @@ LossRecoveryRun run_loss_recovery(LossRecovery mode, double loss, int messages, 
   Fabric f(sim, make_chain(1, LinkSpec{Rate::from_gbps(100), Time::from_us(1)}), cfg);
   constexpr int kSwitch = 2;
   f.set_link_loss(kSwitch, 1, loss);
-  Sink sink;
+  RecordingSink sink;
   QueuePair qp = f.verbs().create_qp(0, 1, &sink);
   for (int m = 0; m < messages; ++m) qp.post_write(bytes, static_cast<uint64_t>(m));
   sim.run(horizon);

@@ -68,6 +68,14 @@ TEST(OperatorViews, IbdiagnetWarnsOfTheDownedLinkAndCountsItsDiscards) {
   ASSERT_GT(fault, 0u);
   EXPECT_EQ(discards, fault);
   EXPECT_NE(text.find("-I- Summary:"), std::string::npos);
+  // The hosts' RDMA counters add up to the transport's own: the gaps the
+  // responders saw, the NAKs the requesters got back.
+  const auto t = totals(operator_counters(e));
+  const QpStats q = e.fabric().verbs().total_stats();
+  ASSERT_GT(q.naks_received, 0u);
+  EXPECT_EQ(t.at("packet_seq_err"), q.naks_received);
+  EXPECT_EQ(t.at("out_of_sequence"), q.out_of_order_discards);
+  EXPECT_EQ(t.at("rdma_retransmitted_packets"), q.retransmitted_packets);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ namespace rdmasim {
 // first block before every hook; the algorithm writes the second.
 struct CcFlow {
   uint32_t id = 0;  // the connection (QP) number: dense from 0, for per-flow state
+  int host = 0;     // the sending host (endpoint index)
   Rate line_rate;   // of the NIC port the connection leaves by
   // Sequence numbers in packets (a byte-stream transport counts segments).
   uint64_t una = 0;  // oldest unacknowledged
@@ -74,7 +75,7 @@ class CongestionControl {
   virtual void on_rto(CcFlow& f) {}
   virtual void on_timer(CcFlow& f, uint32_t tag) {}
 
-  void attach(CcHost* host) { host_ = host; }
+  virtual void attach(CcHost* host) { host_ = host; }
 
  protected:
   CcHost* host_ = nullptr;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "config/misconfig.h"
 #include "config/params.h"
 #include "config/scenario.h"
 #include "fabric/parts.h"
@@ -224,12 +225,22 @@ std::string key_reference() {
 
   out +=
       "\n## links\n\nA list of per-link settings, applied in order (a later entry overrides an earlier one "
-      "where they meet, and both override a topology file's error rates): random loss on the wire. A lost "
-      "frame takes its time on the wire and is discarded by the receiving port (results.json "
-      "`network.corruption_drops`, apart from buffer drops). Lossy links only: refused on PFC and "
-      "InfiniBand credit links.\n\n";
+      "where they meet, and both override a topology file's error rates): random loss or bit errors on the "
+      "wire. A lost frame takes its time on the wire and is discarded by the receiving port (results.json "
+      "`network.corruption_drops`, apart from buffer drops). `loss` is refused on PFC and InfiniBand credit "
+      "links (it would lose PAUSE frames and credit updates); `ber` applies everywhere and spares those "
+      "small control frames.\n\n";
   table_head(out);
   key_rows(out, "links[].", link_setting_keys(), link_setting_defaults());
+
+  out +=
+      "\n## misconfig\n\nA list of injected misconfigurations, each on one switch, NIC or switch port (or "
+      "every switch or NIC): `set` holds fabric keys the device runs otherwise, read by the fabric's own "
+      "declarations on top of what earlier entries gave it. A run with one is labelled MISCONFIGURED, and "
+      "its lossless-class drops are its finding (results.json `misconfig`) instead of a broken invariant. "
+      "A key the profile has no use for, or one that changes nothing, is refused.\n\n";
+  table_head(out);
+  key_rows(out, "misconfig[].", misconfig_keys(), nlohmann::ordered_json::object());
   return out;
 }
 

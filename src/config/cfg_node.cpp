@@ -653,6 +653,11 @@ CfgNode CfgNode::map_child(const Entry& e, std::string_view key) const {
   return CfgNode(shared_, e.value, key_path(key));
 }
 
+bool CfgNode::has_map(std::string_view key) const {
+  const std::optional<Entry> v = lookup(key);
+  return v && v->value.IsMap();
+}
+
 CfgNode CfgNode::child(std::string_view key) const { return map_child(require(key, "a map"), key); }
 
 std::optional<CfgNode> CfgNode::opt_child(std::string_view key) const {

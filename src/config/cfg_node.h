@@ -31,6 +31,8 @@ class CfgNode {
   // here (also when it is absent and the default is used), which is what finish() checks against. An
   // explicitly empty value ("key:") is an error, not a request for the default.
   [[nodiscard]] bool has(std::string_view key) const;
+  // Whether `key` is present and holds a map (for data whose shape varies).
+  [[nodiscard]] bool has_map(std::string_view key) const;
 
   [[nodiscard]] Time time(std::string_view key) const;
   [[nodiscard]] Time time(std::string_view key, Time def) const;

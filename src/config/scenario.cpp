@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "config/misconfig.h"
 #include "config/units_parse.h"
 #include "fabric/parts.h"
 #include "fabric/profiles.h"
@@ -207,9 +208,14 @@ void visit_link_setting(V& v, LinkSettingSpec& l) {
            l, LinkTargetCodec{});
   v.fraction(Key{"loss",
                  "share of the frames lost on the wire, drawn per frame from the link's own seeded stream: "
-                 "data, ACKs and control frames alike; the receiving port discards them (corruption_drops)",
-                 kRequired},
+                 "data, ACKs and control frames alike; the receiving port discards them (corruption_drops). "
+                 "Lossy links only"},
              l.loss);
+  v.real({"ber",
+          "bit-error rate: a frame of n bits is corrupted with probability 1-(1-ber)^n and discarded by the "
+          "receiving port (corruption_drops, rx_crc_errors_phy, SymbolErrorCounter); every link type, PAUSE "
+          "and credit frames spared"},
+         l.ber, 0.0, 1e-3);
   v.choice({"direction",
             "which way frames are lost: both, only those the named end sends (out), or only "
             "those it receives (in)"},
@@ -358,6 +364,8 @@ void read_links(const CfgNode& root, Scenario& s) {
   for (const CfgNode& l : root.opt_list("links")) {
     LinkSettingSpec ls;
     ls.line = l.line();
+    if (l.is_map() && !l.has("loss") && !l.has("ber"))
+      throw l.error("loss", "missing: expected loss (a share of frames) or ber (a bit-error rate), or both");
     ParamReader r(l);
     visit_link_setting(r, ls);
     l.finish();
@@ -408,6 +416,7 @@ Scenario load_scenario(const CfgNode& root) {
   read_links(root, s);
   s.output.dir = "out/" + s.name;
   r.block("output", [&](ParamReader& b) { visit_output(b, s.output); });
+  (void)root.opt_list("misconfig");  // read below, once the topology names its devices
   root.finish();
   if (s.output.incident_interval != Time::zero()) {
     if (s.faults.empty())
@@ -419,6 +428,7 @@ Scenario load_scenario(const CfgNode& root) {
   }
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
+  read_misconfig(root, s.fabric, t);
   // Loss on the wire is modelled on lossy links only: on a PFC link a lost
   // PAUSE frame lets the upstream overrun the headroom (lossless drops the
   // run would report as a broken invariant), and on a credit link a lost

@@ -65,7 +65,7 @@ struct FaultSpec {
 };
 
 // A per-link setting (`links:`), applied in order over the topology (a
-// file's own error rates first): random frame loss on the wire. `node`
+// file's own error rates first): random frame loss or bit errors on the wire. `node`
 // empty means every link; otherwise the link at "node:port", named as a
 // fault names it. Loss is per frame each end sends: both ends, or only
 // the named end (kOut) or only its peer (kIn).
@@ -74,6 +74,7 @@ struct LinkSettingSpec {
   std::string node;  // empty: every link
   int port = 0;
   double loss = 0.0;
+  double ber = 0.0;  // bit-error rate, as well as or instead of loss
   Direction direction = Direction::kBoth;
   int line = 0;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cc/per_host.h"
 #include "route/shortest_path.h"
 #include "transport/iwarp/iwarp_framing.h"
 
@@ -103,8 +104,8 @@ void Fabric::build() {
     } else {
       const uint64_t seed =
           cfg_.sw.same_ecmp_seed ? mix64(sim_.seed()) : mix64(sim_.seed() ^ (n * 0x9e3779b97f4a7c15ull));
-      auto sw =
-          std::make_unique<Switch>(net_, static_cast<int>(n), tn.name, cfg_.sw.mmu, adj[n].size(), seed);
+      auto sw = std::make_unique<Switch>(net_, static_cast<int>(n), tn.name,
+                                         device_config(static_cast<int>(n)).sw.mmu, adj[n].size(), seed);
       sw->set_forwarding(cfg_.sw.latency, cfg_.sw.cut_through ? cfg_.sw.cut_through_bytes : 0);
       switches_.push_back(sw.get());
       by_topo_id_[n] = &net_.add_node(std::move(sw));
@@ -136,12 +137,19 @@ void Fabric::build() {
       auto* sw = static_cast<Switch*>(self);
       sw->set_routes(std::move(tables[n]));
       sw->set_forwarding_policy(make_forwarding_policy(forwarding_policy_name(cfg_), *sw));
-      for (const std::string& cp : congestion_point_names(cfg_))
-        sw->add_congestion_point(make_congestion_point(cp, cfg_, *sw));
+      const FabricConfig& dc = device_config(static_cast<int>(n));
+      for (const std::string& cp : congestion_point_names(dc))
+        sw->add_congestion_point(make_congestion_point(cp, dc, *sw));
       const uint32_t max_frame = cfg_.framing.data_wire(cfg_.rc.mtu, true);
+      uint64_t carved = 0;
+      int most_lossless = 0;
       for (size_t i = 0; i < sw->num_ports(); ++i) {
-        const Port& p = sw->port(i);
-        uint64_t h = cfg_.sw.pfc_headroom_bytes;
+        Port& p = sw->port(i);
+        const auto idx = static_cast<uint16_t>(i);
+        const FabricConfig& pc = port_config(static_cast<int>(n), idx, {"pfc.enabled", "pfc.classes"});
+        sw->mmu().set_port_lossless(idx, pc.sw.mmu.lossless_mask);
+        const FabricConfig& hc = port_config(static_cast<int>(n), idx, {"pfc.headroom"});
+        uint64_t h = hc.sw.pfc_headroom_bytes;
         // What can still arrive after the XOFF decision: the cable in both
         // directions, our own pipeline (packets already past the MAC), the
         // upstream's response time, one frame being sent on each side, and the
@@ -149,21 +157,22 @@ void Fabric::build() {
         if (h == 0)
           h = static_cast<uint64_t>(
                   p.rate()
-                      .bytes_in(p.delay() * 2 + sw->ingress_latency() + cfg_.sw.pfc_response_time)
+                      .bytes_in(p.delay() * 2 + sw->ingress_latency() + hc.sw.pfc_response_time)
                       .count()) +
               2ull * max_frame + cfg_.framing.pfc_wire();
-        sw->mmu().set_headroom(static_cast<uint16_t>(i), h);
+        sw->mmu().set_headroom(idx, h);
+        const int lossless = __builtin_popcount(pc.sw.mmu.lossless_mask);
+        most_lossless = std::max(most_lossless, lossless);
+        carved += lossless * (h + dc.sw.mmu.pg_reserved_bytes);
+        const uint32_t mtu = port_config(static_cast<int>(n), idx, {"mtu"}).rc.mtu;
+        if (mtu < cfg_.rc.mtu) p.set_max_payload(mtu);
       }
-      uint64_t carved = 0;
-      const int lossless = __builtin_popcount(cfg_.sw.mmu.lossless_mask);
-      for (size_t i = 0; i < sw->num_ports(); ++i)
-        carved += lossless * (sw->mmu().headroom(static_cast<uint16_t>(i)) + cfg_.sw.mmu.pg_reserved_bytes);
-      if (!cfg_.sw.mmu.unlimited && lossless > 0 && carved >= cfg_.sw.mmu.buffer_bytes)
+      if (!dc.sw.mmu.unlimited && most_lossless > 0 && carved >= dc.sw.mmu.buffer_bytes)
         throw std::invalid_argument("switch '" + sw->name() + "': PFC headroom and reserved bytes for " +
-                                    std::to_string(sw->num_ports()) + " ports x " + std::to_string(lossless) +
-                                    " lossless classes need " + std::to_string(carved) +
-                                    " bytes, more than its " + std::to_string(cfg_.sw.mmu.buffer_bytes) +
-                                    "-byte buffer");
+                                    std::to_string(sw->num_ports()) + " ports x " +
+                                    std::to_string(most_lossless) + " lossless classes need " +
+                                    std::to_string(carved) + " bytes, more than its " +
+                                    std::to_string(dc.sw.mmu.buffer_bytes) + "-byte buffer");
     } else {
       auto* nic = static_cast<Nic*>(self);
       nic->set_routes(std::move(tables[n]));
@@ -172,6 +181,10 @@ void Fabric::build() {
     }
   }
   install_flow_control();
+  if (nic_misconfigured("data_tc")) {
+    host_data_tc_.resize(nics_.size());
+    for (size_t h = 0; h < nics_.size(); ++h) host_data_tc_[h] = device_config(topo_.hosts[h]).rc.data_tc;
+  }
   transport_->attach_nics(nics_);
   if (cfg_.cc == "hpcc") {
     if (cfg_.hpcc.base_rtt == Time::zero()) cfg_.hpcc.base_rtt = max_base_rtt();
@@ -181,8 +194,20 @@ void Fabric::build() {
           throw std::invalid_argument("fabric.hpcc.min_rate must be below every host link rate (" +
                                       fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
   }
-  auto cc = make_congestion_control(
-      cfg_, PartContext{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); }});
+  const PartContext ctx{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); }};
+  auto cc = make_congestion_control(cfg_, ctx);
+  if (cc != nullptr && nic_misconfigured(cfg_.cc)) {
+    std::vector<std::unique_ptr<CongestionControl>> by_host(nics_.size());
+    for (size_t h = 0; h < nics_.size(); ++h) {
+      const FabricConfig& dc = device_config(topo_.hosts[h]);
+      if (&dc == &cfg_) continue;
+      FabricConfig c = dc;  // what the constructor resolved, unless the NIC sets it
+      if (c.hpcc.base_rtt == Time::zero()) c.hpcc.base_rtt = cfg_.hpcc.base_rtt;
+      if (c.dctcp.initial_window == 0) c.dctcp.initial_window = cfg_.dctcp.initial_window;
+      by_host[h] = make_congestion_control(c, ctx);
+    }
+    cc = std::make_unique<PerHostCongestionControl>(std::move(cc), std::move(by_host));
+  }
   transport_->set_receiver_feedback(make_receiver_feedback(cc.get(), net_));
   transport_->set_path_selector(make_path_selector(cfg_, cc.get(), sim_.seed()));
   transport_->set_congestion_control(std::move(cc));
@@ -192,8 +217,13 @@ void Fabric::install_flow_control() {
   const std::string name = link_flow_control_name(cfg_);
   for (size_t n = 0; n < net_.num_nodes(); ++n) {
     Node& node = net_.node(n);
-    for (size_t i = 0; i < node.num_ports(); ++i)
-      node.port(i).set_flow_control(make_link_flow_control(name, cfg_, node.port(i)));
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      // A port with PFC off neither sends PAUSE nor obeys it.
+      const FabricConfig& pc =
+          port_config(static_cast<int>(n), static_cast<uint16_t>(i), {"pfc.enabled", "pfc.classes"});
+      const std::string own = name == "pfc" && pc.sw.mmu.lossless_mask == 0 ? "lossy" : name;
+      node.port(i).set_flow_control(make_link_flow_control(own, pc, node.port(i)));
+    }
   }
   for (size_t n = 0; n < net_.num_nodes(); ++n) {
     Node& node = net_.node(n);
@@ -204,6 +234,32 @@ void Fabric::install_flow_control() {
   }
 }
 
+const FabricConfig& Fabric::device_config(int node) const {
+  if (cfg_.misconfig.empty()) return cfg_;
+  const DeviceOverride::Kind kind = topo_.nodes[node].kind == TopoNodeKind::kHost
+                                        ? DeviceOverride::Kind::kNic
+                                        : DeviceOverride::Kind::kSwitch;
+  // Each entry was read on top of the earlier ones covering the same device.
+  for (auto it = cfg_.misconfig.rbegin(); it != cfg_.misconfig.rend(); ++it)
+    if (it->covers(kind, topo_.nodes[node].name)) return *it->cfg;
+  return cfg_;
+}
+
+bool Fabric::nic_misconfigured(std::string_view key) const {
+  return std::any_of(cfg_.misconfig.begin(), cfg_.misconfig.end(), [&](const DeviceOverride& o) {
+    return o.kind == DeviceOverride::Kind::kNic && o.sets(key);
+  });
+}
+
+const FabricConfig& Fabric::port_config(int node, uint16_t port,
+                                        std::initializer_list<std::string_view> keys) const {
+  for (auto it = cfg_.misconfig.rbegin(); it != cfg_.misconfig.rend(); ++it)
+    if (it->kind == DeviceOverride::Kind::kPort && it->port == port && it->node == topo_.nodes[node].name &&
+        std::any_of(keys.begin(), keys.end(), [&](std::string_view k) { return it->sets(k); }))
+      return *it->cfg;
+  return device_config(node);
+}
+
 int Fabric::port_towards(int a, int b) const {
   const Node& n = *by_topo_id_[a];
   for (size_t i = 0; i < n.num_ports(); ++i)
@@ -211,7 +267,7 @@ int Fabric::port_towards(int a, int b) const {
   return -1;
 }
 
-void Fabric::set_link_loss(int node, uint16_t port, double p) {
+void Fabric::set_link_loss(int node, uint16_t port, double p, double ber) {
   if (node < 0 || static_cast<size_t>(node) >= by_topo_id_.size() || port >= by_topo_id_[node]->num_ports())
     throw std::invalid_argument("no port " + std::to_string(port) + " on node " + std::to_string(node));
   if (!(p >= 0.0 && p <= 1.0))
@@ -220,11 +276,14 @@ void Fabric::set_link_loss(int node, uint16_t port, double p) {
   if (p > 0.0 && fc != "lossy")
     throw std::invalid_argument("link loss is not modelled on a " + fc +
                                 " link (what a lost PAUSE frame or credit update does is not)");
+  if (!(ber >= 0.0 && ber < 1.0))
+    throw std::invalid_argument("a bit-error rate must be in [0, 1), got " + std::to_string(ber));
   Port& pt = by_topo_id_[node]->port(port);
   // Seeded once: a later change continues the port's stream rather than replaying it.
-  if (p > 0.0 && !pt.has_loss_stream())
+  if ((p > 0.0 || ber > 0.0) && !pt.has_loss_stream())
     pt.set_loss_stream(sim_.rng("bit-errors/" + topo_.nodes[node].name + ":" + std::to_string(port)));
   pt.set_loss(p);
+  pt.set_ber(ber);
 }
 
 void Fabric::schedule_link_state(Time at, int node, uint16_t port, bool up, bool silent) {
@@ -549,14 +608,38 @@ std::string Fabric::check_invariants() const {
   for (const Switch* sw : switches_) {
     uint64_t queued = 0;
     for (size_t i = 0; i < sw->num_ports(); ++i) queued += sw->port(i).queues().total_bytes();
-    // A lossless class drops only when PFC is misconfigured; with headroom
-    // sized by the model itself that would be a modelling error.
-    if (cfg_.sw.pfc_headroom_bytes == 0 && sw->counters().lossless_drops > 0)
+    // A lossless class drops only when PFC is misconfigured: a run that
+    // injects a misconfiguration reports them as its finding; without one
+    // they are a modelling error (auto headroom) or a configuration the user
+    // must hear about (a headroom below what the links need).
+    if (cfg_.misconfig.empty() && sw->counters().lossless_drops > 0)
       return "lossless class dropped " + std::to_string(sw->counters().lossless_drops) + " packets at " +
-             sw->name() + " although PFC headroom was sized automatically";
+             sw->name() +
+             (cfg_.sw.pfc_headroom_bytes == 0
+                  ? std::string(" although PFC headroom was sized automatically")
+                  : " with fabric.pfc.headroom " + std::to_string(cfg_.sw.pfc_headroom_bytes) +
+                        " B: below what its links need (use auto), or inject it as misconfig: to study it");
     if (queued != sw->mmu().used())
       return "buffer accounting violated at " + sw->name() + ": MMU holds " +
              std::to_string(sw->mmu().used()) + " bytes, queues hold " + std::to_string(queued);
+  }
+  return {};
+}
+
+bool DeviceOverride::sets(std::string_view key) const {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {
+    return k == key || (k.size() > key.size() && k.compare(0, key.size(), key) == 0 && k[key.size()] == '.');
+  });
+}
+
+std::string DeviceOverride::target() const {
+  switch (kind) {
+    case Kind::kSwitch:
+      return "switch " + (node.empty() ? std::string("all") : node);
+    case Kind::kNic:
+      return "nic " + (node.empty() ? std::string("all") : node);
+    case Kind::kPort:
+      return "port " + node + ":" + std::to_string(port);
   }
   return {};
 }

@@ -3,8 +3,10 @@
 // the network side hangs off one Fabric, which belongs to one Simulation.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cc/cubic/cubic.h"
@@ -64,6 +66,28 @@ struct InfinibandSettings {
   SubnetManagerConfig sm;
 };
 
+struct FabricConfig;
+
+// A device the scenario misconfigures (misconfig:): one switch, one NIC or
+// one switch port, or every switch or every NIC, running `cfg` (the
+// fabric's configuration with `keys` set otherwise) instead of the fabric's.
+// What each key does to one device is documented in docs/FAILURES.md.
+struct DeviceOverride {
+  enum class Kind : uint8_t { kSwitch, kNic, kPort };
+  Kind kind = Kind::kSwitch;
+  std::string node;               // empty: every switch (kSwitch) or every NIC (kNic)
+  int port = -1;                  // kPort: the port index on switch `node`
+  std::vector<std::string> keys;  // fabric keys it sets, dotted: "pfc.headroom", "dcqcn.rate_ai"
+  std::shared_ptr<const FabricConfig> cfg;
+  // Whether it sets `key` or a key inside block `key` ("dcqcn").
+  [[nodiscard]] bool sets(std::string_view key) const;
+  [[nodiscard]] bool covers(Kind k, const std::string& name) const {
+    return kind == k && (node.empty() || node == name);
+  }
+  // "switch leaf0", "nic all", "port leaf0:2", as the run's label names it.
+  [[nodiscard]] std::string target() const;
+};
+
 struct FabricConfig {
   std::string name = "ethernet-lossy";
   Framing framing = Framing::rocev2();
@@ -90,6 +114,9 @@ struct FabricConfig {
   // on: InfiniBand profiles have it; an Ethernet one only when a scenario
   // enables it to model a vendor extension.
   SharpConfig sharp;
+  // Devices configured otherwise than the above (scenario misconfig:), in
+  // scenario order: a later entry for the same device builds on an earlier.
+  std::vector<DeviceOverride> misconfig;
 
   // What a front end prints for the transport: its name as perftest and
   // nccl-tests show it, and the MTU the user sets with --mtu (RC: payload
@@ -129,7 +156,9 @@ class Fabric {
   [[nodiscard]] const Network& net() const { return net_; }
   // The door for workloads, collectives and reports: QPs, work requests, completions.
   // Posting through a const Fabric is allowed: QPs are not part of its configuration.
-  [[nodiscard]] Verbs verbs() const { return {*transport_, cfg_.rc.data_tc}; }
+  [[nodiscard]] Verbs verbs() const {
+    return {*transport_, cfg_.rc.data_tc, host_data_tc_.empty() ? nullptr : &host_data_tc_};
+  }
   // The transport part itself, for the fabric's own parts, invariants and
   // the transport's unit tests; everything above the verbs layer uses verbs().
   [[nodiscard]] Transport& transport() { return *transport_; }
@@ -188,7 +217,11 @@ class Fabric {
   // lost PAUSE frame or credit update is not modelled, so a nonzero p on a
   // PFC or credit link throws std::invalid_argument, as does a node or port
   // that does not exist.
-  void set_link_loss(int node, uint16_t port, double p);
+  // `ber` adds bit errors on every link type: a frame is corrupted with
+  // probability 1 - (1 - ber)^bits (Port::set_ber), PAUSE and credit frames
+  // spared; on a credit link its blocks come back to the sender as IB's
+  // FCTBS resynchronisation returns them.
+  void set_link_loss(int node, uint16_t port, double p, double ber = 0.0);
   // The port leading from topology node `a` to node `b` (-1 if not adjacent).
   [[nodiscard]] int port_towards(int a, int b) const;
   [[nodiscard]] Node& node_by_topo_id(int n) { return *by_topo_id_[n]; }
@@ -245,13 +278,22 @@ class Fabric {
   std::vector<RecoveryEvent> recovery_log_;
   SmStats sm_stats_;
   [[nodiscard]] uint32_t bdp_packets() const;
+  // What switch or NIC `node` runs (misconfig: entries covering it, else
+  // the fabric's), and what port `port` of it runs for `keys`
+  // ("pfc.headroom", "mtu"): a port entry setting one of them, else its node's.
+  [[nodiscard]] const FabricConfig& device_config(int node) const;
+  // Whether a misconfig entry for NICs sets `key` (or a key in block `key`).
+  [[nodiscard]] bool nic_misconfigured(std::string_view key) const;
+  [[nodiscard]] const FabricConfig& port_config(int node, uint16_t port,
+                                                std::initializer_list<std::string_view> keys) const;
 
   Simulation& sim_;
   Topology topo_;
   FabricConfig cfg_;
   Network net_;
   std::unique_ptr<Transport> transport_;
-  std::vector<Nic*> nics_;  // by endpoint index
+  std::vector<Nic*> nics_;             // by endpoint index
+  std::vector<uint8_t> host_data_tc_;  // by endpoint index, when a NIC marks another class (misconfig)
   std::vector<Switch*> switches_;
   std::vector<Node*> by_topo_id_;  // topology node id -> node
   std::unique_ptr<PfcWatch> pfc_watch_;

@@ -587,6 +587,18 @@ void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg) {
   visit_fabric(r, cfg);
 }
 
+void read_device_params(const CfgNode& set, FabricConfig& cfg) {
+  ParamReader r(set);
+  if (set.has("mtu") || set.has("data_tc")) visit_rc(r, cfg.rc);
+  if (set.has("pfc")) r.block(Key{"pfc"}, [&](auto& b) { visit_pfc(b, cfg.sw, cfg.rc.data_tc); });
+  if (set.has("ecn")) {
+    cfg.sw.ecn.enabled = true;  // as in fabric: writing the block asks for marking
+    r.block(Key{"ecn"}, [&](auto& b) { visit_red_ecn(b, cfg.sw.ecn); });
+  }
+  if (congestion_control_has_params(cfg.cc))
+    r.block(Key{cfg.cc.c_str()}, [&](auto& b) { visit_congestion_control_params(cfg, b); });
+}
+
 nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg) {
   FabricConfig copy = cfg;  // visit() takes the struct by reference; echo does not write
   json j = json::object();

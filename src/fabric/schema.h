@@ -19,6 +19,11 @@ class CfgNode;
 
 // `fabric:` (less `profile`, which picked `cfg` before reading). Throws InputError.
 void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg);
+// A misconfig entry's `set:` block on top of `cfg`: only the parts a single
+// device carries (rc's mtu and data_tc, pfc, ecn, the congestion control's
+// block), without the fabric-wide consistency checks, since breaking those
+// is what an injection is for. Throws InputError.
+void read_device_params(const CfgNode& set, FabricConfig& cfg);
 // The block as results.json records it.
 [[nodiscard]] nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg);
 // `topology.switch:`, the switch hardware (forwarding, latency, buffer).

@@ -22,6 +22,8 @@
 //                          (port.buffer(): the switch's Mmu);
 //   on_left_buffer(port, c) such a packet left the buffer (after on_release);
 //   on_timer(port, k, a)   a timer the part set with port.schedule_timer fired;
+//   on_corrupt(port, p)    p arrived corrupted (bad FCS) and is discarded
+//                          before on_receive: what the sender counted of it;
 //   on_link_down(), on_fault_drop(p), connect_peer/resync (link up).
 // The part never keeps a packet pointer. Parts are templates over the port
 // (`P`): the hot path is a switch over three alternatives with inlined bodies,
@@ -75,6 +77,10 @@ class LinkFlowControl {
   template <class P>
   void on_timer(P& port, uint32_t kind, uint64_t arg) {
     std::visit([&](auto& f) { f.on_timer(port, kind, arg); }, part_);
+  }
+  template <class P>
+  void on_corrupt(P& port, const Packet& p) {
+    std::visit([&](auto& f) { f.on_corrupt(port, p); }, part_);
   }
   // std::visit throws only for a valueless variant; the alternatives never throw on move, so it never is.
   // NOLINTNEXTLINE(bugprone-exception-escape)

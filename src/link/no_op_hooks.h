@@ -22,6 +22,8 @@ struct NoOpLinkHooks {
   void on_left_buffer(P& /*port*/, uint8_t /*cls*/) noexcept {}
   template <class P>
   void on_timer(P& /*port*/, uint32_t /*kind*/, uint64_t /*arg*/) noexcept {}
+  template <class P>
+  void on_corrupt(P& /*port*/, const Packet& /*p*/) noexcept {}
   void on_link_down() noexcept {}
   void on_fault_drop(const Packet& /*p*/) noexcept {}
 };

@@ -38,6 +38,9 @@ struct PortCounters {
   // discarded them on a bad FCS, what it reports as rx CRC errors. Not in
   // rx_packets/rx_bytes.
   uint64_t corrupt_drop_packets = 0;
+  // With more payload than this port's MTU (a misconfigured MTU), received
+  // or routed to it: discarded (ethtool's rx_oversize_pkts_phy at ingress).
+  uint64_t oversize_drop_packets = 0;
 };
 
 }  // namespace rdmasim

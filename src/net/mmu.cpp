@@ -11,9 +11,10 @@ void Mmu::set_headroom(uint16_t port, uint64_t bytes) {
 
 void Mmu::recompute_pool() {
   uint64_t carved = 0;
-  for (const auto& port : pg_)
+  for (size_t port = 0; port < pg_.size(); ++port)
     for (int tc = 0; tc < kNumTcs; ++tc)
-      if (lossless(static_cast<uint8_t>(tc))) carved += cfg_.pg_reserved_bytes + port[tc].headroom_size;
+      if (lossless(static_cast<uint16_t>(port), static_cast<uint8_t>(tc)))
+        carved += cfg_.pg_reserved_bytes + pg_[port][tc].headroom_size;
   shared_pool_ = cfg_.buffer_bytes > carved ? cfg_.buffer_bytes - carved : 0;
   pool_ready_ = true;
 }
@@ -28,7 +29,7 @@ Mmu::Verdict Mmu::admit(uint16_t in_port, uint16_t out_port, uint8_t tc, uint32_
   if (!pool_ready_) recompute_pool();
   if (cfg_.unlimited) {
     shared_used_ += bytes;
-  } else if (lossless(tc)) {
+  } else if (lossless(in_port, tc)) {
     Pg& g = pg_[in_port][tc];
     if (g.reserved + bytes <= cfg_.pg_reserved_bytes) {
       g.reserved += bytes;
@@ -56,7 +57,7 @@ Mmu::Verdict Mmu::admit(uint16_t in_port, uint16_t out_port, uint8_t tc, uint32_
 void Mmu::release(uint16_t in_port, uint16_t out_port, uint8_t tc, uint32_t bytes) {
   queue_bytes_[out_port][tc] -= bytes;
   used_ -= bytes;
-  if (cfg_.unlimited || !lossless(tc)) {
+  if (cfg_.unlimited || !lossless(in_port, tc)) {
     shared_used_ -= bytes;
     return;
   }

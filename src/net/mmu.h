@@ -42,14 +42,26 @@ struct MmuConfig {
 
 class Mmu {
  public:
-  Mmu(const MmuConfig& cfg, size_t num_ports) : cfg_(cfg), queue_bytes_(num_ports), pg_(num_ports) {}
+  Mmu(const MmuConfig& cfg, size_t num_ports)
+      : cfg_(cfg), queue_bytes_(num_ports), pg_(num_ports), port_lossless_(num_ports, cfg.lossless_mask) {}
 
   // Per-port headroom for each lossless PG (depends on the link's rate and
   // length); call once per port before traffic starts.
   void set_headroom(uint16_t port, uint64_t bytes);
   [[nodiscard]] uint64_t headroom(uint16_t port) const { return pg_[port][0].headroom_size; }
 
-  [[nodiscard]] bool lossless(uint8_t tc) const { return (cfg_.lossless_mask >> tc) & 1u; }
+  // Whether class `tc` arriving on `in_port` is lossless there: the
+  // switch's PFC classes, unless the port is configured otherwise.
+  [[nodiscard]] bool lossless(uint16_t in_port, uint8_t tc) const {
+    return (port_lossless_[in_port] >> tc) & 1u;
+  }
+  // A port whose PFC is off (0) or on other priorities than the switch's
+  // (misconfig:); call before traffic starts.
+  void set_port_lossless(uint16_t port, uint8_t mask) {
+    port_lossless_[port] = mask;
+    pool_ready_ = false;
+  }
+  [[nodiscard]] uint8_t port_lossless(uint16_t port) const { return port_lossless_[port]; }
 
   enum class Verdict : uint8_t { kAdmit, kDropLossy, kDropLossless };
   // Admits a packet arriving on `in_port` for egress `out_port`, accounting it.
@@ -89,6 +101,7 @@ class Mmu {
   MmuConfig cfg_;
   std::vector<std::array<uint64_t, kNumTcs>> queue_bytes_;  // egress
   std::vector<std::array<Pg, kNumTcs>> pg_;                 // ingress (lossless)
+  std::vector<uint8_t> port_lossless_;                      // per ingress port: lossless classes
   uint64_t shared_pool_ = 0;                                // buffer minus reservations and headroom
   uint64_t shared_used_ = 0;
   uint64_t used_ = 0;  // every byte in the buffer

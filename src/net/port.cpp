@@ -1,6 +1,7 @@
 #include "net/port.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "net/network.h"
 #include "net/node.h"
@@ -133,6 +134,7 @@ bool Port::receive_frame(Packet* p) {
   // FCS; dropping it here loses the same frame one hop earlier.
   if ((p->flags & kWireLoss) != 0) [[unlikely]] {
     ctr_.corrupt_drop_packets += 1;
+    fc_.on_corrupt(*this, *p);
     net_.drop(p);
     return true;
   }
@@ -221,7 +223,12 @@ void Port::transmit(Packet* p, Time now) {
   }
   // A lost frame still takes its time on the wire and reaches the peer, whose
   // MAC discards it (receive_frame); no draw at all on a loss-free link.
-  if (loss_ > 0.0 && loss_rng_.uniform01() < loss_) p->flags |= kWireLoss;
+  if (loss_ > 0.0 && loss_rng_.uniform01() < loss_) {
+    p->flags |= kWireLoss;
+  } else if (ber_log_ < 0.0 && p->type != PktType::kPfc && p->type != PktType::kCredit) [[unlikely]] {
+    // Bit errors: the frame survives only if all its bits do, (1 - ber)^bits.
+    if (loss_rng_.uniform01() < -std::expm1(ber_log_ * 8.0 * p->wire)) p->flags |= kWireLoss;
+  }
   net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
   if (ctrl_head_ != nullptr || !queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
     tx_pending_ = true;

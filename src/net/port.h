@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 
@@ -77,7 +78,18 @@ class Port final : public EventHandler {
     has_loss_stream_ = true;
   }
   [[nodiscard]] double loss() const { return loss_; }
+  // A bit-error rate on what this port sends: a frame of w wire bytes is
+  // corrupted with probability 1 - (1 - ber)^(8w), drawn from the loss
+  // stream. Link-level control frames (PAUSE, credit updates: 64 B and
+  // less, ~5e-10 at a BER of 1e-12) are spared. 0: none.
+  void set_ber(double ber) { ber_log_ = ber > 0.0 ? std::log1p(-ber) : 0.0; }
+  [[nodiscard]] double ber() const { return ber_log_ < 0.0 ? -std::expm1(ber_log_) : 0.0; }
   [[nodiscard]] bool has_loss_stream() const { return has_loss_stream_; }
+  // A switch port with a smaller MTU than the fabric's (misconfig: mtu):
+  // frames with more payload bytes that it receives, or that the switch
+  // would send through it, are discarded as oversize. 0: no limit.
+  void set_max_payload(uint32_t bytes) { max_payload_ = bytes; }
+  [[nodiscard]] uint32_t max_payload() const { return max_payload_; }
   // Installs the link-layer flow control; call before traffic, on both ends.
   void set_flow_control(LinkFlowControl fc) { fc_ = std::move(fc); }
   [[nodiscard]] LinkFlowControl& flow_control() { return fc_; }
@@ -187,8 +199,10 @@ class Port final : public EventHandler {
   bool tx_pending_ = false;
   bool up_ = true;
   uint8_t wd_drop_ = 0;  // classes the PFC watchdog drops
+  uint32_t max_payload_ = 0;
   bool has_loss_stream_ = false;
   double loss_ = 0.0;
+  double ber_log_ = 0.0;  // log(1 - ber): negative when bit errors are on
   Rng loss_rng_;
 };
 

@@ -15,6 +15,13 @@ void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];
   if (in.receive_frame(p)) return;
+  if (in.max_payload() != 0 && p->payload > in.max_payload()) [[unlikely]] {
+    ++ctr_.oversize_drops;
+    in.counters().oversize_drop_packets += 1;
+    in.release(p->tc, p->wire);
+    net_.drop(p);
+    return;
+  }
   const int out_idx = fwd_.select(*this, *p);
   if (out_idx < 0) {
     ++ctr_.no_route_drops;
@@ -25,6 +32,13 @@ void Switch::receive(Packet* p) {
     return;
   }
   Port& out = *ports_[out_idx];
+  if (out.max_payload() != 0 && p->payload > out.max_payload()) [[unlikely]] {
+    ++ctr_.oversize_drops;
+    out.counters().oversize_drop_packets += 1;
+    in.release(p->tc, p->wire);
+    net_.drop(p);
+    return;
+  }
   Mmu::Verdict v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);
   if (v != Mmu::Verdict::kAdmit && points_.on_overflow(*this, *p, out) == OverflowAction::kForward)
     v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);  // the packet as a point rewrote it

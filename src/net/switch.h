@@ -19,6 +19,7 @@ struct SwitchCounters {
   uint64_t no_route_drops = 0;
   uint64_t buffer_drops = 0;
   uint64_t lossless_drops = 0;  // lossless class dropped: PFC misconfigured
+  uint64_t oversize_drops = 0;  // above an ingress port's MTU: MTU misconfigured
   uint64_t ecn_marked = 0;
   uint64_t pfc_xoff_sent = 0;
   uint64_t pfc_xon_sent = 0;

@@ -74,6 +74,7 @@ std::string operator_counters(const Experiment& e) {
       add(l, "rx_packets_phy", c.rx_packets);
       add(l, "rx_bytes_phy", c.rx_bytes);
       add(l, "rx_crc_errors_phy", c.corrupt_drop_packets);
+      add(l, "rx_oversize_pkts_phy", c.oversize_drop_packets);
       add(l, "link_down_discards", c.fault_drop_packets);
       for (int tc = 0; tc < kNumTcs; ++tc) {
         const auto t = static_cast<uint8_t>(tc);

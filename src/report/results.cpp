@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "config/misconfig.h"
 #include "config/units_parse.h"
 #include "fabric/parts.h"
 #include "fabric/profiles.h"
@@ -99,6 +100,39 @@ json incident_json(const Experiment& e) {
 
 }  // namespace
 
+namespace {
+
+// What a run with injected misconfigurations found: the label it carries,
+// and the losses that only a misconfiguration causes (they are its finding,
+// not a broken invariant): drops where the class is lossless, drops of the
+// fabric's lossless classes anywhere (also where a misconfigured port
+// buffers them as lossy), frames above a port's MTU.
+json misconfig_findings(const Experiment& e) {
+  const Fabric& fab = e.fabric();
+  const uint8_t mask = fab.config().sw.mmu.lossless_mask;
+  uint64_t lossless = 0, lossless_class = 0, oversize = 0;
+  for (const Switch* sw : fab.switches()) {
+    lossless += sw->counters().lossless_drops;
+    oversize += sw->counters().oversize_drops;
+    for (size_t i = 0; i < sw->num_ports(); ++i)
+      for (int tc = 0; tc < kNumTcs; ++tc)
+        if (((mask >> tc) & 1u) != 0) lossless_class += sw->port(i).counters().drop_packets[tc];
+  }
+  json injected = json::array();
+  for (const DeviceOverride& o : fab.config().misconfig) {
+    std::string keys;
+    for (const std::string& k : o.keys) keys += (keys.empty() ? "" : ", ") + k;
+    injected.push_back(o.target() + ": " + keys);
+  }
+  return {{"label", "misconfigured"},
+          {"injected", injected},
+          {"lossless_drops", lossless},
+          {"lossless_class_drops", lossless_class},
+          {"oversize_drops", oversize}};
+}
+
+}  // namespace
+
 json scenario_json(const Scenario& s) {
   const TopologySpec& t = s.topology;
   const FabricConfig& f = s.fabric;
@@ -122,6 +156,11 @@ json scenario_json(const Scenario& s) {
     json faults = json::array();
     for (const FaultSpec& fs : s.faults) faults.push_back(fault_json(fs));
     out["faults"] = faults;
+  }
+  if (!s.fabric.misconfig.empty()) {
+    json mis = json::array();
+    for (const DeviceOverride& o : s.fabric.misconfig) mis.push_back(misconfig_json(o));
+    out["misconfig"] = mis;
   }
   if (!s.links.empty()) {
     json links = json::array();
@@ -377,6 +416,7 @@ json results_json(const Experiment& e) {
                                   {"lft_installs_us", installs}};
   }
   if (e.incident() != nullptr) j["incident"] = incident_json(e);
+  if (!e.fabric().config().misconfig.empty()) j["misconfig"] = misconfig_findings(e);
   return j;
 }
 
@@ -514,6 +554,15 @@ std::string summary_text(const Experiment& e) {
   s += fmt::format("simulated  {:.3f} us  events {}  {}\n", e.sim().now().ps() / 1e6,
                    j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
   s += fmt::format("memory     {} MiB estimated (network and flows)\n", e.memory_estimate() >> 20);
+  if (j.contains("misconfig")) {
+    const auto& m = j["misconfig"];
+    for (const auto& what : m["injected"]) s += fmt::format("MISCONFIGURED {}\n", what.get<std::string>());
+    s += fmt::format(
+        "misconfig  found: lossless-class drops {} ({} where the class was lossless), oversize drops {}; "
+        "every figure below is of the misconfigured fabric\n",
+        m["lossless_class_drops"].get<uint64_t>(), m["lossless_drops"].get<uint64_t>(),
+        m["oversize_drops"].get<uint64_t>());
+  }
   // A run of collectives or training alone has no flows to describe.
   const bool flow_lines =
       !e.flows().empty() || e.workloads().empty() || e.workloads().front()->summary().empty();

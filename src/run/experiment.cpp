@@ -132,7 +132,7 @@ void Experiment::apply_link_settings() {
       if (ls.node.empty()) {
         for (size_t n = 0; n < t.nodes.size(); ++n)
           for (size_t i = 0; i < fabric_->node_by_topo_id(static_cast<int>(n)).num_ports(); ++i)
-            fabric_->set_link_loss(static_cast<int>(n), static_cast<uint16_t>(i), ls.loss);
+            fabric_->set_link_loss(static_cast<int>(n), static_cast<uint16_t>(i), ls.loss, ls.ber);
         continue;
       }
       int node = -1;
@@ -141,8 +141,10 @@ void Experiment::apply_link_settings() {
       if (node < 0 || static_cast<size_t>(ls.port) >= fabric_->node_by_topo_id(node).num_ports())
         throw std::invalid_argument("no link at '" + ls.node + ":" + std::to_string(ls.port) + "'");
       const Port& end = fabric_->node_by_topo_id(node).port(static_cast<size_t>(ls.port));
-      if (ls.direction != D::kIn) fabric_->set_link_loss(node, static_cast<uint16_t>(ls.port), ls.loss);
-      if (ls.direction != D::kOut) fabric_->set_link_loss(end.peer()->id(), end.peer_index(), ls.loss);
+      if (ls.direction != D::kIn)
+        fabric_->set_link_loss(node, static_cast<uint16_t>(ls.port), ls.loss, ls.ber);
+      if (ls.direction != D::kOut)
+        fabric_->set_link_loss(end.peer()->id(), end.peer_index(), ls.loss, ls.ber);
     } catch (const std::invalid_argument& e) {
       throw InputError(s_.file, ls.line, 0, "links", e.what());
     }

@@ -38,6 +38,7 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
   paths_.connect(c.id, c.flow_hash);
   c.cc.id = c.id;
+  c.cc.host = src;
   c.cc.line_rate = nics_[src]->port(c.src_nic_port).rate();
   if (cc_) {
     cc_->on_connect(cc_view(c));

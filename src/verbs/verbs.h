@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "transport/transport.h"
 #include "verbs/completion.h"
@@ -43,12 +44,15 @@ class QueuePair {
 // it holds the transport and the fabric's data traffic class.
 class Verbs {
  public:
-  Verbs(Transport& t, uint8_t data_tc) : t_(&t), data_tc_(data_tc) {}
+  // `host_tc`, when given, is each host's data class (a NIC configured to
+  // mark another priority than the fabric's: misconfig data_tc).
+  Verbs(Transport& t, uint8_t data_tc, const std::vector<uint8_t>* host_tc = nullptr)
+      : t_(&t), host_tc_(host_tc), data_tc_(data_tc) {}
 
-  // A QP pair from host src to host dst in the fabric's data class; its
-  // completions go to `sink`.
+  // A QP pair from host src to host dst in the data class src's NIC marks
+  // (the fabric's); its completions go to `sink`.
   [[nodiscard]] QueuePair create_qp(int src, int dst, CompletionSink* sink) const {
-    return create_qp(src, dst, sink, data_tc_);
+    return create_qp(src, dst, sink, host_tc_ != nullptr ? (*host_tc_)[src] : data_tc_);
   }
   [[nodiscard]] QueuePair create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) const {
     return {t_, t_->create_qp(src, dst, sink, tc)};
@@ -69,6 +73,7 @@ class Verbs {
 
  private:
   Transport* t_;
+  const std::vector<uint8_t>* host_tc_;
   uint8_t data_tc_;
 };
 

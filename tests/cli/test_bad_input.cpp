@@ -268,7 +268,7 @@ TEST_F(CliTest, TooShortDurationLeavesFctEmptyAndSucceeds) {
 TEST_F(CliTest, UnknownTopLevelKeySuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "duration: 1ms", "duraton: 1ms")),
                    at("2:1: 'duraton': unknown key; did you mean 'duration'? (accepted keys here: duration, "
-                      "fabric, faults, links, name, output, seed, topology, workload)"));
+                      "fabric, faults, links, misconfig, name, output, seed, topology, workload)"));
 }
 
 TEST_F(CliTest, UnknownNestedKeySuggestsNearest) {
@@ -1102,14 +1102,17 @@ TEST_F(CliTest, LinkLossValueAndDirection) {
       at("15:12: 'links[0].loss': expected a fraction in [0, 1] or a percentage, e.g. 0.3 or 30% "
          "(got \"1.5\")"));
   expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {link: all}\n"),
-                   at("15:5: 'links[0].loss': missing required key (expected a fraction in [0, 1] or a "
-                      "percentage, e.g. 0.3 or 30%)"));
+                   at("15:5: 'links[0].loss': missing: expected loss (a share of frames) or ber (a bit-error "
+                      "rate), or both"));
   expect_bad_input(
       run_scenario(std::string(kGood) + "links:\n  - {loss: 0.01, direction: out}\n"),
       at("15:29: 'links[0].direction': expected both with link: all (out and in are seen from a named end, "
          "node:port)"));
-  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {loss: 0.01, ber: 1e-12}\n"),
-                   at("15:18: 'links[0].ber': unknown key (accepted keys here: direction, link, loss)"));
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {ber: 0.01}\n"),
+                   at("15:11: 'links[0].ber': expected a number in [0, 0.001] (got 0.01)"));
+  expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {ber: 1e-12, los: 0.1}\n"),
+                   at("15:18: 'links[0].los': unknown key; did you mean 'loss'? (accepted keys here: ber, "
+                      "direction, link, loss)"));
 }
 
 // A lost PAUSE frame or credit update is not modelled: loss on a PFC or

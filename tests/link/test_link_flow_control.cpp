@@ -34,7 +34,7 @@ struct StubNet {
 struct StubBuffer {
   bool over_xoff = false, under_xon = false;
   std::array<bool, kNumTcs> paused_pg{};
-  [[nodiscard]] static bool lossless(uint8_t tc) { return tc == 3; }
+  [[nodiscard]] static bool lossless(uint16_t /*port*/, uint8_t tc) { return tc == 3; }
   [[nodiscard]] bool should_pause(uint16_t /*port*/, uint8_t tc) const { return over_xoff && !paused_pg[tc]; }
   [[nodiscard]] bool should_resume(uint16_t /*port*/, uint8_t tc) const { return under_xon && paused_pg[tc]; }
   void set_paused(uint16_t /*port*/, uint8_t tc, bool p) { paused_pg[tc] = p; }

@@ -145,6 +145,17 @@ class CreditFlowControl {
     }
   }
 
+  // A corrupted packet never takes buffer here, but the sender counted its
+  // blocks (FCTBS). The sender's next FCP carries FCTBS and the receiver sets
+  // ABR to it (IBTA Vol.1 §7.9.4.2), so the blocks come back; modelled at
+  // once, with an FCP so the sender learns of them.
+  template <class P>
+  void on_corrupt(P& port, const Packet& p) {
+    if (p.type == PktType::kCredit) return;  // never corrupted (Fabric::set_link_loss)
+    cs_->abr[p.tc] += credit_blocks(p.wire);
+    queue_fcp(port, p.tc);
+  }
+
   // Credits are this part's only signal: the switch buffer's thresholds play
   // no part in an InfiniBand link's flow control.
   template <class P>

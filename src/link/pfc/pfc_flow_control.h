@@ -99,7 +99,7 @@ class PfcFlowControl : public NoOpLinkHooks {
   template <class P>
   void on_buffered(P& port, uint8_t tc) {
     auto& buffer = port.buffer();
-    if (!buffer.lossless(tc) || !buffer.should_pause(port.index(), tc)) return;
+    if (!buffer.lossless(port.index(), tc) || !buffer.should_pause(port.index(), tc)) return;
     buffer.set_paused(port.index(), tc, true);
     send_pause(port, tc, cfg_.quanta);
   }
@@ -107,7 +107,7 @@ class PfcFlowControl : public NoOpLinkHooks {
   template <class P>
   void on_left_buffer(P& port, uint8_t tc) {
     auto& buffer = port.buffer();
-    if (!buffer.lossless(tc) || !buffer.should_resume(port.index(), tc)) return;
+    if (!buffer.lossless(port.index(), tc) || !buffer.should_resume(port.index(), tc)) return;
     buffer.set_paused(port.index(), tc, false);
     send_pause(port, tc, 0);
   }

@@ -75,6 +75,7 @@ QpId IwarpTransport::create_qp(int src, int dst, CompletionSink* sink, uint8_t t
     TcpHalf& h = c.half[d];
     h.rto = cfg_.min_rto;  // the handshake's RTT sample is far below it (tcp_config.h)
     h.cc.id = 2 * c.id + static_cast<uint32_t>(d);
+    h.cc.host = sender(c, d);
     h.cc.line_rate = nics_[sender(c, d)]->port(sender_port(c, d)).rate();
     if (cc_) {
       cc_->on_connect(cc_view(h));

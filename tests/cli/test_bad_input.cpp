@@ -1115,6 +1115,17 @@ TEST_F(CliTest, LinkLossValueAndDirection) {
                       "direction, link, loss)"));
 }
 
+// A misconfiguration the profile has no use for, or on a device that does
+// not exist, stops the run before it starts, at its line.
+TEST_F(CliTest, MisconfigThatCannotApplyIsRefused) {
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "misconfig:\n  - {switch: sw0, set: {pfc: {headroom: 2KB}}}\n"),
+      at("15:41: 'misconfig[0].set.pfc.headroom': does not apply to profile 'ethernet-lossy': its "
+         "links run lossy, not PFC"));
+  expect_bad_input(run_scenario(std::string(kGood) + "misconfig:\n  - {nic: h7, set: {data_tc: 0}}\n"),
+                   at("15:11: 'misconfig[0].nic': no node named 'h7' in the topology"));
+}
+
 // A lost PAUSE frame or credit update is not modelled: loss on a PFC or
 // InfiniBand link is refused, naming the key; zero loss is accepted there.
 TEST_F(CliTest, LinkLossOnLosslessLinksIsRefused) {

@@ -157,6 +157,28 @@ TEST(Misconfig, XoffTooHighFillsTheBufferBeforePausing) {
   EXPECT_LT(high.xoff, ok.xoff);
 }
 
+// XON hysteresis too small: PAUSE and XON chatter; too large: the upstream
+// stays paused long after the queue drained below XOFF.
+TEST(Misconfig, XonOffsetOffMakesPausesChatterOrLinger) {
+  const Outcome ok = run(incast(""));
+  const Outcome chatter = run(incast("  - {switch: all, set: {pfc: {xon_offset: 64B}}}\n"));
+  EXPECT_GT(chatter.xoff, 2 * ok.xoff);
+  Experiment lingering(
+      load_scenario_text(incast("  - {switch: all, set: {pfc: {xon_offset: 1MiB}}}\n"), "<t>"));
+  lingering.run();
+  Experiment correct(load_scenario_text(incast(""), "<t>"));
+  correct.run();
+  auto paused = [](const Experiment& e) {
+    double us = 0;
+    const Network& net = e.fabric().net();
+    for (size_t n = 0; n < net.num_nodes(); ++n)
+      for (size_t i = 0; i < net.node(n).num_ports(); ++i)
+        us += net.node(n).port(i).paused_time(3, e.sim().now()).us();
+    return us;
+  };
+  EXPECT_GT(paused(lingering), 2 * paused(correct));
+}
+
 // ECN off, or Kmin above any queue the buffer lets form: marks vanish, DCQCN
 // never slows down, and PFC carries the congestion instead.
 TEST(Misconfig, EcnOffOrTooHighMakesMarksVanishAndPausesRise) {

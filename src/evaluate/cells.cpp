@@ -224,6 +224,7 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     workloads.push_back(in);
   }
   root["workload"] = workloads;
+  if (cond.misconfig.IsSequence()) root["misconfig"] = YAML::Clone(cond.misconfig);
   if (cond.down_at) {
     YAML::Node faults(YAML::NodeType::Sequence);
     YAML::Node down;
@@ -446,7 +447,7 @@ void check_cells(const Evaluation& ev, const std::vector<EvalCell>& cells) {
       int line = ev.workloads[c.workload].line;
       std::string where = "workloads: " + ev.workloads[c.workload].name;
       if (in_set(cond.set) || (key.rfind("workload[", 0) == 0 && key.rfind("workload[0]", 0) != 0) ||
-          key.rfind("faults", 0) == 0) {
+          key.rfind("faults", 0) == 0 || key.rfind("misconfig", 0) == 0) {
         line = cond.line;
         where = "conditions: " + cond.name;
       } else if (in_set(fab.set) || key.rfind("fabric", 0) == 0 || key.rfind("topology.switch", 0) == 0) {

@@ -193,8 +193,10 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
   c.line = n.line();
   if (n.is_scalar()) {
     if (n.scalar() != "baseline")
-      throw n.error("",
-                    "a condition is `baseline` or a map with name and background / incast / link_down / set");
+      throw n.error(
+          "",
+          "a condition is `baseline` or a map with name and background / incast / link_down / set / "
+          "misconfig");
     c.name = "baseline";
     return c;
   }
@@ -224,12 +226,14 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
     ld->finish();
   }
   c.set = read_set(n, raw);
+  // Checked where every scenario key is, when each cell loads (check_cells).
+  if (!n.opt_list("misconfig").empty()) c.misconfig = YAML::Clone(raw["misconfig"]);
   for (const CfgNode& f : n.opt_list("fabrics")) c.fabrics.push_back(f.scalar());
   for (const CfgNode& w : n.opt_list("workloads")) c.workloads.push_back(w.scalar());
   n.finish();
   if (c.is_baseline() && c.name != "baseline")
-    throw n.error("",
-                  "condition '" + c.name + "' changes nothing: give background, incast, link_down or set");
+    throw n.error("", "condition '" + c.name +
+                          "' changes nothing: give background, incast, link_down, set or misconfig");
   return c;
 }
 

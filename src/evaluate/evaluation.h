@@ -74,6 +74,9 @@ struct EvalCondition {
   std::optional<Time> up_at;
   std::string link = "auto";
   std::vector<std::pair<std::string, std::string>> set;  // scenario keys mis-set
+  // Injected misconfigurations (a scenario's misconfig: list, as written):
+  // per switch, NIC or port, labelled in each cell's results.
+  YAML::Node misconfig;
   std::vector<std::string> fabrics;
   std::vector<std::string> workloads;
   int line = 0;
@@ -85,7 +88,9 @@ struct EvalCondition {
 
   // Traffic beside the measured workload (background or an incast).
   [[nodiscard]] bool is_loaded() const { return background_load > 0 || incast_senders > 0; }
-  [[nodiscard]] bool is_baseline() const { return !is_loaded() && !down_at && set.empty(); }
+  [[nodiscard]] bool is_baseline() const {
+    return !is_loaded() && !down_at && set.empty() && !misconfig.IsSequence();
+  }
 };
 
 // The tuning-effort sweep: each setting a fabric's profile uses, one at a

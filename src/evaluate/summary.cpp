@@ -50,6 +50,9 @@ constexpr MetricInfo kMetrics[] = {
     {"rerouted_after_us", "us", true},
     {"recovered_after_us", "us", true},
     {"dip_percent", "%", true},
+    // A condition with injected misconfigurations: what they caused.
+    {"lossless_class_drops", "packets", true},
+    {"oversize_drops", "packets", true},
 };
 
 const MetricInfo* metric_info(const std::string& name) {
@@ -210,6 +213,9 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
     for (const char* k : {"detected_after_us", "rerouted_after_us", "recovered_after_us", "dip_percent"})
       m.emplace_back(k, num(f, k));
   }
+  if (r.contains("misconfig"))
+    for (const char* k : {"lossless_class_drops", "oversize_drops"})
+      m.emplace_back(k, num(r["misconfig"], k));
   m.erase(std::remove_if(m.begin(), m.end(), [](const auto& p) { return !std::isfinite(p.second); }),
           m.end());
   return m;

@@ -340,6 +340,48 @@ weights: {collective: 1, resilience: 1}
   }
 }
 
+// A misconfiguration condition (misconfig:, as a scenario writes it): each
+// cell runs labelled, its lossless drops are the condition's figures, not a
+// failed cell; a target the cluster lacks is refused at the condition.
+TEST_F(EvaluateTest, MisconfigConditionReportsWhatTheInjectionCaused) {
+  const std::string yaml = R"(name: mis
+cluster: {servers: 2, gpus_per_server: 4, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+duration: 20ms
+fabrics:
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: incast, name: inc, senders: 7, size: 1MiB}
+conditions:
+  - baseline
+  - {name: headroom, misconfig: [{switch: all, set: {pfc: {headroom: 2KB, xoff: 64KB}}}]}
+weights: {incast: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "mis.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const Written w = evaluate(ev, cells, dir_ / "out", 2);
+  for (const CellOutcome& o : w.outcomes) EXPECT_TRUE(o.ok) << o.error;
+  const EvalSummary s = summarize(ev, cells, w.outcomes);
+  const EvalFigure* drops = find_figure(s, "roce.inc.headroom.lossless_class_drops");
+  ASSERT_NE(drops, nullptr);
+  EXPECT_GT(drops->mean, 0.0);
+  EXPECT_EQ(find_figure(s, "roce.inc.baseline.lossless_class_drops"), nullptr);
+  const EvalFigure* base = find_figure(s, "roce.inc.baseline.lossless_drops");
+  ASSERT_NE(base, nullptr);
+  EXPECT_EQ(base->mean, 0.0);
+
+  std::string bad = yaml;
+  bad.replace(bad.find("switch: all"), 11, "switch: sw9");
+  const Evaluation ev2 = load_evaluation_text(bad, "mis.yaml");
+  try {
+    check_cells(ev2, eval_cells(ev2));
+    ADD_FAILURE() << "accepted a misconfig naming no switch of the cluster";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 10);
+    EXPECT_NE(std::string(e.what()).find("no node named 'sw9'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
   const Evaluation ev = load_evaluation_text(
       edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",

@@ -32,6 +32,9 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     throw std::invalid_argument("congestion control 'ibcc' needs an InfiniBand profile (ib-ndr, ib-hdr)");
   // Adaptive routing reorders a flow's packets; the NIC places them anyway.
   if (cfg_.ib.enabled && cfg_.ib.sm.adaptive) cfg_.rc.accept_out_of_order = true;
+  // So do Ethernet adaptive routing and per-packet spraying.
+  if (!cfg_.ib.enabled && (cfg_.sw.adaptive_routing || cfg_.paths.name == "spray"))
+    cfg_.rc.accept_out_of_order = true;
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0) cfg_.rc.irn_window = bdp_packets();
   // Resolved here, not in the part, so results.json records the window that ran.
   // Over TCP it starts at RFC 6928's initial window and slow-starts.

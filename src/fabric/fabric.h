@@ -46,6 +46,10 @@ struct SwitchSettings {
   Time latency = Time::zero();  // ingress-to-egress pipeline latency
   TcSchedulerConfig scheduler;
   bool same_ecmp_seed = false;  // every switch hashes alike (reproduces polarization)
+  // Ethernet adaptive routing: per packet, the least-loaded of the equal-cost
+  // ports (as Spectrum-X-class switches do); the NICs then place
+  // out-of-order packets. InfiniBand's is fabric.ib.adaptive_routing.
+  bool adaptive_routing = false;
   PfcConfig pfc;
   EcnConfig ecn;
   // Per-PG headroom: 0 = sized per port as rate x (2 x cable delay + the

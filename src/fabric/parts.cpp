@@ -21,6 +21,7 @@
 #include "net/network.h"
 #include "nic/path/per_connection/per_connection_paths.h"
 #include "nic/path/plb/plb_paths.h"
+#include "nic/path/spray/spray_paths.h"
 #include "transport/iwarp/iwarp.h"
 #include "transport/rc.h"
 
@@ -199,7 +200,7 @@ LinkFlowControl make_link_flow_control(const std::string& name, const FabricConf
 }
 
 std::string forwarding_policy_name(const FabricConfig& cfg) {
-  if (!cfg.ib.enabled) return "ecmp";
+  if (!cfg.ib.enabled) return cfg.sw.adaptive_routing ? "adaptive" : "ecmp";
   return cfg.ib.sm.adaptive ? "adaptive" : "lft";
 }
 
@@ -263,11 +264,15 @@ const PathEntry kPathSelectors[] = {
         "plb",
         [](const PathSelectionConfig& cfg, uint64_t seed) { return PathSelector(PlbPaths(cfg.plb, seed)); },
         "ecn-echo"),
+    path_with_params<&PathSelectionConfig::spray>(
+        "spray", [](const PathSelectionConfig& cfg, uint64_t) { return PathSelector(SprayPaths(cfg.spray)); },
+        nullptr),
 };
 
 // What fabric.path_selection and its selector's block do, for the key reference.
 constexpr const char* kPathSelectionDoc =
-    "how a QP picks the entropy ECMP hashes (RoCEv2 UDP source port): fixed per QP, or re-drawn by PLB";
+    "how a QP picks the entropy ECMP hashes (RoCEv2 UDP source port): fixed per QP, re-drawn by PLB, or "
+    "sprayed per packet over an EV set (the receiver then places out-of-order packets)";
 constexpr const char* kPathParamsDoc = "parameters of the path selector that path_selection names";
 
 const PathEntry* find_path_selector(const std::string& name) {
@@ -283,6 +288,9 @@ std::string path_selector_unmet(const PathEntry& e, const FabricConfig& cfg, con
   if (forwarding_policy_name(cfg) != "ecmp")
     return "'" + name + "' changes the entropy ECMP hashes; this fabric forwards by " +
            forwarding_policy_name(cfg) + ", which does not read it";
+  if (name == "spray" && cfg.transport != "rc")
+    return "'spray' reorders every QP's packets; " + cfg.transport_label() +
+           " takes reordering as loss (expected an RC transport, which places them as they come)";
   if (e.needs_feedback != nullptr && feedback != e.needs_feedback)
     return "'" + name + "' reads " + e.needs_feedback + " receiver feedback; congestion control '" + cfg.cc +
            "' returns " + feedback + " (use fabric.cc: dctcp)";

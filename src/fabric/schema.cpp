@@ -1,6 +1,7 @@
 #include "fabric/schema.h"
 
 #include <array>
+#include <type_traits>
 
 #include "config/cfg_node.h"
 #include "config/params.h"
@@ -195,6 +196,13 @@ void visit_ethernet_switch(V& v, SwitchSettings& sw) {
       {"ecmp_seed",
        "ECMP hash seed: one per switch (avoids polarization) or the same on every switch (reproduces it)"},
       sw.same_ecmp_seed, {{"per-switch", false}, {"same", true}});
+  // Echoed only when on: the results of fabrics without it predate the key.
+  if constexpr (std::is_same_v<V, ParamEcho>)
+    if (!sw.adaptive_routing) return;
+  v.flag({"adaptive_routing",
+          "switches send each packet to the least-loaded of its equal-cost ports (Ethernet AR, as "
+          "Spectrum-X-class switches); RC responders then place out-of-order packets"},
+         sw.adaptive_routing);
 }
 
 template <typename V>
@@ -481,8 +489,12 @@ void visit_fabric(V& v, FabricConfig& c) {
     const std::string why = "applies to Ethernet profiles; '" + c.name +
                             "' links are lossless by credit flow control (see fabric.ib, fabric.ibcc)";
     for (const char* key : {"buffer_alpha", "ecmp_seed", "scheduler", "pfc", "ecn"}) v.refuse(key, why);
+    v.refuse("adaptive_routing", "applies to Ethernet profiles; InfiniBand's is fabric.ib.adaptive_routing");
   } else {
     visit_ethernet_switch(v, c.sw);
+    v.check(!c.sw.adaptive_routing || c.transport == "rc", "adaptive_routing",
+            "adaptive routing reorders packets, and " + c.transport_label() +
+                " takes reordering as loss (expected an RC transport, which places them as they come)");
   }
   visit_nic(v, c.nic);
   if (!ib) {

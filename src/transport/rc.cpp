@@ -172,7 +172,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     p->dst = c.dst;
     p->conn = c.id;
     p->tc = c.tc;
-    p->flow_hash = paths_.entropy(c.id, c.flow_hash);
+    p->flow_hash = paths_.entropy(c.id, c.flow_hash, p->psn);
   } else {
     p = build_data(c, c.snd_nxt);
     ++c.snd_nxt;
@@ -240,7 +240,7 @@ Packet* RcEngine::build_data(RcConnection& c, uint64_t psn) {
   p->dst = c.dst;
   p->conn = c.id;
   p->tc = c.tc;
-  p->flow_hash = paths_.entropy(c.id, c.flow_hash);
+  p->flow_hash = paths_.entropy(c.id, c.flow_hash, psn);
   ++c.ctr.data_packets_sent;
   return p;
 }
@@ -482,7 +482,7 @@ void RcEngine::on_rnr_retry(RcConnection& c) {
 
 QpPath RcEngine::path(QpId qp) const {
   const RcConnection& c = conns_[qp];
-  const uint32_t entropy = paths_.entropy(qp, c.flow_hash);  // where its packets go now
+  const uint32_t entropy = paths_.entropy(qp, c.flow_hash, c.snd_nxt);  // where its next packet goes
   return QpPath{c.src, c.dst, c.src_nic_port, c.dst_nic_port, entropy, c.rev_hash, c.tc};
 }
 

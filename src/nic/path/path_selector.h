@@ -4,6 +4,8 @@
 //   per-connection  PerConnectionPaths  one fixed entropy per QP (RoCEv2 NICs today)
 //   plb             PlbPaths            a new random entropy after sustained ECN
 //                                       congestion (PLB, SIGCOMM 2022)
+//   spray           SprayPaths          per packet, one of a set of entropy values
+//                                       (UET-style oblivious spraying)
 // built by name in fabric/parts.cpp (fabric.path_selection).
 //
 // Contract. The transport owns one selector by value for all its QPs (set
@@ -12,9 +14,10 @@
 //   connect(qp, base)  once per QP, in creation order (ids dense from 0): base
 //                      is the hash of the QP's own 5-tuple, its first entropy.
 //                      The only call that may allocate.
-//   entropy(qp, base)  for every packet the requester side of the QP builds
-//                      (data and READ requests, retransmissions included): the
-//                      flow_hash to stamp. ACKs, NAKs, CNPs and READ responses
+//   entropy(qp, base, seq)  for every packet the requester side of the QP
+//                      builds (data and READ requests, retransmissions
+//                      included; seq its PSN or segment number): the flow_hash
+//                      to stamp. ACKs, NAKs, CNPs and READ responses
 //                      keep the responder's fixed hash. The NIC port a QP
 //                      leaves by is chosen once, at connect, from base.
 //   on_ack(qp, ack)    for every ACK the requester receives, after the
@@ -36,6 +39,7 @@
 #include "nic/path/path_signal.h"
 #include "nic/path/per_connection/per_connection_paths.h"
 #include "nic/path/plb/plb_paths.h"
+#include "nic/path/spray/spray_paths.h"
 
 namespace rdmasim {
 
@@ -44,6 +48,7 @@ namespace rdmasim {
 struct PathSelectionConfig {
   std::string name = "per-connection";
   PlbConfig plb;
+  SprayConfig spray;
 };
 
 class PathSelector {
@@ -57,8 +62,8 @@ class PathSelector {
   }
   // std::visit throws only for a valueless variant; the alternatives never throw on move, so it never is.
   // NOLINTNEXTLINE(bugprone-exception-escape)
-  [[nodiscard]] uint32_t entropy(uint32_t qp, uint32_t base) const noexcept {
-    return std::visit([&](const auto& s) { return s.entropy(qp, base); }, part_);
+  [[nodiscard]] uint32_t entropy(uint32_t qp, uint32_t base, uint64_t seq) const noexcept {
+    return std::visit([&](const auto& s) { return s.entropy(qp, base, seq); }, part_);
   }
   // NOLINTNEXTLINE(bugprone-exception-escape)
   void on_ack(uint32_t qp, const PathAck& a) noexcept {
@@ -76,7 +81,7 @@ class PathSelector {
   }
 
  private:
-  std::variant<PerConnectionPaths, PlbPaths> part_;
+  std::variant<PerConnectionPaths, PlbPaths, SprayPaths> part_;
 };
 
 }  // namespace rdmasim

@@ -2,7 +2,7 @@
 // candidates its route table holds for the destination, one of
 //   ecmp      EcmpForwarding      hash of the flow with a per-switch seed
 //   lft       LftForwarding       InfiniBand LFT, one port per destination
-//   adaptive  AdaptiveForwarding  InfiniBand AR, least-loaded candidate
+//   adaptive  AdaptiveForwarding  AR (InfiniBand or Ethernet), least-loaded candidate
 // built by name in fabric/parts.cpp.
 //
 // Contract. The Switch owns one policy by value and calls select(sw, p) once

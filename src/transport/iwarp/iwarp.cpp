@@ -269,7 +269,7 @@ Packet* IwarpTransport::build_segment(TcpConnection& c, int d, uint64_t seg) {
   p->dst = receiver(c, d);
   p->conn = c.id;
   p->tc = c.tc;
-  p->flow_hash = d == 0 ? paths_.entropy(c.id, c.flow_hash) : c.rev_hash;
+  p->flow_hash = d == 0 ? paths_.entropy(c.id, c.flow_hash, p->psn) : c.rev_hash;
   ++h.ctr.segments_sent;
   return p;
 }
@@ -704,7 +704,7 @@ void IwarpTransport::schedule_cc_timer(CcFlow& f, Time at, uint32_t tag) {
 
 QpPath IwarpTransport::path(QpId qp) const {
   const TcpConnection& c = conns_[qp];
-  return QpPath{c.src,      c.dst, c.src_nic_port, c.dst_nic_port, paths_.entropy(qp, c.flow_hash),
+  return QpPath{c.src,      c.dst, c.src_nic_port, c.dst_nic_port, paths_.entropy(qp, c.flow_hash, 0),
                 c.rev_hash, c.tc};
 }
 

@@ -25,14 +25,15 @@ TEST(PerConnectionPaths, EveryPacketCarriesTheQpsOwnEntropyWhateverHappens) {
   s.connect(1, 0xdef);
   for (int i = 0; i < 5; ++i) s.on_ack(0, PathAck{static_cast<uint64_t>(i + 1), 10, true, i != 4});
   s.on_rto(0);
-  EXPECT_EQ(s.entropy(0, 0xabc), 0xabcu);
-  EXPECT_EQ(s.entropy(1, 0xdef), 0xdefu);
+  EXPECT_EQ(s.entropy(0, 0xabc, 0), 0xabcu);
+  EXPECT_EQ(s.entropy(1, 0xdef, 0), 0xdefu);
   EXPECT_EQ(s.get_if<PlbPaths>(), nullptr);
   EXPECT_NE(s.get_if<PerConnectionPaths>(), nullptr);
 }
 
 TEST(PathSelection, TheRegistryNamesPerConnectionFirstAndPlbWithItsDeclaredKeys) {
-  EXPECT_EQ(path_selector_names(), (std::vector<std::string>{"per-connection", "plb"}));
+  EXPECT_EQ(path_selector_names(), (std::vector<std::string>{"per-connection", "plb", "spray"}));
+  EXPECT_EQ(path_selector_param_keys("spray"), (std::vector<std::string>{"evs"}));
   EXPECT_TRUE(path_selector_param_keys("per-connection").empty());
   EXPECT_EQ(path_selector_param_keys("plb"),
             (std::vector<std::string>{"congested_fraction", "rounds", "forced_rounds", "rto_repath"}));
@@ -95,7 +96,14 @@ TEST(PathSelection, APlbBlockWithoutPlbIsRefusedWhereItStands) {
 }
 
 TEST(PathSelection, UnknownNamesKeysAndRangesAreRefused) {
-  EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: spray\n").key(), "fabric.path_selection");
+  EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: sprayed\n").key(), "fabric.path_selection");
+  EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: spray\n  spray: {evs: 0}\n").key(),
+            "fabric.spray.evs");
+  // Spraying reorders: TCP would take it as loss, and LFT forwarding never reads the entropy.
+  EXPECT_EQ(error_of("iwarp-dctcp", "  path_selection: spray\n").key(), "fabric.path_selection");
+  EXPECT_EQ(error_of("ib-ndr", "  path_selection: spray\n").key(), "fabric.path_selection");
+  EXPECT_EQ(error_of("iwarp-dctcp", "  adaptive_routing: true\n").key(), "fabric.adaptive_routing");
+  EXPECT_EQ(error_of("ib-ndr", "  adaptive_routing: true\n").key(), "fabric.adaptive_routing");
   EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: plb\n  plb: {round: 2}\n").key(), "fabric.plb.round");
   EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: plb\n  plb: {congested_fraction: 1.5}\n").key(),
             "fabric.plb.congested_fraction");

@@ -13,7 +13,9 @@ namespace rdmasim {
 class PerConnectionPaths {
  public:
   void connect(uint32_t /*qp*/, uint32_t /*base*/) noexcept {}
-  [[nodiscard]] uint32_t entropy(uint32_t /*qp*/, uint32_t base) const noexcept { return base; }
+  [[nodiscard]] uint32_t entropy(uint32_t /*qp*/, uint32_t base, uint64_t /*seq*/) const noexcept {
+    return base;
+  }
   void on_ack(uint32_t /*qp*/, const PathAck& /*a*/) noexcept {}
   void on_rto(uint32_t /*qp*/) noexcept {}
 };

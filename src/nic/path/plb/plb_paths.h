@@ -75,7 +75,9 @@ class PlbPaths {
     if (st_.size() <= qp) st_.resize(qp + 1);
     st_[qp].entropy = base;
   }
-  [[nodiscard]] uint32_t entropy(uint32_t qp, uint32_t /*base*/) const noexcept { return st_[qp].entropy; }
+  [[nodiscard]] uint32_t entropy(uint32_t qp, uint32_t /*base*/, uint64_t /*seq*/) const noexcept {
+    return st_[qp].entropy;
+  }
 
   void on_ack(uint32_t qp, const PathAck& a) noexcept {
     State& s = st_[qp];

@@ -1,6 +1,7 @@
-// InfiniBand adaptive routing: per packet, the least-loaded port of the
-// destination's group (the LFT port first, then the subnet manager's
-// alternatives). Load is the bytes waiting to leave a port (queued, and the
+// Adaptive routing: per packet, the least-loaded port of the destination's
+// group. On InfiniBand the group is the LFT port first, then the subnet
+// manager's alternatives; on Ethernet (fabric.adaptive_routing) the ECMP
+// next hops. Load is the bytes waiting to leave a port (queued, and the
 // rest of the packet on the wire) less the room its downstream buffer still
 // offers on the packet's class. Ties keep the earlier port, so an idle fabric
 // routes exactly as the static LFT does; ports that are down are skipped.

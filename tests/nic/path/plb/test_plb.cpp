@@ -39,10 +39,10 @@ struct PlbRule : ::testing::Test {
 };
 
 TEST_F(PlbRule, StartsOnTheQpsOwnEntropy) {
-  EXPECT_EQ(plb.entropy(0, kBase), kBase);
+  EXPECT_EQ(plb.entropy(0, kBase, 0), kBase);
   PathSelector s(PlbPaths(cfg, 7));
   s.connect(0, kBase);
-  EXPECT_EQ(s.entropy(0, kBase), kBase);
+  EXPECT_EQ(s.entropy(0, kBase, 0), kBase);
 }
 
 TEST_F(PlbRule, ExactlyThreeCongestedRoundsThenIdleRepathsOnce) {
@@ -51,15 +51,15 @@ TEST_F(PlbRule, ExactlyThreeCongestedRoundsThenIdleRepathsOnce) {
   EXPECT_EQ(plb.congested_rounds(0), 2u);
   acks_to(20, 10, 20, true);  // round 3: ACKs 11..20, all marked, ending with nothing in flight
   EXPECT_EQ(plb.repaths(0), 1u);
-  EXPECT_NE(plb.entropy(0, kBase), kBase);
+  EXPECT_NE(plb.entropy(0, kBase, 0), kBase);
   EXPECT_EQ(plb.congested_rounds(0), 0u);  // the count starts again on the new path
-  const uint32_t moved = plb.entropy(0, kBase);
+  const uint32_t moved = plb.entropy(0, kBase, 0);
   // The next message: ACK 21 alone ends a round (it began, idle, at 20), then
   // ACKs 22..30: two congested rounds, not three.
   acks_to(30, 10, 30, true);
   EXPECT_EQ(plb.congested_rounds(0), 2u);
   EXPECT_EQ(plb.repaths(), 1u);
-  EXPECT_EQ(plb.entropy(0, kBase), moved);
+  EXPECT_EQ(plb.entropy(0, kBase, 0), moved);
 }
 
 TEST_F(PlbRule, TwoCongestedRoundsAreNotEnough) {
@@ -68,7 +68,7 @@ TEST_F(PlbRule, TwoCongestedRoundsAreNotEnough) {
   acks_to(20, 4, 20, true);  // 4 of 10 marked: below one half, a clean round
   EXPECT_EQ(plb.congested_rounds(0), 0u);
   EXPECT_EQ(plb.repaths(), 0u);
-  EXPECT_EQ(plb.entropy(0, kBase), kBase);
+  EXPECT_EQ(plb.entropy(0, kBase, 0), kBase);
 }
 
 TEST_F(PlbRule, HalfTheAcksMarkedIsCongestedAndACleanRoundResetsTheCount) {
@@ -90,7 +90,7 @@ TEST_F(PlbRule, NoRepathWhilePacketsAreInFlight) {
   for (uint64_t end = 10; end <= 60; end += 10) acks_to(end, 10, end + 10);  // never idle
   EXPECT_EQ(plb.congested_rounds(0), 7u);
   EXPECT_EQ(plb.repaths(), 0u);
-  EXPECT_EQ(plb.entropy(0, kBase), kBase);
+  EXPECT_EQ(plb.entropy(0, kBase, 0), kBase);
   acks_to(70, 10, 70, true);  // the first round that ends idle
   EXPECT_EQ(plb.repaths(), 1u);
 }
@@ -123,27 +123,27 @@ TEST_F(PlbRule, ARoundLastsUntilTheAcksReachWhatWasSentWhenItBegan) {
 TEST_F(PlbRule, ARetransmissionTimeoutRepathsAtOnceUnlessTurnedOff) {
   plb.on_rto(0);
   EXPECT_EQ(plb.repaths(0), 1u);
-  EXPECT_NE(plb.entropy(0, kBase), kBase);
+  EXPECT_NE(plb.entropy(0, kBase, 0), kBase);
   cfg.rto_repath = false;
   PlbPaths quiet(cfg, 7);
   quiet.connect(0, kBase);
   quiet.on_rto(0);
   EXPECT_EQ(quiet.repaths(), 0u);
-  EXPECT_EQ(quiet.entropy(0, kBase), kBase);
+  EXPECT_EQ(quiet.entropy(0, kBase, 0), kBase);
 }
 
 TEST_F(PlbRule, OtherQpsKeepTheirPathAndTheDrawsFollowTheSeed) {
   plb.connect(1, kBase + 1);
   plb.on_rto(0);
-  EXPECT_EQ(plb.entropy(1, kBase + 1), kBase + 1);
+  EXPECT_EQ(plb.entropy(1, kBase + 1, 0), kBase + 1);
   PlbPaths again(cfg, 7);
   again.connect(0, kBase);
   again.on_rto(0);
-  EXPECT_EQ(again.entropy(0, kBase), plb.entropy(0, kBase));
+  EXPECT_EQ(again.entropy(0, kBase, 0), plb.entropy(0, kBase, 0));
   PlbPaths other(cfg, 8);
   other.connect(0, kBase);
   other.on_rto(0);
-  EXPECT_NE(other.entropy(0, kBase), plb.entropy(0, kBase));
+  EXPECT_NE(other.entropy(0, kBase, 0), plb.entropy(0, kBase, 0));
 }
 
 // End to end: scenarios/plb-leaf-spine.yaml (4 host pairs x 8 persistent QPs

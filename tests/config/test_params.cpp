@@ -73,7 +73,11 @@ TEST(Params, EveryProfileEchoReadsBackToItself) {
     for (const auto& [k, v] : flatten_params(echo, "fabric")) echoed.push_back(k);
     for (const auto& [k, v] : flatten_params(switch_params_json(f.sw), "topology.switch"))
       echoed.push_back(k);
-    EXPECT_EQ(echoed, fabric_param_keys(f));
+    // Keys added after results were first recorded are echoed only when set,
+    // so the results of fabrics without them stay byte-identical.
+    std::vector<std::string> listed = fabric_param_keys(f);
+    if (!f.sw.adaptive_routing) std::erase(listed, std::string("fabric.adaptive_routing"));
+    EXPECT_EQ(echoed, listed);
   }
 }
 

@@ -252,6 +252,25 @@ Profile at_400g(Profile p) {
   return p;
 }
 
+// RoCE with Ethernet adaptive routing (Spectrum-X class): the 400G DCQCN
+// profile whose switches pick the least-loaded equal-cost port per packet and
+// whose NICs place what arrives out of order.
+Profile rocev2_ar() {
+  Profile p = at_400g(rocev2_dcqcn());
+  p.name = "rocev2-ar";
+  p.config.name = p.name;
+  p.summary += "; Ethernet adaptive routing with out-of-order placement";
+  p.config.sw.adaptive_routing = true;
+  cite(p, "fabric.adaptive_routing",
+       "Spectrum-4 adaptive routing picks forwarding paths per packet by queue occupancy and port "
+       "utilization, with RoCE lossless (Cumulus Linux NVUE reference, Adaptive Routing, CL 5.6+); the "
+       "NIC places out-of-order packets (MLNX_OFED 'Out-of-Order (OOO) Data Placement', ConnectX-5+). "
+       "Modelled as least queued bytes, no link-utilization threshold: assumption");
+  cite(p, "fabric.cc",
+       "assumption: DCQCN stands in for Spectrum-X's congestion control, which is not published");
+  return p;
+}
+
 // Native InfiniBand: credit-based lossless links, cut-through switches, RC
 // transport with go-back-N. NDR and HDR differ in rate and switch latency.
 Profile infiniband(std::string name, int gbps, Time switch_latency, std::string latency_source,
@@ -429,8 +448,8 @@ Profile iwarp_dctcp() {
 
 std::vector<std::string> profile_names() {
   return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
-          "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "ib-ndr",           "ib-hdr",
-          "iwarp-cubic",    "iwarp-dctcp"};
+          "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "rocev2-ar",        "ib-ndr",
+          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp"};
 }
 
 std::vector<std::string> fabric_families() {
@@ -453,6 +472,7 @@ Profile find_profile(const std::string& name) {
   if (name == "rocev2-dctcp") return rocev2_dctcp();
   if (name == "rocev2-hpcc") return rocev2_hpcc();
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
+  if (name == "rocev2-ar") return rocev2_ar();
   if (name == "ib-ndr")
     return infiniband(
         name, 400, Time::from_ns(330),

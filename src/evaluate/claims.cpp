@@ -227,16 +227,30 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                              t.cell);
           }
         }
+    // Conditions that inject misconfigurations (misconfig:) answer it directly.
+    for (size_t f : r.family(CostFamily::kRoce))
+      for (const EvalFigure& x : s.figures) {
+        if (x.fabric != f || (x.metric != "lossless_class_drops" && x.metric != "oversize_drops")) continue;
+        tried = true;
+        if (x.mean > 0) {
+          hurt = true;
+          e += fmt::format(
+              "{} under {}: {} {}. ", r.name(f), ev.conditions[x.condition].name, cite(&x),
+              x.metric == "oversize_drops" ? "dropped as oversize" : "dropped in the lossless class");
+        }
+      }
     if (!tried) {
       out.push_back(
           not_measured(5, claim,
-                       "needs a tuning sweep on a RoCEv2 fabric, or conditions that mis-set PFC/ECN "
+                       "needs a tuning sweep on a RoCEv2 fabric, or conditions that inject misconfigurations "
                        "(a stuck receiver's PFC storm and cyclic-buffer deadlock are measured by `rdmasim "
                        "run`, docs/PFC_STORM.md; not yet as evaluation conditions)."));
     } else {
-      out.push_back(ClaimAnswer{
-          5, claim, hurt ? "supported" : "contradicted",
-          hurt ? e : "No PFC or ECN setting mis-set x0.5/x2/off cost more than the threshold here."});
+      out.push_back(ClaimAnswer{5, claim, hurt ? "supported" : "contradicted",
+                                hurt ? e
+                                     : "No PFC or ECN setting mis-set x0.5/x2/off cost more than the "
+                                       "threshold here, and no injected "
+                                       "misconfiguration dropped a lossless packet."});
     }
   }
 

@@ -15,6 +15,7 @@
 
 #include "config/error.h"
 #include "evaluate/cells.h"
+#include "evaluate/claims.h"
 #include "evaluate/evaluation.h"
 #include "evaluate/matrix.h"
 #include "evaluate/report.h"
@@ -369,6 +370,15 @@ weights: {incast: 1}
   const EvalFigure* base = find_figure(s, "roce.inc.baseline.lossless_drops");
   ASSERT_NE(base, nullptr);
   EXPECT_EQ(base->mean, 0.0);
+  // The misconfiguration claim is answered from the condition, citing its figure.
+  bool answered = false;
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, w.outcomes, s}))
+    if (a.claim.rfind("Misconfigured PFC or ECN", 0) == 0) {
+      answered = true;
+      EXPECT_EQ(a.verdict, "supported");
+      EXPECT_NE(a.evidence.find("[roce.inc.headroom.lossless_class_drops]"), std::string::npos) << a.evidence;
+    }
+  EXPECT_TRUE(answered);
 
   std::string bad = yaml;
   bad.replace(bad.find("switch: all"), 11, "switch: sw9");

@@ -240,8 +240,9 @@ TEST(TcoFamily, MapsTheShippedProfilesAndRefusesOthers) {
       {"rocev2-dcqcn", CostFamily::kRoce},      {"rocev2-dcqcn-mlx", CostFamily::kRoce},
       {"rocev2-dcqcn-400g", CostFamily::kRoce}, {"rocev2-dctcp", CostFamily::kRoce},
       {"rocev2-hpcc", CostFamily::kRoce},       {"rocev2-hpcc-400g", CostFamily::kRoce},
-      {"ib-ndr", CostFamily::kInfiniband},      {"ib-hdr", CostFamily::kInfiniband},
-      {"iwarp-cubic", CostFamily::kIwarp},      {"iwarp-dctcp", CostFamily::kIwarp},
+      {"rocev2-ar", CostFamily::kRoce},         {"ib-ndr", CostFamily::kInfiniband},
+      {"ib-hdr", CostFamily::kInfiniband},      {"iwarp-cubic", CostFamily::kIwarp},
+      {"iwarp-dctcp", CostFamily::kIwarp},
   };
   for (const auto& [name, family] : expected) EXPECT_EQ(cost_family_of(name), family) << name;
   // Every shipped profile is covered, so a new one fails here until mapped.

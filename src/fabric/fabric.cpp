@@ -168,7 +168,7 @@ void Fabric::build() {
         most_lossless = std::max(most_lossless, lossless);
         carved += lossless * (h + dc.sw.mmu.pg_reserved_bytes);
         const uint32_t mtu = port_config(static_cast<int>(n), idx, {"mtu"}).rc.mtu;
-        if (mtu < cfg_.rc.mtu) p.set_max_payload(mtu);
+        if (mtu < cfg_.rc.mtu) sw->set_port_mtu(idx, mtu);
       }
       if (!dc.sw.mmu.unlimited && most_lossless > 0 && carved >= dc.sw.mmu.buffer_bytes)
         throw std::invalid_argument("switch '" + sw->name() + "': PFC headroom and reserved bytes for " +

@@ -53,12 +53,15 @@ class Mmu {
   // Whether class `tc` arriving on `in_port` is lossless there: the
   // switch's PFC classes, unless the port is configured otherwise.
   [[nodiscard]] bool lossless(uint16_t in_port, uint8_t tc) const {
-    return (port_lossless_[in_port] >> tc) & 1u;
+    // Every port alike (all but misconfigured runs): no per-port lookup.
+    const uint8_t mask = per_port_ ? port_lossless_[in_port] : cfg_.lossless_mask;
+    return (mask >> tc) & 1u;
   }
   // A port whose PFC is off (0) or on other priorities than the switch's
   // (misconfig:); call before traffic starts.
   void set_port_lossless(uint16_t port, uint8_t mask) {
     port_lossless_[port] = mask;
+    per_port_ = per_port_ || mask != cfg_.lossless_mask;
     pool_ready_ = false;
   }
   [[nodiscard]] uint8_t port_lossless(uint16_t port) const { return port_lossless_[port]; }
@@ -107,6 +110,7 @@ class Mmu {
   uint64_t used_ = 0;  // every byte in the buffer
   uint64_t peak_ = 0;
   bool pool_ready_ = false;
+  bool per_port_ = false;  // some port's lossless classes differ from cfg_'s
 };
 
 }  // namespace rdmasim

@@ -8,6 +8,11 @@ Time Switch::now() const { return net_.sim().now(); }
 
 IntTable& Switch::telemetry() { return net_.telemetry(); }
 
+void Switch::set_port_mtu(uint16_t port, uint32_t bytes) {
+  ports_[port]->set_max_payload(bytes);
+  mtu_limited_ = true;
+}
+
 void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
   receive(reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */);
 }
@@ -15,7 +20,7 @@ void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];
   if (in.receive_frame(p)) return;
-  if (in.max_payload() != 0 && p->payload > in.max_payload()) [[unlikely]] {
+  if (mtu_limited_ && in.max_payload() != 0 && p->payload > in.max_payload()) [[unlikely]] {
     ++ctr_.oversize_drops;
     in.counters().oversize_drop_packets += 1;
     in.release(p->tc, p->wire);
@@ -32,7 +37,7 @@ void Switch::receive(Packet* p) {
     return;
   }
   Port& out = *ports_[out_idx];
-  if (out.max_payload() != 0 && p->payload > out.max_payload()) [[unlikely]] {
+  if (mtu_limited_ && out.max_payload() != 0 && p->payload > out.max_payload()) [[unlikely]] {
     ++ctr_.oversize_drops;
     out.counters().oversize_drop_packets += 1;
     in.release(p->tc, p->wire);

@@ -47,6 +47,9 @@ class Switch final : public Node {
   void set_routes(RouteTable t) { routes_ = std::move(t); }
   [[nodiscard]] const RouteTable& routes() const { return routes_; }
   [[nodiscard]] Mmu& mmu() { return mmu_; }
+  // Port `port` drops frames with more payload than `bytes` (an MTU below
+  // the fabric's, misconfig: mtu), into the switch and out of it.
+  void set_port_mtu(uint16_t port, uint32_t bytes);
   [[nodiscard]] const Mmu& mmu() const { return mmu_; }
   [[nodiscard]] const SwitchCounters& counters() const { return ctr_; }
   [[nodiscard]] uint64_t ecmp_seed() const { return ecmp_seed_; }
@@ -67,6 +70,7 @@ class Switch final : public Node {
   void receive(Packet* p);
 
   Mmu mmu_;
+  bool mtu_limited_ = false;  // some port has an MTU of its own (set_port_mtu)
   RouteTable routes_;
   SwitchCounters ctr_;
   ForwardingPolicy fwd_;

@@ -576,7 +576,8 @@ std::string summary_text(const Experiment& e) {
                      fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
     s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
   }
-  // Every cause of loss, so a lossless fabric that dropped says why.
+  // Every cause of loss, so a lossless fabric that dropped says why. Buffer
+  // drops include the lossless class's (shown beside them, not added twice).
   const uint64_t fault = nw["link_fault_drops"].get<uint64_t>();
   const uint64_t corrupt = nw["corruption_drops"].get<uint64_t>();
   const uint64_t buffer = nw["switch_buffer_drops"].get<uint64_t>();
@@ -585,7 +586,7 @@ std::string summary_text(const Experiment& e) {
   s += fmt::format(
       "drops      {} packets (buffer {}, lossless class {}, no route {}, link fault {}, corruption {})  "
       "retransmitted {}  timeouts {}\n",
-      buffer + lossless + no_route + fault + corrupt, buffer, lossless, no_route, fault, corrupt,
+      buffer + no_route + fault + corrupt, buffer, lossless, no_route, fault, corrupt,
       nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
   if (j.contains("tcp")) {
     const auto& t = j["tcp"];

@@ -13,6 +13,19 @@ void Switch::set_port_mtu(uint16_t port, uint32_t bytes) {
   mtu_limited_ = true;
 }
 
+bool Switch::drop_oversize(Port& in, Port& out, Packet* p) {
+  const auto over = [&](const Port& port) {
+    return port.max_payload() != 0 && p->payload > port.max_payload();
+  };
+  Port* at = over(in) ? &in : over(out) ? &out : nullptr;
+  if (at == nullptr) return false;
+  ++ctr_.oversize_drops;
+  at->counters().oversize_drop_packets += 1;
+  in.release(p->tc, p->wire);  // it held ingress buffer since arrival
+  net_.drop(p);
+  return true;
+}
+
 void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
   receive(reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */);
 }
@@ -20,13 +33,6 @@ void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];
   if (in.receive_frame(p)) return;
-  if (mtu_limited_ && in.max_payload() != 0 && p->payload > in.max_payload()) [[unlikely]] {
-    ++ctr_.oversize_drops;
-    in.counters().oversize_drop_packets += 1;
-    in.release(p->tc, p->wire);
-    net_.drop(p);
-    return;
-  }
   const int out_idx = fwd_.select(*this, *p);
   if (out_idx < 0) {
     ++ctr_.no_route_drops;
@@ -37,13 +43,8 @@ void Switch::receive(Packet* p) {
     return;
   }
   Port& out = *ports_[out_idx];
-  if (mtu_limited_ && out.max_payload() != 0 && p->payload > out.max_payload()) [[unlikely]] {
-    ++ctr_.oversize_drops;
-    out.counters().oversize_drop_packets += 1;
-    in.release(p->tc, p->wire);
-    net_.drop(p);
+  if (mtu_limited_ && drop_oversize(in, out, p)) [[unlikely]]
     return;
-  }
   Mmu::Verdict v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);
   if (v != Mmu::Verdict::kAdmit && points_.on_overflow(*this, *p, out) == OverflowAction::kForward)
     v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);  // the packet as a point rewrote it

@@ -69,6 +69,8 @@ class Switch final : public Node {
  private:
   void receive(Packet* p);
 
+  // Discards `p` when it exceeds the MTU of `in` or `out` (counted at that port).
+  bool drop_oversize(Port& in, Port& out, Packet* p);
   Mmu mmu_;
   bool mtu_limited_ = false;  // some port has an MTU of its own (set_port_mtu)
   RouteTable routes_;

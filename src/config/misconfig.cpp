@@ -4,6 +4,7 @@
 #include <string>
 
 #include "config/cfg_node.h"
+#include "config/scenario.h"
 #include "fabric/parts.h"
 #include "fabric/schema.h"
 
@@ -98,17 +99,6 @@ const nlohmann::ordered_json* at_path(const nlohmann::ordered_json& j, const std
   }
 }
 
-std::pair<int, int> node_of(const Topology& t, const std::string& name) {
-  for (size_t n = 0; n < t.nodes.size(); ++n)
-    if (t.nodes[n].name == name) {
-      int degree = 0;
-      for (const auto& l : t.links)
-        degree += (l.a == static_cast<int>(n) ? 1 : 0) + (l.b == static_cast<int>(n) ? 1 : 0);
-      return {static_cast<int>(n), degree};
-    }
-  return {-1, 0};
-}
-
 }  // namespace
 
 void read_misconfig(const CfgNode& root, FabricConfig& fabric, const Topology& t) {
@@ -122,19 +112,13 @@ void read_misconfig(const CfgNode& root, FabricConfig& fabric, const Topology& t
     o.kind = e.has("switch") ? Kind::kSwitch : e.has("nic") ? Kind::kNic : Kind::kPort;
     std::string target = e.str(where);
     if (o.kind == Kind::kPort) {
-      const auto colon = target.rfind(':');
-      const std::string digits = colon == std::string::npos ? "" : target.substr(colon + 1);
-      if (colon == std::string::npos || colon == 0 || digits.empty() ||
-          !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-          digits.size() > 5)
+      if (!parse_node_port(target, o.node, o.port))
         throw e.error(where, "expected 'switch:port', e.g. leaf0:2");
-      o.node = target.substr(0, colon);
-      o.port = std::stoi(digits);
     } else if (target != "all") {
       o.node = target;
     }
     if (!o.node.empty()) {
-      const auto [id, degree] = node_of(t, o.node);
+      const auto [id, degree] = find_node(t, o.node);
       if (id < 0) throw e.error(where, "no node named '" + o.node + "' in the topology");
       const bool host = t.nodes[id].kind == TopoNodeKind::kHost;
       if (o.kind == Kind::kNic && !host)
@@ -234,21 +218,23 @@ nlohmann::ordered_json misconfig_json(const DeviceOverride& o) {
 std::vector<KeyInfo> misconfig_keys() {
   std::vector<KeyInfo> keys{
       {"switch", "a switch of the topology, or all",
-       "the device the entry misconfigures (one of switch, nic, port)"},
+       "the device the entry misconfigures (one of switch, nic, port)", false, ""},
       {"nic", "a host of the topology, or all",
-       "a NIC: its priority marking, PFC, congestion-control parameters"},
-      {"port", "switch:port, e.g. leaf0:2", "one switch port: its PFC, headroom, MTU"},
-      {"set", "map of fabric keys", "what the device runs otherwise than the fabric (keys below)", true},
+       "a NIC: its priority marking, PFC, congestion-control parameters", false, ""},
+      {"port", "switch:port, e.g. leaf0:2", "one switch port: its PFC, headroom, MTU", false, ""},
+      {"set", "map of fabric keys", "what the device runs otherwise than the fabric (keys below)", true, ""},
   };
   for (const Injectable& i : kInjectable) {
     std::string on;
     if (i.on_switch) on += "switch";
     if (i.on_port) on += std::string(on.empty() ? "" : ", ") + "port";
     if (i.on_nic) on += std::string(on.empty() ? "" : ", ") + "nic";
-    keys.push_back({std::string("set.") + i.key, "as fabric." + std::string(i.key) + "; on " + on, i.effect});
+    keys.push_back(
+        {std::string("set.") + i.key, "as fabric." + std::string(i.key) + "; on " + on, i.effect, false, ""});
   }
   keys.push_back({"set.<cc>.*", "as fabric.<cc>.*; on nic",
-                  "the fabric's congestion-control parameters on one NIC (or all), e.g. dcqcn.rate_ai"});
+                  "the fabric's congestion-control parameters on one NIC (or all), e.g. dcqcn.rate_ai", false,
+                  ""});
   return keys;
 }
 

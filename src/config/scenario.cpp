@@ -96,6 +96,8 @@ void visit_topology(V& v, TopologySpec& ts) {
             [&](auto& b) { visit_link(b, ts.fabric_link); });
 }
 
+}  // namespace
+
 // 'node:port' as written, e.g. agg0_0:2: false unless `text` has that form.
 bool parse_node_port(const std::string& text, std::string& node, int& port) {
   const auto colon = text.rfind(':');
@@ -110,6 +112,8 @@ bool parse_node_port(const std::string& text, std::string& node, int& port) {
   node = text.substr(0, colon);
   return true;
 }
+
+namespace {
 
 // faults[i].link: 'node:port' as written, e.g. agg0_0:2.
 struct FaultLinkCodec {
@@ -373,6 +377,8 @@ void read_links(const CfgNode& root, Scenario& s) {
   }
 }
 
+}  // namespace
+
 // The topology node `name` names and the number of ports it has, or -1.
 std::pair<int, int> find_node(const Topology& t, const std::string& name) {
   int id = -1, degree = 0;
@@ -382,6 +388,8 @@ std::pair<int, int> find_node(const Topology& t, const std::string& name) {
     for (const auto& l : t.links) degree += (l.a == id ? 1 : 0) + (l.b == id ? 1 : 0);
   return {id, degree};
 }
+
+namespace {
 
 void read_faults(const CfgNode& root, Scenario& s) {
   for (const CfgNode& f : root.opt_list("faults")) {

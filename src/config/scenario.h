@@ -147,6 +147,12 @@ struct Scenario {
 [[nodiscard]] std::vector<KeyInfo> link_setting_keys();
 [[nodiscard]] nlohmann::ordered_json link_setting_defaults();
 
+// 'node:port' as faults, links and misconfig name a link end, e.g. agg0_0:2:
+// false unless `text` has that form.
+[[nodiscard]] bool parse_node_port(const std::string& text, std::string& node, int& port);
+// The topology node called `name` (-1 if none) and how many ports it has.
+[[nodiscard]] std::pair<int, int> find_node(const Topology& t, const std::string& name);
+
 // Builds the topology a scenario describes. Throws InputError (located at the
 // topology section) when it cannot be built or is not connected.
 [[nodiscard]] Topology build_topology(const Scenario& s);

@@ -36,6 +36,9 @@ struct AckSample {
   Time echoed_sent_at;                  // when the data it answers left (zero: no echo)
   bool ece = false;                     // ECN-Echo (IB: BECN): data it covers was marked
   const IntStack* telemetry = nullptr;  // INT of the data it answers (nullptr: none)
+  // Payload bytes this ACK newly acknowledges, cumulatively or selectively
+  // (UET SACK). 0 where the transport does not count them: derive from una.
+  int64_t acked_bytes = 0;
 };
 
 // What an algorithm may ask of the transport that runs it.
@@ -71,6 +74,9 @@ class CongestionControl {
   virtual void on_cnp(CcFlow& f) {}
   // The receiver reported a loss or a hole (NAK, SACK, duplicate ACKs).
   virtual void on_loss(CcFlow& f) {}
+  // A switch trimmed a data packet to its header (UET) and the receiver
+  // NACKed it: a loss that is known at once to be congestion.
+  virtual void on_trim(CcFlow& f) { on_loss(f); }
   // The retransmission timer fired: everything outstanding is presumed lost.
   virtual void on_rto(CcFlow& f) {}
   virtual void on_timer(CcFlow& f, uint32_t tag) {}

@@ -149,7 +149,7 @@ TEST_F(NsccRule, AWholeWindowWithoutQueueSwitchesToFastIncrease) {
   x += 0.25 * kMtu;
   EXPECT_NEAR(w(), x, 1e-6);
   EXPECT_TRUE(cc->fast(0));
-  EXPECT_EQ(i, 28);  // 29 x 4096 = 118,784 B > the window then, ~116,300 B (~490 B per ACK)
+  EXPECT_EQ(i, 28);  // 29 x 4096 = 118,784 B > the window then, ~115,670 B (~480 B per ACK)
   ack_us(33, 0, false);
   EXPECT_NEAR(w(), x + 0.25 * kMtu, 1e-6);
   ack_us(34, 2, false);  // a queue again: back to proportional

@@ -507,6 +507,11 @@ Scenario load_scenario(const CfgNode& root) {
   }
   if (s.output.pcap.enabled) {
     const CfgNode pc = root.child("output").child("pcap");
+    if (s.fabric.transport == "uet")
+      throw root.child("output").error("pcap",
+                                       "UET frames are not written to captures yet (RoCEv2, PFC, InfiniBand "
+                                       "and iWARP are): remove output.pcap for '" +
+                                           s.fabric.name + "'");
     for (const auto& [node, port] : s.output.pcap.ports) {
       const auto [id, degree] = find_node(t, node);
       if (id < 0) throw pc.error("ports", "no node named '" + node + "' in the topology");

@@ -216,11 +216,13 @@ CostFamily cost_family_of(std::string_view profile) {
     return profile.size() > prefix.size() && profile.substr(0, prefix.size()) == prefix;
   };
   if (has_prefix("ib-")) return CostFamily::kInfiniband;
-  if (has_prefix("rocev2-") || profile == "ethernet-lossy") return CostFamily::kRoce;
+  // UET runs on Ethernet NICs and switches: RoCE's cost inputs (an assumption
+  // until UET NIC prices are published).
+  if (has_prefix("rocev2-") || has_prefix("uet-") || profile == "ethernet-lossy") return CostFamily::kRoce;
   if (has_prefix("iwarp-")) return CostFamily::kIwarp;
   if (profile == "ideal") return CostFamily::kIdeal;
   throw std::invalid_argument("no cost family for profile '" + std::string(profile) +
-                              "': expected ib-*, rocev2-*, ethernet-lossy, iwarp-* or ideal");
+                              "': expected ib-*, rocev2-*, uet-*, ethernet-lossy, iwarp-* or ideal");
 }
 
 std::string_view cost_family_name(CostFamily family) {

@@ -22,6 +22,11 @@ FabricConfig with_framing(FabricConfig cfg) {
     cfg.framing = Framing::iwarp(cfg.tcp.timestamps);
     cfg.rc.mtu = IwarpFraming{cfg.tcp.ip_mtu, cfg.tcp.timestamps, cfg.tcp.markers}.max_payload(true);
   }
+  if (cfg.transport == "uet") {
+    cfg.framing = Framing::uet();
+    cfg.rc.mtu = cfg.uet.mtu;
+    cfg.sw.trim.wire_extra = cfg.framing.wire_extra;
+  }
   return cfg;
 }
 }  // namespace
@@ -36,6 +41,9 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   if (!cfg_.ib.enabled && (cfg_.sw.adaptive_routing || cfg_.paths.name == "spray"))
     cfg_.rc.accept_out_of_order = true;
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0) cfg_.rc.irn_window = bdp_packets();
+  // Trimming at one BDP (VALIDATION.md D.12) unless the scenario names a depth.
+  if (cfg_.sw.trim.enabled && cfg_.sw.trim.threshold_bytes == 0)
+    cfg_.sw.trim.threshold_bytes = uint64_t{bdp_packets()} * cfg_.framing.data_wire(cfg_.rc.mtu, false);
   // Resolved here, not in the part, so results.json records the window that ran.
   // Over TCP it starts at RFC 6928's initial window and slow-starts.
   if (cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0)
@@ -647,7 +655,10 @@ std::string DeviceOverride::target() const {
   return {};
 }
 
-std::string FabricConfig::transport_label() const { return transport == "iwarp" ? "iWARP (TCP)" : "RC"; }
+std::string FabricConfig::transport_label() const {
+  if (transport == "uet") return std::string("UET PDS (") + delivery_mode_name(uet.mode) + ")";
+  return transport == "iwarp" ? "iWARP (TCP)" : "RC";
+}
 
 std::string FabricConfig::mtu_label(const char* unit) const {
   if (transport != "iwarp") return std::to_string(rc.mtu) + unit;
@@ -666,6 +677,12 @@ void FabricConfig::set_mtu(int64_t bytes) {
       throw std::invalid_argument("--mtu on iWARP is the Ethernet MTU: expected 576 to 9216 bytes");
     tcp.ip_mtu = static_cast<uint32_t>(bytes);
     framing = Framing::iwarp(tcp.timestamps);
+    return;
+  }
+  if (transport == "uet") {
+    if (bytes < 256 || bytes > 9000)
+      throw std::invalid_argument("--mtu on UET must be between 256 and 9000 bytes");
+    uet.mtu = rc.mtu = static_cast<uint32_t>(bytes);
     return;
   }
   if (bytes < 64 || bytes > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");

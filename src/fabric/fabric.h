@@ -14,6 +14,7 @@
 #include "cc/dctcp.h"
 #include "cc/hpcc.h"
 #include "cc/ib_cc.h"
+#include "cc/nscc/nscc.h"
 #include "cc/timely.h"
 #include "engine/simulation.h"
 #include "fabric/parts.h"
@@ -33,6 +34,7 @@
 #include "transport/iwarp/tcp_config.h"
 #include "transport/rc.h"
 #include "transport/transport.h"
+#include "transport/uet/pds_config.h"
 #include "verbs/verbs.h"
 
 namespace rdmasim {
@@ -52,6 +54,9 @@ struct SwitchSettings {
   bool adaptive_routing = false;
   PfcConfig pfc;
   EcnConfig ecn;
+  // UET packet trimming (fabric.trimming); threshold_bytes 0 = one BDP,
+  // resolved by the fabric.
+  TrimConfig trim;
   // Per-PG headroom: 0 = sized per port as rate x (2 x cable delay + the
   // upstream's response time) + 2 maximum frames (one in flight each way).
   uint64_t pfc_headroom_bytes = 0;
@@ -100,10 +105,11 @@ struct FabricConfig {
   LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
   SwitchSettings sw;
   NicConfig nic;
-  std::string transport = "rc";  // the Transport part (fabric/parts.cpp): rc | iwarp
-  RcConfig rc;                   // rc; data_tc is every transport's
+  std::string transport = "rc";  // the Transport part (fabric/parts.cpp): rc | iwarp | uet
+  RcConfig rc;                   // rc; data_tc is every transport's, mtu the packet size every part sizes by
   TcpConfig tcp;                 // iwarp
-  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only) | newreno | cubic
+  PdsConfig uet;                 // uet
+  // none | dcqcn | dctcp | timely | hpcc | ibcc (InfiniBand only) | newreno | cubic | nscc
   std::string cc = "none";
   DcqcnConfig dcqcn;
   DctcpConfig dctcp;
@@ -112,6 +118,7 @@ struct FabricConfig {
   InfinibandSettings ib;
   IbCcConfig ibcc;
   CubicConfig cubic;
+  NsccConfig nscc;
   PathSelectionConfig paths;  // fabric.path_selection and its selector's block (nic/path)
   RerouteConfig reroute;      // Ethernet: link-failure detection and route repair
   // In-network aggregation (fabric.sharp), what collectives' algo sharp runs

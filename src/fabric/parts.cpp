@@ -11,6 +11,7 @@
 #include "cc/hpcc.h"
 #include "cc/ib_cc.h"
 #include "cc/newreno/newreno.h"
+#include "cc/nscc/nscc.h"
 #include "cc/timely.h"
 #include "config/params.h"
 #include "fabric/fabric.h"
@@ -24,13 +25,15 @@
 #include "nic/path/spray/spray_paths.h"
 #include "transport/iwarp/iwarp.h"
 #include "transport/rc.h"
+#include "transport/uet/pds.h"
 
 namespace rdmasim {
 
 std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net) {
   if (cfg.transport == "rc") return std::make_unique<RcEngine>(net, cfg.rc);
   if (cfg.transport == "iwarp") return std::make_unique<IwarpTransport>(net, cfg.tcp);
-  throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc or iwarp)");
+  if (cfg.transport == "uet") return std::make_unique<UetPds>(net, cfg.uet);
+  throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc, iwarp or uet)");
 }
 
 namespace {
@@ -105,6 +108,15 @@ const CcEntry kCongestionControls[] = {
         "cubic",
         [](const FabricConfig& cfg, const PartContext&) -> std::unique_ptr<CongestionControl> {
           return std::make_unique<Cubic>(cfg.cubic);
+        }),
+    with_params<&FabricConfig::nscc>(
+        "nscc",
+        [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
+          NsccConfig n = cfg.nscc;
+          if (n.base_rtt == Time::zero()) n.base_rtt = ctx.max_base_rtt();
+          // Without trimming the target is one base RTT (UEC htsim initNsccParams).
+          if (n.target_qdelay == Time::zero() && !cfg.sw.trim.enabled) n.target_qdelay = n.base_rtt;
+          return std::make_unique<Nscc>(n);
         }),
 };
 
@@ -222,6 +234,7 @@ std::vector<std::string> congestion_point_names(const FabricConfig& cfg) {
   // when its congestion control asks for telemetry (HPCC, or one installed
   // later): every switch keeps it, as a real INT pipeline is always there.
   names.emplace_back("int");
+  if (cfg.sw.trim.enabled) names.emplace_back("trim");
   return names;
 }
 
@@ -233,7 +246,8 @@ CongestionPoint make_congestion_point(const std::string& name, const FabricConfi
   }
   if (name == "fecn") return FecnPoint(cfg.ibcc.threshold_bytes);
   if (name == "int") return IntPoint{};
-  throw std::invalid_argument("unknown congestion point '" + name + "' (expected red, fecn or int)");
+  if (name == "trim") return TrimPoint(cfg.sw.trim);
+  throw std::invalid_argument("unknown congestion point '" + name + "' (expected red, fecn, int or trim)");
 }
 
 namespace {
@@ -288,9 +302,11 @@ std::string path_selector_unmet(const PathEntry& e, const FabricConfig& cfg, con
   if (forwarding_policy_name(cfg) != "ecmp")
     return "'" + name + "' changes the entropy ECMP hashes; this fabric forwards by " +
            forwarding_policy_name(cfg) + ", which does not read it";
-  if (name == "spray" && cfg.transport != "rc")
+  if (name == "spray" && cfg.transport == "uet" && cfg.uet.mode == DeliveryMode::kRod)
+    return "'spray' reorders every PDC's packets; UET's ordered mode rod keeps one path (use mode rud)";
+  if (name == "spray" && cfg.transport != "rc" && cfg.transport != "uet")
     return "'spray' reorders every QP's packets; " + cfg.transport_label() +
-           " takes reordering as loss (expected an RC transport, which places them as they come)";
+           " takes reordering as loss (expected an RC or UET transport, which place them as they come)";
   if (e.needs_feedback != nullptr && feedback != e.needs_feedback)
     return "'" + name + "' reads " + e.needs_feedback + " receiver feedback; congestion control '" + cfg.cc +
            "' returns " + feedback + " (use fabric.cc: dctcp)";

@@ -446,10 +446,99 @@ Profile iwarp_dctcp() {
   return p;
 }
 
+// Ultra Ethernet (UET 1.0): the PDS over lossy Ethernet at 400 Gb/s, with
+// per-packet spraying, ECN marking and packet trimming in the switches.
+// The links, NIC and switch latencies are rocev2-*-400g's, so the fabrics
+// compare on the same hardware; what differs is the transport and the
+// switches' response to congestion.
+Profile uet_base(std::string name, std::string summary) {
+  Profile p = at_400g(ethernet_base(std::move(name), std::move(summary)));
+  p.name.resize(p.name.size() - 5);  // at_400g appended "-400g"
+  p.config.name = p.name;
+  p.family = "UET";
+  std::erase_if(p.sources, [](const ProfileSource& s) {
+    return s.key == "fabric.mtu" || s.key == "fabric.ack_interval" || s.key == "fabric.rto" ||
+           s.key == "fabric.rto_max_backoff" || s.key == "fabric.ack_tc";
+  });
+  FabricConfig& c = p.config;
+  c.transport = "uet";
+  c.framing = Framing::uet();
+  c.uet = PdsConfig{};
+  c.rc.mtu = c.uet.mtu;
+  c.sw.mmu.lossless_mask = 0;  // UET runs best-effort: trimming, not PFC, handles overflow
+  c.paths.name = "spray";
+  c.paths.spray.evs = 256;
+  c.sw.ecn.enabled = true;
+  c.sw.ecn.reference_rate = Rate::from_gbps(400);
+  // VALIDATION D.12: ECN marking between 0.2 and 0.8 BDP, trimming at 1 BDP.
+  // One BDP at 400 Gb/s over the ~8 us base RTT of a 3-tier fabric of these
+  // switches (5 x 600 ns switches, 300+300 ns NICs, each way) is 400 KB.
+  c.sw.ecn.kmin_bytes = 80'000;
+  c.sw.ecn.kmax_bytes = 320'000;
+  c.sw.ecn.pmax = 1.0;
+  c.sw.ecn.mark_on_dequeue = false;
+  c.sw.trim.enabled = true;
+  c.sw.trim.header_bytes = 64;
+  // One BDP of the same reference fabric as the ECN ramp, so marking always
+  // starts before trimming (threshold: bdp takes the scenario's own BDP).
+  c.sw.trim.threshold_bytes = 400'000;
+  c.sw.trim.tc = 7;
+  c.sw.trim.class_limit_bytes = 256 * 1024;
+  cite(p, "fabric.framing",
+       "Eth 14 + IPv4 20 + UDP 8 + PDS RUD/ROD request 12 + SES standard request 44 + FCS 4 per data packet; "
+       "ACK_CC 32 B with the 64-bit SACK bitmap (UEC 1.0 §3.4-3.5 formats); preamble+SFD 8 + IFG 12");
+  cite(p, "fabric.data_tc",
+       "assumption: the class RoCE profiles give RDMA, so topologies compare like for like");
+  cite(p, "fabric.path_selection",
+       "UET load balancing sprays each packet over an entropy-value set (UEC 1.0 §3.5.5; REPS, Bonato et al. "
+       "2024, uses 256 EVs)");
+  cite(p, "fabric.spray.evs",
+       "REPS / SMaRTT evaluations spray over 256 entropy values; VALIDATION D.12: 64-256");
+  cite(p, "fabric.ecn.enabled", "NSCC reads ECN marks with delay (UEC 1.0 congestion management)");
+  cite(p, "fabric.ecn.kmin", "VALIDATION D.12: marking from 0.2 BDP (80 KB of a 400 KB BDP at 400 Gb/s)");
+  cite(p, "fabric.ecn.kmax", "VALIDATION D.12: marking up to 0.8 BDP (320 KB)");
+  cite(p, "fabric.ecn.pmax", "assumption: probability 1 at 0.8 BDP, the SMaRTT/NSCC evaluations' ramp end");
+  cite(p, "fabric.ecn.reference_rate", "the thresholds above are for 400 Gb/s ports, scaled with port rate");
+  cite(p, "fabric.ecn.mark", "assumption: marked on the queue a packet joins");
+  cite(p, "fabric.trimming.enabled", "UET packet trimming (UEC 1.0 §3.5; NDP, Handley et al. SIGCOMM 2017)");
+  cite(p, "fabric.trimming.size",
+       "assumption: one 64 B minimum frame, which holds Ethernet, IPv4, UDP and the PDS header the NACK "
+       "needs");
+  cite(p, "fabric.trimming.threshold",
+       "VALIDATION D.12: trimming at 1 BDP of queue (400 KB, the reference BDP of the ECN thresholds)");
+  cite(p, "fabric.trimming.tc",
+       "trimmed headers go ahead of data (VALIDATION D.12), here in the strict ACK class");
+  cite(p, "fabric.trimming.class_limit",
+       "assumption: 256 KiB of headers per port (about 3000 trims) bounds the trimmed class's share");
+  cite(p, "fabric.uet.mode", "RUD, the mode UET uses for AI collectives (UEC 1.0 §3.5 overview)");
+  cite(p, "fabric.uet.mtu",
+       "assumption: 4 KiB payload, as the 400G RoCE profiles and the htsim UEC experiments");
+  cite(p, "fabric.uet.ack_every", "assumption: every packet ACKed, as the NSCC/REPS simulations do");
+  cite(p, "fabric.uet.psn_window", "assumption: 1024 PSNs, above 2.5 BDPs of 4 KiB packets at 400 Gb/s");
+  cite(p, "fabric.uet.sack_loss_threshold",
+       "assumption: half the 64-PSN SACK bitmap, so spraying's reordering is not taken for loss");
+  cite(p, "fabric.uet.rto", "assumption: about 30 base RTTs; trims make timeouts the rare path");
+  cite(p, "fabric.uet.rto_max_backoff", "assumption: up to 8x, as the RoCE profiles");
+  cite(p, "fabric.uet.ack_tc", "ACKs and NACKs at high priority, as the RoCE profiles");
+  return p;
+}
+
+// UET with NSCC, the sender-based congestion control (UEC 1.0).
+Profile uet_nscc() {
+  Profile p = uet_base(
+      "uet-nscc",
+      "Ultra Ethernet (UET 1.0): the PDS in RUD mode (SACK, NACK on trims) over lossy 400G Ethernet, "
+      "per-packet spraying over 256 entropy values, ECN marking and packet trimming in the switches, NSCC");
+  p.config.cc = "nscc";
+  p.config.nscc = NsccConfig{};
+  cite(p, "fabric.cc", "NSCC (UEC 1.0 congestion management; SMaRTT, Bonato et al. 2024)");
+  return p;
+}
+
 std::vector<std::string> profile_names() {
   return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
           "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "rocev2-ar",        "ib-ndr",
-          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp"};
+          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp",      "uet-nscc"};
 }
 
 std::vector<std::string> fabric_families() {
@@ -473,6 +562,7 @@ Profile find_profile(const std::string& name) {
   if (name == "rocev2-hpcc") return rocev2_hpcc();
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
   if (name == "rocev2-ar") return rocev2_ar();
+  if (name == "uet-nscc") return uet_nscc();
   if (name == "ib-ndr")
     return infiniband(
         name, 400, Time::from_ns(330),

@@ -474,13 +474,73 @@ void visit_iwarp(V& v, FabricConfig& c) {
           [&](auto& b) { c.tcp.visit(b); });
 }
 
+// --- Transport: UET's Packet Delivery Sublayer. ----------------------------
+template <typename V>
+void visit_uet(V& v, FabricConfig& c) {
+  const std::string why =
+      "applies to the RC transport (RoCEv2, InfiniBand); '" + c.name + "' runs UET's PDS (see fabric.uet)";
+  for (const char* key : {"mtu", "recovery", "ack_interval", "rto", "rto_max_backoff", "retry_limit",
+                          "ack_tc", "irn_window", "irn_rto_low", "irn_rto_high"})
+    v.refuse(key, why);
+  v.refuse("tcp", "applies to iWARP profiles (iwarp-cubic, iwarp-dctcp), not '" + c.name + "'");
+  v.count({"data_tc", "traffic class of the PDCs' data packets"}, c.rc.data_tc, 0, 7);
+  v.block(
+      Key{"uet", "UET Packet Delivery Sublayer: delivery mode, packet size, ACKs, SACK loss rule, timeout"},
+      [&](auto& b) { c.uet.visit(b); });
+  c.rc.mtu = c.uet.mtu;  // the packet size the fabric sizes buffers and BDPs by
+  v.check(c.uet.mode != DeliveryMode::kUud || c.cc == "none", "cc",
+          "mode uud returns no ACKs, so congestion control '" + c.cc +
+              "' would never hear from the network "
+              "(expected cc: none)");
+}
+
+// Packet trimming at the switches (net/congestion_point/trim).
+template <typename V>
+void visit_trim(V& v, TrimConfig& t) {
+  v.flag({"enabled",
+          "switches cut a data packet to its headers instead of dropping it (or once its queue passes the "
+          "threshold) and forward it in a priority class; the target NACKs it at once"},
+         t.enabled);
+  if (!t.enabled) {
+    for (const char* key : {"size", "threshold", "tc", "class_limit"})
+      v.refuse(key, "has no effect: trimming is off (set fabric.trimming.enabled: true to use it)");
+    return;
+  }
+  v.size(
+      {"size", "bytes a trimmed packet keeps, FCS included: at least Ethernet, IPv4, UDP and the PDS header"},
+      t.header_bytes, 1024);
+  v.check(
+      t.header_bytes >= Framing::kUetTrimMin, "size",
+      "expected at least " + std::to_string(Framing::kUetTrimMin) +
+          "B: a trimmed packet must keep Ethernet 14 + IPv4 20 + UDP 8 + PDS 12 + FCS 4 so the target can "
+          "NACK it");
+  v.size_or({"threshold",
+             "egress class depth above which data is trimmed before it joins the queue; bdp: one "
+             "bandwidth-delay product of the host link (VALIDATION D.12)"},
+            t.threshold_bytes, "bdp");
+  v.count({"tc", "traffic class trimmed headers ride (strict priority by default)"}, t.tc, 0, 7);
+  v.size(
+      {"class_limit",
+       "bytes of trimmed headers one egress queues at most: the bounded share; beyond it a trim is a drop"},
+      t.class_limit_bytes);
+  v.check(t.class_limit_bytes >= t.header_bytes, "class_limit",
+          "expected room for at least one trimmed header");
+}
+
 template <typename V>
 void visit_fabric(V& v, FabricConfig& c) {
   if (c.transport == "iwarp") {
     visit_iwarp(v, c);
+  } else if (c.transport == "uet") {
+    visit_uet(v, c);
   } else {
     visit_rc(v, c.rc);
     v.refuse("tcp", "applies to iWARP profiles (iwarp-cubic, iwarp-dctcp), not '" + c.name + "'");
+  }
+  if (c.transport != "uet") {
+    v.refuse("uet", "applies to UET profiles (uet-nscc, uet-nscc-rccc), not '" + c.name + "'");
+    v.refuse("trimming", "applies to UET profiles: only UET's PDS NACKs a trimmed packet, and '" + c.name +
+                             "' would take it as a loss");
   }
   const bool ib = c.ib.enabled;
   if (ib) {
@@ -492,7 +552,9 @@ void visit_fabric(V& v, FabricConfig& c) {
     v.refuse("adaptive_routing", "applies to Ethernet profiles; InfiniBand's is fabric.ib.adaptive_routing");
   } else {
     visit_ethernet_switch(v, c.sw);
-    v.check(!c.sw.adaptive_routing || c.transport == "rc", "adaptive_routing",
+    v.check(!c.sw.adaptive_routing || c.transport == "rc" ||
+                (c.transport == "uet" && c.uet.mode != DeliveryMode::kRod),
+            "adaptive_routing",
             "adaptive routing reorders packets, and " + c.transport_label() +
                 " takes reordering as loss (expected an RC transport, which places them as they come)");
   }
@@ -524,6 +586,9 @@ void visit_fabric(V& v, FabricConfig& c) {
   if (!ib)
     v.block(Key{"ecn", "RED/ECN marking at switch egress queues (the congestion point of DCQCN and DCTCP)"},
             [&](auto& b) { visit_red_ecn(b, c.sw.ecn); });
+  if (!ib && c.transport == "uet")
+    v.block(Key{"trimming", "packet trimming at switch egress (UET): cut to headers instead of dropping"},
+            [&](auto& b) { visit_trim(b, c.sw.trim); });
   // A congestion control whose signal the fabric never produces would run
   // as if the network were never congested.
   const std::string signal = congestion_control_feedback(c);

@@ -41,6 +41,10 @@ struct PortCounters {
   // With more payload than this port's MTU (a misconfigured MTU), received
   // or routed to it: discarded (ethtool's rx_oversize_pkts_phy at ingress).
   uint64_t oversize_drop_packets = 0;
+  // Data packets this egress cut to their headers (UET packet trimming),
+  // and trimmed headers it dropped because its trimmed class was full.
+  uint64_t trimmed_packets = 0;
+  uint64_t trim_drop_packets = 0;
 };
 
 }  // namespace rdmasim

@@ -5,15 +5,17 @@
 namespace rdmasim {
 
 std::string Network::check_conservation() const {
-  static constexpr const char* kNames[] = {"data", "ack", "nak", "read-request", "pfc", "cnp", "credit"};
+  static constexpr const char* kNames[] = {"data", "ack", "nak",    "read-request",
+                                           "pfc",  "cnp", "credit", "trimmed"};
   uint64_t live_total = 0;
   for (int t = 0; t < kNumPktTypes; ++t) {
-    const uint64_t accounted = ledger_.delivered[t] + ledger_.dropped[t] + ledger_.live[t];
+    const uint64_t accounted =
+        ledger_.delivered[t] + ledger_.dropped[t] + ledger_.retyped[t] + ledger_.live[t];
     if (accounted != ledger_.created[t])
       return std::string("packet conservation violated for ") + kNames[t] + ": created " +
              std::to_string(ledger_.created[t]) + " != delivered " + std::to_string(ledger_.delivered[t]) +
-             " + dropped " + std::to_string(ledger_.dropped[t]) + " + in flight " +
-             std::to_string(ledger_.live[t]);
+             " + dropped " + std::to_string(ledger_.dropped[t]) + " + trimmed " +
+             std::to_string(ledger_.retyped[t]) + " + in flight " + std::to_string(ledger_.live[t]);
     live_total += ledger_.live[t];
   }
   if (live_total != pool_.live())

@@ -24,6 +24,8 @@ struct PacketLedger {
   std::array<uint64_t, kNumPktTypes> delivered{};
   std::array<uint64_t, kNumPktTypes> dropped{};
   std::array<uint64_t, kNumPktTypes> live{};
+  // Data packets a switch trimmed: they live on as kTrimmed headers.
+  std::array<uint64_t, kNumPktTypes> retyped{};
 };
 
 // Congestion spreading: how many ports have some priority paused by their
@@ -75,6 +77,15 @@ class Network {
     ++ledger_.dropped[static_cast<int>(p->type)];
     --ledger_.live[static_cast<int>(p->type)];
     pool_.put(p);
+  }
+  // A switch cut `p` to its headers (packet trimming): it leaves its type's
+  // ledger as `retyped` and joins `t`'s as created.
+  void retype(Packet* p, PktType t) {
+    ++ledger_.retyped[static_cast<int>(p->type)];
+    --ledger_.live[static_cast<int>(p->type)];
+    p->type = t;
+    ++ledger_.created[static_cast<int>(t)];
+    ++ledger_.live[static_cast<int>(t)];
   }
   [[nodiscard]] IntTable& telemetry() { return int_; }
   [[nodiscard]] const IntTable& telemetry() const { return int_; }

@@ -45,6 +45,7 @@ void Switch::receive(Packet* p) {
   Port& out = *ports_[out_idx];
   if (mtu_limited_ && drop_oversize(in, out, p)) [[unlikely]]
     return;
+  if (trims_) points_.before_admit(*this, *p, out);
   Mmu::Verdict v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);
   if (v != Mmu::Verdict::kAdmit && points_.on_overflow(*this, *p, out) == OverflowAction::kForward)
     v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);  // the packet as a point rewrote it
@@ -64,6 +65,8 @@ void Switch::receive(Packet* p) {
   in.flow_control().on_buffered(in, p->tc);
   out.enqueue(p);
 }
+
+void Switch::retype(Packet& p, PktType t) { net_.retype(&p, t); }
 
 void Switch::on_dequeue(Packet& p, uint16_t out, bool departs) {
   mmu_.release(p.in_port, out, p.tc, p.wire);

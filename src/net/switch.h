@@ -37,7 +37,10 @@ class Switch final : public Node {
   // The policy that picks the egress (ECMP with this switch's seed until set).
   void set_forwarding_policy(ForwardingPolicy f) { fwd_ = f; }  // trivially copyable
   // Adds an egress congestion point after those already added.
-  void add_congestion_point(CongestionPoint cp) { points_.add(std::move(cp)); }
+  void add_congestion_point(CongestionPoint cp) {
+    points_.add(std::move(cp));
+    trims_ = points_.wants_before_admit();
+  }
   [[nodiscard]] CongestionPoints& congestion_points() { return points_; }
   void on_event(uint32_t kind, uint64_t arg) override;
   // A packet left egress port `out`'s queue: free its buffer, maybe send XON.
@@ -57,9 +60,11 @@ class Switch final : public Node {
   // What the forwarding policy and congestion points use of their switch.
   [[nodiscard]] Time now() const;
   [[nodiscard]] IntTable& telemetry();
-  // A congestion point set CE on `p` at egress `out`: marks and counts it.
   // An ingress port's flow control sent PFC XOFF (or XON) upstream.
   void note_pause_sent(bool xoff) { ++(xoff ? ctr_.pfc_xoff_sent : ctr_.pfc_xon_sent); }
+  // A congestion point trimmed `p` to its headers: the packet ledger follows.
+  void retype(Packet& p, PktType t);
+  // A congestion point set CE on `p` at egress `out`: marks and counts it.
   void note_ecn_mark(Packet& p, Port& out) {
     p.flags |= kCe;
     ++ctr_.ecn_marked;
@@ -73,6 +78,7 @@ class Switch final : public Node {
   bool drop_oversize(Port& in, Port& out, Packet* p);
   Mmu mmu_;
   bool mtu_limited_ = false;  // some port has an MTU of its own (set_port_mtu)
+  bool trims_ = false;        // a congestion point rewrites packets before admission
   RouteTable routes_;
   SwitchCounters ctr_;
   ForwardingPolicy fwd_;

@@ -258,13 +258,18 @@ json results_json(const Experiment& e) {
       last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
 
   const auto& led = fab.net().ledger();
-  static constexpr const char* kTypes[] = {"data", "ack", "nak", "read_request", "pfc", "cnp", "credit"};
+  static constexpr const char* kTypes[] = {"data", "ack", "nak",    "read_request",
+                                           "pfc",  "cnp", "credit", "trimmed"};
   json pk;
-  for (int t = 0; t < kNumPktTypes; ++t)
+  for (int t = 0; t < kNumPktTypes; ++t) {
+    // Trimmed headers exist only where switches trim (UET): no entry elsewhere.
+    if (static_cast<PktType>(t) == PktType::kTrimmed && led.created[t] == 0) continue;
     pk[kTypes[t]] = {{"created", led.created[t]},
                      {"delivered", led.delivered[t]},
                      {"dropped", led.dropped[t]},
                      {"in_flight", led.live[t]}};
+    if (led.retyped[t] != 0) pk[kTypes[t]]["trimmed"] = led.retyped[t];
+  }
   const QpStats rc = e.fabric().verbs().total_stats();
   const uint64_t cnps = rc.cnps_sent;
   uint64_t buffer_drops = 0, no_route = 0, peak_buffer = 0, lossless_drops = 0, ecn_marked = 0, xoff = 0,

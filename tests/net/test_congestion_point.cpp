@@ -1,6 +1,6 @@
 // The egress congestion points on a stub switch and port: RED's marking
 // probability and its random stream, FECN's threshold and victim rule, the
-// INT record, and the overflow default.
+// INT record, trimming, and the overflow default.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -39,6 +39,11 @@ struct StubSwitch {
     ++marks;
   }
   IntTable& telemetry() { return table; }
+  int retyped = 0;
+  void retype(Packet& p, PktType t) {
+    p.type = t;
+    ++retyped;
+  }
   [[nodiscard]] Time now() const { return Time::from_ns(777); }
   [[nodiscard]] int id() const { return 5; }
 };
@@ -163,6 +168,82 @@ TEST(CongestionPoints, OverflowDropsUnlessAPointForwards) {
   points.add(IntPoint{});
   EXPECT_EQ(points.on_overflow(sw, p, out), OverflowAction::kDrop);
   EXPECT_EQ(points.size(), 2u);
+}
+
+TrimConfig trim_cfg(uint64_t threshold, uint64_t limit) {
+  TrimConfig t;
+  t.enabled = true;
+  t.header_bytes = 64;
+  t.wire_extra = 20;
+  t.threshold_bytes = threshold;
+  t.tc = 7;
+  t.class_limit_bytes = limit;
+  return t;
+}
+
+Packet data_packet(uint32_t payload) {
+  Packet p;
+  p.type = PktType::kData;
+  p.tc = 3;
+  p.payload = static_cast<uint16_t>(payload);
+  p.wire = static_cast<uint16_t>(payload + 122);
+  p.flags = kEct | kLast;
+  return p;
+}
+
+// A refused data packet becomes a header of `size` + preamble/IFG in the
+// trimmed class, counted at the egress; control packets are left to drop.
+TEST(TrimPoint, OverflowTrimsDataToItsHeaderInThePriorityClass) {
+  StubSwitch sw;
+  StubPort out;
+  TrimPoint t(trim_cfg(0, 4096));
+  Packet p = data_packet(4096);
+  EXPECT_EQ(t.on_overflow(sw, p, out), OverflowAction::kForward);
+  EXPECT_EQ(p.type, PktType::kTrimmed);
+  EXPECT_EQ(p.wire, 84);
+  EXPECT_EQ(p.payload, 0);
+  EXPECT_EQ(p.tc, 7);
+  EXPECT_EQ(p.flags & kEct, 0);
+  EXPECT_EQ(p.flags & kLast, kLast);  // the headers it keeps
+  EXPECT_EQ(out.ctr.trimmed_packets, 1u);
+  Packet ack;
+  ack.type = PktType::kAck;
+  EXPECT_EQ(t.on_overflow(sw, ack, out), OverflowAction::kDrop);
+  EXPECT_EQ(sw.retyped, 1);
+}
+
+// Above the threshold (class bytes + this packet) data is trimmed before
+// admission; at or below it, it is left alone.
+TEST(TrimPoint, TrimsAboveTheThresholdBeforeAdmission) {
+  StubSwitch sw;
+  StubPort out;
+  TrimPoint t(trim_cfg(10'000, 4096));
+  sw.m.bytes[3] = 10'000 - 4218;
+  Packet fits = data_packet(4096);  // wire 4218: exactly at the threshold
+  t.before_admit(sw, fits, out);
+  EXPECT_EQ(fits.type, PktType::kData);
+  sw.m.bytes[3] += 1;
+  Packet over = data_packet(4096);
+  t.before_admit(sw, over, out);
+  EXPECT_EQ(over.type, PktType::kTrimmed);
+  EXPECT_EQ(out.ctr.trimmed_packets, 1u);
+}
+
+// The bounded share: once the trimmed class holds class_limit bytes, a
+// further trim is refused (the packet drops) and counted.
+TEST(TrimPoint, AFullTrimmedClassDropsInsteadOfTrimming) {
+  StubSwitch sw;
+  StubPort out;
+  TrimPoint t(trim_cfg(0, 168));  // room for two 84 B headers
+  Packet q1 = data_packet(1000), q2 = data_packet(1000), q3 = data_packet(1000);
+  ASSERT_EQ(t.on_overflow(sw, q1, out), OverflowAction::kForward);
+  out.q.push(&q1);
+  ASSERT_EQ(t.on_overflow(sw, q2, out), OverflowAction::kForward);
+  out.q.push(&q2);
+  EXPECT_EQ(t.on_overflow(sw, q3, out), OverflowAction::kDrop);
+  EXPECT_EQ(q3.type, PktType::kData);
+  EXPECT_EQ(out.ctr.trimmed_packets, 2u);
+  EXPECT_EQ(out.ctr.trim_drop_packets, 1u);
 }
 
 }  // namespace

@@ -3,11 +3,17 @@
 //   red   RedEcnPoint  RED/ECN marking (kmin, kmax, pmax; on enqueue or dequeue)
 //   fecn  FecnPoint    InfiniBand FECN at a root of congestion
 //   int   IntPoint     HPCC in-band telemetry record
+//   trim  TrimPoint    UET packet trimming (cut to headers instead of dropping)
 // built by name in fabric/parts.cpp. A switch has any number of them
 // (CongestionPoints, e.g. red + int), called in the order they were added.
 //
 // Contract. The Switch owns its points by value and calls, on the simulation
 // thread:
+//   before_admit(sw, p, out)         p is routed to `out` and about to be
+//                                    offered to the buffer; a point may
+//                                    rewrite it in place (trimming above a
+//                                    threshold). Called only on switches
+//                                    with a point that wants it (trim);
 //   on_enqueue(sw, p, out)           p was admitted to egress port `out` and is
 //                                    about to join its queue;
 //   on_dequeue(sw, p, out, departs)  p left `out`'s queue and the buffer
@@ -35,10 +41,11 @@
 #include "net/congestion_point/int/int_point.h"
 #include "net/congestion_point/overflow.h"
 #include "net/congestion_point/red_ecn/red_ecn_point.h"
+#include "net/congestion_point/trim/trim_point.h"
 
 namespace rdmasim {
 
-using CongestionPoint = std::variant<RedEcnPoint, FecnPoint, IntPoint>;
+using CongestionPoint = std::variant<RedEcnPoint, FecnPoint, IntPoint, TrimPoint>;
 
 class CongestionPoints {
  public:
@@ -46,6 +53,17 @@ class CongestionPoints {
   [[nodiscard]] size_t size() const noexcept { return points_.size(); }
   [[nodiscard]] CongestionPoint& at(size_t i) { return points_[i]; }
 
+  // Whether any point rewrites packets before admission (the switch skips the call otherwise).
+  [[nodiscard]] bool wants_before_admit() const noexcept {
+    for (const auto& cp : points_)
+      if (std::holds_alternative<TrimPoint>(cp)) return true;
+    return false;
+  }
+  template <class S, class O>
+  void before_admit(S& sw, Packet& p, O& out) {
+    for (auto& cp : points_)
+      if (auto* t = std::get_if<TrimPoint>(&cp)) t->before_admit(sw, p, out);
+  }
   template <class S, class O>
   void on_enqueue(S& sw, Packet& p, O& out) {
     for (auto& cp : points_) std::visit([&](auto& c) { c.on_enqueue(sw, p, out); }, cp);

@@ -691,6 +691,41 @@ const std::vector<ProfileSource>& part_default_sources() {
       {"fabric.cubic.beta", "RFC 9438 §4.6: beta_cubic SHOULD be 0.7"},
       {"fabric.cubic.fast_convergence",
        "RFC 9438 §4.7: fast convergence SHOULD be implemented (disabled only for a lone flow)"},
+      {"fabric.nscc.base_rtt",
+       "the longest unloaded RTT of the topology (uet-htsim network_max_unloaded_rtt)"},
+      {"fabric.nscc.target_qdelay",
+       "0.75 x base RTT with trimming, 1 x without (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification; VALIDATION D.12)"},
+      {"fabric.nscc.max_window_bdp",
+       "1.5 BDP (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp initNsccParams/initNscc), whose "
+       "defaults follow the UEC 1.0 specification; VALIDATION D.12)"},
+      {"fabric.nscc.min_window",
+       "one MTU (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp initNsccParams/initNscc), whose "
+       "defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.fair_increase",
+       "fi = 5 MSS x a per window (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.prop_increase",
+       "alpha = 4 MSS x a x b / target (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.fast_increase",
+       "fi_scale = 0.25 x a (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.eta",
+       "eta = 0.15 MSS x a per base RTT (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.gamma",
+       "gamma = 0.8 (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp initNsccParams/initNscc), whose "
+       "defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.delay_ewma",
+       "delay_alpha = 0.0125 (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.qa_gate",
+       "qa_gate = 3 (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp initNsccParams/initNscc), whose "
+       "defaults follow the UEC 1.0 specification)"},
+      {"fabric.nscc.qa_delay",
+       "qa_threshold = 4 x target (UEC's reference simulator uet-htsim (htsim/sim/uec.cpp "
+       "initNsccParams/initNscc), whose defaults follow the UEC 1.0 specification)"},
       {"fabric.irn_window", "IRN paper (Mittal et al., SIGCOMM 2018) §3.1: one BDP of packets in flight"},
       {"fabric.irn_rto_low", "IRN paper §4.1: RTO_low 100 us"},
       {"fabric.irn_rto_high", "IRN paper §4.1: RTO_high 320 us"},

@@ -676,7 +676,7 @@ workload:
 TEST_F(CliTest, HelpNamesOnlyFabricsThatExist) {
   const CliResult r = run_cli({"--help"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("rdmasim: packet-level simulator for RDMA fabrics (RoCEv2, InfiniBand, iWARP)"),
+  EXPECT_NE(r.out.find("rdmasim: packet-level simulator for RDMA fabrics (RoCEv2, InfiniBand, iWARP, UET)"),
             std::string::npos)
       << r.out;
 }

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -77,6 +76,8 @@ std::string random_scenario(Rng& rng) {
   if (rng.below(2) == 0) {
     if (find_profile(profile).config.transport == "iwarp")
       fabric += ", tcp: {ip_mtu: " + pick(rng, std::vector<std::string>{"1500", "4200", "9000"}) + "}";
+    else if (find_profile(profile).config.transport == "uet")
+      fabric += ", uet: {mtu: " + pick(rng, std::vector<std::string>{"1KB", "2KB", "4KiB"}) + "}";
     else
       fabric += ", mtu: " + pick(rng, std::vector<std::string>{"1KB", "2KB", "4KiB"});
   }

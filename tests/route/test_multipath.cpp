@@ -80,5 +80,32 @@ TEST(Multipath, SprayingBringsThePermutationCloseToIdealAndEcmpDoesNot) {
   EXPECT_LT(ib_ar.last_over_ideal, 1.5);
 }
 
+// The same permutation with the fabrics' own congestion control on: PLB
+// re-paths DCTCP flows after congested rounds; UET sprays over 256 EVs
+// under NSCC (and without it, to separate the paths from the control).
+// Measured: DCTCP ECMP 3.12, DCTCP PLB 3.12, UET 1.28, UET without NSCC
+// 1.39. PLB never re-paths here: DCTCP holds the colliding flows' queue
+// near K, and only ~1.5% of each round's ACKs carry ECN-Echo (2,019 marks
+// in the run), far below PLB's congested share (0.5, Linux's
+// tcp_plb_cong_thresh; 0.05 changes nothing). Without NSCC, UET's senders
+// overrun the collisions they still meet and pay trims and resends.
+TEST(Multipath, PlbAndUetOnTheSamePermutation) {
+  const Spread ecmp = permutation("rocev2-dctcp", "");
+  // One long message never idles: PLB must re-path in flight (N = 12, as Linux).
+  const Spread plb = permutation("rocev2-dctcp", "  path_selection: plb\n  plb: {forced_rounds: 12}\n");
+  const Spread uet = permutation("uet-nscc", "");
+  const Spread uet_paths = permutation("uet-nscc", "  cc: none\n  ecn: {enabled: false}\n");
+  for (const Spread* s : {&ecmp, &plb, &uet, &uet_paths}) {
+    EXPECT_EQ(s->finished, 16u);
+    EXPECT_EQ(s->invariants, "");
+  }
+  std::printf("last / ideal: DCTCP ECMP %.2f, DCTCP PLB %.2f, UET NSCC spray 256 %.2f, UET no CC %.2f\n",
+              ecmp.last_over_ideal, plb.last_over_ideal, uet.last_over_ideal, uet_paths.last_over_ideal);
+  EXPECT_LT(uet.last_over_ideal, 1.3);
+  EXPECT_LT(uet_paths.last_over_ideal, 1.5);
+  EXPECT_LT(uet.last_over_ideal, ecmp.last_over_ideal);
+  EXPECT_LE(plb.last_over_ideal, ecmp.last_over_ideal);
+}
+
 }  // namespace
 }  // namespace rdmasim

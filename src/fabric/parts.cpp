@@ -281,12 +281,18 @@ const PathEntry kPathSelectors[] = {
     path_with_params<&PathSelectionConfig::spray>(
         "spray", [](const PathSelectionConfig& cfg, uint64_t) { return PathSelector(SprayPaths(cfg.spray)); },
         nullptr),
+    path_with_params<&PathSelectionConfig::reps>(
+        "reps",
+        [](const PathSelectionConfig& cfg, uint64_t seed) { return PathSelector(RepsPaths(cfg.reps, seed)); },
+        nullptr),
 };
 
 // What fabric.path_selection and its selector's block do, for the key reference.
 constexpr const char* kPathSelectionDoc =
     "how a QP picks the entropy ECMP hashes (RoCEv2 UDP source port): fixed per QP, re-drawn by PLB, or "
-    "sprayed per packet over an EV set (the receiver then places out-of-order packets)";
+    "sprayed per packet over an EV set, obliviously (spray) or recycling the EVs whose ACKs came back "
+    "unmarked "
+    "(reps, UET only); the receiver then places out-of-order packets";
 constexpr const char* kPathParamsDoc = "parameters of the path selector that path_selection names";
 
 const PathEntry* find_path_selector(const std::string& name) {
@@ -302,8 +308,12 @@ std::string path_selector_unmet(const PathEntry& e, const FabricConfig& cfg, con
   if (forwarding_policy_name(cfg) != "ecmp")
     return "'" + name + "' changes the entropy ECMP hashes; this fabric forwards by " +
            forwarding_policy_name(cfg) + ", which does not read it";
-  if (name == "spray" && cfg.transport == "uet" && cfg.uet.mode == DeliveryMode::kRod)
-    return "'spray' reorders every PDC's packets; UET's ordered mode rod keeps one path (use mode rud)";
+  if ((name == "spray" || name == "reps") && cfg.transport == "uet" && cfg.uet.mode == DeliveryMode::kRod)
+    return "'" + name +
+           "' reorders every PDC's packets; UET's ordered mode rod keeps one path (use mode rud)";
+  if (name == "reps" && (cfg.transport != "uet" || cfg.uet.mode == DeliveryMode::kUud))
+    return "'reps' recycles the entropy of each acknowledged packet, which only UET's PDS reports per packet "
+           "(expected a UET profile with an acknowledged mode; spray is the oblivious spraying RC takes)";
   if (name == "spray" && cfg.transport != "rc" && cfg.transport != "uet")
     return "'spray' reorders every QP's packets; " + cfg.transport_label() +
            " takes reordering as loss (expected an RC or UET transport, which place them as they come)";

@@ -6,6 +6,8 @@
 //                                       congestion (PLB, SIGCOMM 2022)
 //   spray           SprayPaths          per packet, one of a set of entropy values
 //                                       (UET-style oblivious spraying)
+//   reps            RepsPaths           per packet, recycling the entropy values
+//                                       whose ACKs came back unmarked (REPS)
 // built by name in fabric/parts.cpp (fabric.path_selection).
 //
 // Contract. The transport owns one selector by value for all its QPs (set
@@ -25,6 +27,13 @@
 //                      sequence numbers, ECN-Echo, whether packets remain in
 //                      flight).
 //   on_rto(qp)         a retransmission timeout fired, before the resend.
+// A transport that remembers which entropy each packet took (UET) calls
+// instead of entropy() for the packets it sends:
+//   pick(qp, base, seq)     the entropy of a packet leaving now (a selector
+//                      that learns per packet may consume state; the others
+//                      answer as entropy() does);
+//   on_ev(qp, ev, marked)   a packet sent with entropy `ev` was acknowledged
+//                      (marked: with ECN-Echo) or trimmed (marked).
 // All calls but connect are noexcept and allocate nothing. A selector keeps
 // no pointer to the transport. Selectors are concrete classes held in a
 // std::variant: a packet costs one predictable branch, not a virtual call or
@@ -39,6 +48,7 @@
 #include "nic/path/path_signal.h"
 #include "nic/path/per_connection/per_connection_paths.h"
 #include "nic/path/plb/plb_paths.h"
+#include "nic/path/reps/reps_paths.h"
 #include "nic/path/spray/spray_paths.h"
 
 namespace rdmasim {
@@ -49,6 +59,7 @@ struct PathSelectionConfig {
   std::string name = "per-connection";
   PlbConfig plb;
   SprayConfig spray;
+  RepsConfig reps;
 };
 
 class PathSelector {
@@ -73,6 +84,27 @@ class PathSelector {
   void on_rto(uint32_t qp) noexcept {
     std::visit([&](auto& s) { s.on_rto(qp); }, part_);
   }
+  // NOLINTNEXTLINE(bugprone-exception-escape)
+  [[nodiscard]] uint32_t pick(uint32_t qp, uint32_t base, uint64_t seq) noexcept {
+    return std::visit(
+        [&](auto& s) {
+          if constexpr (requires { s.pick(qp, base, seq); })
+            return s.pick(qp, base, seq);
+          else
+            return s.entropy(qp, base, seq);
+        },
+        part_);
+  }
+  // NOLINTNEXTLINE(bugprone-exception-escape)
+  void on_ev(uint32_t qp, uint32_t ev, bool marked) noexcept {
+    std::visit(
+        [&](auto& s) {
+          if constexpr (requires { s.on_ev(qp, ev, marked); }) s.on_ev(qp, ev, marked);
+        },
+        part_);
+  }
+  // Whether the selector learns from each packet's EV (on_ev matters).
+  [[nodiscard]] bool learns_per_packet() const noexcept { return std::holds_alternative<RepsPaths>(part_); }
 
   // The implementation, for its tests and reports (nullptr if another).
   template <class Part>
@@ -81,7 +113,7 @@ class PathSelector {
   }
 
  private:
-  std::variant<PerConnectionPaths, PlbPaths, SprayPaths> part_;
+  std::variant<PerConnectionPaths, PlbPaths, SprayPaths, RepsPaths> part_;
 };
 
 }  // namespace rdmasim

@@ -41,6 +41,7 @@ void UetPds::set_congestion_control(std::unique_ptr<CongestionControl> cc) {
 void UetPds::set_path_selector(PathSelector paths) {
   if (!pdcs_.empty()) throw std::logic_error("set_path_selector after the first QP");
   paths_ = std::move(paths);
+  learn_ev_ = paths_.learns_per_packet();
 }
 
 QpId UetPds::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
@@ -62,6 +63,7 @@ QpId UetPds::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   if (cfg_.mode != DeliveryMode::kUud) {
     c.state.assign(cfg_.psn_window, 0);
     c.rcvd.assign(cfg_.psn_window / 64, 0);
+    if (learn_ev_) c.ev.assign(cfg_.psn_window, 0);
   }
   c.cc.id = c.id;
   c.cc.host = src;
@@ -136,7 +138,8 @@ Packet* UetPds::build_data(Pdc& c, uint64_t psn, bool resend) {
   // Every transmission takes the selector's next entropy value, a resend
   // included (it should not follow the lost packet's path). ROD keeps one.
   p->flow_hash =
-      paths_.entropy(c.id, c.flow_hash, cfg_.mode == DeliveryMode::kRod ? 0 : c.ctr.data_packets_sent);
+      paths_.pick(c.id, c.flow_hash, cfg_.mode == DeliveryMode::kRod ? 0 : c.ctr.data_packets_sent);
+  if (learn_ev_) c.ev[psn & mask_] = p->flow_hash;
   ++c.ctr.data_packets_sent;
   ++totals_.data_built;
   if (resend) {
@@ -274,7 +277,7 @@ void UetPds::on_data(Pdc& c, Packet* p) {
   }
   if (psn - c.rcv_nxt >= cfg_.psn_window) {
     ++totals_.out_of_window;
-    send_nack(c, psn, NackCode::kOutOfWindow, (p->flags & kCe) != 0);
+    send_nack(c, psn, NackCode::kOutOfWindow, *p);
     return;
   }
   if (cfg_.mode == DeliveryMode::kRod && psn != c.rcv_nxt) {
@@ -282,7 +285,7 @@ void UetPds::on_data(Pdc& c, Packet* p) {
     if (!c.rod_nack_sent) {
       c.rod_nack_sent = true;
       ++totals_.rod_ooo_nacks;
-      send_nack(c, c.rcv_nxt, NackCode::kRodOutOfOrder, (p->flags & kCe) != 0);
+      send_nack(c, c.rcv_nxt, NackCode::kRodOutOfOrder, *p);
     }
     return;
   }
@@ -304,8 +307,18 @@ void UetPds::on_trimmed(Pdc& c, Packet* p) {
     ++totals_.trimmed_after_arrival;  // a copy already arrived (a resend overtook it)
     return;
   }
-  send_nack(c, p->psn, NackCode::kTrimmed, true);
+  send_nack(c, p->psn, NackCode::kTrimmed, *p);
   ++totals_.trim_nacks_sent;
+}
+
+// The acknowledgements of a sprayed PDC are sprayed too: each ACK or NACK
+// takes the next of its entropies back, so a broken reverse path (which the
+// target cannot see) costs some ACKs, and the cumulative PSN and SACK
+// bitmap of the next ones carry what they said. An unsprayed PDC keeps one.
+uint32_t UetPds::reverse_entropy(const Pdc& c, const Packet& trigger) {
+  if (trigger.flow_hash == c.flow_hash) return c.rev_hash;
+  const uint64_t n = c.ctr.acks_sent + c.ctr.naks_sent;
+  return static_cast<uint32_t>(mix64(n * 0x9e3779b97f4a7c15ull ^ c.rev_hash) >> 32);
 }
 
 void UetPds::send_ack(Pdc& c, const Packet& trigger) {
@@ -325,13 +338,15 @@ void UetPds::send_ack(Pdc& c, const Packet& trigger) {
   a->dst = c.src;
   a->conn = c.id;
   a->tc = cfg_.ack_tc;
-  a->flow_hash = c.rev_hash;
+  a->flow_hash = reverse_entropy(c, trigger);
   a->wire = static_cast<uint16_t>(net_.framing().ack_wire());
   ++c.ctr.acks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, a);
 }
 
-void UetPds::send_nack(Pdc& c, uint64_t psn, NackCode code, bool ce) {
+void UetPds::send_nack(Pdc& c, uint64_t psn, NackCode code, const Packet& trigger) {
+  // A trimmed header is itself the congestion signal.
+  const bool ce = code == NackCode::kTrimmed || (trigger.flags & kCe) != 0;
   Packet* n = net_.new_packet(PktType::kNak);
   n->psn = psn;
   n->aux = static_cast<uint32_t>(code);
@@ -339,7 +354,7 @@ void UetPds::send_nack(Pdc& c, uint64_t psn, NackCode code, bool ce) {
   n->dst = c.src;
   n->conn = c.id;
   n->tc = cfg_.ack_tc;
-  n->flow_hash = c.rev_hash;
+  n->flow_hash = reverse_entropy(c, trigger);
   n->wire = static_cast<uint16_t>(net_.framing().frame(net_.framing().nack_header));
   ++c.ctr.naks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, n);
@@ -347,9 +362,10 @@ void UetPds::send_nack(Pdc& c, uint64_t psn, NackCode code, bool ce) {
 
 // --- Initiator ------------------------------------------------------------
 
-void UetPds::acknowledge(Pdc& c, uint64_t psn, int64_t& bytes) {
+void UetPds::acknowledge(Pdc& c, uint64_t psn, int64_t& bytes, bool marked) {
   uint8_t& s = st(c, psn);
   if ((s & kSent) == 0 || (s & kAcked) != 0) return;
+  if (learn_ev_) paths_.on_ev(c.id, c.ev[psn & mask_], marked);
   const uint32_t payload = payload_of(c, psn);
   if (s & kInFlight) c.inflight_bytes -= payload;
   bytes += payload;
@@ -385,15 +401,15 @@ void UetPds::on_ack(Pdc& c, Packet* p) {
   const uint64_t base = c.snd_una + static_cast<uint64_t>(static_cast<int64_t>(delta)) + 1;
   const uint64_t old_una = c.snd_una;
   int64_t bytes = 0;
-  for (uint64_t psn = c.snd_una; psn < cack && psn < c.snd_max; ++psn) acknowledge(c, psn, bytes);
+  const bool ece = (p->flags & kCe) != 0;
+  for (uint64_t psn = c.snd_una; psn < cack && psn < c.snd_max; ++psn) acknowledge(c, psn, bytes, ece);
   for (uint64_t bits = p->psn; bits != 0; bits &= bits - 1) {
     const uint64_t psn = base + static_cast<uint64_t>(__builtin_ctzll(bits));
     if (psn < c.snd_una || psn >= c.snd_max) continue;
-    acknowledge(c, psn, bytes);
+    acknowledge(c, psn, bytes, ece);
     c.highest_sacked = std::max(c.highest_sacked, psn + 1);
   }
   advance(c);
-  const bool ece = (p->flags & kCe) != 0;
   // Loss inference from the bitmap: a PSN this far behind the highest SACKed one is presumed lost.
   bool lost = false;
   if (cfg_.mode != DeliveryMode::kRod && c.highest_sacked > c.snd_una + cfg_.sack_loss_threshold) {
@@ -429,6 +445,7 @@ void UetPds::on_nack(Pdc& c, Packet* p) {
   switch (static_cast<NackCode>(p->aux)) {
     case NackCode::kTrimmed:
       if (psn >= c.snd_una && psn < c.snd_max && (st(c, psn) & kInFlight)) {
+        if (learn_ev_) paths_.on_ev(c.id, c.ev[psn & mask_], /*marked=*/true);  // its path is congested
         mark_lost(c, psn);
         ++totals_.trim_retransmits;
         // Its resend leaves now: the NACK restarts the timeout as an ACK would.

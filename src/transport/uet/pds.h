@@ -94,6 +94,7 @@ struct Pdc {
   uint64_t loss_scan = 0;       // PSNs below it were judged by the SACK rule
   int64_t inflight_bytes = 0;
   std::vector<uint8_t> state;  // per PSN mod psn_window: kSent, kAcked, kLost, kInFlight
+  std::vector<uint32_t> ev;    // per PSN mod psn_window: the entropy it left with (REPS learns from it)
   Ring<uint64_t> resend;       // PSNs marked lost, oldest first
   bool established = false;    // an ACK came back: no more SYN
   bool active = false;
@@ -173,7 +174,7 @@ class UetPds final : public Transport, public CcHost {
   Packet* build_data(Pdc& c, uint64_t psn, bool resend);
   void on_ack(Pdc& c, Packet* p);
   void on_nack(Pdc& c, Packet* p);
-  void acknowledge(Pdc& c, uint64_t psn, int64_t& bytes);
+  void acknowledge(Pdc& c, uint64_t psn, int64_t& bytes, bool marked);
   void mark_lost(Pdc& c, uint64_t psn);
   void advance(Pdc& c);
   void on_rto(Pdc& c);
@@ -187,7 +188,8 @@ class UetPds final : public Transport, public CcHost {
   void on_trimmed(Pdc& c, Packet* p);
   void place(Pdc& c, uint64_t psn, uint32_t msg);
   void send_ack(Pdc& c, const Packet& trigger);
-  void send_nack(Pdc& c, uint64_t psn, NackCode code, bool ce);
+  void send_nack(Pdc& c, uint64_t psn, NackCode code, const Packet& trigger);
+  [[nodiscard]] static uint32_t reverse_entropy(const Pdc& c, const Packet& trigger);
   [[nodiscard]] bool has(const Pdc& c, uint64_t psn) const;
   [[nodiscard]] uint8_t& st(Pdc& c, uint64_t psn) const { return c.state[psn & mask_]; }
   [[nodiscard]] uint8_t st(const Pdc& c, uint64_t psn) const { return c.state[psn & mask_]; }
@@ -203,6 +205,7 @@ class UetPds final : public Transport, public CcHost {
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<ReceiverFeedback> feedback_;
   PathSelector paths_;
+  bool learn_ev_ = false;  // the selector learns from each packet's entropy (reps)
   std::vector<Nic*> nics_;
   std::deque<Pdc> pdcs_;
   PdsTotals totals_;

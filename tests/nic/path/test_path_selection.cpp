@@ -32,8 +32,9 @@ TEST(PerConnectionPaths, EveryPacketCarriesTheQpsOwnEntropyWhateverHappens) {
 }
 
 TEST(PathSelection, TheRegistryNamesPerConnectionFirstAndPlbWithItsDeclaredKeys) {
-  EXPECT_EQ(path_selector_names(), (std::vector<std::string>{"per-connection", "plb", "spray"}));
+  EXPECT_EQ(path_selector_names(), (std::vector<std::string>{"per-connection", "plb", "spray", "reps"}));
   EXPECT_EQ(path_selector_param_keys("spray"), (std::vector<std::string>{"evs"}));
+  EXPECT_EQ(path_selector_param_keys("reps"), (std::vector<std::string>{"buffer", "explore"}));
   EXPECT_TRUE(path_selector_param_keys("per-connection").empty());
   EXPECT_EQ(path_selector_param_keys("plb"),
             (std::vector<std::string>{"congested_fraction", "rounds", "forced_rounds", "rto_repath"}));
@@ -102,6 +103,10 @@ TEST(PathSelection, UnknownNamesKeysAndRangesAreRefused) {
   // Spraying reorders: TCP would take it as loss, and LFT forwarding never reads the entropy.
   EXPECT_EQ(error_of("iwarp-dctcp", "  path_selection: spray\n").key(), "fabric.path_selection");
   EXPECT_EQ(error_of("ib-ndr", "  path_selection: spray\n").key(), "fabric.path_selection");
+  // REPS learns from each packet's ACK, which only UET's PDS reports.
+  EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: reps\n").key(), "fabric.path_selection");
+  EXPECT_EQ(error_of("uet-nscc", "  path_selection: reps\n  reps: {buffer: 0}\n").key(),
+            "fabric.reps.buffer");
   EXPECT_EQ(error_of("iwarp-dctcp", "  adaptive_routing: true\n").key(), "fabric.adaptive_routing");
   EXPECT_EQ(error_of("ib-ndr", "  adaptive_routing: true\n").key(), "fabric.adaptive_routing");
   EXPECT_EQ(error_of("rocev2-dctcp", "  path_selection: plb\n  plb: {round: 2}\n").key(), "fabric.plb.round");

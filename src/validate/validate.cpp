@@ -17,6 +17,7 @@
 #include "validate/loss_recovery.h"
 #include "validate/mathis.h"
 #include "validate/recording_sink.h"
+#include "validate/uet_cases.h"
 #include "validate/victim_flow.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/perftest.h"
@@ -454,6 +455,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   ib_cc_case(out);
   mathis_cases(out);
   iwarp_cases(out, full);
+  uet_cases(out);
   return out;
 }
 

@@ -12,44 +12,15 @@
 #include <cstdio>
 #include <string>
 
-#include "config/scenario.h"
-#include "run/experiment.h"
+#include "validate/uet_cases.h"
 
 namespace rdmasim {
 namespace {
 
-struct Spread {
-  double last_over_ideal = 0;
-  size_t finished = 0;
-  uint64_t retransmitted = 0;
-  std::string invariants;
-};
+using Spread = PermutationSpread;
 
 Spread permutation(const std::string& profile, const std::string& fabric_extra, int qps = 1) {
-  const std::string yaml = R"(name: multipath
-seed: 1
-duration: 100ms
-topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
-fabric:
-  profile: )" + profile + "\n" +
-                           fabric_extra +
-                           R"(workload:
-  - {type: permutation, size: 8MiB, qps: )" +
-                           std::to_string(qps) + "}\n";
-  Experiment e(load_scenario_text(yaml, "<mp>"));
-  e.run();
-  Spread s;
-  double last = 0, ideal = 0;
-  for (const auto& f : e.flows()) {
-    if (!f.finished()) continue;
-    ++s.finished;
-    last = std::max(last, f.fct().us());
-    ideal = std::max(ideal, f.ideal.us());
-  }
-  s.last_over_ideal = ideal > 0 ? last / ideal : 0;
-  s.retransmitted = e.fabric().verbs().total_stats().retransmitted_packets;
-  s.invariants = e.invariant_error();
-  return s;
+  return run_permutation_spread(profile, fabric_extra, qps);
 }
 
 constexpr const char* kNoCc = "  cc: none\n  ecn: {enabled: false}\n";

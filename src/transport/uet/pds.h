@@ -52,6 +52,9 @@ struct PdsMessage {
   uint64_t end_psn = 0;  // one past its last PSN
   Time posted;
   Opcode op = Opcode::kWrite;
+  // Direction 0: a READ's request is one PSN; its data returns on direction
+  // 1 as message `link` there. Direction 1: the request's index.
+  size_t link = 0;
 };
 
 // Totals over every PDC (results.json `uet`).
@@ -71,19 +74,15 @@ struct PdsTotals {
   uint64_t data_received = 0;          // data packets that reached a target, whatever became of them
 };
 
-struct Pdc {
-  uint32_t id = 0;
-  int src = 0;
-  int dst = 0;
-  uint16_t src_nic_port = 0;
-  uint16_t dst_nic_port = 0;
-  uint8_t tc = 0;
-  uint32_t flow_hash = 0;  // the PDC's own entropy (its path selector may spray around it)
-  uint32_t rev_hash = 0;
-  CompletionSink* sink = nullptr;
+// One direction of a PDC: a reliable packet stream with its sender at one
+// end and its receiver at the other. Direction 0 carries the initiator's
+// requests (WRITE and SEND data, READ requests) to the target; direction 1
+// carries READ response data back. Each has its own PSNs, window, timers
+// and congestion-control flow ("flow" 2 x QP + direction).
+struct PdsHalf {
   std::vector<PdsMessage> msgs;
 
-  // Initiator.
+  // Sender.
   size_t una_msg = 0;
   size_t nxt_msg = 0;
   uint64_t snd_una = 0;         // oldest PSN not acknowledged
@@ -92,6 +91,7 @@ struct Pdc {
   uint64_t snd_end = 0;         // one past the last PSN posted
   uint64_t highest_sacked = 0;  // one past the highest PSN SACKed
   uint64_t loss_scan = 0;       // PSNs below it were judged by the SACK rule
+  uint64_t sends = 0;           // packets sent: the spraying sequence
   int64_t inflight_bytes = 0;
   std::vector<uint8_t> state;  // per PSN mod psn_window: kSent, kAcked, kLost, kInFlight
   std::vector<uint32_t> ev;    // per PSN mod psn_window: the entropy it left with (REPS learns from it)
@@ -102,7 +102,7 @@ struct Pdc {
   QpTiming timing;
   CcFlow cc;
 
-  // Target.
+  // Receiver.
   bool opened = false;
   uint64_t rcv_nxt = 0;        // every PSN below it arrived
   std::vector<uint64_t> rcvd;  // bitmap over PSNs mod psn_window
@@ -111,14 +111,28 @@ struct Pdc {
   bool rod_nack_sent = false;     // one ROD_OOO NACK per gap
   std::vector<uint32_t> arrived;  // per message: packets placed
   size_t recv_msg = 0;            // next message whose arrival is to be reported
+};
 
+struct Pdc {
+  uint32_t id = 0;
+  int src = 0;  // the initiator
+  int dst = 0;  // the target
+  uint16_t src_nic_port = 0;
+  uint16_t dst_nic_port = 0;
+  uint8_t tc = 0;
+  uint32_t flow_hash =
+      0;  // initiator -> target: the PDC's own entropy (its path selector may spray around it)
+  uint32_t rev_hash = 0;  // target -> initiator
+  CompletionSink* sink = nullptr;
+  PdsHalf half[2];
+  std::vector<uint8_t> read_done;  // per direction-0 message: its READ response has all arrived
   QpStats ctr;
 };
 
 class UetPds final : public Transport, public CcHost {
  public:
   static constexpr uint32_t kCcTimer = 2;
-  // Per-PSN initiator state.
+  // Per-PSN sender state.
   static constexpr uint8_t kSent = 1, kAcked = 2, kLost = 4, kInFlight = 8;
 
   UetPds(Network& net, PdsConfig cfg);
@@ -135,11 +149,12 @@ class UetPds final : public Transport, public CcHost {
   [[nodiscard]] uint64_t packets_for(int64_t bytes) const override {
     return bytes <= 0 ? 1u : static_cast<uint64_t>((bytes + cfg_.mtu - 1) / cfg_.mtu);
   }
-  [[nodiscard]] uint64_t forward_packets(Opcode /*op*/, int64_t bytes) const override {
-    return packets_for(bytes);
+  [[nodiscard]] uint64_t forward_packets(Opcode op, int64_t bytes) const override {
+    return op == Opcode::kRead ? 1 : packets_for(bytes);
   }
   [[nodiscard]] uint32_t forward_wire(Opcode op, int64_t bytes, uint64_t i) const override;
-  [[nodiscard]] uint64_t back_packets(Opcode /*op*/, int64_t /*bytes*/) const override {
+  [[nodiscard]] uint64_t back_packets(Opcode op, int64_t bytes) const override {
+    if (op == Opcode::kRead) return packets_for(bytes);
     return cfg_.mode == DeliveryMode::kUud ? 0 : 1;
   }
   [[nodiscard]] uint32_t back_wire(Opcode op, int64_t bytes, uint64_t i) const override;
@@ -151,11 +166,16 @@ class UetPds final : public Transport, public CcHost {
   [[nodiscard]] const PathSelector& path_selector() const override { return paths_; }
 
   void on_packet(Nic& nic, Packet* p) override;
+  // role 0: the initiator's requests (direction 0); role 1: READ responses (direction 1).
   Packet* next_packet(QpId qp, int role, bool& more) override;
   [[nodiscard]] uint8_t traffic_class(QpId qp) const override { return pdcs_[qp].tc; }
-  void on_timer(QpId qp, uint32_t kind, uint32_t tag) override;
-  [[nodiscard]] QpTiming& timing(QpId qp) override { return pdcs_[qp].timing; }
-  [[nodiscard]] bool outstanding(QpId qp) const override { return pdcs_[qp].snd_una < pdcs_[qp].snd_max; }
+  // Timers, pacing and deadlines are per direction: `flow` = 2 x QP + direction.
+  void on_timer(QpId flow, uint32_t kind, uint32_t tag) override;
+  [[nodiscard]] QpTiming& timing(QpId flow) override { return pdcs_[flow >> 1].half[flow & 1].timing; }
+  [[nodiscard]] bool outstanding(QpId flow) const override {
+    const PdsHalf& h = pdcs_[flow >> 1].half[flow & 1];
+    return h.snd_una < h.snd_max;
+  }
   [[nodiscard]] size_t telemetry_held() const override { return 0; }
   [[nodiscard]] std::string check_invariants() const override;
   void report(nlohmann::ordered_json& results) const override;
@@ -170,33 +190,46 @@ class UetPds final : public Transport, public CcHost {
   [[nodiscard]] const PdsTotals& totals() const { return totals_; }
 
  private:
-  // Initiator.
-  Packet* build_data(Pdc& c, uint64_t psn, bool resend);
-  void on_ack(Pdc& c, Packet* p);
-  void on_nack(Pdc& c, Packet* p);
-  void acknowledge(Pdc& c, uint64_t psn, int64_t& bytes, bool marked);
-  void mark_lost(Pdc& c, uint64_t psn);
-  void advance(Pdc& c);
-  void on_rto(Pdc& c);
-  void arm_timer(Pdc& c);
-  void activate(Pdc& c, bool doorbell = false);
-  [[nodiscard]] uint32_t payload_of(const Pdc& c, uint64_t psn) const;
-  [[nodiscard]] size_t message_of(const Pdc& c, uint64_t psn) const;
-  [[nodiscard]] bool window_open(const Pdc& c) const;
-  // Target.
-  void on_data(Pdc& c, Packet* p);
-  void on_trimmed(Pdc& c, Packet* p);
-  void place(Pdc& c, uint64_t psn, uint32_t msg);
-  void send_ack(Pdc& c, const Packet& trigger);
-  void send_nack(Pdc& c, uint64_t psn, NackCode code, const Packet& trigger);
-  [[nodiscard]] static uint32_t reverse_entropy(const Pdc& c, const Packet& trigger);
-  [[nodiscard]] bool has(const Pdc& c, uint64_t psn) const;
-  [[nodiscard]] uint8_t& st(Pdc& c, uint64_t psn) const { return c.state[psn & mask_]; }
-  [[nodiscard]] uint8_t st(const Pdc& c, uint64_t psn) const { return c.state[psn & mask_]; }
-  CcFlow& cc_view(Pdc& c) {
-    c.cc.una = c.snd_una;
-    c.cc.nxt = c.snd_nxt;
-    return c.cc;
+  // Who sends and who receives direction d.
+  [[nodiscard]] static int sender(const Pdc& c, int d) { return d == 0 ? c.src : c.dst; }
+  [[nodiscard]] static int receiver(const Pdc& c, int d) { return d == 0 ? c.dst : c.src; }
+  [[nodiscard]] static uint16_t sender_port(const Pdc& c, int d) {
+    return d == 0 ? c.src_nic_port : c.dst_nic_port;
+  }
+  [[nodiscard]] static uint16_t receiver_port(const Pdc& c, int d) {
+    return d == 0 ? c.dst_nic_port : c.src_nic_port;
+  }
+  [[nodiscard]] static uint32_t flow(const Pdc& c, int d) { return 2 * c.id + static_cast<uint32_t>(d); }
+  // Sender.
+  Packet* build_data(Pdc& c, int d, uint64_t psn, bool resend);
+  void on_ack(Pdc& c, int d, Packet* p);
+  void on_nack(Pdc& c, int d, Packet* p);
+  void acknowledge(Pdc& c, int d, uint64_t psn, int64_t& bytes, bool marked);
+  void mark_lost(Pdc& c, int d, uint64_t psn);
+  void advance(Pdc& c, int d);
+  void complete_initiator(Pdc& c);
+  void on_rto(Pdc& c, int d);
+  void activate(Pdc& c, int d, bool doorbell = false);
+  void append(Pdc& c, int d, Opcode op, int64_t bytes, uint64_t wr_id, size_t link);
+  [[nodiscard]] uint32_t payload_of(const PdsHalf& h, int d, uint64_t psn) const;
+  [[nodiscard]] static size_t message_of(const PdsHalf& h, uint64_t psn);
+  [[nodiscard]] bool window_open(const PdsHalf& h) const;
+  // Receiver.
+  void on_data(Pdc& c, int d, Packet* p);
+  void on_trimmed(Pdc& c, int d, Packet* p);
+  void place(Pdc& c, int d, uint64_t psn, uint32_t msg);
+  void delivered(Pdc& c, int d, const PdsMessage& m);
+  void send_ack(Pdc& c, int d, const Packet& trigger);
+  void send_nack(Pdc& c, int d, uint64_t psn, NackCode code, const Packet& trigger);
+  [[nodiscard]] uint32_t reverse_entropy(const Pdc& c, int d) const;
+  [[nodiscard]] uint32_t forward_entropy(Pdc& c, int d, uint64_t psn);
+  [[nodiscard]] bool has(const PdsHalf& h, uint64_t psn) const;
+  [[nodiscard]] uint8_t& st(PdsHalf& h, uint64_t psn) const { return h.state[psn & mask_]; }
+  [[nodiscard]] uint8_t st(const PdsHalf& h, uint64_t psn) const { return h.state[psn & mask_]; }
+  CcFlow& cc_view(PdsHalf& h) {
+    h.cc.una = h.snd_una;
+    h.cc.nxt = h.snd_nxt;
+    return h.cc;
   }
 
   Network& net_;
@@ -205,7 +238,9 @@ class UetPds final : public Transport, public CcHost {
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<ReceiverFeedback> feedback_;
   PathSelector paths_;
-  bool learn_ev_ = false;  // the selector learns from each packet's entropy (reps)
+  bool learn_ev_ = false;   // the selector learns from each packet's entropy (reps)
+  bool sprays_ = false;     // the selector sprays: acknowledgements and READ responses spray back too
+  uint64_t acks_sent_ = 0;  // every ACK and NACK so far: the reverse spraying sequence
   std::vector<Nic*> nics_;
   std::deque<Pdc> pdcs_;
   PdsTotals totals_;

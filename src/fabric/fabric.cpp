@@ -41,6 +41,7 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   if (!cfg_.ib.enabled && (cfg_.sw.adaptive_routing || cfg_.paths.name == "spray"))
     cfg_.rc.accept_out_of_order = true;
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0) cfg_.rc.irn_window = bdp_packets();
+  if (cfg_.transport == "uet" && cfg_.uet.rccc.enabled) cfg_.uet.base_rtt = max_base_rtt();
   // Trimming at one BDP (VALIDATION.md D.12) unless the scenario names a depth.
   if (cfg_.sw.trim.enabled && cfg_.sw.trim.threshold_bytes == 0)
     cfg_.sw.trim.threshold_bytes = uint64_t{bdp_packets()} * cfg_.framing.data_wire(cfg_.rc.mtu, false);

@@ -535,10 +535,28 @@ Profile uet_nscc() {
   return p;
 }
 
+// uet-nscc with receiver credits (RCCC) for incast: receivers share their
+// link among the senders converging on them.
+Profile uet_nscc_rccc() {
+  Profile p = uet_nscc();
+  p.name = "uet-nscc-rccc";
+  p.config.name = p.name;
+  p.summary += "; receiver credits (RCCC) share each receiver's link among its senders";
+  p.config.uet.rccc.enabled = true;
+  cite(p, "fabric.rccc.enabled", "UEC 1.0 congestion management: RCCC, receiver-issued credits, with NSCC");
+  cite(p, "fabric.rccc.budget",
+       "assumption: 1.5 BDPs in flight per receiver, NSCC's maximum window (VALIDATION D.12) shared among "
+       "its senders");
+  cite(p, "fabric.rccc.initial_credit",
+       "assumption: a quarter BDP before the first grant, so a new sender starts at once without flooding an "
+       "incast");
+  return p;
+}
+
 std::vector<std::string> profile_names() {
   return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
           "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "rocev2-ar",        "ib-ndr",
-          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp",      "uet-nscc"};
+          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp",      "uet-nscc",         "uet-nscc-rccc"};
 }
 
 std::vector<std::string> fabric_families() {
@@ -563,6 +581,7 @@ Profile find_profile(const std::string& name) {
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
   if (name == "rocev2-ar") return rocev2_ar();
   if (name == "uet-nscc") return uet_nscc();
+  if (name == "uet-nscc-rccc") return uet_nscc_rccc();
   if (name == "ib-ndr")
     return infiniband(
         name, 400, Time::from_ns(330),

@@ -17,6 +17,7 @@ enum class PktType : uint8_t {
   kCnp,          // RoCEv2 congestion notification packet (DCQCN NP -> RP)
   kCredit,       // InfiniBand link flow-control packet: tc = VL, psn = FCCL (IBTA Vol.1 §7.9.4)
   kTrimmed,      // UET: a data packet a switch cut to its headers (payload 0); the target NACKs it
+  kGrant,        // UET RCCC credit control packet: psn = the window granted, in bytes
   kCount
 };
 inline constexpr int kNumPktTypes = static_cast<int>(PktType::kCount);

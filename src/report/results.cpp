@@ -258,12 +258,13 @@ json results_json(const Experiment& e) {
       last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
 
   const auto& led = fab.net().ledger();
-  static constexpr const char* kTypes[] = {"data", "ack", "nak",    "read_request",
-                                           "pfc",  "cnp", "credit", "trimmed"};
+  static constexpr const char* kTypes[] = {"data", "ack",    "nak",     "read_request", "pfc",
+                                           "cnp",  "credit", "trimmed", "grant"};
   json pk;
   for (int t = 0; t < kNumPktTypes; ++t) {
-    // Trimmed headers exist only where switches trim (UET): no entry elsewhere.
-    if (static_cast<PktType>(t) == PktType::kTrimmed && led.created[t] == 0) continue;
+    // Trimmed headers and RCCC grants exist only on UET fabrics: no entry elsewhere.
+    const auto type = static_cast<PktType>(t);
+    if ((type == PktType::kTrimmed || type == PktType::kGrant) && led.created[t] == 0) continue;
     pk[kTypes[t]] = {{"created", led.created[t]},
                      {"delivered", led.delivered[t]},
                      {"dropped", led.dropped[t]},

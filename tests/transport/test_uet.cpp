@@ -4,6 +4,10 @@
 // conservation and SACK-consistency invariants holding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
@@ -281,6 +285,7 @@ struct NsccRun {
   std::vector<double> share_gbps;  // per sender, over the measuring window
   double busy = 0;                 // receiver link: payload rate / (line rate x payload share)
   double mean_queue_us = 0;        // receiver port queue, as delay at line rate
+  double max_queue_us = 0;         // its largest sample in the window
   Time target;
   uint64_t timeouts = 0, trimmed = 0, drops = 0;
   std::string invariants;
@@ -289,9 +294,10 @@ struct NsccRun {
 // `tuned`: the switches' ECN ramp (0.2-0.8 BDP) and trim threshold (1 BDP)
 // set from this star's own BDP, as VALIDATION D.12 states them, instead of
 // the profile's, which are for the ~8 us base RTT of a 3-tier fabric.
-NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned = false) {
+NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned = false,
+                    const std::string& profile = "uet-nscc") {
   Simulation sim(11);
-  FabricConfig cfg = find_profile("uet-nscc").config;
+  FabricConfig cfg = find_profile(profile).config;
   if (tuned) {
     Simulation probe_sim(1);
     const Fabric probe(probe_sim, make_star(senders + 1, cfg.link), cfg);
@@ -315,11 +321,12 @@ NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned =
   std::vector<uint64_t> at_from;
   for (const QueuePair& q : qps) at_from.push_back(q.stats().in_order_received);
   const uint64_t payload_from = rx->counters().tx_data_payload_bytes;
-  double queue_sum = 0;
+  double queue_sum = 0, max_queue = 0;
   int samples = 0;
   for (Time t = from; t < to; t += Time::from_us(1)) {
     sim.run(t);
     queue_sum += static_cast<double>(rx->queues().total_bytes());
+    max_queue = std::max(max_queue, static_cast<double>(rx->queues().total_bytes()));
     ++samples;
   }
   sim.run(to);
@@ -331,6 +338,7 @@ NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned =
   r.busy = static_cast<double>(rx->counters().tx_data_payload_bytes - payload_from) * 8 / window /
            (cfg.link.rate.bps() * 4096.0 / 4218);
   r.mean_queue_us = queue_sum / samples / (cfg.link.rate.bps() / 8.0) * 1e6;
+  r.max_queue_us = max_queue / (cfg.link.rate.bps() / 8.0) * 1e6;
   const auto* nscc = dynamic_cast<const Nscc*>(f.transport().congestion_control());
   r.target = nscc->target_qdelay();
   sim.run(to + Time::from_ms(50));
@@ -371,6 +379,25 @@ TEST(UetNscc, LongFlowsKeepThePortBusyWithTheQueueNearTheTarget) {
   EXPECT_GT(r.mean_queue_us, 0.8 * target_us) << "target " << target_us << " us";
   EXPECT_LT(r.mean_queue_us, 1.25 * target_us) << "target " << target_us << " us";
   EXPECT_EQ(r.invariants, "");
+}
+
+// RCCC on the same incast: once the first round's speculative credit has
+// drained, the receiver shares its link by grants and its ToR port's queue
+// stays within about the grant budget beyond one BDP, well below where
+// NSCC alone holds it; fewer packets are trimmed.
+TEST(UetNscc, RcccBoundsTheReceiversQueueInAnIncast) {
+  const NsccRun nscc = nscc_incast(16, 8 << 20, Time::from_us(50), Time::from_us(1500));
+  const NsccRun rccc =
+      nscc_incast(16, 8 << 20, Time::from_us(50), Time::from_us(1500), false, "uet-nscc-rccc");
+  std::printf(
+      "16-to-1 after 50 us: queue mean/max NSCC %.2f/%.2f us, NSCC+RCCC %.2f/%.2f us; trims %llu vs %llu\n",
+      nscc.mean_queue_us, nscc.max_queue_us, rccc.mean_queue_us, rccc.max_queue_us,
+      static_cast<unsigned long long>(nscc.trimmed), static_cast<unsigned long long>(rccc.trimmed));
+  EXPECT_LT(rccc.max_queue_us, 0.5 * nscc.max_queue_us);
+  EXPECT_LT(rccc.trimmed, nscc.trimmed);
+  EXPECT_GE(rccc.busy, 0.95);
+  EXPECT_EQ(rccc.timeouts, 0u);
+  EXPECT_EQ(rccc.invariants, "");
 }
 
 }  // namespace

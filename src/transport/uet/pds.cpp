@@ -37,6 +37,15 @@ UetPds::UetPds(Network& net, PdsConfig cfg)
     throw std::invalid_argument("uet psn_window must be a power of two of at least 64");
 }
 
+void UetPds::attach_nics(std::vector<Nic*> nics) {
+  nics_ = std::move(nics);
+  if (!cfg_.rccc.enabled) return;
+  std::vector<Rate> rates;
+  rates.reserve(nics_.size());
+  for (const Nic* n : nics_) rates.push_back(n->port(0).rate());
+  rccc_ = std::make_unique<RcccScheduler>(cfg_.rccc, cfg_.base_rtt, rates, cfg_.mtu);
+}
+
 void UetPds::set_congestion_control(std::unique_ptr<CongestionControl> cc) {
   cc_ = std::move(cc);
   if (cc_) cc_->attach(this);
@@ -72,6 +81,7 @@ QpId UetPds::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
       h.rcvd.assign(cfg_.psn_window / 64, 0);
       if (learn_ev_ && d == 0) h.ev.assign(cfg_.psn_window, 0);
     }
+    if (rccc_) h.credit = rccc_->initial_credit();
     h.cc.id = flow(c, d);
     h.cc.host = sender(c, d);
     h.cc.line_rate = nics_[sender(c, d)]->port(sender_port(c, d)).rate();
@@ -131,6 +141,7 @@ uint32_t UetPds::payload_of(const PdsHalf& h, int d, uint64_t psn) const {
 
 bool UetPds::window_open(const PdsHalf& h) const {
   if (h.snd_nxt - h.snd_una >= cfg_.psn_window) return false;  // the receiver could not track it
+  if (rccc_ && h.inflight_bytes >= h.credit) return false;     // beyond the receiver's grant
   return h.cc.cwnd_bytes <= 0 || h.inflight_bytes < h.cc.cwnd_bytes;
 }
 
@@ -201,7 +212,8 @@ Packet* UetPds::next_packet(QpId qp, int role, bool& more) {
     ++totals_.uud_sent;
     complete_initiator(c);
   } else {
-    const bool open = h.cc.cwnd_bytes <= 0 || h.inflight_bytes < h.cc.cwnd_bytes;
+    const bool open = (h.cc.cwnd_bytes <= 0 || h.inflight_bytes < h.cc.cwnd_bytes) &&
+                      (!rccc_ || h.inflight_bytes < h.credit);
     uint64_t psn = 0;
     bool resend = false;
     if (!h.resend.empty() && open) {
@@ -244,6 +256,9 @@ void UetPds::on_packet(Nic& /*nic*/, Packet* p) {
       break;
     case PktType::kNak:
       on_nack(c, d, p);
+      break;
+    case PktType::kGrant:
+      on_grant(c, d, *p);
       break;
     default:
       break;
@@ -342,6 +357,9 @@ void UetPds::on_data(Pdc& c, int d, Packet* p) {
   }
   const bool in_order = psn == h.rcv_nxt;
   place(c, d, psn, p->aux);
+  if (rccc_)
+    rccc_->on_arrival(receiver(c, d), flow(c, d), h.snd_end - h.rcv_nxt,
+                      [this](uint32_t f, int64_t bytes) { send_grant(f, bytes); });
   ++h.since_ack;
   if (h.since_ack >= cfg_.ack_every || !in_order || (p->flags & kLast) || cfg_.mode == DeliveryMode::kRudi)
     send_ack(c, d, *p);
@@ -415,7 +433,29 @@ void UetPds::send_nack(Pdc& c, int d, uint64_t psn, NackCode code, const Packet&
   nics_[receiver(c, d)]->send_control(receiver_port(c, d), n);
 }
 
+// A grant from `flow`'s receiver to its sender: a control packet in the ACK class.
+void UetPds::send_grant(uint32_t f, int64_t bytes) {
+  Pdc& c = pdcs_[f >> 1];
+  const int d = static_cast<int>(f & 1);
+  Packet* g = net_.new_packet(PktType::kGrant);
+  g->psn = static_cast<uint64_t>(bytes);
+  g->flags = d == 1 ? kReadResponse : 0;
+  g->dst = sender(c, d);
+  g->conn = c.id;
+  g->tc = cfg_.ack_tc;
+  g->flow_hash = reverse_entropy(c, d);
+  g->wire = static_cast<uint16_t>(net_.framing().frame(net_.framing().nack_header));
+  ++acks_sent_;
+  ++totals_.grants_sent;
+  nics_[receiver(c, d)]->send_control(receiver_port(c, d), g);
+}
+
 // --- Sender -----------------------------------------------------------------
+
+void UetPds::on_grant(Pdc& c, int d, const Packet& p) {
+  c.half[d].credit = static_cast<int64_t>(p.psn);
+  activate(c, d);
+}
 
 void UetPds::acknowledge(Pdc& c, int d, uint64_t psn, int64_t& bytes, bool marked) {
   PdsHalf& h = c.half[d];
@@ -668,6 +708,7 @@ void UetPds::report(nlohmann::ordered_json& results) const {
   u["out_of_window"] = totals_.out_of_window;
   u["duplicates"] = totals_.duplicates;
   if (cfg_.mode == DeliveryMode::kUud) u["uud_sent"] = totals_.uud_sent;
+  if (rccc_) u["rccc_grants"] = totals_.grants_sent;
 }
 
 }  // namespace rdmasim

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cc/congestion_control.h"
+#include "cc/rccc/rccc.h"
 #include "engine/ring.h"
 #include "engine/units.h"
 #include "net/packet.h"
@@ -72,6 +73,7 @@ struct PdsTotals {
   uint64_t trimmed_after_arrival = 0;  // trimmed copies of a PSN that had already arrived (no NACK)
   uint64_t data_built = 0;             // data packets the initiators built (first sends and resends)
   uint64_t data_received = 0;          // data packets that reached a target, whatever became of them
+  uint64_t grants_sent = 0;            // RCCC credit packets
 };
 
 // One direction of a PDC: a reliable packet stream with its sender at one
@@ -99,6 +101,7 @@ struct PdsHalf {
   bool established = false;    // an ACK came back: no more SYN
   bool active = false;
   uint32_t rto_exp = 0;
+  int64_t credit = 0;  // RCCC: the window the receiver granted (bytes in flight); 0 with RCCC off
   QpTiming timing;
   CcFlow cc;
 
@@ -138,7 +141,7 @@ class UetPds final : public Transport, public CcHost {
   UetPds(Network& net, PdsConfig cfg);
 
   [[nodiscard]] const char* name() const override { return "uet"; }
-  void attach_nics(std::vector<Nic*> nics) override { nics_ = std::move(nics); }
+  void attach_nics(std::vector<Nic*> nics) override;
   QpId create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) override;
   void post(QpId qp, Opcode op, int64_t bytes, uint64_t wr_id) override;
   void post_recv(QpId /*qp*/, int64_t /*n*/) override {}  // the SES buffers unexpected messages
@@ -221,6 +224,8 @@ class UetPds final : public Transport, public CcHost {
   void delivered(Pdc& c, int d, const PdsMessage& m);
   void send_ack(Pdc& c, int d, const Packet& trigger);
   void send_nack(Pdc& c, int d, uint64_t psn, NackCode code, const Packet& trigger);
+  void send_grant(uint32_t flow, int64_t bytes);
+  void on_grant(Pdc& c, int d, const Packet& p);
   [[nodiscard]] uint32_t reverse_entropy(const Pdc& c, int d) const;
   [[nodiscard]] uint32_t forward_entropy(Pdc& c, int d, uint64_t psn);
   [[nodiscard]] bool has(const PdsHalf& h, uint64_t psn) const;
@@ -241,6 +246,7 @@ class UetPds final : public Transport, public CcHost {
   bool learn_ev_ = false;   // the selector learns from each packet's entropy (reps)
   bool sprays_ = false;     // the selector sprays: acknowledgements and READ responses spray back too
   uint64_t acks_sent_ = 0;  // every ACK and NACK so far: the reverse spraying sequence
+  std::unique_ptr<RcccScheduler> rccc_;  // the receivers' credit scheduler (RCCC on)
   std::vector<Nic*> nics_;
   std::deque<Pdc> pdcs_;
   PdsTotals totals_;

@@ -520,6 +520,7 @@ Profile uet_base(std::string name, std::string summary) {
   cite(p, "fabric.uet.rto", "assumption: about 30 base RTTs; trims make timeouts the rare path");
   cite(p, "fabric.uet.rto_max_backoff", "assumption: up to 8x, as the RoCE profiles");
   cite(p, "fabric.uet.ack_tc", "ACKs and NACKs at high priority, as the RoCE profiles");
+  cite(p, "fabric.rccc.enabled", "NSCC alone, sender-based, is UET's default congestion control (UEC 1.0)");
   return p;
 }
 

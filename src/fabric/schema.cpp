@@ -487,10 +487,8 @@ void visit_uet(V& v, FabricConfig& c) {
   v.block(
       Key{"uet", "UET Packet Delivery Sublayer: delivery mode, packet size, ACKs, SACK loss rule, timeout"},
       [&](auto& b) { c.uet.visit(b); });
-  // Echoed only when on: the results of UET runs without it predate the key.
-  if (!std::is_same_v<V, ParamEcho> || c.uet.rccc.enabled)
-    v.block(Key{"rccc", "UET receiver credits (RCCC): receivers share their link among converging senders"},
-            [&](auto& b) { c.uet.rccc.visit(b); });
+  v.block(Key{"rccc", "UET receiver credits (RCCC): receivers share their link among converging senders"},
+          [&](auto& b) { c.uet.rccc.visit(b); });
   v.check(!c.uet.rccc.enabled || c.uet.mode != DeliveryMode::kUud, "rccc",
           "RCCC grants follow acknowledged delivery; mode uud has none (expected rud, rod or rudi)");
   c.rc.mtu = c.uet.mtu;  // the packet size the fabric sizes buffers and BDPs by

@@ -205,7 +205,8 @@ void Fabric::build() {
           throw std::invalid_argument("fabric.hpcc.min_rate must be below every host link rate (" +
                                       fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
   }
-  const PartContext ctx{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); }};
+  const PartContext ctx{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); },
+                        [this] { return unloaded_rtt(); }};
   auto cc = make_congestion_control(cfg_, ctx);
   if (cc != nullptr && nic_misconfigured(cfg_.cc)) {
     std::vector<std::unique_ptr<CongestionControl>> by_host(nics_.size());
@@ -584,6 +585,32 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
   const Time tx = cfg_.nic.tx_latency;
   // A READ response is new work at the responder's NIC: it pays the tx latency again.
   return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;
+}
+
+Time Fabric::unloaded_rtt() const {
+  // max_base_rtt() is a store-and-forward bound that counts the ACK as a full
+  // packet; a delay-based algorithm that subtracts its base RTT from each
+  // sample needs what a lone packet really measures, or every flow lowers it
+  // to its own first samples, each inflated by a different start-up queue.
+  if (topo_.hosts.empty() || transport_ == nullptr) return Time::zero();
+  const Transport& t = *transport_;
+  // The first packet of a long WRITE: a full one, whatever the transport's MTU.
+  const int64_t bytes = int64_t{1} << 30;
+  const uint32_t data = t.forward_wire(Opcode::kWrite, bytes, 0);
+  const uint32_t ack = t.back_wire(Opcode::kWrite, bytes, 0);
+  const int from = 0;
+  Time longest = Time::zero();
+  for (size_t h = 1; h < topo_.hosts.size(); ++h) {
+    const auto fwd = path(from, static_cast<int>(h), 0, 0);
+    const auto rev = path(static_cast<int>(h), from, 0, 0);
+    if (fwd.empty() || rev.empty()) continue;
+    // From the data packet's first bit on the wire (where sent_at is stamped,
+    // after the NIC's tx latency) to its ACK reaching the initiator's transport.
+    const Time rtt =
+        pipeline(fwd, 1, [&](uint64_t) { return data; }) + pipeline(rev, 1, [&](uint64_t) { return ack; });
+    longest = std::max(longest, rtt);
+  }
+  return longest;
 }
 
 Rate Fabric::path_bottleneck(QpId qp) const {

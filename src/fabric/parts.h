@@ -33,6 +33,7 @@ class Switch;
 struct PartContext {
   std::function<Time()> max_base_rtt;     // longest unloaded host-to-host RTT (HPCC's T)
   std::function<uint32_t()> bdp_packets;  // one bandwidth-delay product of full packets
+  std::function<Time()> unloaded_rtt;     // longest RTT a lone packet measures (Fabric::unloaded_rtt)
 };
 
 // Throws std::invalid_argument naming the known transports for an unknown name.

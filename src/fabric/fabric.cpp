@@ -41,7 +41,6 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   if (!cfg_.ib.enabled && (cfg_.sw.adaptive_routing || cfg_.paths.name == "spray"))
     cfg_.rc.accept_out_of_order = true;
   if (cfg_.rc.recovery == LossRecovery::kIrn && cfg_.rc.irn_window == 0) cfg_.rc.irn_window = bdp_packets();
-  if (cfg_.transport == "uet" && cfg_.uet.rccc.enabled) cfg_.uet.base_rtt = max_base_rtt();
   // Trimming at one BDP (VALIDATION.md D.12) unless the scenario names a depth.
   if (cfg_.sw.trim.enabled && cfg_.sw.trim.threshold_bytes == 0)
     cfg_.sw.trim.threshold_bytes = uint64_t{bdp_packets()} * cfg_.framing.data_wire(cfg_.rc.mtu, false);
@@ -49,7 +48,7 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   // Over TCP it starts at RFC 6928's initial window and slow-starts.
   if (cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0)
     cfg_.dctcp.initial_window = cfg_.dctcp.tcp ? 10 : bdp_packets();
-  transport_ = make_transport(cfg_, net_);
+  transport_ = make_transport(cfg_, net_, part_context());
   build();
   if (link_flow_control_name(cfg_) == "pfc")
     pfc_watch_ = std::make_unique<PfcWatch>(
@@ -206,7 +205,7 @@ void Fabric::build() {
           throw std::invalid_argument("fabric.hpcc.min_rate must be below every host link rate (" +
                                       fmt::format("{:g}Gbps", nic->port(i).rate().gbps()) + ")");
   }
-  const PartContext ctx{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); }};
+  const PartContext ctx = part_context();
   auto cc = make_congestion_control(cfg_, ctx);
   if (cc != nullptr && nic_misconfigured(cfg_.cc)) {
     std::vector<std::unique_ptr<CongestionControl>> by_host(nics_.size());
@@ -585,6 +584,38 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
   const Time tx = cfg_.nic.tx_latency;
   // A READ response is new work at the responder's NIC: it pays the tx latency again.
   return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;
+}
+
+// What parts may ask of the fabric, computed when they ask (after build()).
+PartContext Fabric::part_context() const {
+  return PartContext{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); },
+                     [this] { return unloaded_rtt(); }};
+}
+
+Time Fabric::unloaded_rtt() const {
+  // max_base_rtt() is a store-and-forward bound that counts the ACK as a full
+  // packet; a delay-based algorithm that subtracts its base RTT from each
+  // sample needs what a lone packet really measures, or every flow lowers it
+  // to its own first samples, each inflated by a different start-up queue.
+  if (topo_.hosts.empty() || transport_ == nullptr) return Time::zero();
+  const Transport& t = *transport_;
+  // The first packet of a long WRITE: a full one, whatever the transport's MTU.
+  const int64_t bytes = int64_t{1} << 30;
+  const uint32_t data = t.forward_wire(Opcode::kWrite, bytes, 0);
+  const uint32_t ack = t.back_wire(Opcode::kWrite, bytes, 0);
+  const int from = 0;
+  Time longest = Time::zero();
+  for (size_t h = 1; h < topo_.hosts.size(); ++h) {
+    const auto fwd = path(from, static_cast<int>(h), 0, 0);
+    const auto rev = path(static_cast<int>(h), from, 0, 0);
+    if (fwd.empty() || rev.empty()) continue;
+    // From the data packet's first bit on the wire (where sent_at is stamped,
+    // after the NIC's tx latency) to its ACK reaching the initiator's transport.
+    const Time rtt =
+        pipeline(fwd, 1, [&](uint64_t) { return data; }) + pipeline(rev, 1, [&](uint64_t) { return ack; });
+    longest = std::max(longest, rtt);
+  }
+  return longest;
 }
 
 Rate Fabric::path_bottleneck(QpId qp) const {

@@ -194,6 +194,14 @@ class Fabric {
   // The longest unloaded host-to-host RTT of a full packet and its ACK (the
   // base RTT T that HPCC and the IRN window use).
   [[nodiscard]] Time max_base_rtt() const;
+  // The longest RTT a lone full packet and its ACK measure between host 0
+  // and another host, from the packet's first bit on the wire (its sent_at)
+  // to the ACK at the initiator, timed exactly as the datapath moves them
+  // (cut-through, the transport's ACK size); zero before the transport is
+  // attached.
+  [[nodiscard]] Time unloaded_rtt() const;
+  // The fabric's answers to its parts (PartContext), computed on demand.
+  [[nodiscard]] PartContext part_context() const;
 
   // Takes the link at port `port` of topology node `node` down or up (both
   // ends) at `at`. On InfiniBand the subnet manager notices after

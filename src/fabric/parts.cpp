@@ -29,10 +29,10 @@
 
 namespace rdmasim {
 
-std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net) {
+std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net, const PartContext& ctx) {
   if (cfg.transport == "rc") return std::make_unique<RcEngine>(net, cfg.rc);
   if (cfg.transport == "iwarp") return std::make_unique<IwarpTransport>(net, cfg.tcp);
-  if (cfg.transport == "uet") return std::make_unique<UetPds>(net, cfg.uet);
+  if (cfg.transport == "uet") return std::make_unique<UetPds>(net, cfg.uet, ctx.unloaded_rtt);
   throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc, iwarp or uet)");
 }
 
@@ -113,6 +113,11 @@ const CcEntry kCongestionControls[] = {
         "nscc",
         [](const FabricConfig& cfg, const PartContext& ctx) -> std::unique_ptr<CongestionControl> {
           NsccConfig n = cfg.nscc;
+          // The RTT a lone packet really measures: the delay is RTT - base RTT,
+          // so an overstated base makes every flow lower its own from its first
+          // samples, each inflated by a different start-up queue, and flows
+          // that see different delays on one FIFO do not share it.
+          if (n.base_rtt == Time::zero() && ctx.unloaded_rtt) n.base_rtt = ctx.unloaded_rtt();
           if (n.base_rtt == Time::zero()) n.base_rtt = ctx.max_base_rtt();
           // Without trimming the target is one base RTT (UEC htsim initNsccParams).
           if (n.target_qdelay == Time::zero() && !cfg.sw.trim.enabled) n.target_qdelay = n.base_rtt;

@@ -33,10 +33,12 @@ class Switch;
 struct PartContext {
   std::function<Time()> max_base_rtt;     // longest unloaded host-to-host RTT (HPCC's T)
   std::function<uint32_t()> bdp_packets;  // one bandwidth-delay product of full packets
+  std::function<Time()> unloaded_rtt;     // longest RTT a lone packet measures (Fabric::unloaded_rtt)
 };
 
 // Throws std::invalid_argument naming the known transports for an unknown name.
-[[nodiscard]] std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net);
+[[nodiscard]] std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net,
+                                                        const PartContext& ctx);
 // The congestion-control names the registry knows ("none" first): what
 // fabric.cc accepts.
 [[nodiscard]] std::vector<std::string> congestion_control_names();

@@ -49,7 +49,8 @@
 namespace rdmasim {
 
 struct NsccConfig {
-  // 0 = the fabric's longest unloaded RTT (htsim: network_max_unloaded_rtt).
+  // 0 = the fabric's longest unloaded RTT as a lone packet measures it
+  // (Fabric::unloaded_rtt; htsim: network_max_unloaded_rtt).
   Time base_rtt = Time::zero();
   // 0 = 0.75 x base RTT (htsim initNsccParams with trimming; 1 x without).
   Time target_qdelay = Time::zero();

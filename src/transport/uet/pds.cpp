@@ -31,8 +31,12 @@ int direction_of(const Packet& p) { return (p.flags & kReadResponse) != 0 ? 1 : 
 
 }  // namespace
 
-UetPds::UetPds(Network& net, PdsConfig cfg)
-    : net_(net), cfg_(cfg), mask_(cfg.psn_window - 1), feedback_(std::make_unique<NoFeedback>()) {
+UetPds::UetPds(Network& net, PdsConfig cfg, std::function<Time()> base_rtt)
+    : net_(net),
+      cfg_(cfg),
+      mask_(cfg.psn_window - 1),
+      feedback_(std::make_unique<NoFeedback>()),
+      base_rtt_(std::move(base_rtt)) {
   if (cfg_.psn_window < 64 || (cfg_.psn_window & mask_) != 0)
     throw std::invalid_argument("uet psn_window must be a power of two of at least 64");
 }
@@ -43,7 +47,8 @@ void UetPds::attach_nics(std::vector<Nic*> nics) {
   std::vector<Rate> rates;
   rates.reserve(nics_.size());
   for (const Nic* n : nics_) rates.push_back(n->port(0).rate());
-  rccc_ = std::make_unique<RcccScheduler>(cfg_.rccc, cfg_.base_rtt, rates, cfg_.mtu);
+  if (!base_rtt_) throw std::logic_error("RCCC needs the fabric's base RTT");
+  rccc_ = std::make_unique<RcccScheduler>(cfg_.rccc, base_rtt_(), rates, cfg_.mtu);
 }
 
 void UetPds::set_congestion_control(std::unique_ptr<CongestionControl> cc) {

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -138,7 +139,9 @@ class UetPds final : public Transport, public CcHost {
   // Per-PSN sender state.
   static constexpr uint8_t kSent = 1, kAcked = 2, kLost = 4, kInFlight = 8;
 
-  UetPds(Network& net, PdsConfig cfg);
+  // `base_rtt`: the fabric's unloaded RTT, asked for when RCCC sizes the
+  // receivers' budgets (after the fabric is built).
+  UetPds(Network& net, PdsConfig cfg, std::function<Time()> base_rtt = {});
 
   [[nodiscard]] const char* name() const override { return "uet"; }
   void attach_nics(std::vector<Nic*> nics) override;
@@ -246,6 +249,7 @@ class UetPds final : public Transport, public CcHost {
   bool learn_ev_ = false;   // the selector learns from each packet's entropy (reps)
   bool sprays_ = false;     // the selector sprays: acknowledgements and READ responses spray back too
   uint64_t acks_sent_ = 0;  // every ACK and NACK so far: the reverse spraying sequence
+  std::function<Time()> base_rtt_;
   std::unique_ptr<RcccScheduler> rccc_;  // the receivers' credit scheduler (RCCC on)
   std::vector<Nic*> nics_;
   std::deque<Pdc> pdcs_;

@@ -46,7 +46,6 @@ struct PdsConfig {
   uint32_t rto_max_backoff = 3;
   uint8_t ack_tc = 7;  // ACKs and NACKs ride a strict-priority class
   RcccConfig rccc;     // receiver credits (fabric.rccc), beside the sender's congestion control
-  Time base_rtt;       // the fabric's longest unloaded RTT, set by the fabric when RCCC runs
 
   template <class V>
   void visit(V& v) {

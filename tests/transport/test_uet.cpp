@@ -320,6 +320,7 @@ NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned =
     if (sw.port(i).peer() == &f.nic(senders)) rx = &sw.port(i);
   sim.run(from);
   std::vector<uint64_t> at_from;
+  at_from.reserve(qps.size());
   for (const QueuePair& q : qps) at_from.push_back(q.stats().in_order_received);
   const uint64_t payload_from = rx->counters().tx_data_payload_bytes;
   double queue_sum = 0, max_queue = 0;

@@ -76,6 +76,9 @@ std::string operator_counters(const Experiment& e) {
       add(l, "rx_crc_errors_phy", c.corrupt_drop_packets);
       add(l, "rx_oversize_pkts_phy", c.oversize_drop_packets);
       add(l, "link_down_discards", c.fault_drop_packets);
+      // Packet trimming (UET): SONiC's trimming counters, per egress port.
+      add(l, "trimmed_packets", c.trimmed_packets);
+      add(l, "trim_dropped_packets", c.trim_drop_packets);
       for (int tc = 0; tc < kNumTcs; ++tc) {
         const auto t = static_cast<uint8_t>(tc);
         add(l, fmt::format("rx_prio{}_pause", tc), c.pfc_rx_frames[tc]);

@@ -7,7 +7,13 @@
 
 #include "config/scenario.h"
 #include "config/shipped_path.h"
+#include "engine/simulation.h"
+#include "fabric/fabric.h"
+#include "fabric/profiles.h"
 #include "run/experiment.h"
+#include "topo/topology.h"
+#include "validate/recording_sink.h"
+#include "verbs/verbs.h"
 
 namespace rdmasim {
 
@@ -33,6 +39,79 @@ PermutationSpread run_permutation_spread(const std::string& profile, const std::
   s.retransmitted = e.fabric().verbs().total_stats().retransmitted_packets;
   s.invariants = e.invariant_error();
   return s;
+}
+
+UetIncastRun run_uet_incast(const std::string& profile, int senders, int64_t bytes, Time from, Time to,
+                            bool tuned) {
+  Simulation sim(11);
+  FabricConfig cfg = find_profile(profile).config;
+  if (tuned) {
+    Simulation probe_sim(1);
+    const Fabric probe(probe_sim, make_star(senders + 1, cfg.link), cfg);
+    const double bdp = static_cast<double>(cfg.link.rate.bytes_in(probe.unloaded_rtt()).count());
+    cfg.sw.ecn.kmin_bytes = static_cast<uint64_t>(0.2 * bdp);
+    cfg.sw.ecn.kmax_bytes = static_cast<uint64_t>(0.8 * bdp);
+    cfg.sw.trim.threshold_bytes = static_cast<uint64_t>(bdp);
+  }
+  Fabric f(sim, make_star(senders + 1, cfg.link), cfg);
+  RecordingSink rec;
+  std::vector<QueuePair> qps;
+  qps.reserve(static_cast<size_t>(senders));
+  for (int s = 0; s < senders; ++s) {
+    qps.push_back(f.verbs().create_qp(s, senders, &rec, cfg.rc.data_tc));
+    qps.back().post_write(bytes, static_cast<uint64_t>(s));
+  }
+  const Switch& sw = *f.switches()[0];
+  const Port* rx = nullptr;  // the switch port toward the receiver
+  for (size_t i = 0; i < sw.num_ports(); ++i)
+    if (sw.port(i).peer() == &f.nic(senders)) rx = &sw.port(i);
+  sim.run(from);
+  std::vector<uint64_t> at_from;
+  at_from.reserve(qps.size());
+  for (const QueuePair& q : qps) at_from.push_back(q.stats().in_order_received);
+  const uint64_t payload_from = rx->counters().tx_data_payload_bytes;
+  double queue_sum = 0, max_queue = 0;
+  int samples = 0;
+  for (Time t = from; t < to; t += Time::from_us(1)) {
+    sim.run(t);
+    const auto q = static_cast<double>(rx->queues().total_bytes());
+    queue_sum += q;
+    max_queue = std::max(max_queue, q);
+    ++samples;
+  }
+  sim.run(to);
+  UetIncastRun r;
+  const double window = (to - from).sec();
+  const double mtu = static_cast<double>(cfg.uet.mtu);
+  const double share = mtu / static_cast<double>(cfg.framing.data_wire(cfg.uet.mtu, false));
+  for (size_t i = 0; i < qps.size(); ++i)
+    r.share_gbps.push_back(static_cast<double>(qps[i].stats().in_order_received - at_from[i]) * mtu * 8 /
+                           window / 1e9);
+  const double line = static_cast<double>(cfg.link.rate.bps());
+  r.busy =
+      static_cast<double>(rx->counters().tx_data_payload_bytes - payload_from) * 8 / window / (line * share);
+  r.mean_queue_us = samples > 0 ? queue_sum / samples / (line / 8) * 1e6 : 0;
+  r.max_queue_us = max_queue / (line / 8) * 1e6;
+  // NSCC's target by the rule (VALIDATION D.12): 0.75 x the base RTT with trimming.
+  if (cfg.cc == "nscc") {
+    const Time base = cfg.nscc.base_rtt != Time::zero() ? cfg.nscc.base_rtt : f.unloaded_rtt();
+    r.target = cfg.nscc.target_qdelay != Time::zero()
+                   ? cfg.nscc.target_qdelay
+                   : Time::from_ps(cfg.sw.trim.enabled ? base.ps() * 3 / 4 : base.ps());
+  }
+  sim.run(to + Time::from_ms(50));
+  r.done = rec.done.size();
+  for (const QueuePair& q : qps) {
+    r.timeouts += q.stats().timeouts;
+    r.retransmitted += q.stats().retransmitted_packets;
+  }
+  for (size_t i = 0; i < sw.num_ports(); ++i) r.trimmed += sw.port(i).counters().trimmed_packets;
+  r.drops = sw.counters().buffer_drops;
+  nlohmann::ordered_json j;
+  f.verbs().report(j);
+  r.uet = j["uet"];
+  r.invariants = f.check_invariants();
+  return r;
 }
 
 namespace {
@@ -82,7 +161,7 @@ void incast_case(std::vector<ValidationResult>& out) {
   for (const Switch* sw : e.fabric().switches()) drops += sw->counters().buffer_drops;
   const QpStats st = e.fabric().verbs().total_stats();
   nlohmann::ordered_json j;
-  e.fabric().transport().report(j);
+  e.fabric().verbs().report(j);
   const auto& u = j["uet"];
   const auto trimmed = u.value("trimmed_received", uint64_t{0});
   const auto nacked = u.value("trim_nacks_sent", uint64_t{0});
@@ -99,11 +178,28 @@ void incast_case(std::vector<ValidationResult>& out) {
            st.retransmitted_packets == resent && drops == 0 && st.timeouts == 0 && busy >= 0.9});
 }
 
+// D.12 with RCCC: 16 senders into one 400G port; after the first round,
+// the receiver's queue stays within its grant budget, well below NSCC's.
+void rccc_case(std::vector<ValidationResult>& out) {
+  const UetIncastRun nscc = run_uet_incast("uet-nscc", 16, 8 << 20, Time::from_us(50), Time::from_us(1500));
+  const UetIncastRun rccc =
+      run_uet_incast("uet-nscc-rccc", 16, 8 << 20, Time::from_us(50), Time::from_us(1500));
+  out.push_back(
+      {"D.12", "16-to-1 incast, 400G: receiver queue after 50 us (max) and trims, NSCC -> NSCC + RCCC",
+       fmt::format("{:.2f} -> {:.2f} us; {} -> {} trims; {:.1f}% busy, {} timeouts", nscc.max_queue_us,
+                   rccc.max_queue_us, nscc.trimmed, rccc.trimmed, rccc.busy * 100, rccc.timeouts),
+       "RCCC max < 0.5 x NSCC's, fewer trims, >= 95% busy, 0 timeouts",
+       rccc.done == 16 && nscc.done == 16 && rccc.invariants.empty() && nscc.invariants.empty() &&
+           rccc.max_queue_us < 0.5 * nscc.max_queue_us && rccc.trimmed < nscc.trimmed && rccc.busy >= 0.95 &&
+           rccc.timeouts == 0});
+}
+
 }  // namespace
 
 void uet_cases(std::vector<ValidationResult>& out) {
   permutation_case(out);
   incast_case(out);
+  rccc_case(out);
 }
 
 }  // namespace rdmasim

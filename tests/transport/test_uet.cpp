@@ -14,6 +14,7 @@
 #include "support/recorder.h"
 #include "topo/topology.h"
 #include "transport/uet/pds.h"
+#include "validate/uet_cases.h"
 #include "verbs/verbs.h"
 
 namespace rdmasim {
@@ -278,80 +279,16 @@ TEST(Uet, WireLossIsRepairedBySackAndTimeout) {
   EXPECT_EQ(f.check_invariants(), "");
 }
 
-// The uet-nscc profile on a 400G star: N senders, each with a long WRITE,
-// into one receiver. What the profile does to the receiver's port.
-struct NsccRun {
-  PdsTotals totals;
-  std::vector<double> share_gbps;  // per sender, over the measuring window
-  double busy = 0;                 // receiver link: payload rate / (line rate x payload share)
-  double mean_queue_us = 0;        // receiver port queue, as delay at line rate
-  double max_queue_us = 0;         // its largest sample in the window
-  Time target;
-  uint64_t timeouts = 0, trimmed = 0, drops = 0;
-  std::string invariants;
-};
+using NsccRun = UetIncastRun;
 
-// `tuned`: the switches' ECN ramp (0.2-0.8 BDP) and trim threshold (1 BDP)
-// set from this star's own BDP, as VALIDATION D.12 states them, instead of
-// the profile's, which are for the ~8 us base RTT of a 3-tier fabric. The
-// BDP is of the RTT a lone packet measures, the base RTT NSCC resolves.
 NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned = false,
                     const std::string& profile = "uet-nscc") {
-  Simulation sim(11);
-  FabricConfig cfg = find_profile(profile).config;
-  if (tuned) {
-    Simulation probe_sim(1);
-    const Fabric probe(probe_sim, make_star(senders + 1, cfg.link), cfg);
-    const double bdp = static_cast<double>(cfg.link.rate.bytes_in(probe.unloaded_rtt()).count());
-    cfg.sw.ecn.kmin_bytes = static_cast<uint64_t>(0.2 * bdp);
-    cfg.sw.ecn.kmax_bytes = static_cast<uint64_t>(0.8 * bdp);
-    cfg.sw.trim.threshold_bytes = static_cast<uint64_t>(bdp);
-  }
-  Fabric f(sim, make_star(senders + 1, cfg.link), cfg);
-  Recorder rec;
-  std::vector<QueuePair> qps;
-  for (int s = 0; s < senders; ++s) {
-    qps.push_back(f.verbs().create_qp(s, senders, &rec, cfg.rc.data_tc));
-    qps.back().post_write(bytes, static_cast<uint64_t>(s));
-  }
-  const Switch& sw = *f.switches()[0];
-  const Port* rx = nullptr;  // the switch port toward the receiver
-  for (size_t i = 0; i < sw.num_ports(); ++i)
-    if (sw.port(i).peer() == &f.nic(senders)) rx = &sw.port(i);
-  sim.run(from);
-  std::vector<uint64_t> at_from;
-  at_from.reserve(qps.size());
-  for (const QueuePair& q : qps) at_from.push_back(q.stats().in_order_received);
-  const uint64_t payload_from = rx->counters().tx_data_payload_bytes;
-  double queue_sum = 0, max_queue = 0;
-  int samples = 0;
-  for (Time t = from; t < to; t += Time::from_us(1)) {
-    sim.run(t);
-    queue_sum += static_cast<double>(rx->queues().total_bytes());
-    max_queue = std::max(max_queue, static_cast<double>(rx->queues().total_bytes()));
-    ++samples;
-  }
-  sim.run(to);
-  NsccRun r;
-  const double window = (to - from).sec();
-  for (size_t i = 0; i < qps.size(); ++i)
-    r.share_gbps.push_back(static_cast<double>(qps[i].stats().in_order_received - at_from[i]) * 4096 * 8 /
-                           window / 1e9);
-  r.busy = static_cast<double>(rx->counters().tx_data_payload_bytes - payload_from) * 8 / window /
-           (cfg.link.rate.bps() * 4096.0 / 4218);
-  r.mean_queue_us = queue_sum / samples / (cfg.link.rate.bps() / 8.0) * 1e6;
-  r.max_queue_us = max_queue / (cfg.link.rate.bps() / 8.0) * 1e6;
-  const auto* nscc = dynamic_cast<const Nscc*>(f.transport().congestion_control());
-  r.target = nscc->target_qdelay();
-  sim.run(to + Time::from_ms(50));
-  r.totals = dynamic_cast<UetPds&>(f.transport()).totals();
-  for (const QueuePair& q : qps) r.timeouts += q.stats().timeouts;
-  for (size_t i = 0; i < sw.num_ports(); ++i) r.trimmed += sw.port(i).counters().trimmed_packets;
-  r.drops = sw.counters().buffer_drops;
-  EXPECT_EQ(rec.done.size(), qps.size());
-  r.invariants = f.check_invariants();
+  NsccRun r = run_uet_incast(profile, senders, bytes, from, to, tuned);
+  EXPECT_EQ(r.done, static_cast<size_t>(senders));
   return r;
 }
+
+uint64_t count(const NsccRun& r, const char* key) { return r.uet.value(key, uint64_t{0}); }
 
 // The incast on uet-nscc: 16 senders start at 1.5 BDP each, so the
 // first round overflows into trims; every trim is NACKed and resent, no
@@ -359,9 +296,10 @@ NsccRun nscc_incast(int senders, int64_t bytes, Time from, Time to, bool tuned =
 TEST(UetNscc, IncastTrimsAreRecoveredByNackAndTheReceiverStaysBusy) {
   const NsccRun r = nscc_incast(16, 8 << 20, Time::from_us(50), Time::from_us(1500));
   EXPECT_GT(r.trimmed, 0u);
-  EXPECT_EQ(r.totals.trimmed_received, r.trimmed);
-  EXPECT_EQ(r.totals.trim_nacks_sent + r.totals.trimmed_after_arrival, r.totals.trimmed_received);
-  EXPECT_EQ(r.totals.trim_retransmits, r.totals.trim_nacks_sent);
+  EXPECT_EQ(count(r, "trimmed_received"), r.trimmed);
+  EXPECT_EQ(count(r, "trim_nacks_sent") + count(r, "trimmed_after_arrival"), count(r, "trimmed_received"));
+  EXPECT_EQ(count(r, "trim_retransmits"), count(r, "trim_nacks_sent"));
+  EXPECT_EQ(r.retransmitted, count(r, "trim_retransmits")) << "every resend was a trim's";
   EXPECT_EQ(r.timeouts, 0u);
   EXPECT_EQ(r.drops, 0u);
   EXPECT_GE(r.busy, 0.90) << "receiver link busy share";

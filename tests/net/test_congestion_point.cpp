@@ -164,8 +164,9 @@ TEST(CongestionPoints, OverflowDropsUnlessAPointForwards) {
   CongestionPoints points;
   Packet p;
   EXPECT_EQ(points.on_overflow(sw, p, out), OverflowAction::kDrop);
-  points.add(FecnPoint(1));
-  points.add(IntPoint{});
+  // Built in place: GCC's -Wmaybe-uninitialized misreads a moved temporary variant.
+  points.add(CongestionPoint(std::in_place_type<FecnPoint>, 1));
+  points.add(CongestionPoint(std::in_place_type<IntPoint>));
   EXPECT_EQ(points.on_overflow(sw, p, out), OverflowAction::kDrop);
   EXPECT_EQ(points.size(), 2u);
 }

@@ -164,9 +164,8 @@ TEST(CongestionPoints, OverflowDropsUnlessAPointForwards) {
   CongestionPoints points;
   Packet p;
   EXPECT_EQ(points.on_overflow(sw, p, out), OverflowAction::kDrop);
-  // Built in place: GCC's -Wmaybe-uninitialized misreads a moved temporary variant.
-  points.add(CongestionPoint(std::in_place_type<FecnPoint>, 1));
-  points.add(CongestionPoint(std::in_place_type<IntPoint>));
+  points.emplace<FecnPoint>(1);
+  points.emplace<IntPoint>();
   EXPECT_EQ(points.on_overflow(sw, p, out), OverflowAction::kDrop);
   EXPECT_EQ(points.size(), 2u);
 }

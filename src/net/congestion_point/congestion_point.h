@@ -50,6 +50,11 @@ using CongestionPoint = std::variant<RedEcnPoint, FecnPoint, IntPoint, TrimPoint
 class CongestionPoints {
  public:
   void add(CongestionPoint cp) { points_.push_back(std::move(cp)); }
+  // Builds point P in place from its constructor's arguments.
+  template <class P, class... Args>
+  void emplace(Args&&... args) {
+    points_.emplace_back(std::in_place_type<P>, std::forward<Args>(args)...);
+  }
   [[nodiscard]] size_t size() const noexcept { return points_.size(); }
   [[nodiscard]] CongestionPoint& at(size_t i) { return points_[i]; }
 

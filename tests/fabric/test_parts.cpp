@@ -26,7 +26,8 @@ workload:
 TEST(Parts, EveryRegisteredCongestionControlBuildsWithItsFeedback) {
   Simulation sim(1);
   Network net(sim, Framing::rocev2());
-  const PartContext ctx{[] { return Time::from_us(10); }, [] { return 100u; }};
+  const PartContext ctx{[] { return Time::from_us(10); }, [] { return 100u; },
+                        [] { return Time::from_us(10); }};
   const std::vector<std::string> names = congestion_control_names();
   ASSERT_EQ(names.front(), "none");
   for (const std::string& n : names) {
@@ -51,7 +52,8 @@ TEST(Parts, EveryRegisteredCongestionControlBuildsWithItsFeedback) {
 TEST(Parts, FeedbackMatchesWhatEachAlgorithmReads) {
   Simulation sim(1);
   Network net(sim, Framing::rocev2());
-  const PartContext ctx{[] { return Time::from_us(10); }, [] { return 100u; }};
+  const PartContext ctx{[] { return Time::from_us(10); }, [] { return 100u; },
+                        [] { return Time::from_us(10); }};
   const std::pair<const char*, const char*> want[] = {{"dcqcn", "cnp"},
                                                       {"dctcp", "ecn-echo"},
                                                       {"timely", "rtt-echo"},

@@ -10,24 +10,16 @@
 #include "config/scenario.h"
 #include "fabric/fabric.h"
 #include "fabric/schema.h"
+#include "support/fabric_errors.h"
 
 namespace rdmasim {
 namespace {
 
 std::string scenario(const std::string& profile, const std::string& fabric_extra) {
-  return "name: t\nduration: 1ms\ntopology:\n  type: leaf-spine\n  leaves: 2\n  hosts_per_leaf: 2\n"
-         "  spines: 2\nfabric:\n  profile: " +
-         profile + "\n" + fabric_extra + "workload: [{type: flow, src: 0, dst: 2, size: 10KB}]\n";
+  return testing::leaf_spine_scenario(profile, fabric_extra);
 }
-
 InputError error_of(const std::string& profile, const std::string& fabric_extra) {
-  try {
-    (void)load_scenario_text(scenario(profile, fabric_extra), "t.yaml");
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted:\n" << scenario(profile, fabric_extra);
-  return InputError("", 0, 0, "", "");
+  return testing::fabric_error_of(profile, fabric_extra);
 }
 
 TEST(UetConfig, UetKeysOnOtherFabricsAreRefused) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/rng.h"
+#include "net/flow_hash.h"
 #include "net/network.h"
 #include "nic/nic.h"
 #include "route/route_table.h"
@@ -12,13 +13,6 @@ namespace rdmasim {
 namespace {
 
 constexpr uint16_t kRoceUdpPort = 4791;  // IANA-assigned RoCEv2 port
-constexpr uint8_t kUdp = 17;
-
-uint32_t five_tuple_hash(int src, int dst, uint16_t sport, uint16_t dport) {
-  uint64_t h = mix64(static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
-  return static_cast<uint32_t>(
-      mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(dport) << 8 | kUdp)));
-}
 
 }  // namespace
 
@@ -32,8 +26,8 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   // RoCEv2 NICs derive the UDP source port from the QP number so that QPs
   // spread over ECMP paths (IBTA Annex A17 §A17.4.3); we hash the connection id.
   c.sport = static_cast<uint16_t>(49152 + mix64(net_.sim().seed() ^ (0xc0ffeeull << 32) ^ c.id) % 16384);
-  c.flow_hash = five_tuple_hash(src, dst, c.sport, kRoceUdpPort);
-  c.rev_hash = five_tuple_hash(dst, src, c.sport, kRoceUdpPort);
+  c.flow_hash = udp_flow_hash(src, dst, c.sport, kRoceUdpPort);
+  c.rev_hash = udp_flow_hash(dst, src, c.sport, kRoceUdpPort);
   c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
   paths_.connect(c.id, c.flow_hash);

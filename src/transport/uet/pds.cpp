@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/rng.h"
+#include "net/flow_hash.h"
 #include "net/network.h"
 #include "nic/nic.h"
 
@@ -12,14 +13,6 @@ namespace rdmasim {
 namespace {
 
 constexpr uint16_t kUetUdpPort = 4793;  // IANA-assigned UET port (UEC 1.0 §3.2)
-constexpr uint8_t kUdp = 17;
-
-uint32_t five_tuple_hash(int src, int dst, uint16_t sport) {
-  const uint64_t h =
-      mix64(static_cast<uint64_t>(static_cast<uint32_t>(src)) << 32 | static_cast<uint32_t>(dst));
-  return static_cast<uint32_t>(
-      mix64(h ^ (static_cast<uint64_t>(sport) << 24 | static_cast<uint64_t>(kUetUdpPort) << 8 | kUdp)));
-}
 
 uint32_t payload_at(int64_t bytes, uint64_t i, uint32_t mtu) {
   return static_cast<uint32_t>(std::clamp<int64_t>(bytes - static_cast<int64_t>(i) * mtu, 0, mtu));
@@ -74,8 +67,8 @@ QpId UetPds::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   // spraying initiator varies it per packet, the switches hash it in ECMP.
   const auto sport =
       static_cast<uint16_t>(49152 + mix64(net_.sim().seed() ^ (0x0e7ull << 40) ^ c.id) % 16384);
-  c.flow_hash = five_tuple_hash(src, dst, sport);
-  c.rev_hash = five_tuple_hash(dst, src, sport);
+  c.flow_hash = udp_flow_hash(src, dst, sport, kUetUdpPort);
+  c.rev_hash = udp_flow_hash(dst, src, sport, kUetUdpPort);
   c.src_nic_port = nics_[src]->select_port(dst, c.flow_hash);
   c.dst_nic_port = nics_[dst]->select_port(src, c.rev_hash);
   paths_.connect(c.id, c.flow_hash);

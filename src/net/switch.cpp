@@ -15,7 +15,8 @@ void Switch::set_port_mtu(uint16_t port, uint32_t bytes) {
 
 bool Switch::drop_oversize(Port& in, Port& out, Packet* p) {
   const auto over = [&](const Port& port) {
-    return port.max_payload() != 0 && p->payload > port.max_payload();
+    // Only data carries payload (a UET ACK's field holds its SACK offset).
+    return port.max_payload() != 0 && p->type == PktType::kData && p->payload > port.max_payload();
   };
   Port* at = over(in) ? &in : over(out) ? &out : nullptr;
   if (at == nullptr) return false;

@@ -355,11 +355,16 @@ void UetPds::on_data(Pdc& c, int d, Packet* p) {
   }
   const bool in_order = psn == h.rcv_nxt;
   place(c, d, psn, p->aux);
+  // A resend that fills a hole moves the cumulative PSN over packets the
+  // sender still counts in flight (beyond the SACK bitmap): it is acknowledged
+  // at once, as TCP does, or a window full of them waits for the timeout.
+  const bool filled_hole = h.rcv_nxt > psn + 1;
   if (rccc_)
     rccc_->on_arrival(receiver(c, d), flow(c, d), h.snd_end - h.rcv_nxt,
                       [this](uint32_t f, int64_t bytes) { send_grant(f, bytes); });
   ++h.since_ack;
-  if (h.since_ack >= cfg_.ack_every || !in_order || (p->flags & kLast) || cfg_.mode == DeliveryMode::kRudi)
+  if (h.since_ack >= cfg_.ack_every || !in_order || filled_hole || (p->flags & kLast) ||
+      cfg_.mode == DeliveryMode::kRudi)
     send_ack(c, d, *p);
 }
 
@@ -391,14 +396,21 @@ uint32_t UetPds::reverse_entropy(const Pdc& c, int d) const {
 
 void UetPds::send_ack(Pdc& c, int d, const Packet& trigger) {
   PdsHalf& h = c.half[d];
-  // The SACK bitmap: bit i reports PSN rcv_nxt + 1 + i.
-  const uint64_t pos = (h.rcv_nxt + 1) & mask_;
+  // The SACK bitmap: bit i reports PSN rcv_nxt + 1 + offset + i. A data
+  // packet beyond the 64 after the cumulative PSN moves the bitmap to end at
+  // it: with a deep hole (a resend still on its way) the initiator would
+  // otherwise never hear of what arrived and keep it counted in flight.
+  uint64_t offset = 0;
+  if (trigger.type == PktType::kData && trigger.psn > h.rcv_nxt + 64)
+    offset = std::min<uint64_t>(trigger.psn - 64 - h.rcv_nxt, kMaxSackOffset);
+  const uint64_t pos = (h.rcv_nxt + 1 + offset) & mask_;
   const size_t w = pos >> 6;
   const unsigned off = pos & 63;
   uint64_t bits = h.rcvd[w] >> off;
   if (off != 0) bits |= h.rcvd[(w + 1) % h.rcvd.size()] << (64 - off);
   Packet* a = net_.new_packet(PktType::kAck);
   a->psn = bits;
+  a->payload = static_cast<uint16_t>(offset);
   a->aux = static_cast<uint32_t>(h.rcv_nxt);
   a->sent_at = trigger.sent_at;
   a->flags = static_cast<uint8_t>((h.ce_pending ? kCe : 0) | (d == 1 ? kReadResponse : 0));
@@ -505,7 +517,7 @@ void UetPds::on_ack(Pdc& c, int d, Packet* p) {
   // Widen the wire's 32-bit cumulative PSN against the oldest unacked one.
   const auto delta = static_cast<int32_t>(p->aux - static_cast<uint32_t>(h.snd_una));
   const uint64_t cack = delta > 0 ? h.snd_una + static_cast<uint64_t>(delta) : h.snd_una;
-  const uint64_t base = h.snd_una + static_cast<uint64_t>(static_cast<int64_t>(delta)) + 1;
+  const uint64_t base = h.snd_una + static_cast<uint64_t>(static_cast<int64_t>(delta)) + 1 + p->payload;
   const uint64_t old_una = h.snd_una;
   const bool ece = (p->flags & kCe) != 0;
   int64_t bytes = 0;

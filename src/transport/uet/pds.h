@@ -8,7 +8,10 @@
 // PSNs. The target places every packet where it belongs whatever order it
 // comes in (out-of-order placement by the semantic sublayer) and returns
 // ACKs that carry a cumulative ACK PSN (all below it arrived) and a 64-bit
-// SACK bitmap of the 64 PSNs after it; a trimmed header is NACKed at once.
+// SACK bitmap at an offset the target picks (UEC's SACK_PSN_OFFSET): the 64
+// PSNs after the cumulative one, or, for a packet further ahead, the 64
+// ending at it, so every arrival can be reported however deep the hole
+// behind it; a trimmed header is NACKed at once.
 // The initiator resends a PSN when a NACK names it (trim), when
 // `sack_loss_threshold` later PSNs were SACKed without it, or on a timeout.
 // Messages complete in the order they were posted, once every packet is
@@ -16,7 +19,8 @@
 //
 // On the wire (packet fields): a data packet carries its 64-bit PSN in
 // `psn`, its message index in `aux`. An ACK carries the SACK bitmap in `psn`
-// (bit i: PSN cack + 1 + i arrived), the cumulative ACK PSN as the wire's
+// (bit i: PSN cack + 1 + offset + i arrived), the SACK offset in `payload`,
+// the cumulative ACK PSN as the wire's
 // 32 bits in `aux` (the initiator widens it against its oldest unacked PSN),
 // the data packet's send time in `sent_at` and its CE mark as ECN-Echo. A
 // NACK carries the PSN it names in `psn` and its code in `aux`.
@@ -136,6 +140,7 @@ struct Pdc {
 class UetPds final : public Transport, public CcHost {
  public:
   static constexpr uint32_t kCcTimer = 2;
+  static constexpr uint64_t kMaxSackOffset = 0xffff;  // a 16-bit field on the wire
   // Per-PSN sender state.
   static constexpr uint8_t kSent = 1, kAcked = 2, kLost = 4, kInFlight = 8;
 

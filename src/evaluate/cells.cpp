@@ -278,6 +278,8 @@ bool fabric_settings(const Evaluation& ev, size_t f, size_t base,
     flatten_scalars(j["topology"]["switch"], "topology.switch.", settings);
   for (const auto& d : j["fabric"].value("profile_defaults", nlohmann::ordered_json::array()))
     if (d.value("source", "").rfind("assumption", 0) == 0) assumed.push_back(d.value("key", ""));
+  // A value the evaluation file sets is the user's, not an unsourced default.
+  for (const auto& set : ev.fabrics[f].set) std::erase(assumed, set.first);
   return true;
 }
 

@@ -134,6 +134,9 @@ std::vector<EvalSettingDiff> setting_diffs(const Evaluation& ev, const std::vect
     if (s["topology"].contains("switch")) flatten(s["topology"]["switch"], "topology.switch.", kv[f]);
     for (const auto& d : s["fabric"].value("profile_defaults", json::array()))
       if (d.value("source", "").rfind("assumption", 0) == 0) assumed[f].insert(d.value("key", ""));
+    // A value the evaluation file sets is the user's choice, not the
+    // profile's unsourced default.
+    for (const auto& set : ev.fabrics[f].set) assumed[f].erase(set.first);
     have[f] = true;
   }
   // Keys in first-seen order over all fabrics; a key a fabric lacks is "-".

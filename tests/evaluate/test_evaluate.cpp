@@ -332,6 +332,19 @@ weights: {collective: 1, resilience: 1}
   EXPECT_DOUBLE_EQ(figure("roce.ar-4MiB.link-down.detected_after_us"), 10.0);
   EXPECT_DOUBLE_EQ(figure("roce.ar-4MiB.link-down.rerouted_after_us"), 210.0);
   EXPECT_NE(w.json.find("\"roce.ar-4MiB.link-down.rerouted_after_us\""), std::string::npos);
+  // Claim 9 (IB fails over faster) is answered from these reroute times. The
+  // file set the SM's timings and two of Ethernet's; the local repair time
+  // left at its unsourced default is named as what the answer rests on.
+  const auto j = nlohmann::json::parse(w.json);
+  const auto& claim = j["claims"][8];
+  ASSERT_EQ(claim["claim"], 9);
+  const std::string e = claim["evidence"].get<std::string>();
+  EXPECT_NE(e.find("[ib-ndr.ar-4MiB.link-down.rerouted_after_us]"), std::string::npos) << e;
+  EXPECT_NE(e.find("[roce.ar-4MiB.link-down.rerouted_after_us]"), std::string::npos) << e;
+  EXPECT_NE(e.find("subnet manager reroutes before"), std::string::npos) << e;
+  EXPECT_EQ(claim["verdict"], "depends on an assumption");
+  EXPECT_NE(e.find("fabric.reroute.local_repair"), std::string::npos) << e;
+  EXPECT_EQ(e.find("fabric.ib.sm_compute_time"), std::string::npos) << e;
   // The report's throughput-over-time chart reads each fabric's incident.csv.
   ASSERT_EQ(s.throughput.size(), 2u);
   for (const EvalThroughputSeries& t : s.throughput) {

@@ -449,7 +449,7 @@ std::vector<Section> build(const EvalReportInput& in) {
       for (size_t f = 0; f < nf; ++f)
         row.push_back(std::isfinite(sc.value[f]) ? fmt::format("{} ({} {})", report_number(sc.score[f]),
                                                                report_number(sc.value[f]), sc.unit)
-                                                 : "0 (not measured: failed or unfinished)");
+                                                 : "0 (failed or unfinished)");
       t.rows.push_back(std::move(row));
     }
     std::vector<std::string> total = {"**weighted score**", ""};

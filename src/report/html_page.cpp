@@ -18,7 +18,7 @@ constexpr std::string_view kStyle = R"css(
 :root { color-scheme: light; }
 body { margin: 0; background: #fff; color: #222; line-height: 1.5;
        font-family: "DejaVu Sans", Verdana, Arial, sans-serif; font-size: 15px; }
-header, nav.toc, main { max-width: 1000px; margin: 0 auto; padding: 0 24px; }
+header, nav.toc, main { max-width: 1240px; margin: 0 auto; padding: 0 24px; }
 h1 { font-size: 1.8em; margin: 1.2em 0 0.4em; }
 h2 { font-size: 1.35em; margin: 2em 0 0.6em; padding-bottom: 0.2em; border-bottom: 1px solid #ddd; }
 h3 { font-size: 1.1em; margin: 1.6em 0 0.5em; }
@@ -28,6 +28,8 @@ nav.toc h2 { font-size: 1em; margin: 0; border: none; text-transform: uppercase;
 nav.toc ol { margin: 0.2em 0; padding-left: 1.5em; }
 a { color: #0060a0; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
+/* A table wider than the page (many fabrics) scrolls on its own, not the page. */
+div.table-wrap { overflow-x: auto; max-width: 100%; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.4em; }
 th, td { padding: 0.3em 0.75em; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
 thead th { position: sticky; top: 0; background: #f2f2f2; border-bottom: 2px solid #bbb; }
@@ -46,6 +48,7 @@ pre { background: #f5f5f5; padding: 0.6em 0.9em; overflow-x: auto; font-size: 0.
   header, nav.toc, main { max-width: none; padding: 0; }
   a { color: inherit; text-decoration: none; }
   thead th { position: static; }
+  div.table-wrap { overflow: visible; }
   h2, h3 { break-after: avoid; }
   figure, table, pre { break-inside: avoid; }
 }
@@ -177,7 +180,7 @@ void HtmlPage::table(const Table& table) {
     }
     numeric[c] = any && all;
   }
-  std::string out = "<table>\n";
+  std::string out = "<div class=\"table-wrap\"><table>\n";
   if (!table.caption.empty()) out += fmt::format("<caption>{}</caption>\n", xml_escape(table.caption));
   if (!table.header.empty()) {
     out += "<thead><tr>";
@@ -203,7 +206,7 @@ void HtmlPage::table(const Table& table) {
     }
     out += "</tr>\n";
   }
-  out += "</tbody>\n</table>\n";
+  out += "</tbody>\n</table></div>\n";
   (open_level_ == 1 ? intro_ : body_) += out;
 }
 

@@ -310,7 +310,9 @@ std::vector<std::string> append_sweep(const Evaluation& ev, std::vector<EvalCell
       for (const auto& [change, moved] : variants(value))
         for (size_t w = 0; w < ev.workloads.size(); ++w) {
           const EvalWorkload& wl = ev.workloads[w];
-          if (std::find(workloads.begin(), workloads.end(), wl.name) == workloads.end()) continue;
+          if (std::find(workloads.begin(), workloads.end(), wl.name) == workloads.end() ||
+              !wl.runs_on(ev.fabrics[f].name))
+            continue;
           const size_t points = all_points ? std::max<size_t>(1, wl.sweep_values.size()) : 1;
           for (size_t p = 0; p < points; ++p) {
             EvalCell cell{f, w, p, base, ev.seeds.front(), key, moved, change, {}, {}, assumption};
@@ -372,7 +374,8 @@ void append_scale_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
     for (size_t w = 0; w < ev.workloads.size(); ++w) {
       const EvalWorkload& wl = ev.workloads[w];
       if (std::find(ev.scale.workloads.begin(), ev.scale.workloads.end(), wl.name) ==
-          ev.scale.workloads.end())
+              ev.scale.workloads.end() ||
+          !wl.runs_on(ev.fabrics[f].name))
         continue;
       for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p)
         for (int n : ev.scale.servers) {
@@ -401,7 +404,9 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
       for (size_t p = 0; p < points; ++p)
         for (size_t c = 0; c < ev.conditions.size(); ++c) {
           const EvalCondition& cond = ev.conditions[c];
-          if (!applies(cond, ev.fabrics[f].name, ev.workloads[w].name)) continue;
+          if (!applies(cond, ev.fabrics[f].name, ev.workloads[w].name) ||
+              !ev.workloads[w].runs_on(ev.fabrics[f].name))
+            continue;
           for (uint64_t seed : ev.seeds) {
             EvalCell cell{f, w, p, c, seed, {}, {}, {}, {}, {}};
             cell.id = cell_id(ev, cell);

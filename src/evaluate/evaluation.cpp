@@ -161,10 +161,11 @@ EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCl
   // Every other key is the scenario workload's: mark them read here, the
   // scenario loader checks them (the evaluation reports its errors here).
   for (const std::string& k : n.keys()) {
-    if (k == "type" || k == "name" || k == "sizes") continue;
+    if (k == "type" || k == "name" || k == "sizes" || k == "fabrics") continue;
     if (k == "start") throw n.error(k, "an evaluation starts every workload at 0 (no `start`)");
     w.keys[k] = YAML::Clone(raw[k]);
   }
+  for (const CfgNode& f : n.opt_list("fabrics")) w.fabrics.push_back(f.scalar());
   if (n.has("sizes")) {
     if (n.has("size")) throw n.error("sizes", "give `size` (one point) or `sizes` (a sweep), not both");
     w.sweep_key = "size";
@@ -253,9 +254,13 @@ std::vector<std::string> sweep_workloads(const CfgNode& sweep, const Evaluation&
   std::vector<std::string> names;
   for (const CfgNode& w : sweep.list("workloads")) {
     const std::string name = w.scalar();
-    if (std::none_of(ev.workloads.begin(), ev.workloads.end(),
-                     [&](const EvalWorkload& x) { return x.name == name; }))
-      throw w.error("", "no workload named '" + name + "' in this evaluation");
+    const auto it = std::find_if(ev.workloads.begin(), ev.workloads.end(),
+                                 [&](const EvalWorkload& x) { return x.name == name; });
+    if (it == ev.workloads.end()) throw w.error("", "no workload named '" + name + "' in this evaluation");
+    if (what == "tuning" && !it->fabrics.empty())
+      throw w.error("", "'" + name +
+                            "' runs on some fabrics only: the tuning sweep counts knobs over the same "
+                            "workloads for every fabric");
     names.push_back(name);
   }
   if (names.empty())
@@ -299,6 +304,12 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
   }
   if (ev.workloads.empty()) throw root.error("workloads", "expected at least one workload");
   check_unique(root, "workloads", ev.workloads);
+  for (size_t i = 0; i < ev.workloads.size(); ++i)
+    for (const auto& f : ev.workloads[i].fabrics)
+      if (std::none_of(ev.fabrics.begin(), ev.fabrics.end(),
+                       [&](const EvalFabric& x) { return x.name == f; }))
+        throw InputError(file, ev.workloads[i].line, 0, "workloads[" + std::to_string(i) + "].fabrics",
+                         "no fabric named '" + f + "' in this evaluation");
 
   if (root.has("conditions")) {
     const auto conds = root.list("conditions");

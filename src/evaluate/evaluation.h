@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -56,7 +57,15 @@ struct EvalWorkload {
   YAML::Node keys;        // map of pass-through keys (a copy owned here)
   std::string sweep_key;  // e.g. "size"; empty: one point
   std::vector<std::string> sweep_values;
+  // The fabrics it runs on (empty: all). A workload only some fabrics can
+  // run (SHARP on InfiniBand) is reported and answers claims, but no
+  // criterion scores it: scores compare like with like.
+  std::vector<std::string> fabrics;
   int line = 0;
+
+  [[nodiscard]] bool runs_on(const std::string& fabric) const {
+    return fabrics.empty() || std::find(fabrics.begin(), fabrics.end(), fabric) != fabrics.end();
+  }
 };
 
 // The state the fabric is in while a workload runs: idle, beside background

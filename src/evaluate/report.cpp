@@ -631,6 +631,12 @@ std::vector<Section> build(const EvalReportInput& in) {
   for (size_t w = 0; w < ev.workloads.size(); ++w) {
     const EvalWorkload& wl = ev.workloads[w];
     Section sec{"Workload: " + wl.name + " (" + wl.type + ")", {}};
+    if (!wl.fabrics.empty()) {
+      std::string names;
+      for (const auto& f : wl.fabrics) names += (names.empty() ? "" : ", ") + f;
+      sec.para("Runs on " + names +
+               " only (the others do not offer it), so no criterion scores it; the claims read it.");
+    }
     const size_t points = std::max<size_t>(1, wl.sweep_values.size());
     std::vector<std::string> metrics = shown_metrics(wl.type);
     const std::string key = metrics.front();

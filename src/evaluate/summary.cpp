@@ -383,7 +383,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       bool missing = false;
       for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
         const EvalWorkload& wl = ev.workloads[wi];
-        if (std::find(rule.types.begin(), rule.types.end(), wl.type) == rule.types.end()) continue;
+        if (std::find(rule.types.begin(), rule.types.end(), wl.type) == rule.types.end() ||
+            !wl.fabrics.empty())
+          continue;
         for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p)
           for (size_t c = 0; c < ev.conditions.size(); ++c) {
             const bool want = rule.loaded && any_loaded ? has_background(c) : ev.conditions[c].is_baseline();
@@ -436,7 +438,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     for (size_t f = 0; f < nf; ++f)
       for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
         const char* metric = key_metric(ev.workloads[wi].type);
-        if (metric == nullptr) continue;
+        if (metric == nullptr || !ev.workloads[wi].fabrics.empty()) continue;
         const bool higher = !metric_info(metric)->lower_is_better;
         for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[wi].sweep_values.size()); ++p) {
           size_t base = ev.conditions.size();

@@ -510,6 +510,50 @@ TEST(EvaluateInput, BadInputIsRefusedWhereItIsWritten) {
   expect_refused(edit(kSmall, "{profile: rocev2-dcqcn, name: roce}",
                       "{profile: rocev2-dcqcn, name: roce, set: {fabric.ecn.kmin: 10 apples}}"),
                  "e.yaml:6", "fabric.ecn.kmin");
+  // A workload limited to some fabrics names fabrics of the file, and stays
+  // out of the tuning sweep, whose knob counts compare the same workloads.
+  expect_refused(edit(kSmall, "{type: incast, senders: 3, size: 64KiB}",
+                      "{type: incast, senders: 3, size: 64KiB, fabrics: [ib-xdr]}"),
+                 "e.yaml:9", "no fabric named 'ib-xdr'");
+  expect_refused(edit(edit(kSmall, "{type: incast, senders: 3, size: 64KiB}",
+                           "{type: incast, senders: 3, size: 64KiB, fabrics: [ib-ndr]}"),
+                      "assumptions: {workloads: [latency]}", "tuning: {workloads: [incast]}"),
+                 "e.yaml:15", "runs on some fabrics only");
+}
+
+// SHARP runs only where the fabric offers it: a workload limited to those
+// fabrics has cells on them alone, answers claim 7 against the host
+// algorithm on the same fabric, and no criterion scores it (the collective
+// score reads the AllReduce every fabric ran).
+TEST_F(EvaluateTest, AWorkloadOnSomeFabricsAnswersClaimsButIsNotScored) {
+  const char* text = R"(name: sharp
+duration: 20ms
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics: [ib-ndr, rocev2-dcqcn]
+workloads:
+  - {type: collective, name: ar, op: all_reduce, sizes: [4MiB]}
+  - {type: collective, name: ar-sharp, op: all_reduce, algo: sharp, sizes: [4MiB], fabrics: [ib-ndr]}
+weights: {collective: 1}
+)";
+  const Evaluation ev = load_evaluation_text(text, "sharp.yaml");
+  const auto cells = eval_cells(ev);
+  ASSERT_EQ(cells.size(), 3u);
+  for (const EvalCell& c : cells)
+    if (c.workload == 1) EXPECT_EQ(ev.fabrics[c.fabric].name, "ib-ndr");
+  const Written w = evaluate(ev, cells, dir_ / "out", 2);
+  const auto j = nlohmann::json::parse(w.json);
+  const auto& fig = j["figures"];
+  const double host = fig["ib-ndr.ar-4MiB.baseline.busbw_GBps"]["mean"].get<double>();
+  const double sharp = fig["ib-ndr.ar-sharp-4MiB.baseline.busbw_GBps"]["mean"].get<double>();
+  EXPECT_FALSE(fig.contains("rocev2-dcqcn.ar-sharp-4MiB.baseline.busbw_GBps"));
+  const auto& claim = j["claims"][6];
+  ASSERT_EQ(claim["claim"], 7);
+  EXPECT_EQ(claim["verdict"], sharp > host ? "supported" : "contradicted");
+  EXPECT_NE(claim["evidence"].get<std::string>().find("[ib-ndr.ar-sharp-4MiB.baseline.busbw_GBps]"),
+            std::string::npos);
+  ASSERT_EQ(j["scores"].size(), 1u);
+  EXPECT_DOUBLE_EQ(j["scores"][0]["fabrics"]["ib-ndr"]["value"].get<double>(), host)
+      << "the SHARP cell is not averaged in";
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 
 #include "collective/cluster.h"
@@ -186,6 +187,10 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
                           const std::string& link) {
   const EvalFabric& f = ev.fabrics[c.fabric];
   const EvalCondition& cond = ev.conditions[c.condition];
+  const EvalWorkload& measured = ev.workloads[c.workload];
+  const bool own = measured.type == "scenario";
+  // A user's scenario keeps everything but what the evaluation sets: the
+  // fabric (the point of comparing), name, seed, duration and outputs.
   YAML::Node root;
   root["name"] = id;
   root["seed"] = c.seed;
@@ -193,14 +198,28 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
   YAML::Node fabric;
   fabric["profile"] = f.profile;
   root["fabric"] = fabric;
-  EvalCluster cluster = ev.cluster;
-  if (c.servers > 0) cluster.servers = c.servers;
-  root["topology"] = topology_node(cluster);
+  if (own) {
+    for (const auto& kv : measured.scenario) {
+      const std::string k = kv.first.as<std::string>();
+      if (k != "name" && k != "seed" && k != "duration" && k != "fabric" && k != "output")
+        root[k] = YAML::Clone(kv.second);
+    }
+  } else {
+    EvalCluster cluster = ev.cluster;
+    if (c.servers > 0) cluster.servers = c.servers;
+    root["topology"] = topology_node(cluster);
+  }
   for (const auto& [k, v] : f.set) set_dotted(root, k, v);
   for (const auto& [k, v] : cond.set) set_dotted(root, k, v);
   if (!c.knob.empty()) set_dotted(root, c.knob, c.knob_value);
   YAML::Node workloads(YAML::NodeType::Sequence);
-  workloads.push_back(workload_node(ev.workloads[c.workload], c.point));
+  if (!own) {
+    workloads.push_back(workload_node(measured, c.point));
+  } else if (root["workload"].IsSequence()) {
+    for (const auto& item : root["workload"]) workloads.push_back(item);
+  } else if (root["workload"]) {
+    workloads.push_back(root["workload"]);  // one workload written as a map
+  }
   if (cond.background_load > 0) {
     YAML::Node bg;
     bg["type"] = "background";
@@ -223,10 +242,15 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
         m.scenario_type == "perftest" && m.keys["dst"] ? m.keys["dst"].Scalar() : std::string("0");
     workloads.push_back(in);
   }
-  root["workload"] = workloads;
-  if (cond.misconfig.IsSequence()) root["misconfig"] = YAML::Clone(cond.misconfig);
+  if (workloads.size() > 0) root["workload"] = workloads;
+  if (cond.misconfig.IsSequence()) {
+    YAML::Node mis = root["misconfig"].IsSequence() ? root["misconfig"] : YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& item : cond.misconfig) mis.push_back(YAML::Clone(item));
+    root["misconfig"] = mis;
+  }
   if (cond.down_at) {
-    YAML::Node faults(YAML::NodeType::Sequence);
+    // After the scenario's own faults, if it has any.
+    YAML::Node faults = root["faults"].IsSequence() ? root["faults"] : YAML::Node(YAML::NodeType::Sequence);
     YAML::Node down;
     down["at"] = format_time(*cond.down_at);
     down["link"] = link;
@@ -242,7 +266,7 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     root["faults"] = faults;
   }
   YAML::Node out;
-  out["flows_csv"] = ev.workloads[c.workload].type == "fct" || cond.is_loaded();
+  out["flows_csv"] = measured.type == "fct" || cond.is_loaded();
   out["ports_csv"] = false;
   root["output"] = out;
   YAML::Emitter em;
@@ -397,7 +421,9 @@ std::string eval_point_label(const EvalWorkload& w, size_t point) {
 
 std::vector<EvalCell> eval_cells(const Evaluation& ev) {
   std::vector<EvalCell> cells;
-  std::map<size_t, std::string> links;  // condition -> resolved link (the topology is the same for all)
+  // (condition, topology) -> resolved link: the cluster's topology, or a
+  // scenario workload's own (keyed by its workload index).
+  std::map<std::pair<size_t, size_t>, std::string> links;
   for (size_t f = 0; f < ev.fabrics.size(); ++f)
     for (size_t w = 0; w < ev.workloads.size(); ++w) {
       const size_t points = std::max<size_t>(1, ev.workloads[w].sweep_values.size());
@@ -411,8 +437,10 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
             EvalCell cell{f, w, p, c, seed, {}, {}, {}, {}, {}};
             cell.id = cell_id(ev, cell);
             std::string link = cond.link;
+            const std::pair<size_t, size_t> key{
+                c, ev.workloads[w].type == "scenario" ? w : std::numeric_limits<size_t>::max()};
             if (cond.down_at && link == "auto") {
-              if (!links.contains(c)) {
+              if (!links.contains(key)) {
                 EvalCondition plain;  // the topology alone: no faults to resolve yet
                 Evaluation probe = ev;
                 probe.conditions = {plain};
@@ -420,12 +448,12 @@ std::vector<EvalCell> eval_cells(const Evaluation& ev) {
                 pc.condition = 0;
                 const Scenario s =
                     load_scenario_text(cell_scenario(probe, pc, cell.id, ""), "<" + cell.id + ">");
-                links[c] = auto_link(s);
-                if (links[c].empty())
+                links[key] = auto_link(s);
+                if (links[key].empty())
                   throw InputError(ev.file, cond.line, 0, "link_down.link",
                                    "link: auto needs a switch-to-switch link; this cluster has none");
               }
-              link = links[c];
+              link = links[key];
             }
             cell.scenario = cell_scenario(ev, cell, cell.id, link);
             cells.push_back(std::move(cell));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -41,6 +42,7 @@ constexpr WorkloadType kWorkloadTypes[] = {
     {"collective", "collective", "an NCCL collective, one cell per size: busbw"},
     {"training", "training", "one training iteration of a model: iteration time, exposed communication"},
     {"fct", "cdf", "Poisson flows from a flow-size distribution: FCT slowdown by size"},
+    {"scenario", "", "a scenario file of your own, run whole with each fabric in place of its own: completion time"},
 };
 
 std::vector<std::string> workload_type_names() {
@@ -138,6 +140,33 @@ EvalFabric read_fabric(const CfgNode& n, const YAML::Node& raw, const std::vecto
   return f;
 }
 
+// `{type: scenario, file: my.yaml}`: the file, relative to the evaluation's
+// folder, read now so that a missing or broken file is reported here. Its
+// fabric, name, seed, duration and output are the evaluation's to set.
+void read_scenario_workload(const CfgNode& n, EvalWorkload& w) {
+  for (const std::string& k : n.keys())
+    if (k != "type" && k != "name" && k != "file" && k != "fabrics")
+      throw n.error(k, "a scenario workload takes file (and name, fabrics); its workloads are in the file");
+  const std::string file = n.str("file");
+  namespace fs = std::filesystem;
+  fs::path path(file);
+  if (path.is_relative()) path = fs::path(n.file()).parent_path() / path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw n.error("file", "cannot read the scenario file '" + path.string() + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    w.scenario = YAML::Load(ss.str());
+  } catch (const YAML::Exception& e) {
+    throw n.error("file", "'" + path.string() + "' is not YAML: " + e.what());
+  }
+  if (!w.scenario.IsMap()) throw n.error("file", "'" + path.string() + "' is not a scenario (a map)");
+  if (!w.scenario["workload"] && !w.scenario["flows"])
+    throw n.error("file", "'" + path.string() + "' has no workload to measure");
+  w.scenario_file = path.lexically_normal().string();
+  w.scenario_type = "scenario";
+}
+
 EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCluster& cl) {
   EvalWorkload w;
   w.line = n.line();
@@ -158,6 +187,11 @@ EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCl
   for (const auto& t : kWorkloadTypes)
     if (type == t.type) w.scenario_type = t.scenario_type;
   w.name = sanitized_name(n, "name", n.str("name", type));
+  for (const CfgNode& f : n.opt_list("fabrics")) w.fabrics.push_back(f.scalar());
+  if (type == "scenario") {
+    read_scenario_workload(n, w);
+    return w;
+  }
   // Every other key is the scenario workload's: mark them read here, the
   // scenario loader checks them (the evaluation reports its errors here).
   for (const std::string& k : n.keys()) {
@@ -165,7 +199,6 @@ EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCl
     if (k == "start") throw n.error(k, "an evaluation starts every workload at 0 (no `start`)");
     w.keys[k] = YAML::Clone(raw[k]);
   }
-  for (const CfgNode& f : n.opt_list("fabrics")) w.fabrics.push_back(f.scalar());
   if (n.has("sizes")) {
     if (n.has("size")) throw n.error("sizes", "give `size` (one point) or `sizes` (a sweep), not both");
     w.sweep_key = "size";
@@ -257,6 +290,8 @@ std::vector<std::string> sweep_workloads(const CfgNode& sweep, const Evaluation&
     const auto it = std::find_if(ev.workloads.begin(), ev.workloads.end(),
                                  [&](const EvalWorkload& x) { return x.name == name; });
     if (it == ev.workloads.end()) throw w.error("", "no workload named '" + name + "' in this evaluation");
+    if (what == "scale" && it->type == "scenario")
+      throw w.error("", "'" + name + "' is a scenario of its own topology: the scale sweep resizes the cluster");
     if (what == "tuning" && !it->fabrics.empty())
       throw w.error("", "'" + name +
                             "' runs on some fabrics only: the tuning sweep counts knobs over the same "
@@ -433,6 +468,7 @@ const std::vector<std::pair<std::string, std::string>>& eval_criteria() {
       {"collective", "collective busbw averaged over sizes (collective workloads)"},
       {"training", "training iteration time (training workloads)"},
       {"fct", "p99 FCT slowdown (fct workloads)"},
+      {"scenario", "completion time of the user's own scenarios (scenario workloads)"},
       {"resilience", "worst slowdown of a workload under the non-baseline conditions against its baseline"},
       {"cost", "total cost of ownership of the cluster's fabric over the cost model's years"},
       {"tuning",

@@ -53,7 +53,12 @@ struct EvalFabric {
 struct EvalWorkload {
   std::string name;
   std::string type;  // latency | bandwidth | incast | permutation | all-to-all | collective | training | fct
+                     // | scenario
   std::string scenario_type;
+  // type scenario: a scenario file of the user's, run whole (its topology,
+  // workloads, faults) with each compared fabric in place of its own.
+  std::string scenario_file;
+  YAML::Node scenario;
   YAML::Node keys;        // map of pass-through keys (a copy owned here)
   std::string sweep_key;  // e.g. "size"; empty: one point
   std::vector<std::string> sweep_values;

@@ -48,6 +48,7 @@ std::vector<std::string> shown_metrics(const std::string& type) {
   if (type == "collective") return {"busbw_GBps", "time_us"};
   if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
   if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
+  if (type == "scenario") return {"completion_us", "slowdown_p99", "fct_p99_us", "goodput_gbps", "unfinished_flows"};
   return {"completion_us", "goodput_gbps", "fct_p99_us", "unfinished_flows"};
 }
 const std::vector<std::string> kNetworkMetrics = {"drops", "lossless_drops", "pfc_pause_us",
@@ -631,6 +632,10 @@ std::vector<Section> build(const EvalReportInput& in) {
   for (size_t w = 0; w < ev.workloads.size(); ++w) {
     const EvalWorkload& wl = ev.workloads[w];
     Section sec{"Workload: " + wl.name + " (" + wl.type + ")", {}};
+    if (wl.type == "scenario")
+      sec.para("The scenario " + wl.scenario_file +
+               " run whole (its own topology, workloads and faults), with each fabric in place of its "
+               "fabric block; the evaluation sets its seed and duration.");
     if (!wl.fabrics.empty()) {
       std::string names;
       for (const auto& f : wl.fabrics) names += (names.empty() ? "" : ", ") + f;

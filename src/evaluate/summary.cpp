@@ -86,6 +86,7 @@ const std::vector<CriterionRule>& rules() {
       {"collective", {"collective"}, "busbw_GBps", false},
       {"training", {"training"}, "iteration_ms", false},
       {"fct", {"fct"}, "slowdown_p99", false},
+      {"scenario", {"scenario"}, "completion_us", false},
   };
   return r;
 }
@@ -195,6 +196,21 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
     m.emplace_back("unfinished_flows", unfinished);
   } else if (type == "collective") {
     if (finished) m = {{"busbw_GBps", num(wr, "busbw_GBps")}, {"time_us", num(wr, "time_us")}};
+  } else if (type == "scenario") {
+    // The user's own workloads: done when the run ended with every one of
+    // them finished (background traffic may still be arriving).
+    const json& run = r["run"];
+    bool done = !run.value("interrupted", false) && run.value("all_flows_completed", true);
+    for (const auto& x : r.value("workload_results", json::array()))
+      if (x.is_object() && x.value("type", "") != "background" && !x.value("finished", true)) done = false;
+    if (done) m.emplace_back("completion_us", num(run, "simulated_end_ps") / 1e6);
+    const json& fl = r["flows"];
+    if (num(fl, "total") > 0 && num(fl, "unfinished") == 0) {
+      m.emplace_back("slowdown_p99", num(fl["slowdown"], "p99"));
+      m.emplace_back("fct_p99_us", num(fl["fct_ns"], "p99") / 1e3);
+      m.emplace_back("goodput_gbps", num(r["throughput"], "goodput_gbps"));
+    }
+    m.emplace_back("unfinished_flows", num(fl, "unfinished"));
   } else if (type == "training") {
     if (finished)
       m = {{"iteration_ms", num(wr, "iteration_ms")},

@@ -14,12 +14,14 @@
 #include <sstream>
 
 #include "config/error.h"
+#include "config/scenario.h"
 #include "evaluate/cells.h"
 #include "evaluate/claims.h"
 #include "evaluate/evaluation.h"
 #include "evaluate/matrix.h"
 #include "evaluate/report.h"
 #include "evaluate/summary.h"
+#include "run/experiment.h"
 
 namespace rdmasim {
 namespace {
@@ -519,6 +521,61 @@ TEST(EvaluateInput, BadInputIsRefusedWhereItIsWritten) {
                            "{type: incast, senders: 3, size: 64KiB, fabrics: [ib-ndr]}"),
                       "assumptions: {workloads: [latency]}", "tuning: {workloads: [incast]}"),
                  "e.yaml:15", "runs on some fabrics only");
+  // A scenario workload names a readable scenario file and takes nothing else.
+  expect_refused(edit(kSmall, "{type: incast, senders: 3, size: 64KiB}", "{type: scenario, file: no-such.yaml}"),
+                 "e.yaml:9", "cannot read the scenario file");
+  expect_refused(edit(kSmall, "{type: incast, senders: 3, size: 64KiB}",
+                      "{type: scenario, file: no-such.yaml, size: 1MiB}"),
+                 "e.yaml:9", "a scenario workload takes file");
+}
+
+// A user's own scenario as a workload: run whole (its topology, workloads),
+// with only the fabric block swapped for each compared fabric (its own
+// fabric settings do not leak into the comparison); its completion time is
+// a figure and a criterion, and a cell reruns alone to the same results.
+TEST_F(EvaluateTest, AUsersScenarioRunsWholeWithOnlyTheFabricChanged) {
+  fs::create_directories(dir_);
+  {
+    std::ofstream f(dir_ / "mine.yaml");
+    f << "name: mine\nseed: 7\nfabric: {profile: rocev2-dcqcn, ecn: {kmin: 50KB}}\n"
+         "topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}\n"
+         "workload:\n  - {type: permutation, size: 256KiB}\n"
+         "  - {type: incast, senders: 4, size: 64KiB, receiver: 3}\n";
+  }
+  const std::string text = "name: own\nduration: 20ms\n"
+                           "cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine}\n"
+                           "fabrics: [ib-ndr, {profile: rocev2-dcqcn-400g, name: roce}]\n"
+                           "workloads:\n  - {type: scenario, name: mine, file: mine.yaml}\n";
+  const Evaluation ev = load_evaluation_text(text, (dir_ / "own.yaml").string());
+  const auto cells = eval_cells(ev);
+  check_cells(ev, cells);
+  ASSERT_EQ(cells.size(), 2u);
+  for (const EvalCell& c : cells) {
+    const YAML::Node y = YAML::Load(c.scenario);
+    EXPECT_EQ(y["fabric"].size(), 1u) << "only the profile: the scenario's own ECN setting is gone";
+    EXPECT_EQ(y["fabric"]["profile"].as<std::string>(), ev.fabrics[c.fabric].profile);
+    EXPECT_EQ(y["topology"]["type"].as<std::string>(), "fat-tree");
+    EXPECT_EQ(y["topology"]["k"].as<int>(), 4);
+    EXPECT_EQ(y["workload"].size(), 2u);
+    EXPECT_EQ(y["seed"].as<int>(), 1);
+  }
+  const Written w = evaluate(ev, cells, dir_ / "out", 2);
+  const auto j = nlohmann::json::parse(w.json);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const double end_us = w.outcomes[i].results["run"]["simulated_end_ps"].get<double>() / 1e6;
+    const std::string id = ev.fabrics[cells[i].fabric].name + ".mine.baseline.completion_us";
+    EXPECT_DOUBLE_EQ(j["figures"][id]["mean"].get<double>(), end_us) << id;
+    EXPECT_GT(j["figures"][ev.fabrics[cells[i].fabric].name + ".mine.baseline.slowdown_p99"]["mean"].get<double>(),
+              1.0);
+  }
+  ASSERT_EQ(j["scores"].size(), 2u);  // scenario and cost
+  EXPECT_EQ(j["scores"][0]["criterion"], "scenario");
+  // A cell reruns alone to the same results.
+  const fs::path cell = dir_ / "out" / "cells" / "roce.mine.baseline.s1";
+  const Scenario alone = load_scenario_file((cell / "scenario.yaml").string());
+  Experiment e(alone);
+  e.run();
+  EXPECT_DOUBLE_EQ(e.sim().now().ps() / 1e6, j["figures"]["roce.mine.baseline.completion_us"]["mean"].get<double>());
 }
 
 // SHARP runs only where the fabric offers it: a workload limited to those

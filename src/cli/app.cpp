@@ -39,7 +39,8 @@ int profiles_command() {
       value_w = std::max(value_w, static_cast<int>(d.value.size()));
     }
     for (const auto& d : defaults)
-      std::printf("  %-*s %-*s %s\n", key_w, d.key.c_str(), value_w, d.value.c_str(), d.source.c_str());
+      std::printf("  %-*s %-*s %s%s\n", key_w, d.key.c_str(), value_w, d.value.c_str(), d.source.c_str(),
+                  d.low.empty() ? "" : (" [range " + d.low + ".." + d.high + "]").c_str());
   }
   return kExitOk;
 }

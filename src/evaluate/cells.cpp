@@ -286,8 +286,8 @@ bool applies(const EvalCondition& c, const std::string& fabric, const std::strin
 // the keys its profile labels assumptions. False when its cells do not load:
 // check_cells reports that at the fabric's entry.
 bool fabric_settings(const Evaluation& ev, size_t f, size_t base,
-                     std::vector<std::pair<std::string, std::string>>& settings,
-                     std::vector<std::string>& assumed) {
+                     std::vector<std::pair<std::string, std::string>>& settings, std::vector<std::string>& assumed,
+                     std::map<std::string, std::pair<std::string, std::string>>* ranges = nullptr) {
   EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
   probe.id = cell_id(ev, probe);
   Scenario s;
@@ -301,7 +301,11 @@ bool fabric_settings(const Evaluation& ev, size_t f, size_t base,
   if (j["topology"].contains("switch"))
     flatten_scalars(j["topology"]["switch"], "topology.switch.", settings);
   for (const auto& d : j["fabric"].value("profile_defaults", nlohmann::ordered_json::array()))
-    if (d.value("source", "").rfind("assumption", 0) == 0) assumed.push_back(d.value("key", ""));
+    if (d.value("source", "").rfind("assumption", 0) == 0) {
+      assumed.push_back(d.value("key", ""));
+      if (ranges != nullptr && d.contains("range"))
+        (*ranges)[d.value("key", "")] = {d["range"].value("low", ""), d["range"].value("high", "")};
+    }
   // A value the evaluation file sets is the user's, not an unsourced default.
   for (const auto& set : ev.fabrics[f].set) std::erase(assumed, set.first);
   return true;
@@ -324,14 +328,21 @@ std::vector<std::string> append_sweep(const Evaluation& ev, std::vector<EvalCell
   for (size_t f = 0; f < ev.fabrics.size(); ++f) {
     std::vector<std::pair<std::string, std::string>> settings;
     std::vector<std::string> assumed;
-    if (!fabric_settings(ev, f, base, settings, assumed)) {
+    std::map<std::string, std::pair<std::string, std::string>> ranges;
+    if (!fabric_settings(ev, f, base, settings, assumed, &ranges)) {
       probes_failed = true;
       continue;
     }
     for (const auto& [key, value] : settings) {
       if (!pick(f, key, assumed)) continue;
       picked.push_back(key);
-      for (const auto& [change, moved] : variants(value))
+      // An assumption moves to the bounds its profile states, else x0.5/x2.
+      const auto range = ranges.find(key);
+      const auto moves = assumption && range != ranges.end()
+                             ? std::vector<std::pair<std::string, std::string>>{{"low", range->second.first},
+                                                                                {"high", range->second.second}}
+                             : variants(value);
+      for (const auto& [change, moved] : moves)
         for (size_t w = 0; w < ev.workloads.size(); ++w) {
           const EvalWorkload& wl = ev.workloads[w];
           if (std::find(workloads.begin(), workloads.end(), wl.name) == workloads.end() ||

@@ -502,7 +502,8 @@ std::vector<Section> build(const EvalReportInput& in) {
         }
       }
       if (!ranges.empty())
-        dec.para("With the unsourced defaults moved x0.5 and x2: " + ranges +
+        dec.para("With the unsourced defaults moved to their stated bounds (x0.5 and x2 where none is stated): " +
+                 ranges +
                  (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
                           : "the lead on " + sc.criterion + " holds across them."));
     }

@@ -246,6 +246,11 @@ Profile at_400g(Profile p) {
           "assumption: no vendor port-to-port figure is published; with the NIC latencies it puts RoCE write "
           "latency at the low end of the 'tuned RoCE 1.5-2 us' class of VALIDATION.md C.9"};
   }
+  p.ranges.push_back(
+      {"topology.switch.latency", "250ns", "1us",
+       "low: Broadcom's Tomahawk Ultra, 250 ns port-to-port, the lowest announced for a 51.2 Tb/s Ethernet switch "
+       "(https://www.fs.com/blog/broadcom-tomahawk-ultra-redefines-ethernet-switching-for-ai-and-hpc-scaleup-"
+       "b41439.html); high: an assumption for deep-buffer switches"});
   p.sources.push_back(
       {"fabric.nic_tx_latency", "assumption, the same ConnectX-7 NIC as ib-ndr: no published tx/rx split"});
   p.sources.push_back({"fabric.nic_rx_latency", "see nic_tx_latency"});
@@ -773,13 +778,20 @@ std::vector<ProfileDefault> profile_defaults(const Profile& p) {
   for (auto& kv : flatten_params(fabric_params_json(c), "fabric")) values.push_back(std::move(kv));
   std::vector<ProfileDefault> out;
   for (auto& [key, value] : values) {
-    std::string source;
+    const ProfileSource* src = nullptr;
     for (const ProfileSource& s : p.sources)
-      if (s.key == key) source = s.source;
-    if (source.empty())
+      if (s.key == key) src = &s;
+    if (src == nullptr)
       for (const ProfileSource& s : part_default_sources())
-        if (s.key == key) source = s.source;
-    out.push_back({key, std::move(value), std::move(source)});
+        if (s.key == key) src = &s;
+    ProfileDefault d{key, std::move(value), src != nullptr ? src->source : std::string(), {}, {}, {}};
+    for (const AssumptionRange& r : p.ranges)
+      if (r.key == key) {
+        d.low = r.low;
+        d.high = r.high;
+        d.range_why = r.why;
+      }
+    out.push_back(std::move(d));
   }
   return out;
 }

@@ -15,11 +15,22 @@ struct ProfileSource {
   std::string source;  // paper, spec, vendor document, or "assumption: ..."
 };
 
+// An assumption's stated bounds, as a user writes values ("250ns", "1us"):
+// where the value may plausibly lie, with why. The evaluation's assumption
+// sweep moves the value to each bound (x0.5 and x2 where none is stated).
+struct AssumptionRange {
+  std::string key;
+  std::string low, high;
+  std::string why;
+};
+
 // One default as `rdmasim profiles` and results.json list it.
 struct ProfileDefault {
   std::string key;     // scenario key it sets, e.g. "fabric.mtu"
   std::string value;   // as a user would write it (from the parts' schema)
   std::string source;  // where the number comes from
+  std::string low, high;  // an assumption's stated bounds, if any (see AssumptionRange)
+  std::string range_why;
 };
 
 struct Profile {
@@ -30,6 +41,7 @@ struct Profile {
   std::string summary;
   FabricConfig config;
   std::vector<ProfileSource> sources;  // the profile's own citations; the parts' own defaults cite theirs
+  std::vector<AssumptionRange> ranges;  // bounds of some of its assumptions
 };
 
 // Throws std::invalid_argument naming the known profiles for an unknown name.

@@ -141,8 +141,11 @@ json scenario_json(const Scenario& s) {
   json fabric{{"profile", s.profile}, {"framing", f.framing.name}};
   fabric.update(fabric_params_json(f));  // every key the fabric's parts declare, in declaration order
   json cites = json::array();
-  for (const auto& d : profile_defaults(find_profile(s.profile)))
-    cites.push_back({{"key", d.key}, {"default", d.value}, {"source", d.source}});
+  for (const auto& d : profile_defaults(find_profile(s.profile))) {
+    json c{{"key", d.key}, {"default", d.value}, {"source", d.source}};
+    if (!d.low.empty()) c["range"] = {{"low", d.low}, {"high", d.high}, {"why", d.range_why}};
+    cites.push_back(std::move(c));
+  }
   fabric["profile_defaults"] = cites;
   json wl = json::array();
   for (const auto& w : s.workloads) {

@@ -10,6 +10,7 @@
 #include "config/error.h"
 #include "config/params.h"
 #include "config/scenario.h"
+#include "config/units_parse.h"
 #include "fabric/parts.h"
 #include "fabric/profiles.h"
 #include "fabric/schema.h"
@@ -111,6 +112,39 @@ TEST(Params, EveryProfileDefaultCitesASourceAndNoCitationIsStale) {
   }
   for (const ProfileSource& s : part_default_sources())
     EXPECT_TRUE(all_keys.count(s.key)) << "no profile has " << s.key;
+}
+
+// A stated range bounds an assumption (a sourced value needs none), says
+// why, and holds the default strictly inside it, in the key's own units.
+TEST(Params, EveryStatedRangeBracketsAnAssumedDefault) {
+  const auto magnitude = [](const std::string& v) -> double {
+    try {
+      return static_cast<double>(parse_time(v).ps());
+    } catch (const std::invalid_argument&) {
+    }
+    try {
+      return static_cast<double>(parse_bytes(v).count());
+    } catch (const std::invalid_argument&) {
+    }
+    try {
+      return static_cast<double>(parse_rate(v).bps());
+    } catch (const std::invalid_argument&) {
+    }
+    return std::stod(v);
+  };
+  size_t ranged = 0;
+  for (const std::string& name : profile_names()) {
+    SCOPED_TRACE(name);
+    for (const ProfileDefault& d : profile_defaults(find_profile(name))) {
+      if (d.low.empty() && d.high.empty()) continue;
+      ++ranged;
+      EXPECT_EQ(d.source.rfind("assumption", 0), 0u) << d.key << ": a range belongs to an assumption";
+      EXPECT_FALSE(d.range_why.empty()) << d.key;
+      EXPECT_LT(magnitude(d.low), magnitude(d.value)) << d.key;
+      EXPECT_LT(magnitude(d.value), magnitude(d.high)) << d.key;
+    }
+  }
+  EXPECT_GT(ranged, 0u);
 }
 
 // A key of a part the fabric does not run is refused, naming why.

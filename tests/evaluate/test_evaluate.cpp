@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -578,6 +579,27 @@ TEST_F(EvaluateTest, AUsersScenarioRunsWholeWithOnlyTheFabricChanged) {
   EXPECT_DOUBLE_EQ(e.sim().now().ps() / 1e6, j["figures"]["roce.mine.baseline.completion_us"]["mean"].get<double>());
 }
 
+// The assumption sweep moves an assumption to the bounds its profile states
+// (the 400G Ethernet switch latency: 250 ns to 1 us), and one with no stated
+// bounds to x0.5 and x2 (the NIC latency).
+TEST(EvaluateCells, TheAssumptionSweepUsesTheStatedBounds) {
+  const Evaluation ev = load_evaluation_text(R"(name: bounds
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 400Gbps, topology: leaf-spine}
+fabrics: [rocev2-dcqcn-400g]
+workloads: [{type: latency, iters: 10}]
+assumptions: {workloads: [latency]}
+)",
+                                             "bounds.yaml");
+  std::map<std::string, std::string> switch_latency, nic_latency;
+  for (const EvalCell& c : eval_cells(ev)) {
+    if (!c.assumption) continue;
+    if (c.knob == "topology.switch.latency") switch_latency[c.knob_change] = c.knob_value;
+    if (c.knob == "fabric.nic_tx_latency") nic_latency[c.knob_change] = c.knob_value;
+  }
+  EXPECT_EQ(switch_latency, (std::map<std::string, std::string>{{"low", "250ns"}, {"high", "1us"}}));
+  EXPECT_EQ(nic_latency, (std::map<std::string, std::string>{{"x0.5", "150ns"}, {"x2", "600ns"}}));
+}
+
 // SHARP runs only where the fabric offers it: a workload limited to those
 // fabrics has cells on them alone, answers claim 7 against the host
 // algorithm on the same fabric, and no criterion scores it (the collective
@@ -595,8 +617,11 @@ weights: {collective: 1}
   const Evaluation ev = load_evaluation_text(text, "sharp.yaml");
   const auto cells = eval_cells(ev);
   ASSERT_EQ(cells.size(), 3u);
-  for (const EvalCell& c : cells)
-    if (c.workload == 1) EXPECT_EQ(ev.fabrics[c.fabric].name, "ib-ndr");
+  for (const EvalCell& c : cells) {
+    if (c.workload == 1) {
+      EXPECT_EQ(ev.fabrics[c.fabric].name, "ib-ndr");
+    }
+  }
   const Written w = evaluate(ev, cells, dir_ / "out", 2);
   const auto j = nlohmann::json::parse(w.json);
   const auto& fig = j["figures"];

@@ -243,7 +243,8 @@ Profile at_400g(Profile p) {
     else if (d.key == "topology.switch.latency")
       d = {
           d.key,
-          "assumption: no vendor port-to-port figure is published; with the NIC latencies it puts RoCE write "
+          "assumption: no port-to-port figure is published for Spectrum-4 or Tomahawk 5; with the NIC latencies "
+          "it puts RoCE write "
           "latency at the low end of the 'tuned RoCE 1.5-2 us' class of VALIDATION.md C.9"};
   }
   p.ranges.push_back(

@@ -99,6 +99,36 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+// A fabric's collective busbw (or iteration time) in the scale sweep at the
+// smallest and largest cluster: how much of it the large cluster kept.
+struct ScaleSpan {
+  const EvalScalePoint* lo = nullptr;
+  const EvalScalePoint* hi = nullptr;
+  [[nodiscard]] double kept() const {
+    return lo->metric == "busbw_GBps" ? hi->value / lo->value : lo->value / hi->value;
+  }
+  [[nodiscard]] std::string text(const std::string& fabric) const {
+    return fmt::format("{}: {} [{}] at {} servers, {} [{}] at {}. ", fabric, report_number(lo->value), lo->id,
+                       lo->servers, report_number(hi->value), hi->id, hi->servers);
+  }
+};
+
+ScaleSpan scale_span(const EvalReportInput& in, size_t f) {
+  const Evaluation& ev = in.ev;
+  ScaleSpan sp;
+  for (const auto& p : in.summary.scale) {
+    const std::string& type = ev.workloads[p.workload].type;
+    if (p.fabric != f || (type != "collective" && type != "training") || !std::isfinite(p.value)) continue;
+    // The largest size swept: bandwidth, not latency, is what scale strains.
+    if (p.point + 1 < std::max<size_t>(1, ev.workloads[p.workload].sweep_values.size())) continue;
+    if (sp.lo != nullptr && (p.workload != sp.lo->workload || p.point != sp.lo->point)) continue;
+    if (sp.lo == nullptr || p.servers < sp.lo->servers) sp.lo = &p;
+    if (sp.hi == nullptr || p.servers > sp.hi->servers) sp.hi = &p;
+  }
+  if (sp.lo == sp.hi) sp = {};
+  return sp;
+}
+
 ClaimAnswer not_measured(int n, std::string claim, std::string what) {
   return ClaimAnswer{n, std::move(claim), "not measured", std::move(what)};
 }
@@ -194,23 +224,10 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     double iwarp_kept = -1;
     double others_worst = std::numeric_limits<double>::infinity();
     for (size_t f = 0; f < ev.fabrics.size(); ++f) {
-      const EvalScalePoint* lo = nullptr;
-      const EvalScalePoint* hi = nullptr;
-      for (const auto& p : s.scale) {
-        const std::string& type = ev.workloads[p.workload].type;
-        if (p.fabric != f || (type != "collective" && type != "training") || !std::isfinite(p.value))
-          continue;
-        // The largest size swept: bandwidth, not latency, is what scale strains.
-        if (p.point + 1 < std::max<size_t>(1, ev.workloads[p.workload].sweep_values.size())) continue;
-        if (lo != nullptr && (p.workload != lo->workload || p.point != lo->point)) continue;
-        if (lo == nullptr || p.servers < lo->servers) lo = &p;
-        if (hi == nullptr || p.servers > hi->servers) hi = &p;
-      }
-      if (lo == nullptr || hi == nullptr || lo == hi) continue;
-      const bool higher = lo->metric == "busbw_GBps";
-      const double kept = higher ? hi->value / lo->value : lo->value / hi->value;
-      trend += fmt::format("{}: {} [{}] at {} servers, {} [{}] at {}. ", r.name(f), report_number(lo->value),
-                           lo->id, lo->servers, report_number(hi->value), hi->id, hi->servers);
+      const ScaleSpan sp = scale_span(in, f);
+      if (sp.lo == nullptr) continue;
+      trend += sp.text(r.name(f));
+      const double kept = sp.kept();
       if (ev.cost[f].family == CostFamily::kIwarp) {
         iwarp_kept = kept;
       } else {
@@ -473,11 +490,40 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     }
   }
 
-  out.push_back(
-      not_measured(11, "InfiniBand suits clusters up to a few thousand GPUs; RoCEv2 scales further.",
-                   s.scale.empty() ? "needs the evaluation at several cluster sizes (a scale sweep)."
-                                   : "the scale sweep (see Scale) stays far below thousands of GPUs; "
-                                     "its trend is claim 4's evidence."));
+  {
+    // Measured only when the scale sweep reaches the size the claim is
+    // about: what each fabric keeps from its smallest cluster to a largest
+    // one of at least kThousands GPUs; RoCE should keep more than IB.
+    const std::string claim = "InfiniBand suits clusters up to a few thousand GPUs; RoCEv2 scales further.";
+    constexpr int kThousands = 2048;
+    int largest = ev.cluster.servers;
+    for (const auto& p : s.scale) largest = std::max(largest, p.servers);
+    const int gpus = largest * ev.cluster.gpus_per_server;
+    std::string trend;
+    double ib_best = -1;
+    double roce_worst = std::numeric_limits<double>::infinity();
+    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+      const ScaleSpan sp = scale_span(in, f);
+      if (sp.lo == nullptr) continue;
+      trend += sp.text(r.name(f));
+      if (ev.cost[f].family == CostFamily::kInfiniband) ib_best = std::max(ib_best, sp.kept());
+      if (ev.cost[f].family == CostFamily::kRoce) roce_worst = std::min(roce_worst, sp.kept());
+    }
+    if (gpus < kThousands || trend.empty()) {
+      out.push_back(not_measured(
+          11, claim,
+          fmt::format("needs a scale sweep of a collective or training workload reaching {} GPUs or more; the "
+                      "largest cluster here has {} GPUs (add server counts to `scale: {{servers: [...]}}`: "
+                      "packet level, minutes per cell at that size). ",
+                      kThousands, gpus) +
+              trend));
+    } else if (ib_best < 0 || !std::isfinite(roce_worst)) {
+      out.push_back(not_measured(11, claim, "needs InfiniBand and RoCEv2 fabrics in the scale sweep. " + trend));
+    } else {
+      out.push_back(ClaimAnswer{11, claim, roce_worst > ib_best + 0.01 ? "supported" : "contradicted",
+                                trend + fmt::format("Largest cluster: {} GPUs.", gpus)});
+    }
+  }
 
   {
     const std::string claim =

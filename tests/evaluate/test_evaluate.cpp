@@ -2,6 +2,7 @@
 // resumed evaluation reuses finished cells and writes the same bytes, every
 // number the decision cites is a figure of evaluation.json, and bad input is
 // refused where it is written.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -598,6 +599,44 @@ assumptions: {workloads: [latency]}
   }
   EXPECT_EQ(switch_latency, (std::map<std::string, std::string>{{"low", "250ns"}, {"high", "1us"}}));
   EXPECT_EQ(nic_latency, (std::map<std::string, std::string>{{"x0.5", "150ns"}, {"x2", "600ns"}}));
+}
+
+// Claim 11 (IB to a few thousand GPUs, RoCE beyond) is measured only when
+// the scale sweep reaches 2048 GPUs; then RoCE must keep more of its
+// small-cluster busbw than IB. Checked on the scale points alone (a real
+// sweep to 2048 GPUs takes minutes).
+TEST(EvaluateClaims, ScaleToThousandsIsAnsweredOnlyAtThatSize) {
+  const auto answer = [](int largest, double ib_kept, double roce_kept) {
+    const Evaluation ev = load_evaluation_text(
+        "name: big\ncluster: {servers: 2, gpus_per_server: 8, nic_rate: 400Gbps}\n"
+        "fabrics: [ib-ndr, rocev2-dcqcn-400g]\n"
+        "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [32MiB]}]\n"
+        "scale: {servers: [" +
+            std::to_string(largest) + "], workloads: [ar]}\n",
+        "big.yaml");
+    EvalSummary s;
+    s.cost.resize(2);
+    s.tuning.resize(2);
+    s.total.resize(2);
+    for (size_t f = 0; f < 2; ++f) {
+      const double kept = f == 0 ? ib_kept : roce_kept;
+      for (const int n : {2, largest})
+        s.scale.push_back(EvalScalePoint{fmt::format("scale.f{}.ar-32MiB.{}servers.busbw_GBps", f, n), f, 0, 0, n,
+                                         "busbw_GBps", n == 2 ? 100.0 : 100.0 * kept});
+    }
+    const std::vector<EvalCell> cells;
+    const std::vector<CellOutcome> outcomes;
+    for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+      if (a.number == 11) return a;
+    return ClaimAnswer{};
+  };
+  const ClaimAnswer small = answer(64, 0.5, 0.9);  // 512 GPUs
+  EXPECT_EQ(small.verdict, "not measured");
+  EXPECT_NE(small.evidence.find("largest cluster here has 512 GPUs"), std::string::npos) << small.evidence;
+  const ClaimAnswer holds = answer(256, 0.5, 0.9);  // 2048 GPUs
+  EXPECT_EQ(holds.verdict, "supported") << holds.evidence;
+  EXPECT_NE(holds.evidence.find("[scale.f0.ar-32MiB.256servers.busbw_GBps]"), std::string::npos) << holds.evidence;
+  EXPECT_EQ(answer(256, 0.9, 0.9).verdict, "contradicted");
 }
 
 // SHARP runs only where the fabric offers it: a workload limited to those

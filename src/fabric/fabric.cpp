@@ -148,6 +148,7 @@ void Fabric::build() {
       auto* sw = static_cast<Switch*>(self);
       sw->set_routes(std::move(tables[n]));
       sw->set_forwarding_policy(make_forwarding_policy(forwarding_policy_name(cfg_), *sw));
+      sw->set_reroute_queued(cfg_.ib.enabled && (cfg_.ib.sm.shield || cfg_.ib.sm.adaptive));
       const FabricConfig& dc = device_config(static_cast<int>(n));
       for (const std::string& cp : congestion_point_names(dc))
         sw->add_congestion_point(make_congestion_point(cp, dc, *sw));
@@ -382,6 +383,8 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     recovery_log_.push_back({sim_.now(), ch.up ? "up" : "down", link_name(ch.node, ch.port)});
     if (cfg_.ib.enabled) {
       sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep);
+      if (!ch.up && cfg_.ib.sm.shield)
+        for (const int end : {ch.node, a.peer()->id()}) flfn_check(end);
     } else {
       const RerouteConfig& rr = cfg_.reroute;
       sim_.schedule_in(ch.silent && !ch.up ? rr.bfd_detect() : rr.link_detect, &fault_agent_, kDetect, idx);
@@ -413,6 +416,10 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     recovery_log_.push_back({sim_.now(), "reconverged", ""});
     return;
   }
+  if (kind == kFlfn) {
+    on_flfn(flfn_pending_[arg]);
+    return;
+  }
   if (kind == kSmSweep) {
     // A heavy sweep sees the fabric as it is now; its LFTs land later.
     ++sm_stats_.sweeps;
@@ -430,6 +437,51 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
   sm_stats_.last_install = sim_.now();
   sm_stats_.installs.push_back(sim_.now());
   recovery_log_.push_back({sim_.now(), "lft_install", ""});
+}
+
+// SHIELD's FLFN: switch `node` has destinations none of whose LFT ports is
+// up any more. It tells its neighbours over its live links, which after
+// flfn_delay stop sending it those destinations where they have another
+// port; a neighbour with none passes the notice on in turn.
+void Fabric::flfn_check(int node) {
+  if (by_topo_id_[node]->kind() != NodeKind::kSwitch) return;
+  const auto& sw = static_cast<const Switch&>(*by_topo_id_[node]);
+  std::vector<int> lost;
+  for (int d = 0; d < static_cast<int>(sw.routes().destinations()); ++d) {
+    const auto group = sw.routes().ports(d);
+    if (!group.empty() && std::none_of(group.begin(), group.end(), [&](uint16_t i) { return sw.port(i).up(); }))
+      lost.push_back(d);
+  }
+  if (lost.empty()) return;
+  flfn_pending_.push_back({node, std::move(lost)});
+  ++sm_stats_.flfn_notices;
+  sim_.schedule_in(cfg_.ib.sm.flfn_delay, &fault_agent_, kFlfn, flfn_pending_.size() - 1);
+}
+
+void Fabric::on_flfn(const FlfnNotice& n) {
+  recovery_log_.push_back({sim_.now(), "flfn", topo_.nodes[n.from].name});
+  const Node& from = *by_topo_id_[n.from];
+  for (size_t i = 0; i < from.num_ports(); ++i) {
+    const Port& p = from.port(i);
+    if (!p.up() || p.peer()->kind() != NodeKind::kSwitch) continue;
+    const int m = p.peer()->id();
+    const uint16_t towards = p.peer_index();  // m's port to the notifier
+    auto& sw = static_cast<Switch&>(*by_topo_id_[m]);
+    RouteTable t = sw.routes();
+    bool changed = false;
+    for (const int d : n.destinations) {
+      const auto group = t.ports(d);
+      if (std::find(group.begin(), group.end(), towards) == group.end()) continue;
+      std::vector<uint16_t> keep;
+      for (const uint16_t q : group)
+        if (q != towards && sw.port(q).up()) keep.push_back(q);
+      if (keep.empty()) continue;  // no other way: m notices itself when its own ports fail
+      t.set(d, keep);
+      changed = true;
+    }
+    if (changed) install_routes(m, std::move(t));
+    flfn_check(m);
+  }
 }
 
 // An Ethernet switch has noticed a link's state (loss of signal, or BFD for a

@@ -152,6 +152,7 @@ struct RecoveryEvent {
 struct SmStats {
   int sweeps = 0;        // heavy sweeps (one per detected link change)
   int lft_installs = 0;  // times new LFTs were written to the switches
+  int flfn_notices = 0;  // SHIELD: switches that told their neighbours of unreachable destinations
   Time last_install = Time::never();
   std::vector<Time> installs;
 };
@@ -281,7 +282,15 @@ class Fabric {
   static constexpr uint32_t kDetect = 5;          // arg: link change; Ethernet
   static constexpr uint32_t kLocalRepair = 6;     // arg: topology node
   static constexpr uint32_t kReconverge = 7;
+  static constexpr uint32_t kFlfn = 8;  // arg: FLFN notice; InfiniBand with SHIELD
+  // Destinations switch `from` can no longer reach (SHIELD's FLFN).
+  struct FlfnNotice {
+    int from;
+    std::vector<int> destinations;
+  };
   void on_detect(const LinkChange& ch);
+  void flfn_check(int node);
+  void on_flfn(const FlfnNotice& n);
   void install_routes(int node, RouteTable t);
   [[nodiscard]] std::string link_name(int node, uint16_t port) const;
   [[nodiscard]] bool routed(int node) const;
@@ -290,6 +299,7 @@ class Fabric {
   std::vector<std::vector<char>> down_;                  // per topology node and port
   std::vector<std::vector<uint32_t>> link_gen_;          // per node and port: link-state requests seen
   std::vector<std::vector<RouteTable>> pending_tables_;  // per sweep, until installed
+  std::vector<FlfnNotice> flfn_pending_;
   // Ethernet: the ports each node knows are down, and the routes the routing
   // protocol last gave it (local repair prunes those).
   std::vector<std::vector<char>> known_down_;

@@ -420,6 +420,16 @@ void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
   v.time({"sm_compute_time",
           "time from the subnet manager's sweep until the new LFTs are installed in the switches"},
          sm.compute_time);
+  v.flag({"shield",
+          "SHIELD self-healing: a switch whose LFT port is down uses another equal-cost port at once (FLFR), "
+          "and one left without a port to some destinations tells its neighbours (FLFN)"},
+         sm.shield);
+  if (sm.shield) {
+    v.time({"flfn_delay", "SHIELD: time for a fast link fault notification to reach and update a neighbour"},
+           sm.flfn_delay);
+  } else {
+    v.refuse("flfn_delay", "has no effect: fabric.ib.shield is off");
+  }
 }
 
 // A VL that no arbitration table serves never sends: refuse the

@@ -73,6 +73,7 @@ void Port::set_up(bool up) {
     ctrl_tail_ = nullptr;
     for (uint32_t m = queues_.nonempty_mask(); m != 0; m = queues_.nonempty_mask()) {
       Packet* p = queues_.take_head(__builtin_ctz(m));
+      if (sw_ != nullptr && sw_->reroute_queued(*p, index_)) continue;
       if (sw_ != nullptr) sw_->on_dequeue(*p, index_, false);
       fault_drop(p);
     }

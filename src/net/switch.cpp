@@ -69,6 +69,30 @@ void Switch::receive(Packet* p) {
 
 void Switch::retype(Packet& p, PktType t) { net_.retype(&p, t); }
 
+bool Switch::reroute_queued(Packet& p, uint16_t dead) {
+  if (!reroute_queued_) return false;
+  const int out_idx = fwd_.select(*this, p);
+  if (out_idx < 0 || out_idx == dead || !ports_[out_idx]->up()) return false;
+  // Out of the dead port's share of the buffer and into the new one's; the
+  // ingress port still holds it, as before.
+  Port& out = *ports_[out_idx];
+  mmu_.release(p.in_port, dead, p.tc, p.wire);
+  points_.on_dequeue(*this, p, *ports_[dead], false);
+  if (mmu_.admit(p.in_port, out.index(), p.tc, p.wire) != Mmu::Verdict::kAdmit) {
+    ++ctr_.buffer_drops;
+    out.counters().drop_packets[p.tc] += 1;
+    out.counters().drop_bytes[p.tc] += p.wire;
+    Port& in = *ports_[p.in_port];
+    in.release(p.tc, p.wire);
+    in.flow_control().on_left_buffer(in, p.tc);
+    net_.drop(&p);
+    return true;
+  }
+  points_.on_enqueue(*this, p, out);
+  out.enqueue(&p);
+  return true;
+}
+
 void Switch::on_dequeue(Packet& p, uint16_t out, bool departs) {
   mmu_.release(p.in_port, out, p.tc, p.wire);
   points_.on_dequeue(*this, p, *ports_[out], departs);

@@ -46,6 +46,12 @@ class Switch final : public Node {
   // A packet left egress port `out`'s queue: free its buffer, maybe send XON.
   // `departs`: the packet goes on the wire (not dropped by a failed link).
   void on_dequeue(Packet& p, uint16_t out, bool departs);
+  // InfiniBand with SHIELD or adaptive routing: a packet still queued for a
+  // port that went down is forwarded again (the LFT's alternative or AR's
+  // next port) instead of being lost with the link. False when the switch
+  // does not, or has no other port for it: the caller drops it.
+  void set_reroute_queued(bool on) { reroute_queued_ = on; }
+  [[nodiscard]] bool reroute_queued(Packet& p, uint16_t dead);
 
   void set_routes(RouteTable t) { routes_ = std::move(t); }
   [[nodiscard]] const RouteTable& routes() const { return routes_; }
@@ -79,6 +85,7 @@ class Switch final : public Node {
   Mmu mmu_;
   bool mtu_limited_ = false;  // some port has an MTU of its own (set_port_mtu)
   bool trims_ = false;        // a congestion point rewrites packets before admission
+  bool reroute_queued_ = false;
   RouteTable routes_;
   SwitchCounters ctr_;
   ForwardingPolicy fwd_;

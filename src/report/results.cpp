@@ -423,6 +423,10 @@ json results_json(const Experiment& e) {
                                   {"adaptive_routing", e.fabric().config().ib.sm.adaptive},
                                   {"sm_sweeps", sm.sweeps},
                                   {"lft_installs_us", installs}};
+    if (e.fabric().config().ib.sm.shield) {
+      j["network"]["infiniband"]["shield"] = true;
+      j["network"]["infiniband"]["flfn_notices"] = sm.flfn_notices;
+    }
   }
   if (e.incident() != nullptr) j["incident"] = incident_json(e);
   if (!e.fabric().config().misconfig.empty()) j["misconfig"] = misconfig_findings(e);

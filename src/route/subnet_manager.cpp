@@ -199,7 +199,7 @@ std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfi
       }
       ++load[n][cands[pick]];
       group.assign(1, cands[pick]);
-      if (cfg.adaptive)
+      if (cfg.adaptive || cfg.shield)
         for (size_t c = 0; c < cands.size(); ++c)
           if (c != pick) group.push_back(cands[c]);
       tables[n].set(d, group);

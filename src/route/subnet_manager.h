@@ -33,6 +33,13 @@ struct SubnetManagerConfig {
   // until the new LFTs are computed and written to the switches.
   Time detection_delay = Time::from_us(100);
   Time compute_time = Time::from_us(500);
+  // SHIELD (NVIDIA's self-healing interconnect): a switch whose LFT port is
+  // down sends by another equal-cost port at once (Fast Link Fault Recovery,
+  // FLFR); a switch left with no port towards some destinations tells its
+  // neighbours, which stop sending it those (Fast Link Fault Notification,
+  // FLFN) `flfn_delay` later. Both act long before the SM's new LFTs.
+  bool shield = true;
+  Time flfn_delay = Time::from_us(10);
 };
 
 // LIDs: endpoint i gets LID i + 1 (LID 0 is reserved, IBTA Vol.1 §4.1.3);
@@ -41,7 +48,7 @@ struct SubnetManagerConfig {
 [[nodiscard]] inline int lid_of_host(int host) { return host + 1; }
 
 // One table per topology node. Switch entries hold the LFT port first and,
-// with `adaptive`, the other equal-cost ports after it; host entries keep all
+// with `adaptive` or `shield`, the other equal-cost ports after it; host entries keep all
 // equal-cost ports (a multi-port NIC picks among them). `down[n][i]` marks
 // failed ports, which the SM routes around. Destinations a switch cannot
 // reach get no entry (traffic to them is dropped and counted).

@@ -89,10 +89,11 @@ class ProgressSampler final : public EventHandler {
 
 }  // namespace
 
-IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at, Time detect,
+IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, bool shield, int64_t bytes, Time fail_at, Time detect,
                                      Time compute, uint64_t seed) {
   FabricConfig cfg = find_profile("ib-ndr").config;
   cfg.ib.sm.adaptive = adaptive;
+  cfg.ib.sm.shield = shield;
   cfg.ib.sm.detection_delay = detect;
   cfg.ib.sm.compute_time = compute;
   return run_link_failure(cfg, k, bytes, fail_at, seed, Time::from_s(2));

@@ -56,8 +56,8 @@ using IbLinkFailureRun = LinkFailureRun;
 [[nodiscard]] LinkFailureRun run_link_failure(const FabricConfig& cfg, int k, int64_t bytes, Time fail_at,
                                               uint64_t seed, Time horizon);
 // The same on ib-ndr with this subnet-manager timing.
-[[nodiscard]] IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, int64_t bytes, Time fail_at,
-                                                   Time detect, Time compute, uint64_t seed);
+[[nodiscard]] IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, bool shield, int64_t bytes,
+                                                   Time fail_at, Time detect, Time compute, uint64_t seed);
 
 struct IbHotSpotRun {
   double victim_gbps = 0;   // the flow that shares the path, not the destination

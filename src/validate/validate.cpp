@@ -290,12 +290,13 @@ void ib_ar_cases(std::vector<ValidationResult>& out) {
 }
 
 // A link failure on an ib-ndr k=4 fat-tree with the profile's subnet
-// manager timing: traffic over the link stalls until the new LFTs are in.
+// manager timing and SHIELD off: traffic over the link stalls until the new
+// LFTs are in.
 void ib_failure_case(std::vector<ValidationResult>& out) {
   const SubnetManagerConfig sm;
   const Time fail = Time::from_us(50);
   const IbLinkFailureRun r =
-      run_ib_link_failure(4, false, 32 << 20, fail, sm.detection_delay, sm.compute_time, 3);
+      run_ib_link_failure(4, false, false, 32 << 20, fail, sm.detection_delay, sm.compute_time, 3);
   const Time reroute = fail + sm.detection_delay + sm.compute_time;
   const bool ok = r.invariants.empty() && r.completed == r.flows && r.affected_flows > 0 &&
                   r.rerouted_at == reroute && r.recovered_at >= reroute &&
@@ -310,6 +311,23 @@ void ib_failure_case(std::vector<ValidationResult>& out) {
       {"ib-failure", "bytes retransmitted / packets lost to the failed link",
        fmt::format("{:.2f} MB / {}", static_cast<double>(r.retransmitted_bytes) / 1e6, r.fault_drops),
        "resent >= lost, credits ok", ok});
+  // With SHIELD (the profile's default): the aggregation switch sends by
+  // another core at once (FLFR), and packets queued for the dead port leave
+  // by it too; the core cut off from the pod tells the other pods'
+  // aggregation switches, which stop sending it that pod's traffic (the hit
+  // flows' ACKs) flfn_delay later (FLFN). No flow stalls for the SM or
+  // waits for a transport timeout.
+  const IbLinkFailureRun s =
+      run_ib_link_failure(4, false, true, 32 << 20, fail, sm.detection_delay, sm.compute_time, 3);
+  const bool fine = s.invariants.empty() && s.completed == s.flows && s.affected_flows > 0 && s.timeouts == 0 &&
+                    s.longest_stall < Time::from_us(2);
+  out.push_back({"ib-shield",
+                 fmt::format("link {} down, SHIELD: longest stall of a hit flow ({} hit), timeouts",
+                             s.failed_link, s.affected_flows),
+                 fmt::format("{:.1f} us, {}", s.longest_stall.us(), s.timeouts),
+                 fmt::format("< 2 us (FLFR at once; SM {:.0f} us), 0",
+                             (sm.detection_delay + sm.compute_time).us()),
+                 fine});
 }
 
 // The same failure on the Ethernet fabrics, with their profiles' timing: the

@@ -76,6 +76,21 @@ TEST(LftForwarding, TakesTheSubnetManagersPort) {
   EXPECT_EQ(lft.select(sw, to(2, 5)), -1);
 }
 
+// SHIELD's Fast Link Fault Recovery: the LFT port while it is up, else the
+// entry's first alternative that is; with none up, the dead LFT port.
+TEST(LftForwarding, TakesTheFirstLiveAlternativeWhenTheLftPortIsDown) {
+  StubSwitch sw = make();
+  const ForwardingPolicy lft(LftForwarding{});
+  sw.ports[1].is_up = false;
+  EXPECT_EQ(lft.select(sw, to(1, 7)), 2);
+  sw.ports[2].is_up = false;
+  EXPECT_EQ(lft.select(sw, to(1, 7)), 4);
+  sw.ports[4].is_up = false;
+  EXPECT_EQ(lft.select(sw, to(1, 7)), 1);
+  sw.ports[3].is_up = false;
+  EXPECT_EQ(lft.select(sw, to(0, 7)), 3) << "no alternative listed";
+}
+
 TEST(AdaptiveForwarding, PicksTheLeastLoadedUpPortTiesKeepTheLftPort) {
   StubSwitch sw = make();
   const ForwardingPolicy ar(AdaptiveForwarding{});

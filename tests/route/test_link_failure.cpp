@@ -14,7 +14,7 @@ namespace {
 
 TEST(LinkFailure, StallsUntilTheSubnetManagerReroutesThenRecovers) {
   const Time fail = Time::from_us(10), detect = Time::from_us(10), compute = Time::from_us(20);
-  const IbLinkFailureRun r = run_ib_link_failure(4, false, 4 << 20, fail, detect, compute, 3);
+  const IbLinkFailureRun r = run_ib_link_failure(4, false, false, 4 << 20, fail, detect, compute, 3);
   EXPECT_EQ(r.invariants, "");
   EXPECT_EQ(r.completed, r.flows);
   ASSERT_GT(r.affected_flows, 0);
@@ -36,6 +36,33 @@ TEST(LinkFailure, StallsUntilTheSubnetManagerReroutesThenRecovers) {
       r.failed_link.c_str(), r.affected_flows, r.rerouted_at.us(), r.recovered_at.us(), r.recovery.us(),
       r.longest_stall.us(), static_cast<unsigned long long>(r.fault_drops),
       static_cast<unsigned long long>(r.retransmitted_bytes));
+}
+
+// SHIELD: the aggregation switch takes another core at once (FLFR), so no
+// flow over the failed link stalls for the SM (whose LFTs still come 600 us
+// after the failure); the core cut off from the pod notifies the other
+// pods' aggregation switches, which stop sending it that pod's traffic (here
+// the hit flows' ACKs) after flfn_delay (FLFN): what it loses grows with that
+// delay, and no flow waits for a timeout.
+TEST(LinkFailure, ShieldReroutesAtOnceAndTheNoticeBoundsWhatIsLost) {
+  const Time fail = Time::from_us(10);
+  uint64_t lost_before = 0;
+  for (const Time flfn : {Time::from_us(10), Time::from_us(40)}) {
+    FabricConfig cfg = find_profile("ib-ndr").config;
+    ASSERT_TRUE(cfg.ib.sm.shield) << "on in the profile, as opensm.conf ships it";
+    cfg.ib.sm.flfn_delay = flfn;
+    const LinkFailureRun r = run_link_failure(cfg, 4, 4 << 20, fail, 3, Time::from_s(2));
+    EXPECT_EQ(r.invariants, "");
+    EXPECT_EQ(r.completed, r.flows);
+    ASSERT_GT(r.affected_flows, 0);
+    EXPECT_EQ(r.timeouts, 0u);
+    EXPECT_EQ(r.rerouted_at, fail + cfg.ib.sm.detection_delay + cfg.ib.sm.compute_time);
+    std::printf("SHIELD, FLFN %.0f us: %d flows hit, longest stall %.1f us, %llu fault drops\n", flfn.us(),
+                r.affected_flows, r.longest_stall.us(), static_cast<unsigned long long>(r.fault_drops));
+    EXPECT_LT(r.longest_stall, Time::from_us(2));
+    EXPECT_GT(r.fault_drops, lost_before) << "a later notice loses more at the core";
+    lost_before = r.fault_drops;
+  }
 }
 
 // Runs the k=4 ib-ndr fat-tree permutation with these link-state changes of

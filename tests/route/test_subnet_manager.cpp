@@ -21,6 +21,7 @@ FabricConfig ib(RoutingEngine e, bool adaptive = false) {
   FabricConfig c = find_profile("ib-ndr").config;
   c.ib.sm.engine = e;
   c.ib.sm.adaptive = adaptive;
+  c.ib.sm.shield = false;  // an LFT entry is its one port (SHIELD adds the alternatives)
   return c;
 }
 

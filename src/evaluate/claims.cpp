@@ -424,36 +424,50 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     if (r.failed() == Reader::npos || res == nullptr) {
       out.push_back(not_measured(9, claim, "needs a link_down condition and the resilience criterion."));
     } else {
-      // When every switch routes around the dead link (the subnet manager's
-      // new LFTs; Ethernet's BGP convergence), and what it cost the workloads.
+      // When the switches at the link's ends route around it (SHIELD in
+      // IB switch hardware; Ethernet's ECMP group repair) and when every
+      // switch does (the SM's new LFTs; BGP), and what it cost the workloads.
       std::string e;
-      double ib_worst = 0;
-      double eth_best = std::numeric_limits<double>::infinity();
-      bool ib_any = false;
-      bool eth_any = false;
-      for (size_t f = 0; f < ev.fabrics.size(); ++f) {
-        e += r.name(f) + ": ";
-        if (const EvalFigure* x = r.any_fig(f, "rerouted_after_us", r.failed())) {
-          e += "every switch rerouted after " + cite(x) + ", ";
-          if (ev.cost[f].family == CostFamily::kInfiniband) {
-            ib_worst = std::max(ib_worst, x->mean);
-            ib_any = true;
+      struct Span {
+        double ib_worst = 0;
+        double eth_best = std::numeric_limits<double>::infinity();
+        bool ib = false;
+        bool eth = false;
+        void add(bool infiniband, double v) {
+          if (infiniband) {
+            ib_worst = std::max(ib_worst, v);
+            ib = true;
           } else {
-            eth_best = std::min(eth_best, x->mean);
-            eth_any = true;
+            eth_best = std::min(eth_best, v);
+            eth = true;
           }
+        }
+        [[nodiscard]] bool both() const { return ib && eth; }
+        [[nodiscard]] bool ib_faster() const { return ib_worst < eth_best; }
+      } local, global;
+      for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+        const bool infiniband = ev.cost[f].family == CostFamily::kInfiniband;
+        e += r.name(f) + ": ";
+        if (const EvalFigure* x = r.any_fig(f, "repaired_after_us", r.failed())) {
+          e += "the link's switches routed around it after " + cite(x) + ", ";
+          local.add(infiniband, x->mean);
+        }
+        if (const EvalFigure* x = r.any_fig(f, "rerouted_after_us", r.failed())) {
+          e += "every switch after " + cite(x) + ", ";
+          global.add(infiniband, x->mean);
         }
         e += std::isfinite(res->value[f])
                  ? fmt::format("worst slowdown {} x [{}]. ", report_number(res->value[f]), res->cites[f])
                  : fmt::format("a workload did not finish ({}). ", res->cites[f]);
       }
-      if (!ib_any || !eth_any) {
+      if (!global.both()) {
         out.push_back(not_measured(9, claim, e + "Needs an InfiniBand and an Ethernet fabric under it."));
       } else {
-        const bool holds = ib_worst < eth_best;
-        const std::vector<std::string> assumed = r.assumed_with_prefix({"fabric.ib.sm_", "fabric.reroute."});
-        e += holds ? "InfiniBand's subnet manager reroutes before Ethernet's routing converges. "
-                   : "InfiniBand does not reroute before Ethernet here. ";
+        const bool holds = global.ib_faster() && (!local.both() || local.ib_faster());
+        const std::vector<std::string> assumed =
+            r.assumed_with_prefix({"fabric.ib.sm_", "fabric.ib.flfn", "fabric.reroute."});
+        e += holds ? "InfiniBand's switches and subnet manager route around the link before Ethernet's do. "
+                   : "InfiniBand does not route around the link before Ethernet here. ";
         if (!assumed.empty())
           e += "These times rest on settings without a published source: " + join(assumed) + ".";
         out.push_back(ClaimAnswer{9, claim,

@@ -47,6 +47,7 @@ constexpr MetricInfo kMetrics[] = {
     {"timeouts", "timeouts", true},
     // A condition with a fault: the run's incident report (its first fault).
     {"detected_after_us", "us", true},
+    {"repaired_after_us", "us", true},
     {"rerouted_after_us", "us", true},
     {"recovered_after_us", "us", true},
     {"dip_percent", "%", true},
@@ -229,7 +230,8 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
   // back to 90% (absent when it never was, or was not measured).
   if (r.contains("incident") && !r["incident"]["faults"].empty()) {
     const json& f = r["incident"]["faults"][0];
-    for (const char* k : {"detected_after_us", "rerouted_after_us", "recovered_after_us", "dip_percent"})
+    for (const char* k :
+         {"detected_after_us", "repaired_after_us", "rerouted_after_us", "recovered_after_us", "dip_percent"})
       m.emplace_back(k, num(f, k));
   }
   if (r.contains("misconfig"))

@@ -383,8 +383,13 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     recovery_log_.push_back({sim_.now(), ch.up ? "up" : "down", link_name(ch.node, ch.port)});
     if (cfg_.ib.enabled) {
       sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep);
-      if (!ch.up && cfg_.ib.sm.shield)
+      if (!ch.up && cfg_.ib.sm.shield) {
+        // The switches at the link's ends see the port leave Active and
+        // route around it in hardware (FLFR), before the SM hears of it.
+        recovery_log_.push_back({sim_.now(), "detected", link_name(ch.node, ch.port)});
+        recovery_log_.push_back({sim_.now(), "local_repair", link_name(ch.node, ch.port)});
         for (const int end : {ch.node, a.peer()->id()}) flfn_check(end);
+      }
     } else {
       const RerouteConfig& rr = cfg_.reroute;
       sim_.schedule_in(ch.silent && !ch.up ? rr.bfd_detect() : rr.link_detect, &fault_agent_, kDetect, idx);

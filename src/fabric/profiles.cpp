@@ -299,6 +299,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   c.sw.cut_through = true;
   c.sw.cut_through_bytes = 8;
   c.sw.latency = switch_latency;
+  c.rc.reorder_nak = 256;  // used once adaptive_routing is on (part_default_sources)
   c.sw.mmu.unlimited = true;  // the per-VL credit buffers are the limit
   c.sw.mmu.lossless_mask = 0;
   c.sw.ecn.enabled = false;
@@ -773,6 +774,11 @@ const std::vector<ProfileSource>& part_default_sources() {
        "Graham et al., COMHPC 2016 (SHArP): streaming aggregation reaches ~95% of network bandwidth for "
        "large messages (VALIDATION.md §C.11)"},
       {"fabric.sharp.switch_latency", "assumption: no primary figure found for a switch's reduction latency"},
+      {"fabric.reorder_nak",
+       "assumption. InfiniBand with adaptive routing: 256 PSNs, far more reordering than paths through "
+       "credit-limited VL buffers can cause; Ethernet AR and spraying: 0 (off), their shared-buffer queues "
+       "reorder by thousands of packets (256 made 150,000 spurious resends of the k=4 permutation). NVIDIA "
+       "does not publish how an AR responder tells loss from reordering"},
       {"fabric.sharp.max_groups_per_switch",
        "assumption: SHARP switches hold a small number of streaming-aggregation trees"},
   };

@@ -644,6 +644,19 @@ void visit_fabric(V& v, FabricConfig& c) {
   }
   v.block(Key{"sharp", "in-network aggregation in the switches (SHARP), used by collectives' algo sharp"},
           [&](auto& b) { visit_sharp(b, c.sharp); });
+  // RC responders place reordered packets only where the fabric reorders
+  // them (Fabric turns accept_out_of_order on from the same settings).
+  const bool reorders = c.transport == "rc" && (ib ? c.ib.sm.adaptive
+                                                   : c.sw.adaptive_routing || c.paths.name == "spray");
+  if (reorders) {
+    v.count({"reorder_nak",
+             "out-of-order placement: a gap still open when a packet this many PSNs past it arrives is "
+             "NAKed once as a loss (0: only the timeout recovers it)"},
+            c.rc.reorder_nak, 0, 1 << 24);
+  } else {
+    v.refuse("reorder_nak",
+             "has no effect: responders place packets out of order only with adaptive routing or spraying");
+  }
 }
 
 template <typename V>

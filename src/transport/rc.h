@@ -60,6 +60,11 @@ struct RcConfig {
   // are real losses are recovered by the requester's timeout. SENDs are not
   // refused with RNR NAK in this mode.
   bool accept_out_of_order = false;
+  // With out-of-order placement: a gap still open once a packet this many
+  // PSNs past it has arrived is taken for a loss and NAKed once (the
+  // requester goes back to it), so a loss with later packets behind it does
+  // not wait for the timeout. 0: never (the timeout recovers every loss).
+  uint32_t reorder_nak = 0;
 };
 
 struct RcMessage {

@@ -114,6 +114,31 @@ workload: [{type: incast, senders: 2, receiver: 0, size: 10KB}]
   EXPECT_EQ(load_scenario_text(yaml, "t.yaml", {"fabric.recovery=irn"}).fabric.rc.irn_window, 64u);
 }
 
+// reorder_nak belongs to responders that place out of order: refused on a
+// fabric that does not reorder, read with adaptive routing (InfiniBand's
+// default 256 PSNs, Ethernet's 0: off, as the profiles cite).
+TEST(Recovery, ReorderNakIsReadOnlyWhereTheFabricReorders) {
+  const std::string yaml = R"(name: t
+duration: 1ms
+topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+fabric: {profile: ib-ndr, reorder_nak: 64}
+workload: [{type: incast, senders: 2, receiver: 0, size: 10KB}]
+)";
+  try {
+    (void)load_scenario_text(yaml, "t.yaml");
+    FAIL() << "reorder_nak was accepted without adaptive routing";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_NE(e.message().find("has no effect"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(load_scenario_text(yaml, "t.yaml", {"fabric.ib.adaptive_routing=true"}).fabric.rc.reorder_nak, 64u);
+  std::string plain = yaml;
+  const std::string key = ", reorder_nak: 64";
+  plain.replace(plain.find(key), key.size(), "");
+  EXPECT_EQ(load_scenario_text(plain, "t.yaml", {"fabric.ib.adaptive_routing=true"}).fabric.rc.reorder_nak, 256u);
+  EXPECT_EQ(load_scenario_text(plain, "t.yaml", {"fabric.profile=rocev2-ar"}).fabric.rc.reorder_nak, 0u);
+}
+
 }  // namespace
 }  // namespace rdmasim
 

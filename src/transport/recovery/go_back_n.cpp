@@ -95,8 +95,17 @@ void ReorderTolerant::on_data(RcConnection& c, Packet* p) {
   c.ooo[off] = 1;
   if (off != 0) {
     ++c.ctr.out_of_order_placed;
-    return;  // placed; the gap before it is most likely a packet on a longer path
+    // Placed; the gap before it is most likely a packet on a longer path,
+    // unless the path difference would have to be this many packets long.
+    const uint32_t window = rc_.config().reorder_nak;
+    if (window != 0 && off >= window && !c.nak_outstanding) {
+      c.nak_outstanding = true;
+      ++c.ctr.naks_sent;
+      rc_.send_control(c, PktType::kNak, c.epsn);
+    }
+    return;
   }
+  c.nak_outstanding = false;
   while (!c.ooo.empty() && c.ooo.front()) {
     c.ooo.pop_front();
     ++c.epsn;

@@ -31,9 +31,10 @@ class GoBack0 final : public GoBackN {
 
 // Go-back-N whose responder keeps packets that arrive ahead of a gap instead
 // of NAKing them: adaptive routing reorders packets without losing them
-// (ConnectX places out-of-order RDMA WRITE data when AR is on). Gaps that are
-// real losses are recovered by the requester's timeout. SENDs are not
-// refused with RNR NAK in this mode.
+// (ConnectX places out-of-order RDMA WRITE data when AR is on). A gap still
+// open when a packet `reorder_nak` PSNs past it arrives is a loss, NAKed
+// once; the rest (a lost tail) are recovered by the requester's timeout.
+// SENDs are not refused with RNR NAK in this mode.
 // With `whole_message` the requester rewinds as go-back-0 does.
 class ReorderTolerant final : public GoBackN {
  public:

@@ -244,7 +244,8 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
   }
   if (workloads.size() > 0) root["workload"] = workloads;
   if (cond.misconfig.IsSequence()) {
-    YAML::Node mis = root["misconfig"].IsSequence() ? root["misconfig"] : YAML::Node(YAML::NodeType::Sequence);
+    YAML::Node mis =
+        root["misconfig"].IsSequence() ? root["misconfig"] : YAML::Node(YAML::NodeType::Sequence);
     for (const auto& item : cond.misconfig) mis.push_back(YAML::Clone(item));
     root["misconfig"] = mis;
   }
@@ -286,7 +287,8 @@ bool applies(const EvalCondition& c, const std::string& fabric, const std::strin
 // the keys its profile labels assumptions. False when its cells do not load:
 // check_cells reports that at the fabric's entry.
 bool fabric_settings(const Evaluation& ev, size_t f, size_t base,
-                     std::vector<std::pair<std::string, std::string>>& settings, std::vector<std::string>& assumed,
+                     std::vector<std::pair<std::string, std::string>>& settings,
+                     std::vector<std::string>& assumed,
                      std::map<std::string, std::pair<std::string, std::string>>* ranges = nullptr) {
   EvalCell probe{f, 0, 0, base, ev.seeds.front(), {}, {}, {}, {}, {}};
   probe.id = cell_id(ev, probe);
@@ -338,10 +340,11 @@ std::vector<std::string> append_sweep(const Evaluation& ev, std::vector<EvalCell
       picked.push_back(key);
       // An assumption moves to the bounds its profile states, else x0.5/x2.
       const auto range = ranges.find(key);
-      const auto moves = assumption && range != ranges.end()
-                             ? std::vector<std::pair<std::string, std::string>>{{"low", range->second.first},
-                                                                                {"high", range->second.second}}
-                             : variants(value);
+      const auto moves =
+          assumption && range != ranges.end()
+              ? std::vector<std::pair<std::string, std::string>>{{"low", range->second.first},
+                                                                 {"high", range->second.second}}
+              : variants(value);
       for (const auto& [change, moved] : moves)
         for (size_t w = 0; w < ev.workloads.size(); ++w) {
           const EvalWorkload& wl = ev.workloads[w];

@@ -399,8 +399,9 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           if (x == nullptr) continue;
           any = true;
           all = all && y->mean < x->mean;
-          e += fmt::format("permutation completion: {} (ECMP, one path per connection) {} against {} ({}) {}. ",
-                           r.name(a), cite(x), r.name(b), ps->values[b], cite(y));
+          e += fmt::format(
+              "permutation completion: {} (ECMP, one path per connection) {} against {} ({}) {}. ", r.name(a),
+              cite(x), r.name(b), ps->values[b], cite(y));
         }
       }
       if (any && e.find("(spray)") != std::string::npos)
@@ -526,13 +527,15 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     if (gpus < kThousands || trend.empty()) {
       out.push_back(not_measured(
           11, claim,
-          fmt::format("needs a scale sweep of a collective or training workload reaching {} GPUs or more; the "
-                      "largest cluster here has {} GPUs (add server counts to `scale: {{servers: [...]}}`: "
-                      "packet level, minutes per cell at that size). ",
-                      kThousands, gpus) +
+          fmt::format(
+              "needs a scale sweep of a collective or training workload reaching {} GPUs or more; the "
+              "largest cluster here has {} GPUs (add server counts to `scale: {{servers: [...]}}`: "
+              "packet level, minutes per cell at that size). ",
+              kThousands, gpus) +
               trend));
     } else if (ib_best < 0 || !std::isfinite(roce_worst)) {
-      out.push_back(not_measured(11, claim, "needs InfiniBand and RoCEv2 fabrics in the scale sweep. " + trend));
+      out.push_back(
+          not_measured(11, claim, "needs InfiniBand and RoCEv2 fabrics in the scale sweep. " + trend));
     } else {
       out.push_back(ClaimAnswer{11, claim, roce_worst > ib_best + 0.01 ? "supported" : "contradicted",
                                 trend + fmt::format("Largest cluster: {} GPUs.", gpus)});

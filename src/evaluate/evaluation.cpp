@@ -42,7 +42,8 @@ constexpr WorkloadType kWorkloadTypes[] = {
     {"collective", "collective", "an NCCL collective, one cell per size: busbw"},
     {"training", "training", "one training iteration of a model: iteration time, exposed communication"},
     {"fct", "cdf", "Poisson flows from a flow-size distribution: FCT slowdown by size"},
-    {"scenario", "", "a scenario file of your own, run whole with each fabric in place of its own: completion time"},
+    {"scenario", "",
+     "a scenario file of your own, run whole with each fabric in place of its own: completion time"},
 };
 
 std::vector<std::string> workload_type_names() {
@@ -291,7 +292,8 @@ std::vector<std::string> sweep_workloads(const CfgNode& sweep, const Evaluation&
                                  [&](const EvalWorkload& x) { return x.name == name; });
     if (it == ev.workloads.end()) throw w.error("", "no workload named '" + name + "' in this evaluation");
     if (what == "scale" && it->type == "scenario")
-      throw w.error("", "'" + name + "' is a scenario of its own topology: the scale sweep resizes the cluster");
+      throw w.error("",
+                    "'" + name + "' is a scenario of its own topology: the scale sweep resizes the cluster");
     if (what == "tuning" && !it->fabrics.empty())
       throw w.error("", "'" + name +
                             "' runs on some fabrics only: the tuning sweep counts knobs over the same "

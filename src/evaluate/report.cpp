@@ -48,7 +48,8 @@ std::vector<std::string> shown_metrics(const std::string& type) {
   if (type == "collective") return {"busbw_GBps", "time_us"};
   if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
   if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
-  if (type == "scenario") return {"completion_us", "slowdown_p99", "fct_p99_us", "goodput_gbps", "unfinished_flows"};
+  if (type == "scenario")
+    return {"completion_us", "slowdown_p99", "fct_p99_us", "goodput_gbps", "unfinished_flows"};
   return {"completion_us", "goodput_gbps", "fct_p99_us", "unfinished_flows"};
 }
 const std::vector<std::string> kNetworkMetrics = {"drops", "lossless_drops", "pfc_pause_us",
@@ -502,10 +503,11 @@ std::vector<Section> build(const EvalReportInput& in) {
         }
       }
       if (!ranges.empty())
-        dec.para("With the unsourced defaults moved to their stated bounds (x0.5 and x2 where none is stated): " +
-                 ranges +
-                 (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
-                          : "the lead on " + sc.criterion + " holds across them."));
+        dec.para(
+            "With the unsourced defaults moved to their stated bounds (x0.5 and x2 where none is stated): " +
+            ranges +
+            (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
+                     : "the lead on " + sc.criterion + " holds across them."));
     }
   }
   out.push_back(std::move(dec));

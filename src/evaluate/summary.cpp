@@ -220,7 +220,8 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
   }
   const json& n = r["network"];
   // switch_buffer_drops already counts the lossless class's.
-  m.emplace_back("drops", num(n, "switch_buffer_drops") + num(n, "link_fault_drops") + num(n, "no_route_drops"));
+  m.emplace_back("drops",
+                 num(n, "switch_buffer_drops") + num(n, "link_fault_drops") + num(n, "no_route_drops"));
   m.emplace_back("lossless_drops", num(n, "lossless_drops"));
   m.emplace_back("pfc_pause_us", num(n, "pfc_paused_port_us"));
   m.emplace_back("retransmitted_packets", num(n, "retransmitted_packets"));

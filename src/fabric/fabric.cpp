@@ -454,7 +454,8 @@ void Fabric::flfn_check(int node) {
   std::vector<int> lost;
   for (int d = 0; d < static_cast<int>(sw.routes().destinations()); ++d) {
     const auto group = sw.routes().ports(d);
-    if (!group.empty() && std::none_of(group.begin(), group.end(), [&](uint16_t i) { return sw.port(i).up(); }))
+    if (!group.empty() &&
+        std::none_of(group.begin(), group.end(), [&](uint16_t i) { return sw.port(i).up(); }))
       lost.push_back(d);
   }
   if (lost.empty()) return;

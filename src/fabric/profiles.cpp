@@ -241,15 +241,16 @@ Profile at_400g(Profile p) {
     else if (d.key == "topology.switch.forwarding")
       d = {d.key, "Spectrum-class switches forward cut-through (NVIDIA Spectrum-4 announcement)"};
     else if (d.key == "topology.switch.latency")
-      d = {
-          d.key,
-          "assumption: no port-to-port figure is published for Spectrum-4 or Tomahawk 5; with the NIC latencies "
-          "it puts RoCE write "
-          "latency at the low end of the 'tuned RoCE 1.5-2 us' class of VALIDATION.md C.9"};
+      d = {d.key,
+           "assumption: no port-to-port figure is published for Spectrum-4 or Tomahawk 5; with the NIC "
+           "latencies "
+           "it puts RoCE write "
+           "latency at the low end of the 'tuned RoCE 1.5-2 us' class of VALIDATION.md C.9"};
   }
   p.ranges.push_back(
       {"topology.switch.latency", "250ns", "1us",
-       "low: Broadcom's Tomahawk Ultra, 250 ns port-to-port, the lowest announced for a 51.2 Tb/s Ethernet switch "
+       "low: Broadcom's Tomahawk Ultra, 250 ns port-to-port, the lowest announced for a 51.2 Tb/s Ethernet "
+       "switch "
        "(https://www.fs.com/blog/broadcom-tomahawk-ultra-redefines-ethernet-switching-for-ai-and-hpc-scaleup-"
        "b41439.html); high: an assumption for deep-buffer switches"});
   p.sources.push_back(
@@ -299,7 +300,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   c.sw.cut_through = true;
   c.sw.cut_through_bytes = 8;
   c.sw.latency = switch_latency;
-  c.rc.reorder_nak = 256;  // used once adaptive_routing is on (part_default_sources)
+  c.rc.reorder_nak = 256;     // used once adaptive_routing is on (part_default_sources)
   c.sw.mmu.unlimited = true;  // the per-VL credit buffers are the limit
   c.sw.mmu.lossless_mask = 0;
   c.sw.ecn.enabled = false;
@@ -352,7 +353,8 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
       {"fabric.ib.sm_compute_time",
        "assumption: LFT computation and SMP writes for a small fabric; scales with size in reality"},
       {"fabric.ib.shield",
-       "SHIELD on, as opensm.conf's shield_mode ships it: FLFR takes an alternative port when the LFT's is not "
+       "SHIELD on, as opensm.conf's shield_mode ships it: FLFR takes an alternative port when the LFT's is "
+       "not "
        "Active, FLFN tells neighbours when there is none (NVIDIA InfiniBand Cluster Bring-up Procedure, "
        "https://docs.nvidia.com/networking/display/ibclusterbringupprocedure/shield)"},
       {"fabric.ib.flfn_delay",
@@ -364,10 +366,11 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
        "IB congestion control is off unless the SM enables it (OpenSM congestion_control FALSE)"},
       {"fabric.sharp.enabled", std::move(sharp_source)},
   };
-  p.ranges.push_back({"fabric.ib.flfn_delay", "1us", "4ms",
-                      "low: one hop and a lookup; high: the subnet manager's 10-20 s re-sweep of a very large "
-                      "fabric divided by the 5,000x faster recovery Mellanox claims for SHIELD "
-                      "(https://www.enterpriseai.news/2017/06/15/mellanox-raises-shield-enhanced-network-resiliency/)"});
+  p.ranges.push_back(
+      {"fabric.ib.flfn_delay", "1us", "4ms",
+       "low: one hop and a lookup; high: the subnet manager's 10-20 s re-sweep of a very large "
+       "fabric divided by the 5,000x faster recovery Mellanox claims for SHIELD "
+       "(https://www.enterpriseai.news/2017/06/15/mellanox-raises-shield-enhanced-network-resiliency/)"});
   return p;
 }
 

@@ -26,9 +26,9 @@ struct AssumptionRange {
 
 // One default as `rdmasim profiles` and results.json list it.
 struct ProfileDefault {
-  std::string key;     // scenario key it sets, e.g. "fabric.mtu"
-  std::string value;   // as a user would write it (from the parts' schema)
-  std::string source;  // where the number comes from
+  std::string key;        // scenario key it sets, e.g. "fabric.mtu"
+  std::string value;      // as a user would write it (from the parts' schema)
+  std::string source;     // where the number comes from
   std::string low, high;  // an assumption's stated bounds, if any (see AssumptionRange)
   std::string range_why;
 };
@@ -40,7 +40,7 @@ struct Profile {
   std::string family;
   std::string summary;
   FabricConfig config;
-  std::vector<ProfileSource> sources;  // the profile's own citations; the parts' own defaults cite theirs
+  std::vector<ProfileSource> sources;   // the profile's own citations; the parts' own defaults cite theirs
   std::vector<AssumptionRange> ranges;  // bounds of some of its assumptions
 };
 

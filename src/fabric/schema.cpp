@@ -646,8 +646,8 @@ void visit_fabric(V& v, FabricConfig& c) {
           [&](auto& b) { visit_sharp(b, c.sharp); });
   // RC responders place reordered packets only where the fabric reorders
   // them (Fabric turns accept_out_of_order on from the same settings).
-  const bool reorders = c.transport == "rc" && (ib ? c.ib.sm.adaptive
-                                                   : c.sw.adaptive_routing || c.paths.name == "spray");
+  const bool reorders =
+      c.transport == "rc" && (ib ? c.ib.sm.adaptive : c.sw.adaptive_routing || c.paths.name == "spray");
   if (reorders) {
     v.count({"reorder_nak",
              "out-of-order placement: a gap still open when a packet this many PSNs past it arrives is "

@@ -89,8 +89,8 @@ class ProgressSampler final : public EventHandler {
 
 }  // namespace
 
-IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, bool shield, int64_t bytes, Time fail_at, Time detect,
-                                     Time compute, uint64_t seed) {
+IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, bool shield, int64_t bytes, Time fail_at,
+                                     Time detect, Time compute, uint64_t seed) {
   FabricConfig cfg = find_profile("ib-ndr").config;
   cfg.ib.sm.adaptive = adaptive;
   cfg.ib.sm.shield = shield;

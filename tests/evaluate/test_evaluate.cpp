@@ -529,8 +529,9 @@ TEST(EvaluateInput, BadInputIsRefusedWhereItIsWritten) {
                       "assumptions: {workloads: [latency]}", "tuning: {workloads: [incast]}"),
                  "e.yaml:15", "runs on some fabrics only");
   // A scenario workload names a readable scenario file and takes nothing else.
-  expect_refused(edit(kSmall, "{type: incast, senders: 3, size: 64KiB}", "{type: scenario, file: no-such.yaml}"),
-                 "e.yaml:9", "cannot read the scenario file");
+  expect_refused(
+      edit(kSmall, "{type: incast, senders: 3, size: 64KiB}", "{type: scenario, file: no-such.yaml}"),
+      "e.yaml:9", "cannot read the scenario file");
   expect_refused(edit(kSmall, "{type: incast, senders: 3, size: 64KiB}",
                       "{type: scenario, file: no-such.yaml, size: 1MiB}"),
                  "e.yaml:9", "a scenario workload takes file");
@@ -549,10 +550,11 @@ TEST_F(EvaluateTest, AUsersScenarioRunsWholeWithOnlyTheFabricChanged) {
          "workload:\n  - {type: permutation, size: 256KiB}\n"
          "  - {type: incast, senders: 4, size: 64KiB, receiver: 3}\n";
   }
-  const std::string text = "name: own\nduration: 20ms\n"
-                           "cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine}\n"
-                           "fabrics: [ib-ndr, {profile: rocev2-dcqcn-400g, name: roce}]\n"
-                           "workloads:\n  - {type: scenario, name: mine, file: mine.yaml}\n";
+  const std::string text =
+      "name: own\nduration: 20ms\n"
+      "cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine}\n"
+      "fabrics: [ib-ndr, {profile: rocev2-dcqcn-400g, name: roce}]\n"
+      "workloads:\n  - {type: scenario, name: mine, file: mine.yaml}\n";
   const Evaluation ev = load_evaluation_text(text, (dir_ / "own.yaml").string());
   const auto cells = eval_cells(ev);
   check_cells(ev, cells);
@@ -572,8 +574,9 @@ TEST_F(EvaluateTest, AUsersScenarioRunsWholeWithOnlyTheFabricChanged) {
     const double end_us = w.outcomes[i].results["run"]["simulated_end_ps"].get<double>() / 1e6;
     const std::string id = ev.fabrics[cells[i].fabric].name + ".mine.baseline.completion_us";
     EXPECT_DOUBLE_EQ(j["figures"][id]["mean"].get<double>(), end_us) << id;
-    EXPECT_GT(j["figures"][ev.fabrics[cells[i].fabric].name + ".mine.baseline.slowdown_p99"]["mean"].get<double>(),
-              1.0);
+    EXPECT_GT(
+        j["figures"][ev.fabrics[cells[i].fabric].name + ".mine.baseline.slowdown_p99"]["mean"].get<double>(),
+        1.0);
   }
   ASSERT_EQ(j["scores"].size(), 2u);  // scenario and cost
   EXPECT_EQ(j["scores"][0]["criterion"], "scenario");
@@ -582,7 +585,8 @@ TEST_F(EvaluateTest, AUsersScenarioRunsWholeWithOnlyTheFabricChanged) {
   const Scenario alone = load_scenario_file((cell / "scenario.yaml").string());
   Experiment e(alone);
   e.run();
-  EXPECT_DOUBLE_EQ(e.sim().now().ps() / 1e6, j["figures"]["roce.mine.baseline.completion_us"]["mean"].get<double>());
+  EXPECT_DOUBLE_EQ(e.sim().now().ps() / 1e6,
+                   j["figures"]["roce.mine.baseline.completion_us"]["mean"].get<double>());
 }
 
 // The assumption sweep moves an assumption to the bounds its profile states
@@ -626,8 +630,8 @@ TEST(EvaluateClaims, ScaleToThousandsIsAnsweredOnlyAtThatSize) {
     for (size_t f = 0; f < 2; ++f) {
       const double kept = f == 0 ? ib_kept : roce_kept;
       for (const int n : {2, largest})
-        s.scale.push_back(EvalScalePoint{fmt::format("scale.f{}.ar-32MiB.{}servers.busbw_GBps", f, n), f, 0, 0, n,
-                                         "busbw_GBps", n == 2 ? 100.0 : 100.0 * kept});
+        s.scale.push_back(EvalScalePoint{fmt::format("scale.f{}.ar-32MiB.{}servers.busbw_GBps", f, n), f, 0,
+                                         0, n, "busbw_GBps", n == 2 ? 100.0 : 100.0 * kept});
     }
     const std::vector<EvalCell> cells;
     const std::vector<CellOutcome> outcomes;
@@ -640,7 +644,8 @@ TEST(EvaluateClaims, ScaleToThousandsIsAnsweredOnlyAtThatSize) {
   EXPECT_NE(small.evidence.find("largest cluster here has 512 GPUs"), std::string::npos) << small.evidence;
   const ClaimAnswer holds = answer(256, 0.5, 0.9);  // 2048 GPUs
   EXPECT_EQ(holds.verdict, "supported") << holds.evidence;
-  EXPECT_NE(holds.evidence.find("[scale.f0.ar-32MiB.256servers.busbw_GBps]"), std::string::npos) << holds.evidence;
+  EXPECT_NE(holds.evidence.find("[scale.f0.ar-32MiB.256servers.busbw_GBps]"), std::string::npos)
+      << holds.evidence;
   EXPECT_EQ(answer(256, 0.9, 0.9).verdict, "contradicted");
 }
 

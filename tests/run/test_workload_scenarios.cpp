@@ -113,8 +113,8 @@ TEST(WorkloadScenarios, LinkFailureInFaultsAppliesToACollective) {
   clean.run();
   Experiment failed(load_scenario_file(shipped("nccl-allreduce-tree-ib-ndr-link-failure.yaml")));
   failed.run();
-  Experiment no_shield(
-      load_scenario_file(shipped("nccl-allreduce-tree-ib-ndr-link-failure.yaml"), {"fabric.ib.shield=false"}));
+  Experiment no_shield(load_scenario_file(shipped("nccl-allreduce-tree-ib-ndr-link-failure.yaml"),
+                                          {"fabric.ib.shield=false"}));
   no_shield.run();
   ASSERT_TRUE(collective_of(clean).finished());
   ASSERT_TRUE(collective_of(failed).finished());

@@ -131,11 +131,13 @@ workload: [{type: incast, senders: 2, receiver: 0, size: 10KB}]
     EXPECT_EQ(e.line(), 4);
     EXPECT_NE(e.message().find("has no effect"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(load_scenario_text(yaml, "t.yaml", {"fabric.ib.adaptive_routing=true"}).fabric.rc.reorder_nak, 64u);
+  EXPECT_EQ(load_scenario_text(yaml, "t.yaml", {"fabric.ib.adaptive_routing=true"}).fabric.rc.reorder_nak,
+            64u);
   std::string plain = yaml;
   const std::string key = ", reorder_nak: 64";
   plain.replace(plain.find(key), key.size(), "");
-  EXPECT_EQ(load_scenario_text(plain, "t.yaml", {"fabric.ib.adaptive_routing=true"}).fabric.rc.reorder_nak, 256u);
+  EXPECT_EQ(load_scenario_text(plain, "t.yaml", {"fabric.ib.adaptive_routing=true"}).fabric.rc.reorder_nak,
+            256u);
   EXPECT_EQ(load_scenario_text(plain, "t.yaml", {"fabric.profile=rocev2-ar"}).fabric.rc.reorder_nak, 0u);
 }
 

@@ -51,15 +51,7 @@ void Switch::receive(Packet* p) {
   if (v != Mmu::Verdict::kAdmit && points_.on_overflow(*this, *p, out) == OverflowAction::kForward)
     v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);  // the packet as a point rewrote it
   if (v != Mmu::Verdict::kAdmit) {
-    ++ctr_.buffer_drops;
-    out.counters().drop_packets[p->tc] += 1;
-    out.counters().drop_bytes[p->tc] += p->wire;
-    if (v == Mmu::Verdict::kDropLossless) {
-      ++ctr_.lossless_drops;
-      out.counters().lossless_drop_packets[p->tc] += 1;
-    }
-    in.release(p->tc, p->wire);  // as for a packet without a route
-    net_.drop(p);
+    buffer_drop(in, out, p, v);
     return;
   }
   points_.on_enqueue(*this, *p, out);
@@ -68,6 +60,18 @@ void Switch::receive(Packet* p) {
 }
 
 void Switch::retype(Packet& p, PktType t) { net_.retype(&p, t); }
+
+void Switch::buffer_drop(Port& in, Port& out, Packet* p, Mmu::Verdict v) {
+  ++ctr_.buffer_drops;
+  out.counters().drop_packets[p->tc] += 1;
+  out.counters().drop_bytes[p->tc] += p->wire;
+  if (v == Mmu::Verdict::kDropLossless) {
+    ++ctr_.lossless_drops;
+    out.counters().lossless_drop_packets[p->tc] += 1;
+  }
+  in.release(p->tc, p->wire);  // it held ingress buffer since arrival
+  net_.drop(p);
+}
 
 bool Switch::reroute_queued(Packet& p, uint16_t dead) {
   if (!reroute_queued_) return false;
@@ -78,14 +82,12 @@ bool Switch::reroute_queued(Packet& p, uint16_t dead) {
   Port& out = *ports_[out_idx];
   mmu_.release(p.in_port, dead, p.tc, p.wire);
   points_.on_dequeue(*this, p, *ports_[dead], false);
-  if (mmu_.admit(p.in_port, out.index(), p.tc, p.wire) != Mmu::Verdict::kAdmit) {
-    ++ctr_.buffer_drops;
-    out.counters().drop_packets[p.tc] += 1;
-    out.counters().drop_bytes[p.tc] += p.wire;
+  const Mmu::Verdict v = mmu_.admit(p.in_port, out.index(), p.tc, p.wire);
+  if (v != Mmu::Verdict::kAdmit) {
     Port& in = *ports_[p.in_port];
-    in.release(p.tc, p.wire);
-    in.flow_control().on_left_buffer(in, p.tc);
-    net_.drop(&p);
+    const uint8_t tc = p.tc;
+    buffer_drop(in, out, &p, v);
+    in.flow_control().on_left_buffer(in, tc);  // it had entered the ingress buffer
     return true;
   }
   points_.on_enqueue(*this, p, out);

@@ -82,6 +82,8 @@ class Switch final : public Node {
 
   // Discards `p` when it exceeds the MTU of `in` or `out` (counted at that port).
   bool drop_oversize(Port& in, Port& out, Packet* p);
+  // The shared buffer refused `p` at egress `out`: counted there and freed.
+  void buffer_drop(Port& in, Port& out, Packet* p, Mmu::Verdict v);
   Mmu mmu_;
   bool mtu_limited_ = false;  // some port has an MTU of its own (set_port_mtu)
   bool trims_ = false;        // a congestion point rewrites packets before admission

@@ -47,12 +47,8 @@ class Reader {
   // The settings among `keys` that differ between the fabrics and rest on an
   // assumption for at least one of them.
   [[nodiscard]] std::vector<std::string> assumed(const std::vector<std::string>& keys) const {
-    std::vector<std::string> out;
-    for (const auto& d : in_.summary.settings)
-      if (std::find(keys.begin(), keys.end(), d.key) != keys.end() &&
-          std::any_of(d.assumption.begin(), d.assumption.end(), [](bool a) { return a; }))
-        out.push_back(d.key);
-    return out;
+    return assumed_if(
+        [&](const std::string& k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); });
   }
   // A setting that differs between the fabrics: its value per fabric ("-"
   // where a fabric does not have it); nullptr when it is the same for all.
@@ -61,16 +57,12 @@ class Reader {
       if (d.key == key) return &d;
     return nullptr;
   }
-  // The settings whose key starts with one of `prefixes` and rests on an
-  // assumption for at least one fabric.
+  // The same for the settings whose key starts with one of `prefixes`.
   [[nodiscard]] std::vector<std::string> assumed_with_prefix(const std::vector<std::string>& prefixes) const {
-    std::vector<std::string> out;
-    for (const auto& d : in_.summary.settings)
-      if (std::any_of(prefixes.begin(), prefixes.end(),
-                      [&](const std::string& p) { return d.key.rfind(p, 0) == 0; }) &&
-          std::any_of(d.assumption.begin(), d.assumption.end(), [](bool a) { return a; }))
-        out.push_back(d.key);
-    return out;
+    return assumed_if([&](const std::string& k) {
+      return std::any_of(prefixes.begin(), prefixes.end(),
+                         [&](const std::string& p) { return k.rfind(p, 0) == 0; });
+    });
   }
   // The first workload's figure of `metric` under `cond` for fabric f.
   [[nodiscard]] const EvalFigure* any_fig(size_t f, const std::string& metric, size_t cond) const {
@@ -86,6 +78,16 @@ class Reader {
   [[nodiscard]] const EvalReportInput& in() const { return in_; }
 
  private:
+  // Differing settings whose key `want` accepts, unsourced for some fabric.
+  template <class Pred>
+  [[nodiscard]] std::vector<std::string> assumed_if(const Pred& want) const {
+    std::vector<std::string> out;
+    for (const auto& d : in_.summary.settings)
+      if (want(d.key) && std::any_of(d.assumption.begin(), d.assumption.end(), [](bool a) { return a; }))
+        out.push_back(d.key);
+    return out;
+  }
+
   const EvalReportInput& in_;
   const Evaluation& ev_;
   size_t base_ = npos;

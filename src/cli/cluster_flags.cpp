@@ -35,6 +35,9 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
       ->check(CLI::IsMember({"leaf-spine", "rail"}));
   app.add_option("--oversubscription", o.oversub, "leaf down:up capacity ratio (default 1)");
   app.add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
+  app.add_option(
+      "--cable-delay", o.cable_delay,
+      "propagation delay of every NIC and fabric cable (default 150ns: 30 m of fibre, an assumption)");
   app.add_option("--mtu", o.mtu,
                  "RDMA payload bytes per packet (default 4096, the IB/RoCE MTU NCCL runs with); on iWARP "
                  "the Ethernet MTU (default the profile's 1500)");

@@ -25,7 +25,7 @@ namespace rdmasim::cli {
 // Throws std::invalid_argument naming `flag`.
 [[nodiscard]] int64_t parse_nccl_size(const std::string& flag, const std::string& v);
 
-// Registers --fabric, --topo, --oversubscription, --rate, --mtu, --qps,
+// Registers --fabric, --topo, --oversubscription, --rate, --cable-delay, --mtu, --qps,
 // --sharp, --background-*, --seed on a subcommand.
 void add_cluster_flags(CLI::App& app, ClusterCli& o);
 
@@ -45,6 +45,14 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("--rate: ") + e.what());
     }
+  }
+  if (!c.cable_delay.empty()) {
+    try {
+      o.cluster.nic_link.delay = o.cluster.fabric_link.delay = parse_time(c.cable_delay);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--cable-delay: ") + e.what());
+    }
+    if (o.cluster.nic_link.delay < Time::zero()) throw std::invalid_argument("--cable-delay must be >= 0");
   }
   try {
     o.fabric = find_profile(c.fabric).config;

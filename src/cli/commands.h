@@ -93,7 +93,7 @@ int perftest_command(const PerftestCli& o, const Context& ctx);
 // profile built for these 400G clusters, on the same hardware terms as
 // ib-ndr (cut-through, NIC and switch latencies).
 struct ClusterCli {
-  std::string fabric = "rocev2-dcqcn-400g", topo = "rail", rate, mtu;
+  std::string fabric = "rocev2-dcqcn-400g", topo = "rail", rate, mtu, cable_delay;
   double oversub = 1.0;
   int qps = 1;
   bool sharp = false;  // fabric.sharp.enabled on a profile without it
@@ -106,10 +106,11 @@ struct ClusterCli {
 // nccl-tests <name>_perf (nccl_tests_command.cpp).
 struct NcclTestsCli {
   std::string test;
-  std::string minbytes = "32M", maxbytes = "32M", chunk = "512K";
+  std::string minbytes = "32M", maxbytes = "32M", chunk = "auto";
   long long stepfactor = 2;
   int gpus = 8, nodes = 4, root = 0, channels = 0;
-  std::string algo, nvlink_bw, nvlink_latency, step_latency, launch_latency, json;
+  std::string algo = "auto", proto = "auto", gpu = "h100";
+  std::string nvlink_bw, nvlink_latency, step_latency, net_latency, launch_latency, json;
   ClusterCli cluster;
 };
 void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o);
@@ -122,7 +123,7 @@ struct TrainCli {
   int layers = 0, hidden = 0, seq = 0, micro_batch = 1, micro_batches = 8;
   int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8;
   double peak_tflops = 989.4, mfu = 0.40;
-  std::string bucket = "25MB", trace, dp_algo = "ring";
+  std::string bucket = "25MB", trace, dp_algo = "auto";
   ClusterCli cluster;
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);

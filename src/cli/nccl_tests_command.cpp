@@ -36,17 +36,29 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
   nt->add_option(
       "--algo", o.algo,
-      "ring | tree | hierarchical | sharp (CollNet; InfiniBand fabrics, or --sharp) | pairwise (default: "
-      "ring, pairwise for p2p)");
+      "NCCL_ALGO: auto (NCCL's tuner picks ring or tree per size) | ring | tree | hierarchical | sharp "
+      "(CollNet; InfiniBand fabrics, or --sharp) | pairwise (default auto)");
+  nt->add_option("--proto", o.proto, "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple");
+  nt->add_option("--gpu", o.gpu,
+                 "GPU class: a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));
-  nt->add_option("--chunk", o.chunk, "bytes per channel per pipeline step (default 512K)");
+  nt->add_option("--chunk", o.chunk,
+                 "payload per channel per pipeline step (default auto: the protocol's, Simple 512K, LL 32K, "
+                 "LL128 576000)");
   nt->add_option("--nvlink-bw", o.nvlink_bw,
-                 "NVLink rate per GPU per direction (default 3600Gbps = 450 GB/s)");
-  nt->add_option("--nvlink-latency", o.nvlink_latency, "NVLink one-way latency (default 1us)");
-  nt->add_option("--step-latency", o.step_latency, "GPU time per pipeline step (default 1us)");
-  nt->add_option("--launch-latency", o.launch_latency, "kernel launch per collective (default 5us)");
+                 "NVLink rate per GPU per direction (default: the GPU class's, h100 450 GB/s)");
+  nt->add_option("--nvlink-latency", o.nvlink_latency, "NVLink one-way latency (default 500ns)");
+  nt->add_option(
+      "--step-latency", o.step_latency,
+      "GPU time before a chunk moves over NVLink (default: NCCL's per-hop latency for the algorithm "
+      "and protocol, less the NVLink latency)");
+  nt->add_option("--net-latency", o.net_latency,
+                 "GPU and proxy time before a chunk crosses the fabric (default: NCCL's network hop latency "
+                 "less 1us of fabric transit)");
+  nt->add_option("--launch-latency", o.launch_latency,
+                 "fixed cost per collective (default: NCCL's base latency for the algorithm and protocol)");
   add_cluster_flags(*nt, o.cluster);
   nt->add_option("--json", o.json, "also write the table as JSON to this file");
 }
@@ -58,7 +70,8 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     std::string name = c.test;
     if (name.ends_with("_perf")) name.resize(name.size() - 5);
     o.type = flag_value("test", name, coll_from_name);
-    o.algo = c.algo.empty() ? default_algo(o.type) : flag_value("--algo", c.algo, algo_from_name);
+    if (c.algo != "auto") o.algo = flag_value("--algo", c.algo, algo_from_name);
+    if (c.proto != "auto") o.proto = flag_value("--proto", c.proto, proto_from_name);
     if (c.cluster.sharp && o.algo != Algo::kSharp)
       throw std::invalid_argument("--sharp has no effect: only --algo sharp aggregates in the network");
     o.min_bytes = parse_nccl_size("-b", c.minbytes);
@@ -66,15 +79,21 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     o.step_factor = c.stepfactor;
     o.root = c.root;
     o.channels = c.channels;
-    o.chunk = parse_nccl_size("--chunk", c.chunk);
-    if (o.chunk < 1) throw std::invalid_argument("--chunk must be at least 1 byte");
+    if (c.chunk != "auto") {
+      o.chunk = parse_nccl_size("--chunk", c.chunk);
+      if (o.chunk < 1) throw std::invalid_argument("--chunk must be at least 1 byte, or auto");
+    }
     o.cluster.servers = c.nodes;
     o.cluster.gpus_per_server = c.gpus;
+    const GpuClass& gpu = flag_value("--gpu", c.gpu, gpu_class);
+    o.cluster.arch = gpu.arch;
+    o.cluster.nvlink.rate = Rate::from_gbps(gpu.nvlink_GBps * 8);
     if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = flag_value("--nvlink-bw", c.nvlink_bw, parse_rate);
     if (!c.nvlink_latency.empty())
       o.cluster.nvlink.latency = flag_value("--nvlink-latency", c.nvlink_latency, parse_time);
     if (!c.step_latency.empty())
       o.comm.step_latency = flag_value("--step-latency", c.step_latency, parse_time);
+    if (!c.net_latency.empty()) o.comm.net_latency = flag_value("--net-latency", c.net_latency, parse_time);
     if (!c.launch_latency.empty())
       o.comm.launch_latency = flag_value("--launch-latency", c.launch_latency, parse_time);
     apply_cluster_flags(c.cluster, o);

@@ -60,7 +60,8 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
   t->add_option("-g,--gpus-per-server", o.gpus, "GPUs per server")->check(CLI::Range(1, 64));
   t->add_option(
       "--dp-algo", o.dp_algo,
-      "gradient AllReduce algorithm: ring | tree | hierarchical | sharp (InfiniBand fabrics, or --sharp)");
+      "gradient AllReduce algorithm: auto (NCCL's tuner, the default) | ring | tree | hierarchical | sharp "
+      "(InfiniBand fabrics, or --sharp)");
   add_cluster_flags(*t, o.cluster);
   t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here");
 }
@@ -82,10 +83,10 @@ int train_command(const TrainCli& c, const Context& ctx) {
     o.train.bucket_bytes = flag_value("--bucket", c.bucket, parse_bytes).count();
     o.cluster.gpus_per_server = c.gpus;
     apply_cluster_flags(c.cluster, o);
-    o.dp_algo = flag_value("--dp-algo", c.dp_algo, algo_from_name);
+    if (c.dp_algo != "auto") o.dp_algo = flag_value("--dp-algo", c.dp_algo, algo_from_name);
     if (c.cluster.sharp && o.dp_algo != Algo::kSharp)
       throw std::invalid_argument("--sharp has no effect: only --dp-algo sharp aggregates in the network");
-    if (!algo_applies(CollType::kAllReduce, o.dp_algo))
+    if (o.dp_algo && !algo_applies(CollType::kAllReduce, *o.dp_algo))
       throw std::invalid_argument("--dp-algo: " + c.dp_algo + " does not implement all_reduce");
     (void)training_scenario(o);  // the layout and the cluster it needs
     if (!c.trace.empty())

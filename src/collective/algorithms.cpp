@@ -16,14 +16,14 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
     throw std::invalid_argument("a communicator needs at least one rank");
   if (r.bytes < 0) throw std::invalid_argument("message size must be >= 0");
   if (r.channels < 1 || r.channels > 64) throw std::invalid_argument("channels must be between 1 and 64");
-  if (r.chunk < 1) throw std::invalid_argument("chunk size must be >= 1 byte");
+  if (r.chunk < 0) throw std::invalid_argument("chunk size must be >= 1 byte (0: the protocol's step)");
   if (r.root < 0 || r.root >= shape.ranks())
     throw std::invalid_argument("root must be a rank between 0 and " + std::to_string(shape.ranks() - 1));
   // Every algorithm moves at most ~2 n S bytes in chunks of `chunk`: bound
   // the plan before building it (memory grows with the number of transfers).
   const double n = shape.ranks();
   const double estimate =
-      2 * n * (static_cast<double>(r.bytes) / static_cast<double>(r.chunk) + n * r.channels);
+      2 * n * (static_cast<double>(r.bytes) / static_cast<double>(r.step_bytes()) + n * r.channels);
   if (estimate > double(1 << 26))
     throw std::invalid_argument("the collective would split into about " + std::to_string(int64_t(estimate)) +
                                 " transfers: raise the chunk size (--chunk) or lower the message size");

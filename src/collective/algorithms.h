@@ -7,6 +7,7 @@
 #pragma once
 
 #include "collective/plan.h"
+#include "collective/protocol.h"
 
 namespace rdmasim {
 
@@ -21,12 +22,27 @@ struct PlanRequest {
   CollType type = CollType::kAllReduce;
   Algo algo = Algo::kRing;
   int64_t bytes = 0;
+  Proto proto = Proto::kSimple;
+  // NCCL's tuner (tuner.h) picks the algorithm and/or the protocol for the
+  // size when set (NCCL_ALGO / NCCL_PROTO unset); `algo`/`proto` are then
+  // replaced by its choice when the collective starts.
+  bool tune_algo = false;
+  bool tune_proto = false;
   int channels = 8;
-  // Bytes a channel moves per step of the pipeline. NCCL's Simple protocol
-  // splits its 4 MiB staging buffer (NCCL_BUFFSIZE default, NCCL env docs)
-  // into NCCL_STEPS = 8 slots: 512 KiB.
-  int64_t chunk = 512 * 1024;
+  // Payload one transfer of the plan carries, the unit a receiver forwards;
+  // 0: the protocol's (proto_grain_bytes: a warp's share of a step for LL
+  // and LL128; for Simple one slice: ring AllReduce, AllGather and
+  // ReduceScatter signal every SLICESTEPS = 2 steps, 1 MiB, the others every
+  // step, 512 KiB; NCCL src/include/collectives.h).
+  int64_t chunk = 0;
   int root = 0;
+  [[nodiscard]] int64_t step_bytes() const {
+    if (chunk > 0) return chunk;
+    const bool two_step_slices =
+        proto == Proto::kSimple && algo == Algo::kRing &&
+        (type == CollType::kAllReduce || type == CollType::kAllGather || type == CollType::kReduceScatter);
+    return proto_grain_bytes(proto) * (two_step_slices ? 2 : 1);
+  }
 };
 
 // Throws std::invalid_argument when the algorithm does not apply or the

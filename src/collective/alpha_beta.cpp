@@ -42,9 +42,12 @@ AlphaBetaCheck check_alpha_beta(const ClusterConfig& cc, const FabricConfig& fab
     r.bandwidth_Bps = cc.nic_link.rate.bps() / 8.0 * fab.rc.mtu / (wire + ack / fab.rc.ack_interval);
     hop_s = (rec.at - rec.posted).sec() - probe_bytes / r.bandwidth_Bps;
   }
-  r.alpha_s = comm.step_latency.sec() + hop_s;
+  // The plan below runs ring/Simple (PlanRequest's default, no tuner).
+  const StepCosts costs = step_costs(comm, Algo::kRing, Proto::kSimple,
+                                     CommShape{cc.servers, cc.gpus_per_server}, cc.nvlink.latency);
+  r.alpha_s = (cc.servers > 1 ? costs.net : costs.step).sec() + hop_s;
   const double steps = type == CollType::kAllReduce ? 2.0 * (n - 1) : (n - 1);
-  r.expected_s = comm.launch_latency.sec() + steps * r.alpha_s + steps / n * bytes / r.bandwidth_Bps;
+  r.expected_s = costs.launch.sec() + steps * r.alpha_s + steps / n * bytes / r.bandwidth_Bps;
   GpuCluster cl(cc, fab, 1);
   Communicator c(cl, comm);
   PlanRequest req;
@@ -52,7 +55,7 @@ AlphaBetaCheck check_alpha_beta(const ClusterConfig& cc, const FabricConfig& fab
   req.algo = Algo::kRing;
   req.bytes = bytes;
   req.channels = 1;
-  if (!pipelined) req.chunk = block + 1;
+  req.chunk = pipelined ? 512 * 1024 : block + 1;
   r.measured_s = c.run_one(req).sec();
   return r;
 }

@@ -19,7 +19,17 @@ struct AlphaBetaCheck {
   [[nodiscard]] double error() const { return measured_s / expected_s - 1; }
 };
 
-// Runs the ring collective (one channel; `pipelined`: NCCL's 512 KiB chunks,
+// The check's own costs, fixed so that it tests the plan and its execution
+// rather than NCCL's latency constants: 1 us per step on NVLink and across
+// the fabric, 5 us per call.
+[[nodiscard]] inline CommConfig alpha_beta_comm() {
+  CommConfig c;
+  c.step_latency = c.net_latency = Time::from_us(1);
+  c.launch_latency = Time::from_us(5);
+  return c;
+}
+
+// Runs the ring/Simple collective (one channel; `pipelined`: NCCL's 512 KiB chunks,
 // else one chunk per step, the model's own assumption) on a cluster that is
 // either one server (NVLink only, cluster.servers == 1) or single-GPU servers
 // (fabric only, gpus_per_server == 1). Throws std::invalid_argument otherwise.

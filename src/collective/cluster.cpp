@@ -5,6 +5,18 @@
 
 namespace rdmasim {
 
+const std::vector<GpuClass>& gpu_classes() {
+  static const std::vector<GpuClass> k = {
+      {"a100", GpuArch::kAmpere, 300}, {"h100", GpuArch::kHopper, 450}, {"b200", GpuArch::kBlackwell, 900}};
+  return k;
+}
+
+const GpuClass& gpu_class(const std::string& name) {
+  for (const GpuClass& g : gpu_classes())
+    if (name == g.name) return g;
+  throw std::invalid_argument("unknown GPU class '" + name + "' (known: a100, h100, b200)");
+}
+
 Topology make_cluster_topology(const ClusterConfig& c) {
   if (c.servers < 1 || c.servers > 4096) throw std::invalid_argument("servers must be between 1 and 4096");
   if (c.gpus_per_server < 1 || c.gpus_per_server > 64)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collective/tuner.h"
 #include "engine/simulation.h"
 #include "engine/units.h"
 #include "fabric/fabric.h"
@@ -19,12 +20,27 @@ namespace rdmasim {
 // The intra-server interconnect. Defaults: H100 SXM5 with NVLink 4 — 18 links
 // x 50 GB/s bidirectional = 900 GB/s per GPU, i.e. 450 GB/s each direction
 // (NVIDIA H100 datasheet; glennklockwood.com/garden/processors/h100 lists
-// "900 GB/s NVLink"). Latency: ~1 us GPU-to-GPU through an NVSwitch is an
-// order-of-magnitude assumption (no primary figure found); override it.
+// "900 GB/s NVLink"). Latency: 0.5 us GPU-to-GPU through an NVSwitch is an
+// assumption bounded by NCCL's tuning model, which charges 0.6 us for a
+// whole LL hop over NVLink, transit and GPU work together (tuning.cc hwLat);
+// override it.
 struct NvlinkConfig {
   Rate rate = Rate::from_gbps(450 * 8);  // per GPU, per direction
-  Time latency = Time::from_ns(1000);
+  Time latency = Time::from_ns(500);
 };
+
+// The GPU class of a cluster: its generation (NCCL's tuner has per-generation
+// bandwidth caps) and its NVLink rate per direction, from NVIDIA's data
+// sheets: A100 SXM 600 GB/s NVLink 3 (300 each way), H100 SXM 900 GB/s
+// NVLink 4 (450), B200 1.8 TB/s NVLink 5 (900).
+struct GpuClass {
+  const char* name;
+  GpuArch arch;
+  double nvlink_GBps;  // per direction
+};
+[[nodiscard]] const std::vector<GpuClass>& gpu_classes();
+// Throws std::invalid_argument listing the known names.
+[[nodiscard]] const GpuClass& gpu_class(const std::string& name);
 
 enum class ClusterTopology : uint8_t {
   kLeafSpine,  // every GPU NIC of one server on the server's leaf; leaves to spines (ECMP)
@@ -37,10 +53,13 @@ struct ClusterConfig {
   ClusterTopology topology = ClusterTopology::kLeafSpine;
   // Leaf uplink capacity = downlink capacity / oversubscription (1 = non-blocking).
   double oversubscription = 1.0;
-  // ConnectX-7 class NIC per GPU: 400 Gb/s (NDR / 400GbE), 1 us cables.
-  LinkSpec nic_link{Rate::from_gbps(400), Time::from_ns(1000)};
-  LinkSpec fabric_link{Rate::from_gbps(400), Time::from_ns(1000)};
+  // ConnectX-7 class NIC per GPU: 400 Gb/s (NDR / 400GbE). Cables: 150 ns,
+  // 30 m of fibre at 5 ns/m; an assumption (a pod keeps NIC-leaf and
+  // leaf-spine runs to tens of metres; 3 m copper is 15 ns, 100 m fibre 500 ns).
+  LinkSpec nic_link{Rate::from_gbps(400), Time::from_ns(150)};
+  LinkSpec fabric_link{Rate::from_gbps(400), Time::from_ns(150)};
   NvlinkConfig nvlink;
+  GpuArch arch = GpuArch::kHopper;
 
   [[nodiscard]] int ranks() const { return servers * gpus_per_server; }
 };

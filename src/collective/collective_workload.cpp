@@ -29,17 +29,33 @@ constexpr Names<CollType> kCollNames = {{"all_reduce", CollType::kAllReduce},
                                         {"reduce", CollType::kReduce},
                                         {"alltoall", CollType::kAllToAll},
                                         {"sendrecv", CollType::kSendRecv}};
-constexpr Names<Algo> kAlgoNames = {{"ring", Algo::kRing},
-                                    {"tree", Algo::kTree},
-                                    {"hierarchical", Algo::kHierarchical},
-                                    {"pairwise", Algo::kPairwise},
-                                    {"sharp", Algo::kSharp}};
+// An algorithm or protocol a user forces (NCCL_ALGO / NCCL_PROTO), or auto:
+// NCCL's tuner chooses.
+template <class T>
+struct Pick {
+  bool tune;
+  T value;
+  bool operator==(const Pick&) const = default;
+};
+constexpr Names<Pick<Algo>> kAlgoNames = {
+    {"auto", {true, Algo::kRing}},          {"ring", {false, Algo::kRing}},
+    {"tree", {false, Algo::kTree}},         {"hierarchical", {false, Algo::kHierarchical}},
+    {"pairwise", {false, Algo::kPairwise}}, {"sharp", {false, Algo::kSharp}}};
+constexpr Names<Pick<Proto>> kProtoNames = {{"auto", {true, Proto::kSimple}},
+                                            {"LL", {false, Proto::kLL}},
+                                            {"LL128", {false, Proto::kLL128}},
+                                            {"Simple", {false, Proto::kSimple}}};
+constexpr Names<GpuArch> kGpuArchNames = {{"hopper", GpuArch::kHopper},
+                                          {"ampere", GpuArch::kAmpere},
+                                          {"volta", GpuArch::kVolta},
+                                          {"blackwell", GpuArch::kBlackwell}};
 
 struct CollectiveKeys {
   static constexpr std::string_view kName = "collective";
   static void prepare(const Scenario* s, WorkloadSpec& ws) {
     auto p = std::make_shared<CollectiveParams>();
     p->req.channels = 0;  // auto
+    p->req.tune_algo = p->req.tune_proto = true;
     if (s != nullptr) p->gpus_per_server = topology_gpus_per_server(s->topology);
     ws.params = std::move(p);
   }
@@ -50,9 +66,25 @@ struct CollectiveKeys {
     v.time({"start", "when the collective is launched"}, ws.start);
     v.choice(Key{"op", "the NCCL collective", kRequired}, r.type, kCollNames);
     if constexpr (V::kReads) r.algo = default_algo(r.type);
-    v.choice({"algo", "the algorithm (default: NCCL's for the op: ring, or pairwise for alltoall/sendrecv)"},
-             r.algo, kAlgoNames);
-    v.check(algo_applies(r.type, r.algo), "algo",
+    Pick<Algo> algo{r.tune_algo, r.tune_algo ? Algo::kRing : r.algo};
+    v.choice({"algo",
+              "the algorithm (NCCL_ALGO); auto: NCCL's tuner picks ring or tree per size (pairwise for "
+              "alltoall/sendrecv)"},
+             algo, kAlgoNames);
+    if constexpr (V::kReads) {
+      r.tune_algo = algo.tune;
+      if (!algo.tune) r.algo = algo.value;
+    }
+    Pick<Proto> proto{r.tune_proto, r.proto};
+    v.choice({"proto", "the protocol (NCCL_PROTO): LL, LL128 or Simple; auto: NCCL's tuner picks per size"},
+             proto, kProtoNames);
+    if constexpr (V::kReads) {
+      r.tune_proto = proto.tune;
+      r.proto = proto.value;
+    }
+    v.check(r.tune_algo || r.algo != Algo::kSharp || r.tune_proto || r.proto == Proto::kSimple, "proto",
+            "expected Simple or auto with algo sharp: NCCL's CollNet runs the Simple protocol only");
+    v.check(r.tune_algo || algo_applies(r.type, r.algo), "algo",
             std::string("expected an algorithm that implements ") + coll_name(r.type) +
                 " (ring/tree/hierarchical/sharp: all_reduce; ring/hierarchical: all_gather, "
                 "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
@@ -60,8 +92,10 @@ struct CollectiveKeys {
     v.count_or(
         {"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
         r.channels, "auto", 1, 64);
-    v.size({"chunk", "bytes a channel moves per pipeline step (NCCL Simple: 4 MiB buffer / 8 steps)"},
-           r.chunk, std::numeric_limits<int64_t>::max(), "expected a chunk of at least 1B");
+    v.size_or({"chunk",
+               "payload a channel moves per pipeline step; auto: the protocol's (NCCL's buffer / 8 steps: "
+               "Simple 512 KiB, LL 32 KiB, LL128 576,000 B)"},
+              r.chunk, "auto");
     if (has_root(r.type))
       v.count({"root", "rank that broadcast sends from or reduce collects to"}, r.root, 0, 1 << 20);
     else
@@ -69,9 +103,20 @@ struct CollectiveKeys {
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, p.comm.qps_per_conn, 1, 64);
     v.count({"gpus_per_server", "GPUs sharing one server's NVLink (default: the topology's)"},
             p.gpus_per_server, 1, 64);
-    v.time({"step_latency", "GPU time per pipeline step before a chunk moves (assumption: 1us)"},
-           p.comm.step_latency);
-    v.time({"launch_latency", "kernel launch per collective"}, p.comm.launch_latency);
+    v.choice({"gpu_arch", "GPU generation, for NCCL's tuner (its bandwidth caps differ per generation)"},
+             p.arch, kGpuArchNames);
+    v.time_auto(
+        {"step_latency",
+         "GPU time before a chunk moves over NVLink; auto: NCCL's per-hop latency for the algorithm and "
+         "protocol less the NVLink latency (communicator.h step_costs)"},
+        p.comm.step_latency);
+    v.time_auto(
+        {"net_latency",
+         "GPU and proxy time before a chunk crosses the fabric; auto: NCCL's network hop latency less "
+         "1us of fabric transit"},
+        p.comm.net_latency);
+    v.time_auto({"launch_latency", "fixed cost per collective call; auto: NCCL's base latency"},
+                p.comm.launch_latency);
     v.block({"nvlink", "the intra-server link"}, [&](auto& n) {
       n.rate({"rate", "per GPU, per direction"}, p.nvlink.rate);
       n.check(p.nvlink.rate.bps() > 0, "rate", "expected a positive rate");
@@ -144,6 +189,7 @@ void CollectiveWorkload::setup(WorkloadContext& ctx) {
   cc.gpus_per_server = p_.gpus_per_server;
   cc.servers = ctx.fabric.topology().num_hosts() / p_.gpus_per_server;
   cc.nvlink = p_.nvlink;
+  cc.arch = p_.arch;
   cc.nic_link.rate = ctx.fabric.nic(0).port(0).rate();
   cluster_ = std::make_unique<GpuCluster>(cc, ctx.sim, ctx.fabric);
   comm_ = std::make_unique<Communicator>(*cluster_, p_.comm);
@@ -182,6 +228,9 @@ void CollectiveWorkload::report(nlohmann::ordered_json& out) const {
   out["finished"] = done_;
   out["op"] = coll_name(req_.type);
   out["algo"] = algo_name(comm_->last_algo());
+  out["proto"] = proto_name(comm_->last_proto());
+  out["tuned"] = req_.tune_algo || req_.tune_proto;
+  out["nccl_model_us"] = done_ ? comm_->nccl_predicted_us() : 0.0;
   out["sharp_fallback"] = done_ && sharp_fallback();
   out["ranks"] = ranks();
   out["channels"] = req_.channels;
@@ -198,9 +247,9 @@ std::string CollectiveWorkload::summary() const {
     return fmt::format("collective {} {}: {} B over {} ranks did not finish\n", coll_name(req_.type),
                        algo_name(req_.algo), req_.bytes, ranks());
   return fmt::format(
-      "collective {} {}: {} B over {} ranks in {:.2f} us, algbw {:.2f} GB/s, busbw {:.2f} GB/s\n",
-      coll_name(req_.type), algo_name(comm_->last_algo()), req_.bytes, ranks(), duration().us(), algbw_gbps(),
-      busbw_gbps());
+      "collective {} {}/{}: {} B over {} ranks in {:.2f} us, algbw {:.2f} GB/s, busbw {:.2f} GB/s\n",
+      coll_name(req_.type), algo_name(comm_->last_algo()), proto_name(comm_->last_proto()), req_.bytes,
+      ranks(), duration().us(), algbw_gbps(), busbw_gbps());
 }
 
 BackgroundWorkload::BackgroundWorkload(const WorkloadSpec& spec)

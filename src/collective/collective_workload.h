@@ -22,6 +22,7 @@ struct CollectiveParams final : WorkloadParams {
   int gpus_per_server = 8;
   CommConfig comm;
   NvlinkConfig nvlink;
+  GpuArch arch = GpuArch::kHopper;
 };
 
 struct BackgroundParams final : WorkloadParams {
@@ -53,6 +54,9 @@ class CollectiveWorkload final : public Workload, public EventHandler, public Co
   [[nodiscard]] double busbw_gbps() const;
   [[nodiscard]] int64_t fabric_bytes() const { return comm_->fabric_bytes(); }
   [[nodiscard]] bool sharp_fallback() const { return comm_->sharp_fallback(); }
+  [[nodiscard]] Algo algo_run() const { return comm_->last_algo(); }
+  [[nodiscard]] Proto proto_run() const { return comm_->last_proto(); }
+  [[nodiscard]] double nccl_predicted_us() const { return comm_->nccl_predicted_us(); }
   [[nodiscard]] int ranks() const { return comm_->size(); }
   [[nodiscard]] const PlanRequest& request() const { return req_; }
 

@@ -20,12 +20,12 @@ Plan build_sharp(const PlanRequest& r, const CommShape& shape) {
       for (int i = 0; i < G; ++i) local[s].push_back(shape.rank(s, (c + i) % G));
     std::vector<std::vector<uint32_t>> rs(n), agg(n);
     for (int s = 0; s < N; ++s) {
-      const auto e = ring_pass(b, local[s], G - 1, data, r.chunk, c, n, {});
+      const auto e = ring_pass(b, local[s], G - 1, data, r.step_bytes(), c, n, {});
       for (int i = 0; i < n; ++i)
         if (!e[i].empty()) rs[i] = e[i];
     }
     const int64_t shard_max = (data + G - 1) / G;
-    const int64_t k = std::max<int64_t>(1, (shard_max + r.chunk - 1) / r.chunk);
+    const int64_t k = std::max<int64_t>(1, (shard_max + r.step_bytes() - 1) / r.step_bytes());
     for (int g = 0; g < G; ++g) {
       const int64_t shard = piece(data, G, g);
       for (int64_t q = 0; q < k; ++q) {
@@ -41,7 +41,7 @@ Plan build_sharp(const PlanRequest& r, const CommShape& shape) {
         }
       }
     }
-    for (int s = 0; s < N; ++s) ring_pass(b, local[s], G - 1, data, r.chunk, c, n, agg);
+    for (int s = 0; s < N; ++s) ring_pass(b, local[s], G - 1, data, r.step_bytes(), c, n, agg);
   }
   return b.finish();
 }

@@ -1,6 +1,7 @@
 #include "collective/communicator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -25,6 +26,32 @@ Communicator::Communicator(GpuCluster& cluster, CommConfig cfg)
             return r;
           }(),
           CommShape{cluster.config().servers, cluster.config().gpus_per_server}, cfg, 0) {}
+
+int64_t tree_simple_chunk(const PlanRequest& r, const CommShape& shape) {
+  int log2_nodes = 0;
+  while ((1 << log2_nodes) < shape.servers) ++log2_nodes;
+  const int64_t depth = shape.gpus - 1 + log2_nodes + 1;
+  const int64_t per = std::max<int64_t>(1, r.bytes / std::max(1, r.channels));
+  int64_t chunk = proto_step_bytes(Proto::kSimple);
+  while (per / chunk < depth * 8 && chunk > 131072) chunk /= 2;
+  while (per / chunk < depth * 4 && chunk > 65536) chunk /= 2;
+  while (per / chunk < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
+StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& shape, Time nvlink_latency) {
+  auto us = [](double v) { return Time::from_ps(static_cast<int64_t>(std::llround(v * 1e6))); };
+  StepCosts c;
+  c.launch = cfg.launch_latency != Time::never() ? cfg.launch_latency : us(nccl_base_latency_us(a, p));
+  double nvl = nccl_hop_latency_us(a, p, Hop::kNvlink);
+  if (shape.servers > 1 && a != Algo::kTree) nvl = std::max(nvl, nccl_ring_net_overhead_us(p));
+  c.step =
+      cfg.step_latency != Time::never() ? cfg.step_latency : std::max(Time::zero(), us(nvl) - nvlink_latency);
+  c.net = cfg.net_latency != Time::never()
+              ? cfg.net_latency
+              : std::max(Time::zero(), us(nccl_hop_latency_us(a, p, Hop::kNet)) - kNcclNetTransit);
+  return c;
+}
 
 Communicator::~Communicator() {
   if (sharp_group_) cl_.sharp().release(*sharp_group_);
@@ -61,7 +88,28 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
       r.algo = default_algo(r.type);
     }
   }
+  if (r.tune_algo || r.tune_proto) {
+    const TunerChoice c = nccl_tune(r, tuner_system());
+    r.algo = c.algo;
+    r.proto = c.proto;
+  }
+  // CollNet (SHARP) runs Simple only (NCCL's tuner disables LL/LL128 for it).
+  if (r.algo == Algo::kSharp) r.proto = Proto::kSimple;
+  if (r.chunk == 0 && r.algo == Algo::kTree && r.proto == Proto::kSimple)
+    r.chunk = tree_simple_chunk(r, shape_);
   last_algo_ = r.algo;
+  last_proto_ = r.proto;
+  predicted_us_ = 0;
+  if (r.algo == Algo::kRing || r.algo == Algo::kTree) {
+    PlanRequest fixed = r;
+    fixed.tune_algo = fixed.tune_proto = false;
+    const auto est = nccl_estimates(fixed, tuner_system());
+    if (!est.empty()) predicted_us_ = est.front().time_us;
+  }
+  costs_ = step_costs(cfg_, r.algo, r.proto, shape_, cl_.config().nvlink.latency);
+  slots_ = static_cast<int>(std::min<int64_t>(
+      1 << 20, cfg_.slots * std::max<int64_t>(1, proto_step_bytes(r.proto) / r.step_bytes())));
+  cap_Bps_ = nccl_channel_cap_GBps(r.algo, r.proto, tuner_system(), r.channels) * 1e9;
   plan_ = build_plan(r, shape_);
   const size_t nx = plan_.xfers.size();
   deps_left_.assign(nx, 0);
@@ -70,9 +118,12 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   fabric_bytes_ = nvlink_bytes_ = 0;
   link_of_.assign(nx, 0);
   links_.clear();
+  gpu_slot_.assign(nx, 0);
+  gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels, Time::zero());
   std::unordered_map<uint64_t, uint32_t> link_ids;
   for (size_t i = 0; i < nx; ++i) {
     Transfer& t = plan_.xfers[i];
+    gpu_slot_[i] = static_cast<uint32_t>(t.src * plan_.channels + t.channel);
     t.src = ranks_[t.src];  // to cluster ranks
     t.dst = ranks_[t.dst];
     deps_left_[i] = t.deps;
@@ -92,9 +143,9 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
       // together; keep the first and look the others up at post time.
       first_conn_[i] = conn_for(t.channel, t.src, t.dst, 0);
       for (int s = 1; s < parts; ++s) conn_for(t.channel, t.src, t.dst, s);
-      fabric_bytes_ += t.bytes;
+      fabric_bytes_ += proto_wire_bytes(r.proto, t.bytes);
     } else {
-      nvlink_bytes_ += t.bytes;
+      nvlink_bytes_ += proto_wire_bytes(r.proto, t.bytes);
     }
   }
   running_ = true;
@@ -105,7 +156,7 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   end_ = start_;
   // Even an empty plan completes through the event queue, never inside
   // start(): listeners may start the next collective from the callback.
-  cl_.sim().schedule_in(cfg_.launch_latency, this, kLaunched);
+  cl_.sim().schedule_in(costs_.launch, this, kLaunched);
 }
 
 void Communicator::on_event(uint32_t kind, uint64_t arg) {
@@ -113,7 +164,7 @@ void Communicator::on_event(uint32_t kind, uint64_t arg) {
     case kLaunched:
       if (plan_.xfers.empty()) finish();
       for (uint32_t i = 0; i < plan_.xfers.size(); ++i)
-        if (deps_left_[i] == 0) cl_.sim().schedule_in(cfg_.step_latency, this, kReady, i);
+        if (deps_left_[i] == 0) cl_.sim().schedule_in(ready_delay(i), this, kReady, i);
       break;
     case kReady:
       launch_ready(static_cast<uint32_t>(arg));
@@ -121,14 +172,32 @@ void Communicator::on_event(uint32_t kind, uint64_t arg) {
     case kNvlinkArrive:
       delivered(static_cast<uint32_t>(arg));
       break;
+    case kPost:
+      post(static_cast<uint32_t>(arg));
+      break;
     default:
       break;
   }
 }
 
+Time Communicator::ready_delay(uint32_t x) const {
+  const Transfer& t = plan_.xfers[x];
+  const bool net = t.sharp || !cl_.same_server(t.src, t.dst);
+  return net ? costs_.net : costs_.step;
+}
+
+TunerSystem Communicator::tuner_system() const {
+  TunerSystem s;
+  s.shape = shape_;
+  s.nic = cl_.config().nic_link.rate;
+  s.nvlink = cl_.config().nvlink.rate;
+  s.arch = cl_.config().arch;
+  return s;
+}
+
 void Communicator::launch_ready(uint32_t x) {
   PeerLink& l = links_[link_of_[x]];
-  if (l.in_flight >= cfg_.slots) {
+  if (l.in_flight >= slots_) {
     l.waiting.push_back(x);
     return;
   }
@@ -157,18 +226,38 @@ void Communicator::transmit(uint32_t x) {
     return;
   }
   if (cl_.same_server(t.src, t.dst)) {
+    // The GPU writes straight into its peer's buffer: the NVLink port and
+    // the channel's GPU work stream together, the slower one decides.
     const NvlinkConfig& nv = cl_.config().nvlink;
     Time& free_at = cl_.nvlink_free(t.src);
     const Time begin = std::max(free_at, sim.now());
-    free_at = begin + nv.rate.tx_time(Bytes(t.bytes));
-    sim.schedule(free_at + nv.latency, this, kNvlinkArrive, x);
+    free_at = begin + nv.rate.tx_time(Bytes(proto_wire_bytes(last_proto_, t.bytes)));
+    sim.schedule(std::max(free_at, gpu_done(x)) + nv.latency, this, kNvlinkArrive, x);
     return;
   }
+  // Across the fabric the GPU fills the slot, then the proxy posts it.
+  const Time filled = gpu_done(x);
+  if (filled > sim.now())
+    sim.schedule(filled, this, kPost, x);
+  else
+    post(x);
+}
+
+Time Communicator::gpu_done(uint32_t x) {
+  const Time now = cl_.sim().now();
+  if (cap_Bps_ <= 0) return now;
+  Time& free = gpu_free_[gpu_slot_[x]];
+  free = std::max(free, now) + Time::from_sec_f(static_cast<double>(plan_.xfers[x].bytes) / cap_Bps_);
+  return free;
+}
+
+void Communicator::post(uint32_t x) {
+  const Transfer& t = plan_.xfers[x];
   const Verbs verbs = cl_.fabric().verbs();
   const int parts = parts_left_[x];
   for (int s = 0; s < parts; ++s) {
     const QpId conn = s == 0 ? first_conn_[x] : conn_for(t.channel, t.src, t.dst, s);
-    verbs.qp(conn).post_write(piece(t.bytes, parts, s), x);
+    verbs.qp(conn).post_write(proto_wire_bytes(last_proto_, piece(t.bytes, parts, s)), x);
   }
 }
 
@@ -190,7 +279,7 @@ void Communicator::delivered(uint32_t x) {
   }
   for (uint32_t i = t.succ_begin; i < t.succ_end; ++i) {
     const uint32_t s = plan_.succ[i];
-    if (--deps_left_[s] == 0) cl_.sim().schedule_in(cfg_.step_latency, this, kReady, s);
+    if (--deps_left_[s] == 0) cl_.sim().schedule_in(ready_delay(s), this, kReady, s);
   }
   if (++delivered_ == plan_.xfers.size()) finish();
 }

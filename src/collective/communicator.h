@@ -23,6 +23,7 @@
 
 #include "collective/algorithms.h"
 #include "collective/cluster.h"
+#include "collective/tuner.h"
 #include "verbs/verbs.h"
 
 namespace rdmasim {
@@ -31,21 +32,49 @@ struct CommConfig {
   // QPs per (channel, peer) connection; a transfer is striped over them, each
   // with its own UDP source port (NCCL_IB_QPS_PER_CONNECTION, default 1).
   int qps_per_conn = 1;
-  // GPU time per step before a chunk moves: the kernel's reduction/copy and
-  // its flag handshake. Assumption (no primary figure found): 1 us, the order
-  // of NCCL's per-hop latency in its tuning model; configurable.
-  Time step_latency = Time::from_ns(1000);
-  // Kernel launch per collective: ~5 us, the low end of the 5-50 us commonly
-  // measured for a CUDA launch without CUDA graphs (see e.g. NVIDIA Nsight
-  // Systems guide measurements); configurable.
-  Time launch_latency = Time::from_us(5);
+  // The three costs below default to NCCL's own latency model for the
+  // algorithm and protocol that run (Time::never() = auto; step_costs()).
+  // GPU time before a chunk moves over NVLink: the kernel's reduce/copy and
+  // its flag handshake (Simple: a fence and a flag per step; LL/LL128: the
+  // receiver polls the data's own flags).
+  Time step_latency = Time::never();
+  // The same for a chunk that crosses the fabric: the GPU's part plus NCCL's
+  // network proxy noticing the full slot and posting the RDMA WRITE, and on
+  // the receiving side polling the completion (and, for Simple over
+  // GPUDirect, the flush read before the flag).
+  Time net_latency = Time::never();
+  // Fixed cost per collective call: kernel launch, setup and the final
+  // synchronisation.
+  Time launch_latency = Time::never();
   // Chunks a channel may have in flight to one peer: NCCL's staging buffer
   // has NCCL_STEPS = 8 slots, and a sender waits for a free slot at the
   // receiver. Without this bound a rank with all its data ready (a broadcast
   // root) would queue every chunk of channel 0 ahead of channel 1 on its
   // NVLink instead of the channels sharing it.
-  int slots = 8;
+  int slots = 8;  // of the protocol's step size (more, smaller, transfers for LL/LL128 grains)
 };
+
+// What one run charges: CommConfig's values, or where they are auto, NCCL's
+// model (tuner.h) for algorithm `a` and protocol `p`:
+//   launch = baseLat[a][p];
+//   step   = hwLat[NVLINK][a][p] - the NVLink transit the simulation adds
+//            (on a multi-node ring at least NCCL's proxy overhead per step);
+//   net    = hwLat[NET][a][p] - 1 us: NCCL's network hop contains the
+//            NIC-switch-NIC transit the packet-level fabric simulates, which
+//            on the InfiniBand clusters NCCL is tuned on is about 1 us
+//            (an assumption).
+struct StepCosts {
+  Time launch, step, net;
+};
+inline constexpr Time kNcclNetTransit = Time::from_ns(1000);
+[[nodiscard]] StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& shape,
+                                   Time nvlink_latency);
+
+// NCCL's chunk for a Simple tree (enqueue.cc): the 512 KiB step halved,
+// down to 128/64/32 KiB, while each channel's data would fill fewer than
+// 8x/4x/1x the tree's depth of chunks, so that a mid-sized message still
+// pipelines through the chain and the tree.
+[[nodiscard]] int64_t tree_simple_chunk(const PlanRequest& r, const CommShape& shape);
 
 // Notified when a collective finishes.
 class CollectiveListener {
@@ -84,6 +113,10 @@ class Communicator final : public EventHandler, public CompletionSink {
   // start() throw std::invalid_argument instead.
   [[nodiscard]] bool sharp_fallback() const { return sharp_fallback_; }
   [[nodiscard]] Algo last_algo() const { return last_algo_; }
+  [[nodiscard]] Proto last_proto() const { return last_proto_; }
+  // NCCL's own estimate of the last collective (tuner.h), 0 where its model
+  // has none (hierarchical, pairwise, sharp).
+  [[nodiscard]] double nccl_predicted_us() const { return predicted_us_; }
   // Transfers in the last plan (what ran).
   [[nodiscard]] size_t transfers() const { return plan_.xfers.size(); }
 
@@ -96,12 +129,19 @@ class Communicator final : public EventHandler, public CompletionSink {
   void on_receive(const Completion& c) override;
 
  private:
-  enum Kind : uint32_t { kReady = 1, kNvlinkArrive = 2, kLaunched = 3 };
+  enum Kind : uint32_t { kReady = 1, kNvlinkArrive = 2, kLaunched = 3, kPost = 4 };
   void launch_ready(uint32_t x);
   void transmit(uint32_t x);
+  void post(uint32_t x);
+  // When the sending GPU's channel has produced transfer x's data, under the
+  // protocol's bandwidth cap (now when uncapped).
+  Time gpu_done(uint32_t x);
   void delivered(uint32_t x);
   void finish();
   QpId conn_for(int channel, int src, int dst, int stripe);
+  // GPU (and, across the fabric, proxy) time before transfer x may move.
+  [[nodiscard]] Time ready_delay(uint32_t x) const;
+  [[nodiscard]] TunerSystem tuner_system() const;
 
   GpuCluster& cl_;
   std::vector<int> ranks_;
@@ -129,7 +169,14 @@ class Communicator final : public EventHandler, public CompletionSink {
   std::optional<SharpGroup> sharp_group_;
   bool sharp_tried_ = false, sharp_fallback_ = false;
   Algo last_algo_ = Algo::kRing;
-  std::vector<int> sharp_hosts_;  // scratch: the hosts of one SHARP operation
+  Proto last_proto_ = Proto::kSimple;
+  double predicted_us_ = 0;
+  StepCosts costs_;
+  int slots_ = 8;                   // transfers in flight per peer for this run
+  double cap_Bps_ = 0;              // per channel, 0: none (nccl_channel_cap_GBps)
+  std::vector<uint32_t> gpu_slot_;  // per transfer: (sending rank, channel)
+  std::vector<Time> gpu_free_;      // per (rank, channel): when its GPU work is next free
+  std::vector<int> sharp_hosts_;    // scratch: the hosts of one SHARP operation
 };
 
 }  // namespace rdmasim

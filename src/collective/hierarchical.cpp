@@ -27,22 +27,25 @@ Plan build_hierarchical(const PlanRequest& r, const CommShape& shape) {
     const int64_t shard = (data + G - 1) / G;
     switch (r.type) {
       case CollType::kAllReduce: {
-        for (int s = 0; s < N; ++s) merge(deps, ring_pass(b, local[s], G - 1, data, r.chunk, c, n, {}));
+        for (int s = 0; s < N; ++s)
+          merge(deps, ring_pass(b, local[s], G - 1, data, r.step_bytes(), c, n, {}));
         std::vector<std::vector<uint32_t>> mid(n);
         for (int g = 0; g < G; ++g)
-          merge(mid, ring_pass(b, rail[g], 2 * (N - 1), shard, r.chunk, c, n, deps));
-        for (int s = 0; s < N; ++s) ring_pass(b, local[s], G - 1, data, r.chunk, c, n, mid);
+          merge(mid, ring_pass(b, rail[g], 2 * (N - 1), shard, r.step_bytes(), c, n, deps));
+        for (int s = 0; s < N; ++s) ring_pass(b, local[s], G - 1, data, r.step_bytes(), c, n, mid);
         break;
       }
       case CollType::kReduceScatter: {
         // Local ReduceScatter of the whole buffer, then each rail reduce-scatters its shard.
-        for (int s = 0; s < N; ++s) merge(deps, ring_pass(b, local[s], G - 1, data, r.chunk, c, n, {}));
-        for (int g = 0; g < G; ++g) ring_pass(b, rail[g], N - 1, shard, r.chunk, c, n, deps);
+        for (int s = 0; s < N; ++s)
+          merge(deps, ring_pass(b, local[s], G - 1, data, r.step_bytes(), c, n, {}));
+        for (int g = 0; g < G; ++g) ring_pass(b, rail[g], N - 1, shard, r.step_bytes(), c, n, deps);
         break;
       }
       case CollType::kAllGather: {
-        for (int g = 0; g < G; ++g) merge(deps, ring_pass(b, rail[g], N - 1, shard, r.chunk, c, n, {}));
-        for (int s = 0; s < N; ++s) ring_pass(b, local[s], G - 1, data, r.chunk, c, n, deps);
+        for (int g = 0; g < G; ++g)
+          merge(deps, ring_pass(b, rail[g], N - 1, shard, r.step_bytes(), c, n, {}));
+        for (int s = 0; s < N; ++s) ring_pass(b, local[s], G - 1, data, r.step_bytes(), c, n, deps);
         break;
       }
       default:

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 #include "fabric/profiles.h"
@@ -32,9 +34,10 @@ const char* topo_name(ClusterTopology t) { return t == ClusterTopology::kRail ? 
 
 std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o) {
   std::string s;
-  s += fmt::format("# rdmasim nccl-tests: {}_perf  algo {}  nranks {} ({} servers x {} GPUs)  channels {}\n",
-                   coll_name(o.type), algo_name(o.algo), r.nranks, o.cluster.servers,
-                   o.cluster.gpus_per_server, r.channels);
+  s += fmt::format(
+      "# rdmasim nccl-tests: {}_perf  algo {}  proto {}  nranks {} ({} servers x {} GPUs, {})  channels {}\n",
+      coll_name(o.type), o.algo ? algo_name(*o.algo) : "auto", o.proto ? proto_name(*o.proto) : "auto",
+      r.nranks, o.cluster.servers, o.cluster.gpus_per_server, gpu_arch_name(o.cluster.arch), r.channels);
   s += fmt::format("# fabric {}  topology {} {}:1  NIC {} Gb/s  MTU {}  QPs/conn {}  NVLink {} GB/s {} us\n",
                    o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
                    o.cluster.nic_link.rate.gbps(), o.fabric.mtu_label(), o.comm.qps_per_conn,
@@ -63,6 +66,21 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
         row.bytes, row.count, "float", redop, root, row.time_us, row.algbw, row.busbw, "N/A", row.time_us,
         row.algbw, row.busbw, "N/A");
   }
+  if (!o.algo || !o.proto) {
+    // What NCCL's tuner chose, as NCCL_DEBUG_SUBSYS=TUNING would say: one
+    // line per run of sizes with the same choice.
+    s += "# tuner:";
+    for (size_t i = 0; i < r.rows.size();) {
+      size_t j = i;
+      while (j + 1 < r.rows.size() && r.rows[j + 1].algo == r.rows[i].algo &&
+             r.rows[j + 1].proto == r.rows[i].proto)
+        ++j;
+      s += fmt::format(" {}-{} B {}/{};", r.rows[i].bytes, r.rows[j].bytes, algo_name(r.rows[i].algo),
+                       proto_name(r.rows[i].proto));
+      i = j + 1;
+    }
+    s += "\n";
+  }
   for (const auto& row : r.rows)
     if (row.sharp_fallback) {
       s += "# SHARP: no aggregation group available (switch resources): ran the ring algorithm\n";
@@ -82,20 +100,76 @@ std::string nccl_tests_json(const NcclTestsResult& r, const NcclTestsOptions& o)
       "  \"test\": \"{}_perf\", \"algo\": \"{}\", \"fabric\": \"{}\", \"servers\": {}, \"gpus_per_server\": "
       "{}, "
       "\"nranks\": {}, \"channels\": {}, \"qps_per_conn\": {}, \"oversubscription\": {}, \"seed\": {},\n",
-      coll_name(o.type), algo_name(o.algo), o.fabric.name, o.cluster.servers, o.cluster.gpus_per_server,
-      r.nranks, r.channels, o.comm.qps_per_conn, o.cluster.oversubscription, o.seed);
+      coll_name(o.type), o.algo ? algo_name(*o.algo) : "auto", o.fabric.name, o.cluster.servers,
+      o.cluster.gpus_per_server, r.nranks, r.channels, o.comm.qps_per_conn, o.cluster.oversubscription,
+      o.seed);
   s += "  \"rows\": [\n";
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
     s += fmt::format(
         "    {{\"size\": {}, \"count\": {}, \"time_us\": {:.4f}, \"algbw_GBps\": {:.4f}, \"busbw_GBps\": "
         "{:.4f}, "
-        "\"fabric_bytes\": {}}}{}\n",
-        row.bytes, row.count, row.time_us, row.algbw, row.busbw, row.fabric_bytes,
-        i + 1 < r.rows.size() ? "," : "");
+        "\"algo\": \"{}\", \"proto\": \"{}\", \"nccl_model_us\": {:.4f}, \"fabric_bytes\": {}}}{}\n",
+        row.bytes, row.count, row.time_us, row.algbw, row.busbw, algo_name(row.algo), proto_name(row.proto),
+        row.nccl_model_us, row.fabric_bytes, i + 1 < r.rows.size() ? "," : "");
   }
   s += fmt::format("  ],\n  \"avg_busbw_GBps\": {:.4f}\n}}\n", r.avg_busbw);
   return s;
+}
+
+std::vector<PublishedRow> parse_nccl_tests_table(const std::string& text) {
+  std::vector<PublishedRow> rows;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::istringstream f(line);
+    std::string first;
+    if (!(f >> first) || first[0] == '#' || first.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    PublishedRow r;
+    std::string count, type, redop, root;
+    r.bytes = std::stoll(first);
+    if (!(f >> count >> type >> redop >> root >> r.time_us >> r.algbw >> r.busbw))
+      throw std::invalid_argument("line " + std::to_string(n) +
+                                  ": expected size count type redop root time algbw busbw ...");
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+PublishedComparison compare_with_published(const NcclTestsResult& sim,
+                                           const std::vector<PublishedRow>& published, int64_t from_bytes,
+                                           double tolerance) {
+  PublishedComparison c;
+  for (size_t i = 0; i < published.size(); ++i) {
+    const PublishedRow& p = published[i];
+    if (p.bytes < from_bytes) continue;
+    const NcclTestsRow* s = nullptr;
+    for (const NcclTestsRow& r : sim.rows)
+      if (r.bytes == p.bytes) s = &r;
+    if (s == nullptr) continue;
+    c.busbw_top = s->busbw;
+    c.published_busbw_top = p.busbw;
+    if (i + 1 < published.size() && p.time_us > 1.2 * published[i + 1].time_us) {
+      c.glitches.push_back(p.bytes);
+      continue;
+    }
+    const double err = s->time_us / p.time_us - 1;
+    if (s->nccl_model_us > 0) {
+      const double m = s->nccl_model_us / p.time_us - 1;
+      if (std::fabs(m) > std::fabs(c.model_worst)) c.model_worst = m;
+    }
+    ++c.compared;
+    if (std::fabs(err) <= tolerance)
+      ++c.within;
+    else
+      c.misses.push_back(p.bytes);
+    if (std::fabs(err) >= std::fabs(c.worst)) {
+      c.worst = err;
+      c.worst_bytes = p.bytes;
+    }
+  }
+  return c;
 }
 
 }  // namespace rdmasim

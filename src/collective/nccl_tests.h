@@ -17,13 +17,15 @@ namespace rdmasim {
 
 struct NcclTestsOptions {
   CollType type = CollType::kAllReduce;
-  Algo algo = Algo::kRing;
+  // NCCL_ALGO / NCCL_PROTO: the tuner (tuner.h) picks each that is unset.
+  std::optional<Algo> algo;
+  std::optional<Proto> proto;
   int64_t min_bytes = 32 << 20;  // nccl-tests defaults: -b 32M -e 32M -f 2
   int64_t max_bytes = 32 << 20;
   int64_t step_factor = 2;
   int root = 0;
-  int channels = 0;  // 0: one per GPU of a server, at least 2 (NCCL opens >= 2 rings)
-  int64_t chunk = 512 * 1024;
+  int channels = 0;   // 0: one per GPU of a server, at least 2 (NCCL opens >= 2 rings)
+  int64_t chunk = 0;  // 0: the protocol's step
   ClusterConfig cluster;
   FabricConfig fabric;
   CommConfig comm;
@@ -41,6 +43,9 @@ struct NcclTestsRow {
   double busbw = 0;
   int64_t fabric_bytes = 0;
   bool sharp_fallback = false;  // --algo sharp ran ring instead
+  Algo algo = Algo::kRing;      // what ran (the tuner's choice unless forced)
+  Proto proto = Proto::kSimple;
+  double nccl_model_us = 0;  // NCCL's own cost model for what ran (0: none)
   std::string invariant_error;
 };
 
@@ -58,5 +63,34 @@ struct NcclTestsResult {
 [[nodiscard]] std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
 // The same as JSON (rows and settings).
 [[nodiscard]] std::string nccl_tests_json(const NcclTestsResult& r, const NcclTestsOptions& o);
+
+// One row of a table nccl-tests printed (out-of-place columns).
+struct PublishedRow {
+  int64_t bytes = 0;
+  double time_us = 0, algbw = 0, busbw = 0;
+};
+// Reads nccl-tests' own output (ours or the real tool's): every line whose
+// first field is a size; '#' lines, headers and the summary are skipped.
+// Throws std::invalid_argument naming the line of a row it cannot read.
+[[nodiscard]] std::vector<PublishedRow> parse_nccl_tests_table(const std::string& text);
+
+// A simulated sweep against a published one, size by size from `from_bytes`.
+// A published row slower than the next size by more than 20% is a glitch
+// of that run (an algorithm switch moves a size's time by a few percent,
+// never by that much) and is listed rather than compared.
+struct PublishedComparison {
+  int compared = 0;
+  int within = 0;          // |time error| <= tolerance
+  double model_worst = 0;  // NCCL's own cost model against the same rows: its worst signed error
+  double worst = 0;        // signed time error of the worst size
+  int64_t worst_bytes = 0;
+  std::vector<int64_t> misses;                    // sizes outside the tolerance
+  std::vector<int64_t> glitches;                  // published rows not compared
+  double busbw_top = 0, published_busbw_top = 0;  // at the largest size both have
+  [[nodiscard]] double busbw_error() const { return busbw_top / published_busbw_top - 1; }
+};
+[[nodiscard]] PublishedComparison compare_with_published(const NcclTestsResult& sim,
+                                                         const std::vector<PublishedRow>& published,
+                                                         int64_t from_bytes, double tolerance);
 
 }  // namespace rdmasim

@@ -12,7 +12,7 @@ Plan build_pairwise(const PlanRequest& r, const CommShape& shape) {
   PlanBuilder b(r.channels);
   const int n = shape.ranks();
   auto send = [&](int src, int dst, int64_t bytes) {
-    const int64_t k = std::max<int64_t>(1, (bytes + r.chunk - 1) / r.chunk);
+    const int64_t k = std::max<int64_t>(1, (bytes + r.step_bytes() - 1) / r.step_bytes());
     for (int64_t q = 0; q < k; ++q) b.add(src, dst, piece(bytes, k, q), static_cast<int>(q % r.channels));
   };
   if (r.type == CollType::kSendRecv) {

@@ -84,11 +84,11 @@ Plan build_ring(const PlanRequest& r, const CommShape& shape) {
     std::vector<int> ring = ring_order(shape, c);
     switch (r.type) {
       case CollType::kAllReduce:
-        ring_pass(b, ring, 2 * (n - 1), data, r.chunk, c, n, {});
+        ring_pass(b, ring, 2 * (n - 1), data, r.step_bytes(), c, n, {});
         break;
       case CollType::kAllGather:
       case CollType::kReduceScatter:
-        ring_pass(b, ring, n - 1, data, r.chunk, c, n, {});
+        ring_pass(b, ring, n - 1, data, r.step_bytes(), c, n, {});
         break;
       case CollType::kBroadcast:
       case CollType::kReduce: {
@@ -97,7 +97,7 @@ Plan build_ring(const PlanRequest& r, const CommShape& shape) {
         if (r.type == CollType::kReduce) {
           std::reverse(ring.begin(), ring.end());  // root last
         }
-        chain_pass(b, ring, data, r.chunk, c);
+        chain_pass(b, ring, data, r.step_bytes(), c);
         break;
       }
       default:

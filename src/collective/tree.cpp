@@ -51,7 +51,7 @@ Plan build_tree(const PlanRequest& r, const CommShape& shape) {
   const int N = shape.servers, G = shape.gpus;
   for (int c = 0; c < r.channels; ++c) {
     const int64_t data = piece(r.bytes, r.channels, c);
-    const int64_t k = std::max<int64_t>(1, (data + r.chunk - 1) / r.chunk);
+    const int64_t k = std::max<int64_t>(1, (data + r.step_bytes() - 1) / r.step_bytes());
     const std::vector<int> parent = binary_tree_parents(N, c % 2);
     std::vector<std::vector<int>> children(N);
     int root = 0;

@@ -18,7 +18,7 @@
 // the second form feeds the key reference (`rdmasim schema`, docs/SCENARIO.md,
 // built by ParamSchema), so the words cannot drift from the parser either.
 //
-// The vocabulary: real, count, flag, time, rate, size, fraction, path, text; time_or, size_or,
+// The vocabulary: real, count, flag, time, rate, size, fraction, path, text; time_or, time_auto, size_or,
 // rate_or, count_or (a value or a word such as "auto", stored as zero);
 // choice (a name from a table), tc_set (a list of traffic classes), custom (a
 // value with its own codec: read(node, key, x) and json echo(x)); block (a
@@ -136,6 +136,12 @@ class ParamReader {
   void time_or(const Key& k, Time& x, const char* word) {
     if (!n_.has(k.name)) return;
     x = n_.str(k.name) == word ? Time::zero() : n_.time(k.name, x);
+  }
+  // A time, or auto (stored as Time::never()): a default the part derives
+  // from other settings, where zero is a meaningful value of its own.
+  void time_auto(const Key& k, Time& x) {
+    if (!n_.has(k.name)) return;
+    x = n_.str(k.name) == "auto" ? Time::never() : n_.time(k.name, x);
   }
   // A size, or `word` (stored as zero), e.g. byte_counter: off.
   template <typename T>
@@ -259,6 +265,7 @@ class ParamEcho {
   void time_or(const Key& k, const Time& x, const char* word) {
     j_[k.name] = x == Time::zero() ? std::string(word) : format_time(x);
   }
+  void time_auto(const Key& k, const Time& x) { j_[k.name] = x == Time::never() ? "auto" : format_time(x); }
   template <typename T>
   void size_or(const Key& k, const T& x, const char* word) {
     j_[k.name] = x == 0 ? std::string(word) : format_bytes(Bytes(static_cast<int64_t>(x)));
@@ -333,6 +340,7 @@ class ParamSchema {
   }
   void text(const Key& k, const std::string&) { add(k, "text"); }
   void time_or(const Key& k, const Time&, const char* word) { add(k, std::string("time | ") + word); }
+  void time_auto(const Key& k, const Time&) { add(k, "time | auto"); }
   template <typename T>
   void size_or(const Key& k, const T&, const char* word) {
     add(k, std::string("size | ") + word);

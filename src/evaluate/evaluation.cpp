@@ -99,7 +99,8 @@ void read_cluster(const CfgNode& c, EvalCluster& cl) {
   cl.servers = static_cast<int>(c.integer("servers", 1, 8192));
   cl.gpus_per_server = static_cast<int>(c.integer("gpus_per_server", 8, 1, 64));
   cl.nic_rate = c.rate("nic_rate", Rate::from_gbps(400));
-  cl.cable_delay = c.time("cable_delay", Time::from_ns(1000));
+  cl.cable_delay =
+      c.time("cable_delay", Time::from_ns(150));  // as ClusterConfig: 30 m of fibre, an assumption
   if (cl.shape != EvalCluster::Shape::kFatTree) {
     cl.oversubscription = c.real("oversubscription", 1.0, 1.0, 64.0);
   }

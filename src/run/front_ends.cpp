@@ -71,7 +71,10 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   add_background(s, o.background_cdf, o.background);
   auto p = std::make_shared<CollectiveParams>();
   p->req.type = o.type;
-  p->req.algo = o.algo;
+  p->req.algo = o.algo.value_or(default_algo(o.type));
+  p->req.tune_algo = !o.algo;
+  p->req.proto = o.proto.value_or(Proto::kSimple);
+  p->req.tune_proto = !o.proto;
   p->req.bytes = bytes;
   p->req.channels = o.channels;
   p->req.chunk = o.chunk;
@@ -79,6 +82,7 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->gpus_per_server = o.cluster.gpus_per_server;
   p->comm = o.comm;
   p->nvlink = o.cluster.nvlink;
+  p->arch = o.cluster.arch;
   WorkloadSpec w;
   w.type = "collective";
   w.params = std::move(p);
@@ -87,12 +91,16 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
 }
 
 std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
-  if (!algo_applies(o.type, o.algo))
-    throw std::invalid_argument(std::string("--algo ") + algo_name(o.algo) + " does not implement " +
+  if (o.algo && !algo_applies(o.type, *o.algo))
+    throw std::invalid_argument(std::string("--algo ") + algo_name(*o.algo) + " does not implement " +
                                 coll_name(o.type) +
                                 " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
                                 "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
                                 "sendrecv)");
+  if (o.algo == Algo::kSharp && o.proto && *o.proto != Proto::kSimple)
+    throw std::invalid_argument(
+        std::string("--proto ") + proto_name(*o.proto) +
+        " does not apply to --algo sharp: NCCL's CollNet runs the Simple protocol only");
   if (o.algo == Algo::kSharp)
     if (const std::string why = sharp_unavailable(o.fabric, "pass --sharp (fabric.sharp.enabled: true)");
         !why.empty())
@@ -105,7 +113,8 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
   // the smaller sizes have run.
   PlanRequest r;
   r.type = o.type;
-  r.algo = o.algo;
+  r.algo = o.algo.value_or(default_algo(o.type));
+  r.proto = o.proto.value_or(Proto::kSimple);
   r.bytes = sizes.back();
   r.channels = o.channels;
   r.channels = resolved_channels(r, o.cluster.gpus_per_server);
@@ -138,6 +147,9 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SweepP
       row.busbw = c.busbw_gbps();
       row.fabric_bytes = c.fabric_bytes();
       row.sharp_fallback = c.sharp_fallback();
+      row.algo = c.algo_run();
+      row.proto = c.proto_run();
+      row.nccl_model_us = c.nccl_predicted_us();
       row.invariant_error = e.invariant_error();
     } catch (...) {
       failed[i] = std::current_exception();

@@ -175,6 +175,7 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
     PlanRequest r;
     r.type = type;
     r.algo = default_algo(type);
+    r.tune_algo = r.tune_proto = true;  // NCCL's tuner, as in a training job
     r.bytes = bytes;
     r.root = root;
     r.channels = o_.channels > 0 ? o_.channels : std::min(8, std::max(2, c.shape().gpus));
@@ -233,7 +234,10 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
             if (bucket >= t_.bucket_bytes || l == 0) {
               Step s{Step::kDpAsync, {}, dp_set_[p], {}, 0, "DP AllReduce bucket"};
               s.req = request(CollType::kAllReduce, bucket, *sets_[dp_set_[p]].comms[0]);
-              s.req.algo = o_.dp_algo;
+              if (o_.dp_algo) {
+                s.req.algo = *o_.dp_algo;
+                s.req.tune_algo = false;
+              }
               st.push_back(s);
               bucket = 0;
             }

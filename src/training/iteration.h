@@ -57,7 +57,9 @@ struct TrainingRunOptions {
   FabricConfig fabric;
   CommConfig comm;
   int channels = 0;            // 0: per communicator, min(8, max(2, its GPUs per server))
-  Algo dp_algo = Algo::kRing;  // the gradient AllReduce: ring | tree | hierarchical | sharp
+  // The gradient AllReduce: ring | tree | hierarchical | sharp; unset: NCCL's
+  // tuner picks, as it does for every other collective of the iteration.
+  std::optional<Algo> dp_algo;
   uint64_t seed = 1;
   // Storage/other-job traffic on the same fabric: flow sizes from this CDF
   // at background.load of every NIC (none when unset).

@@ -32,7 +32,7 @@ struct TrainingKeys {
     o.train.par.ep = 1;
     o.cluster.gpus_per_server =
         s != nullptr && s->topology.type == "servers" ? s->topology.gpus_per_server : 8;
-    o.dp_algo = Algo::kRing;
+    o.dp_algo.reset();
     o.comm.qps_per_conn = 1;
     ws.params = std::move(p);
   }
@@ -66,11 +66,13 @@ struct TrainingKeys {
     v.size({"bucket", "gradient bucket: bytes per data-parallel AllReduce"}, o.train.bucket_bytes);
     v.count({"gpus_per_server", "GPUs per server (default: the topology's, else 8)"},
             o.cluster.gpus_per_server, 1, 64);
-    v.choice({"dp_algo", "AllReduce algorithm of the gradient buckets"}, o.dp_algo,
-             {{"ring", Algo::kRing},
-              {"tree", Algo::kTree},
-              {"hierarchical", Algo::kHierarchical},
-              {"sharp", Algo::kSharp}});
+    v.choice({"dp_algo", "AllReduce algorithm of the gradient buckets; auto: NCCL's tuner picks per bucket"},
+             o.dp_algo,
+             {{"auto", std::optional<Algo>()},
+              {"ring", std::optional<Algo>(Algo::kRing)},
+              {"tree", std::optional<Algo>(Algo::kTree)},
+              {"hierarchical", std::optional<Algo>(Algo::kHierarchical)},
+              {"sharp", std::optional<Algo>(Algo::kSharp)}});
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, o.comm.qps_per_conn, 1, 64);
   }
   static void after_read(const CfgNode& item, WorkloadSpec& ws) {

@@ -14,6 +14,7 @@
 // cases use sizes where that overlap is below 1% of the total.
 #include <gtest/gtest.h>
 
+#include "collective/alpha_beta.h"
 #include "collective/communicator.h"
 #include "fabric/profiles.h"
 #include "support/rc_of.h"
@@ -48,7 +49,7 @@ TEST_P(AlphaBeta, RingMatchesFormulaWithin2Percent) {
   ClusterConfig cc;
   cc.servers = k.servers;
   cc.gpus_per_server = k.gpus;
-  CommConfig comm;
+  const CommConfig comm = alpha_beta_comm();
   const FabricConfig fab = ideal_fabric();
   double hop_s = 0, bw = 0;
   const int n = k.servers * k.gpus;
@@ -78,10 +79,13 @@ TEST_P(AlphaBeta, RingMatchesFormulaWithin2Percent) {
   r.algo = Algo::kRing;
   r.bytes = k.bytes;
   r.channels = 1;
-  if (!k.pipelined) r.chunk = block + 1;
+  r.chunk = k.pipelined ? 512 * 1024 : block + 1;
   const double measured = c.run_one(r).sec();
+  const StepCosts costs =
+      step_costs(comm, Algo::kRing, Proto::kSimple, CommShape{k.servers, k.gpus}, cc.nvlink.latency);
   const double expected =
-      comm.launch_latency.sec() + formula(k.type, n, comm.step_latency.sec() + hop_s, k.bytes, bw);
+      costs.launch.sec() +
+      formula(k.type, n, (k.servers > 1 ? costs.net : costs.step).sec() + hop_s, k.bytes, bw);
   EXPECT_NEAR(measured / expected, 1.0, 0.02)
       << coll_name(k.type) << " n=" << n << " S=" << k.bytes << ": measured " << measured * 1e6
       << " us, alpha-beta " << expected * 1e6 << " us";

@@ -15,10 +15,14 @@
 namespace rdmasim {
 namespace {
 
+// NCCL_ALGO and NCCL_PROTO forced to the op's default algorithm and Simple:
+// these tests are about the plans and the fabric, not the tuner's choice
+// (test_tuner.cpp).
 NcclTestsOptions options(const std::string& profile, CollType t, int64_t bytes) {
   NcclTestsOptions o;
   o.type = t;
   o.algo = default_algo(t);
+  o.proto = Proto::kSimple;
   o.min_bytes = o.max_bytes = bytes;
   o.fabric = find_profile(profile).config;
   o.fabric.rc.mtu = 4096;

@@ -4,6 +4,8 @@
 // ~95% of network bandwidth for large messages.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "collective/communicator.h"
 #include "collective/nccl_tests.h"
 #include "fabric/profiles.h"
@@ -32,10 +34,10 @@ TEST(Sharp, TreeIsLeavesPlusACommonSpine) {
   const Topology& t = cl.fabric().topology();
   EXPECT_EQ(t.nodes[g->root].tier, 2);
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 1);
-  // Up: host link (1 us) + leaf (500 ns) + leaf-spine link (1 us) + spine (500 ns).
-  EXPECT_EQ(cl.sharp().path_latency(*g, all), Time::from_ns(3000));
+  // Up: host link (150 ns) + leaf (500 ns) + leaf-spine link (150 ns) + spine (500 ns).
+  EXPECT_EQ(cl.sharp().path_latency(*g, all), Time::from_ns(1300));
   // Hosts on one leaf reduce in that leaf alone.
-  EXPECT_EQ(cl.sharp().path_latency(*g, {0, 1, 2}), Time::from_ns(1500));
+  EXPECT_EQ(cl.sharp().path_latency(*g, {0, 1, 2}), Time::from_ns(650));
   cl.sharp().release(*g);
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 0);
 }
@@ -102,20 +104,27 @@ TEST(Sharp, APropertyOfTheFabricProfile) {
   }
 }
 
-// §C.11 at 128 GPUs (16 servers x 8): an 8-byte AllReduce through the
-// switches is several times faster than the host ring and tree.
-TEST(Sharp, SmallMessageLatencyFarBelowHostAlgorithms) {
-  auto time_us = [](Algo a) {
+// §C.11 (VALIDATION.md 19): Graham et al. measured an 8 B AllReduce on 128
+// hosts at 6.01 us host-based and 2.83 us with SHArP, 2.12x. One GPU per
+// host, NCCL's best host algorithm (the tuner's pick, tree/LL) against
+// CollNet, both with NCCL's own latencies: within 25% of that ratio, and
+// far below the ring.
+TEST(Sharp, SmallMessageAt128HostsAboutTwiceFasterThanTheBestHostAlgorithm) {
+  auto run = [](std::optional<Algo> a) {
     NcclTestsOptions o;
     o.algo = a;
     o.min_bytes = o.max_bytes = 8;
-    o.cluster.servers = 16;
+    o.cluster.servers = 128;
+    o.cluster.gpus_per_server = 1;
     o.fabric = ideal();
-    return run_nccl_tests(o).rows[0].time_us;
+    return run_nccl_tests(o).rows[0];
   };
-  const double sharp = time_us(Algo::kSharp), ring = time_us(Algo::kRing), tree = time_us(Algo::kTree);
-  EXPECT_LT(sharp, ring / 5) << "sharp " << sharp << " us, ring " << ring << " us";
-  EXPECT_LT(sharp, tree / 1.5) << "sharp " << sharp << " us, tree " << tree << " us";
+  const NcclTestsRow sharp = run(Algo::kSharp), best = run(std::nullopt), ring = run(Algo::kRing);
+  EXPECT_EQ(best.algo, Algo::kTree);
+  EXPECT_EQ(best.proto, Proto::kLL);
+  EXPECT_NEAR(best.time_us / sharp.time_us / 2.12, 1.0, 0.25)
+      << "sharp " << sharp.time_us << " us, best host " << best.time_us << " us";
+  EXPECT_LT(sharp.time_us, ring.time_us / 5) << "ring " << ring.time_us << " us";
 }
 
 // §C.11: streaming aggregation reaches ~95% of network bandwidth: with one

@@ -60,6 +60,7 @@ TEST(Training, PipelineBubbleIsExactWithFreeCommunication) {
   o.cluster.nvlink.rate = Rate::from_gbps(1'000'000'000);  // 1 Eb/s: transfers take ~0
   o.cluster.nvlink.latency = Time::zero();
   o.comm.step_latency = Time::zero();
+  o.comm.net_latency = Time::zero();
   o.comm.launch_latency = Time::zero();
   const TrainingResult r = run_training_iteration(o);
   const Time per_mb = (layer_forward_time(o.train) + layer_backward_time(o.train)) * (24 / 4);

@@ -1,0 +1,83 @@
+#include "collective/protocol.h"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace rdmasim {
+namespace {
+
+// NCCL src/include/device.h: NCCL_STEPS slots per buffer; an LL line is
+// 16 B (two 4 B data words, two 4 B flags); LL128 lines are 16 uint64_t of
+// which one carries the flag (NCCL_LL128_LINEELEMS 16, DATAELEMS 15).
+constexpr int64_t kSteps = 8;
+constexpr int64_t kLlLinesPerThread = 8, kLlMaxThreads = 512, kLlLineBytes = 16, kLlLineData = 8;
+constexpr int64_t kLl128ElemsPerThread = 120, kLl128MaxThreads = 640, kLl128Line = 128, kLl128LineData = 120;
+// NCCL_BUFFSIZE default (NCCL environment-variable documentation): 4 MiB.
+constexpr int64_t kSimpleBuffer = 4 << 20;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+const char* proto_name(Proto p) {
+  switch (p) {
+    case Proto::kLL:
+      return "LL";
+    case Proto::kLL128:
+      return "LL128";
+    case Proto::kSimple:
+      return "Simple";
+  }
+  return "?";
+}
+
+Proto proto_from_name(const std::string& s) {
+  std::string l = s;
+  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple}) {
+    std::string n = proto_name(p);
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (l == n) return p;
+  }
+  throw std::invalid_argument("unknown protocol '" + s + "' (known: LL, LL128, Simple)");
+}
+
+int64_t proto_wire_bytes(Proto p, int64_t data) {
+  switch (p) {
+    case Proto::kLL:
+      return ceil_div(data, kLlLineData) * kLlLineBytes;
+    case Proto::kLL128:
+      return ceil_div(data, kLl128LineData) * kLl128Line;
+    case Proto::kSimple:
+      return data;
+  }
+  return data;
+}
+
+int64_t proto_grain_bytes(Proto p) {
+  constexpr int64_t kWarp = 32;
+  switch (p) {
+    case Proto::kLL:
+      return kWarp * kLlLinesPerThread * kLlLineData;
+    case Proto::kLL128:
+      return kWarp * kLl128ElemsPerThread * 8 / kLl128Line * kLl128LineData;
+    case Proto::kSimple:
+      return proto_step_bytes(p);
+  }
+  return proto_step_bytes(p);
+}
+
+int64_t proto_step_bytes(Proto p) {
+  switch (p) {
+    case Proto::kLL:
+      return kLlLinesPerThread * kLlMaxThreads * kLlLineData;  // 32 KiB of data in 64 KiB of lines
+    case Proto::kLL128:
+      return kLl128ElemsPerThread * kLl128MaxThreads * 8 / kLl128Line * kLl128LineData;  // 576,000 B
+    case Proto::kSimple:
+      return kSimpleBuffer / kSteps;  // 512 KiB
+  }
+  return kSimpleBuffer / kSteps;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,215 @@
+#include "collective/tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace rdmasim {
+namespace {
+
+// Every constant below is NCCL's (NVIDIA/nccl v2.30.7, src/graph/tuning.cc;
+// line numbers of that file). Index orders: algorithms Tree, Ring;
+// protocols LL, LL128, Simple; columns N1/N2/N4 = one node, two nodes, more.
+constexpr int kTree = 0, kRing = 1;
+constexpr double kBaseLat[2][kProtos] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};  // l.150-155
+constexpr double kNvlinkLat[2][kProtos] = {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}};   // l.159-162
+constexpr double kNetLat[2][kProtos] = {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}};   // l.171-174
+// llMaxBws (l.178-183): one node by GPU generation; several nodes by CPU
+// (row 0: Intel, which this model assumes).
+constexpr double kLlMaxBw[4][3] = {
+    {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282, 90, 70}};
+constexpr double kPerChRingLl128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
+constexpr double kPerChTreeLl128[4][3] = {
+    {20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+constexpr double kPerChTree[4][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+// treeCorrectionFactor (l.623-627), by log2(bytes / 64).
+constexpr double kTreeCorrection[kProtos][24] = {
+    {1, 1, 1, 1, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1, 1, 1, 1, 1},
+    {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+int log2i(int64_t v) {
+  int l = -1;
+  while (v > 0) {
+    v >>= 1;
+    ++l;
+  }
+  return l;
+}
+
+struct Model {
+  const PlanRequest& r;
+  const TunerSystem& s;
+  int nodes, ppn, ranks, ch, col, arch;
+  double bw;  // per channel, GB/s
+
+  Model(const PlanRequest& req, const TunerSystem& sys)
+      : r(req),
+        s(sys),
+        nodes(sys.shape.servers),
+        ppn(sys.shape.gpus),
+        ranks(sys.shape.ranks()),
+        ch(std::max(1, req.channels)),
+        col(nodes <= 2 ? nodes - 1 : 2),
+        arch(static_cast<int>(sys.arch)) {
+    // A channel's ring crosses one NIC between nodes; inside one node the
+    // channels share each GPU's NVLink.
+    const double nic = sys.nic.bps() / 8e9, nvl = sys.nvlink.bps() / 8e9;
+    bw = nodes > 1 ? std::min(nic, nvl / ch) : nvl / ch;
+  }
+
+  [[nodiscard]] double ll_max() const { return nodes == 1 ? kLlMaxBw[arch][0] : kLlMaxBw[0][col]; }
+
+  // NCCL's bus bandwidth for (algo, proto), GB/s.
+  [[nodiscard]] double bus_bw(int a, Proto p) const {
+    double b = ch * bw;
+    if (a == kRing) {
+      if (p == Proto::kLL) b = std::min(ll_max(), b * 0.5);
+      if (p == Proto::kLL128) b = std::min(b * 0.92, ch * kPerChRingLl128[arch][col]);
+      return b;
+    }
+    b = std::min(b * 0.92, ch * kPerChTree[arch][col]);
+    if (p == Proto::kLL) b = std::min(b / 3.8, ll_max());
+    if (p == Proto::kLL128) b = std::min(b * 120.0 / 128.0, ch * kPerChTreeLl128[arch][col]);
+    return b;
+  }
+
+  [[nodiscard]] double latency(int a, Proto p) const {
+    const int pi = static_cast<int>(p);
+    const double intra = kNvlinkLat[a][pi];
+    const double inter = ppn == 1 ? kNetLat[kTree][pi] : kNetLat[a][pi];
+    double lat = kBaseLat[a][pi];
+    if (a == kTree) return lat + 2 * ((ppn - 1) * intra + log2i(nodes) * inter);
+    const bool allreduce = r.type == CollType::kAllReduce;
+    const int steps = allreduce ? 2 * (ranks - 1) : ranks - 1;
+    const int n_inter = nodes == 1 ? 0 : (allreduce ? 2 : 1) * (nodes - 1);
+    // The proxy's per-step overhead on the intra-node steps of a multi-node
+    // ring: 1 us on Intel hosts, 3x for Simple (l.228-233).
+    const double net_ovh = nodes == 1 ? 0 : nccl_ring_net_overhead_us(p);
+    lat += (steps - n_inter) * std::max(intra, net_ovh) + n_inter * inter;
+    if (allreduce && p == Proto::kSimple && nodes > 1 && r.bytes / (int64_t(ch) * ranks) >= 64)
+      lat *= s.arch == GpuArch::kVolta ? 1.9 : 1.4;
+    return lat;
+  }
+
+  [[nodiscard]] TunerEstimate estimate(int a, Proto p) const {
+    double bus = bus_bw(a, p);
+    const bool allreduce = r.type == CollType::kAllReduce;
+    const int steps = allreduce ? 2 * (ranks - 1) : std::max(1, ranks - 1);
+    double alg = a == kRing ? bus * ranks / steps : bus * 0.5;
+    if (a == kTree) {
+      const int idx = log2i(r.bytes >> 6);
+      if (idx >= 0 && idx < 23) alg *= kTreeCorrection[static_cast<int>(p)][idx];
+    }
+    const double lat = latency(a, p);
+    return {a == kRing ? Algo::kRing : Algo::kTree, p, lat, alg,
+            lat + static_cast<double>(r.bytes) / (1000.0 * alg)};
+  }
+};
+
+}  // namespace
+
+const char* gpu_arch_name(GpuArch a) {
+  switch (a) {
+    case GpuArch::kVolta:
+      return "volta";
+    case GpuArch::kAmpere:
+      return "ampere";
+    case GpuArch::kHopper:
+      return "hopper";
+    case GpuArch::kBlackwell:
+      return "blackwell";
+  }
+  return "?";
+}
+
+GpuArch gpu_arch_from_name(const std::string& s) {
+  for (GpuArch a : {GpuArch::kVolta, GpuArch::kAmpere, GpuArch::kHopper, GpuArch::kBlackwell})
+    if (s == gpu_arch_name(a)) return a;
+  throw std::invalid_argument("unknown GPU generation '" + s + "' (known: volta, ampere, hopper, blackwell)");
+}
+
+std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys) {
+  std::vector<TunerEstimate> out;
+  const Model m(r, sys);
+  std::vector<int> algos;
+  if (!r.tune_algo) {
+    if (r.algo == Algo::kRing) algos.push_back(kRing);
+    if (r.algo == Algo::kTree) algos.push_back(kTree);
+  } else if (r.type == CollType::kAllReduce || r.type == CollType::kAllGather ||
+             r.type == CollType::kReduceScatter || r.type == CollType::kBroadcast ||
+             r.type == CollType::kReduce) {
+    algos.push_back(kRing);
+    // NCCL's trees are AllReduce only, and across nodes (inside one node a
+    // tree is a chain).
+    if (r.type == CollType::kAllReduce && sys.shape.servers > 1) algos.push_back(kTree);
+  }
+  for (int a : algos)
+    for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
+      if (r.tune_proto || p == r.proto) out.push_back(m.estimate(a, p));
+  return out;
+}
+
+TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys) {
+  TunerChoice c;
+  c.algo = r.tune_algo ? default_algo(r.type) : r.algo;
+  c.proto = r.proto;
+  // Point-to-point (pairwise AllToAll, SendRecv) and the algorithms NCCL
+  // does not choose by itself keep their algorithm; p2p takes LL up to
+  // NCCL_P2P_LL_THRESHOLD (16 KiB per peer, NCCL environment documentation).
+  if (c.algo == Algo::kPairwise || c.algo == Algo::kHierarchical || c.algo == Algo::kSharp) {
+    if (r.tune_proto) {
+      const int64_t per_peer =
+          r.type == CollType::kAllToAll ? r.bytes / std::max(1, sys.shape.ranks()) : r.bytes;
+      c.proto = c.algo == Algo::kPairwise && per_peer <= 16384 ? Proto::kLL : Proto::kSimple;
+    }
+    return c;
+  }
+  const auto est = nccl_estimates(r, sys);
+  if (est.empty()) throw std::invalid_argument("the tuner has no algorithm for this collective");
+  const auto best =
+      std::min_element(est.begin(), est.end(),
+                       [](const TunerEstimate& a, const TunerEstimate& b) { return a.time_us < b.time_us; });
+  c.algo = best->algo;
+  c.proto = best->proto;
+  c.predicted_us = best->time_us;
+  return c;
+}
+
+// CollNetDirect (SHARP through NCCL's CollNet plugin), Simple only:
+// baseLat 0, hwLat NVLINK 3.7 and NET 31 us (l.150-174).
+constexpr double kCollNetNvlinkLat = 3.7, kCollNetNetLat = 31;
+
+double nccl_base_latency_us(Algo a, Proto p) {
+  if (a == Algo::kSharp) return 0;
+  return kBaseLat[a == Algo::kTree ? kTree : kRing][static_cast<int>(p)];
+}
+
+double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
+  if (a == Algo::kSharp) return h == Hop::kNvlink ? kCollNetNvlinkLat : kCollNetNetLat;
+  const int ai = a == Algo::kTree ? kTree : kRing;
+  return h == Hop::kNvlink ? kNvlinkLat[ai][static_cast<int>(p)] : kNetLat[ai][static_cast<int>(p)];
+}
+
+double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels) {
+  const int nodes = sys.shape.servers, col = nodes <= 2 ? nodes - 1 : 2, arch = static_cast<int>(sys.arch);
+  const double ll = (nodes == 1 ? kLlMaxBw[arch][0] : kLlMaxBw[0][col]) / std::max(1, channels);
+  // A tree rank's channel both reduces up and broadcasts down: its GPU work
+  // carries NCCL's whole tree bus bandwidth (twice the algorithm bandwidth).
+  // Not NCCL's tree correction by size: it corrects NCCL's model for the
+  // pipeline fill and chunking a real tree has, which the simulation runs.
+  if (a == Algo::kTree) {
+    if (p == Proto::kLL) return ll;
+    if (p == Proto::kLL128) return kPerChTreeLl128[arch][col];
+    return kPerChTree[arch][col];
+  }
+  if (a == Algo::kSharp || a == Algo::kPairwise) return 0;  // NCCL has no such cap for CollNet/p2p here
+  if (p == Proto::kLL) return ll;
+  if (p == Proto::kLL128) return kPerChRingLl128[arch][col];
+  return 0;
+}
+
+double nccl_ring_net_overhead_us(Proto p) { return p == Proto::kSimple ? 3.0 : 1.0; }
+
+}  // namespace rdmasim

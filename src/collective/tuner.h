@@ -1,0 +1,77 @@
+// NCCL's tuner: the cost model NCCL uses to pick an algorithm and a protocol
+// for each collective call (ncclTopoTuneModel / ncclTopoGetAlgoTime in
+// NVIDIA/nccl src/graph/tuning.cc, v2.30.7). Predicted time is
+//   latency(algo, proto, ranks, nodes) + bytes / algorithm bandwidth,
+// with NCCL's own per-protocol latencies and bandwidth caps; the choice is
+// the cheapest (algo, proto) pair the collective and the system allow. The
+// choice is NCCL's; the simulation then runs it packet by packet, so what
+// the tuner predicts and what the run measures can differ (and the
+// difference is reported, never hidden).
+//
+// Scope: Ring for every collective, Tree for multi-node AllReduce; CollNet
+// (algo sharp) and hierarchical run only when asked for (NCCL uses CollNet
+// only with NCCL_COLLNET_ENABLE=1); NVLS is not modelled.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "collective/algorithms.h"
+#include "collective/protocol.h"
+#include "engine/units.h"
+
+namespace rdmasim {
+
+// GPU generation: NCCL's per-architecture bandwidth caps differ.
+enum class GpuArch : uint8_t { kVolta, kAmpere, kHopper, kBlackwell };
+[[nodiscard]] const char* gpu_arch_name(GpuArch a);
+[[nodiscard]] GpuArch gpu_arch_from_name(const std::string& s);  // volta|ampere|hopper|blackwell
+
+struct TunerSystem {
+  CommShape shape;
+  Rate nic;     // one NIC per GPU
+  Rate nvlink;  // per GPU, per direction
+  GpuArch arch = GpuArch::kHopper;
+};
+
+struct TunerChoice {
+  Algo algo = Algo::kRing;
+  Proto proto = Proto::kSimple;
+  double predicted_us = 0;  // NCCL's own estimate for the choice
+};
+
+// One candidate's estimate (for reports and tests).
+struct TunerEstimate {
+  Algo algo;
+  Proto proto;
+  double latency_us;
+  double algbw_GBps;  // NCCL's bus bandwidth converted to algorithm bandwidth
+  double time_us;
+};
+
+// Every (algo, proto) pair NCCL would consider for r.type on `sys`, with the
+// algorithm/protocol of `r` fixed unless r.tune_algo / r.tune_proto.
+[[nodiscard]] std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys);
+// The cheapest of them. Throws std::invalid_argument when none applies.
+[[nodiscard]] TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys);
+
+// NCCL's latency figures for what runs (tuning.cc baseLat and hwLat), in
+// microseconds: the fixed cost of one collective call, and the cost of one
+// hop of a step over NVLink or over the network. Ring's figures stand for the
+// ring-based algorithms (hierarchical, pairwise); Tree's for tree;
+// CollNetDirect's for sharp.
+enum class Hop : uint8_t { kNvlink, kNet };
+[[nodiscard]] double nccl_base_latency_us(Algo a, Proto p);
+[[nodiscard]] double nccl_hop_latency_us(Algo a, Proto p, Hop h);
+// The proxy's overhead NCCL charges each intra-node step of a multi-node
+// ring (tuning.cc l.228-233: 1 us on Intel hosts, 3x for Simple).
+[[nodiscard]] double nccl_ring_net_overhead_us(Proto p);
+// The most payload one channel's GPU work moves per second between two
+// ranks (GB/s), from NCCL's per-protocol bandwidth caps: LL's llMaxBw shared
+// by the channels, LL128's and Tree's per-channel maxima (a tree rank's
+// channel sends up and down, NCCL's tree bus bandwidth in all). 0: no cap (ring Simple: the links
+// decide). The wire overhead of LL/LL128 lines is not in here: the
+// simulation puts those bytes on the links itself.
+[[nodiscard]] double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels);
+
+}  // namespace rdmasim

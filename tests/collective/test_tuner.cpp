@@ -1,0 +1,188 @@
+// NCCL's protocols and tuner (collective/protocol.h, collective/tuner.h):
+// the buffer layout and cost model are NCCL's own figures, checked by hand
+// here; what the simulation makes of them is checked against published
+// nccl-tests runs of real clusters (data/reference/nccl-tests/).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+
+#include "collective/nccl_tests.h"
+#include "collective/tuner.h"
+#include "config/shipped_path.h"
+#include "fabric/profiles.h"
+#include "run/front_ends.h"
+
+namespace rdmasim {
+namespace {
+
+// NCCL src/include/device.h: LL lines are 16 B with 8 B of data; LL128
+// lines 128 B with 120 B; buffers of 8 steps: LL 512 threads x 8 lines,
+// LL128 640 threads x 120 x 8 B, Simple NCCL_BUFFSIZE 4 MiB.
+TEST(Protocols, WireBytesAndStepsAreNcclsBufferLayout) {
+  EXPECT_EQ(proto_wire_bytes(Proto::kSimple, 1000), 1000);
+  EXPECT_EQ(proto_wire_bytes(Proto::kLL, 8), 16);
+  EXPECT_EQ(proto_wire_bytes(Proto::kLL, 9), 32);
+  EXPECT_EQ(proto_wire_bytes(Proto::kLL128, 120), 128);
+  EXPECT_EQ(proto_wire_bytes(Proto::kLL128, 121), 256);
+  EXPECT_EQ(proto_step_bytes(Proto::kSimple), 512 * 1024);
+  EXPECT_EQ(proto_step_bytes(Proto::kLL), 32 * 1024);
+  EXPECT_EQ(proto_step_bytes(Proto::kLL128), 576000);  // 614,400 B of lines
+  EXPECT_EQ(proto_grain_bytes(Proto::kLL), 2048);
+  EXPECT_EQ(proto_grain_bytes(Proto::kLL128), 28800);
+  EXPECT_EQ(proto_from_name("ll128"), Proto::kLL128);
+  EXPECT_THROW((void)proto_from_name("LL64"), std::invalid_argument);
+}
+
+TunerSystem h100_2x8() {
+  TunerSystem s;
+  s.shape = CommShape{2, 8};
+  s.nic = Rate::from_gbps(400);
+  s.nvlink = Rate::from_gbps(450 * 8);
+  s.arch = GpuArch::kHopper;
+  return s;
+}
+
+PlanRequest allreduce(int64_t bytes) {
+  PlanRequest r;
+  r.bytes = bytes;
+  r.channels = 8;
+  r.tune_algo = r.tune_proto = true;
+  return r;
+}
+
+// NCCL's model (tuning.cc, v2.30.7) worked by hand for 2 x 8 H100, one 400G
+// NIC per GPU, 8 channels of 50 GB/s:
+//   1 KiB tree/LL: latency 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us; bus
+//   bandwidth min(400 x 0.92, 8 x 41.4) = 331.2, LL min(331.2 / 3.8, 39.0)
+//   = 39.0, algorithm bandwidth 0.5 x 39.0 x tree correction 0.9 = 17.55 GB/s.
+//   1 GiB ring/Simple: latency (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.24 us;
+//   algorithm bandwidth 400 x 16 / 30 GB/s.
+TEST(Tuner, ReproducesNcclsCostModel) {
+  const auto small = nccl_estimates(allreduce(1024), h100_2x8());
+  const auto big = nccl_estimates(allreduce(int64_t{1} << 30), h100_2x8());
+  ASSERT_EQ(small.size(), 6u);  // ring and tree x LL, LL128, Simple
+  auto find = [](const std::vector<TunerEstimate>& v, Algo a, Proto p) {
+    for (const auto& e : v)
+      if (e.algo == a && e.proto == p) return e;
+    ADD_FAILURE() << "no estimate";
+    return v.front();
+  };
+  const TunerEstimate t = find(small, Algo::kTree, Proto::kLL);
+  EXPECT_NEAR(t.latency_us, 25.2, 1e-9);
+  EXPECT_NEAR(t.algbw_GBps, 17.55, 1e-9);
+  EXPECT_NEAR(t.time_us, 25.2 + 1024 / 17550.0, 1e-9);
+  const TunerEstimate r = find(big, Algo::kRing, Proto::kSimple);
+  EXPECT_NEAR(r.latency_us, 184.24, 1e-9);
+  EXPECT_NEAR(r.algbw_GBps, 400.0 * 16 / 30, 1e-9);
+  const TunerChoice c1 = nccl_tune(allreduce(1024), h100_2x8());
+  EXPECT_EQ(c1.algo, Algo::kTree);
+  EXPECT_EQ(c1.proto, Proto::kLL);
+  const TunerChoice c2 = nccl_tune(allreduce(int64_t{1} << 30), h100_2x8());
+  EXPECT_EQ(c2.algo, Algo::kRing);
+  EXPECT_EQ(c2.proto, Proto::kSimple);
+  // NCCL_PROTO=Simple keeps the tuner to Simple; NCCL_ALGO=ring to rings.
+  PlanRequest forced = allreduce(1024);
+  forced.tune_proto = false;
+  forced.proto = Proto::kSimple;
+  EXPECT_EQ(nccl_tune(forced, h100_2x8()).proto, Proto::kSimple);
+  forced = allreduce(1024);
+  forced.tune_algo = false;
+  forced.algo = Algo::kRing;
+  EXPECT_EQ(nccl_tune(forced, h100_2x8()).algo, Algo::kRing);
+  EXPECT_EQ(nccl_tune(forced, h100_2x8()).proto, Proto::kLL);
+  // AllGather has no tree in NCCL; one node has no tree.
+  PlanRequest ag = allreduce(1024);
+  ag.type = CollType::kAllGather;
+  for (const auto& e : nccl_estimates(ag, h100_2x8())) EXPECT_EQ(e.algo, Algo::kRing);
+  TunerSystem one = h100_2x8();
+  one.shape = CommShape{1, 8};
+  EXPECT_EQ(nccl_tune(allreduce(1024), one).algo, Algo::kRing);
+}
+
+// Conservation with the protocol's lines: LL puts twice the data on the
+// links, LL128 128/120 of it rounded to whole lines per transfer.
+TEST(Protocols, FabricBytesCarryTheProtocolsLines) {
+  auto bytes = [](Proto p) {
+    NcclTestsOptions o;
+    o.algo = Algo::kRing;
+    o.proto = p;
+    o.min_bytes = o.max_bytes = 1 << 20;
+    o.cluster.servers = 2;
+    o.cluster.topology = ClusterTopology::kRail;
+    o.fabric = find_profile("ideal").config;
+    o.fabric.rc.mtu = 4096;
+    const NcclTestsRow row = run_nccl_tests(o).rows[0];
+    EXPECT_EQ(row.proto, p);
+    return row.fabric_bytes;
+  };
+  const int64_t simple = bytes(Proto::kSimple);
+  // 2 server hops per ring x 30 steps x 8 channels x one 8 KiB block each.
+  EXPECT_EQ(simple, int64_t{2} * 30 * 8 * 8192);
+  EXPECT_EQ(bytes(Proto::kLL), 2 * simple);
+  EXPECT_EQ(bytes(Proto::kLL128), simple / 8192 * ((8192 + 119) / 120 * 128));
+}
+
+std::vector<PublishedRow> published(const std::string& file) {
+  std::ifstream in(find_shipped("data/reference/nccl-tests/" + file));
+  return parse_nccl_tests_table(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+// The real tool's output parses with the same reader as ours.
+TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
+  const auto crusoe = published("a100-hdr-2x8-crusoe.txt");
+  ASSERT_EQ(crusoe.size(), 29u);  // 8 B .. 2 GiB
+  EXPECT_EQ(crusoe.front().bytes, 8);
+  EXPECT_EQ(crusoe.back().bytes, int64_t{1} << 31);
+  EXPECT_DOUBLE_EQ(crusoe.back().time_us, 20749.1);
+  EXPECT_DOUBLE_EQ(crusoe.back().busbw, 194.06);
+  EXPECT_EQ(published("a100-hdr-2x8-azure-ndmv4.txt").size(), 31u);
+  EXPECT_EQ(published("h100-ndr-2x8-nebius.txt").size(), 31u);
+  NcclTestsOptions o;
+  o.min_bytes = 1024;
+  o.max_bytes = 8192;
+  o.cluster.servers = 2;
+  o.fabric = find_profile("ib-ndr").config;
+  const NcclTestsResult r = run_nccl_tests(o);
+  const auto back = parse_nccl_tests_table(format_nccl_tests(r, o));
+  ASSERT_EQ(back.size(), r.rows.size());
+  for (size_t i = 0; i < back.size(); ++i) {
+    EXPECT_EQ(back[i].bytes, r.rows[i].bytes);
+    EXPECT_NEAR(back[i].time_us, r.rows[i].time_us, 0.005);
+  }
+  EXPECT_THROW((void)parse_nccl_tests_table("  1024  256 float sum\n"), std::invalid_argument);
+}
+
+// 2 x 8 A100 with 8 x 200G HDR (Crusoe, HPC-X, 2 QPs per connection): the
+// simulation with NCCL's tuner and latencies against the published run.
+// What holds today: every size from 512 KiB within 25% and the top busbw
+// within 10%; from 1 KiB within 35% (NCCL's own cost model is 18-44% below
+// this run at 1-128 KiB; docs/COLLECTIVES.md).
+TEST(NcclTestsTable, TracksAPublishedA100Run) {
+  const auto pub = published("a100-hdr-2x8-crusoe.txt");
+  NcclTestsOptions o;
+  o.min_bytes = 1024;
+  o.max_bytes = pub.back().bytes;
+  o.cluster.servers = 2;
+  o.cluster.topology = ClusterTopology::kRail;
+  o.cluster.arch = GpuArch::kAmpere;
+  o.cluster.nvlink.rate = Rate::from_gbps(300 * 8);
+  o.cluster.nic_link.rate = o.cluster.fabric_link.rate = Rate::from_gbps(200);
+  o.comm.qps_per_conn = 2;
+  o.fabric = find_profile("ib-hdr").config;
+  o.fabric.set_mtu(4096);
+  const NcclTestsResult sim = run_nccl_tests(o, 2);
+  const PublishedComparison all = compare_with_published(sim, pub, 1024, 0.35);
+  EXPECT_TRUE(all.misses.empty()) << "worst " << all.worst << " at " << all.worst_bytes;
+  EXPECT_EQ(all.glitches, std::vector<int64_t>{262144});  // 192.78 us between 51.08 and 68.02
+  const PublishedComparison large = compare_with_published(sim, pub, 512 << 10, 0.25);
+  EXPECT_TRUE(large.misses.empty()) << "worst " << large.worst << " at " << large.worst_bytes;
+  EXPECT_EQ(large.compared, 13);
+  EXPECT_NEAR(large.busbw_error(), 0.0, 0.10);
+}
+
+}  // namespace
+}  // namespace rdmasim

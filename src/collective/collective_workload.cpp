@@ -93,8 +93,9 @@ struct CollectiveKeys {
         {"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
         r.channels, "auto", 1, 64);
     v.size_or({"chunk",
-               "payload a channel moves per pipeline step; auto: the protocol's (NCCL's buffer / 8 steps: "
-               "Simple 512 KiB, LL 32 KiB, LL128 576,000 B)"},
+               "payload of one transfer, the unit a receiver forwards; auto: the protocol's (Simple: a slice, "
+               "1 MiB for ring all_reduce/all_gather/reduce_scatter, else 512 KiB, halved for mid-size trees; "
+               "LL 2 KiB and LL128 28,800 B, a warp's share of a step)"},
               r.chunk, "auto");
     if (has_root(r.type))
       v.count({"root", "rank that broadcast sends from or reduce collects to"}, r.root, 0, 1 << 20);

@@ -138,6 +138,7 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
         tp_set_[p] = new_set("tp", p, kTidComm);
         for (int d = 0; d < par_.dp; ++d) {
           std::vector<int> r;
+          r.reserve(par_.tp);
           for (int t = 0; t < par_.tp; ++t) r.push_back(rank(p, d, t));
           add_comm(tp_set_[p], r);
         }
@@ -146,6 +147,7 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
         dp_set_[p] = new_set("dp", p, kTidDp);
         for (int t = 0; t < par_.tp; ++t) {
           std::vector<int> r;
+          r.reserve(par_.dp);
           for (int d = 0; d < par_.dp; ++d) r.push_back(rank(p, d, t));
           add_comm(dp_set_[p], r);
         }
@@ -155,6 +157,7 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
         for (int t = 0; t < par_.tp; ++t)
           for (int g = 0; g < par_.dp / par_.ep; ++g) {
             std::vector<int> r;
+            r.reserve(par_.ep);
             for (int e = 0; e < par_.ep; ++e) r.push_back(rank(p, g * par_.ep + e, t));
             add_comm(ep_set_[p], r);
           }

@@ -32,7 +32,8 @@ void published_runs(std::vector<ValidationResult>& out) {
   constexpr const char* kCrusoe =
       "below 512 KiB NCCL's own cost model, which the simulation follows, is itself 18-44% under this run";
   constexpr const char* kAzure =
-      "this run is 10-30% slower than the Crusoe run of the same hardware at most sizes; NCCL's own model is up "
+      "this run is 10-30% slower than the Crusoe run of the same hardware at most sizes; NCCL's own model is "
+      "up "
       "to 55% under it";
   for (const Run& k :
        {Run{"a100-hdr-2x8-crusoe.txt", "A100 2x8, 8x200G HDR (Crusoe, HPC-X)", "a100", "ib-hdr", 200, 2,
@@ -40,7 +41,8 @@ void published_runs(std::vector<ValidationResult>& out) {
         Run{"a100-hdr-2x8-azure-ndmv4.txt", "A100 2x8, 8x200G HDR (Azure NDm A100 v4)", "a100", "ib-hdr", 200,
             1, kAzure},
         Run{"h100-ndr-2x8-nebius.txt", "H100 2x8, 8x400G NDR (Nebius)", "h100", "ib-ndr", 400, 1,
-            "NVLink SHARP (NVLS/NVLSTree), which takes this run past the ring's 8 x 400G limit, is not modelled; "
+            "NVLink SHARP (NVLS/NVLSTree), which takes this run past the ring's 8 x 400G limit, is not "
+            "modelled; "
             "at 512 KiB-64 MiB the simulation is 20-38% fast, NCCL's own model up to 44%"}}) {
     std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + k.file));
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -60,14 +62,14 @@ void published_runs(std::vector<ValidationResult>& out) {
     const PublishedComparison c = compare_with_published(run_nccl_tests(o), pub, 1024, 0.25);
     std::string misses;
     for (int64_t b : c.misses) misses += (misses.empty() ? "" : ", ") + std::to_string(b);
-    out.push_back({"nccl-real", fmt::format("all_reduce_perf 1 KiB-{} B, {}", o.max_bytes, k.label),
-                   fmt::format("{}/{} sizes within 25% (worst {:+.1f}% at {} B{}; NCCL's own model: worst "
-                               "{:+.1f}%); busbw {:.1f} vs {:.1f} ({:+.1f}%)",
-                               c.within, c.compared, 100 * c.worst, c.worst_bytes,
-                               misses.empty() ? "" : "; outside: " + misses, 100 * c.model_worst, c.busbw_top,
-                               c.published_busbw_top, 100 * c.busbw_error()),
-                   "time +-25% at every size, busbw +-10% at the top",
-                   c.misses.empty() && std::fabs(c.busbw_error()) <= 0.10, k.gap});
+    out.emplace_back("nccl-real", fmt::format("all_reduce_perf 1 KiB-{} B, {}", o.max_bytes, k.label),
+                     fmt::format("{}/{} sizes within 25% (worst {:+.1f}% at {} B{}; NCCL's own model: worst "
+                                 "{:+.1f}%); busbw {:.1f} vs {:.1f} ({:+.1f}%)",
+                                 c.within, c.compared, 100 * c.worst, c.worst_bytes,
+                                 misses.empty() ? "" : "; outside: " + misses, 100 * c.model_worst,
+                                 c.busbw_top, c.published_busbw_top, 100 * c.busbw_error()),
+                     "time +-25% at every size, busbw +-10% at the top",
+                     c.misses.empty() && std::fabs(c.busbw_error()) <= 0.10, k.gap);
   }
 }
 
@@ -93,12 +95,12 @@ void collective_cases(std::vector<ValidationResult>& out) {
     cc.servers = k.servers;
     cc.gpus_per_server = k.gpus;
     const AlphaBetaCheck r = check_alpha_beta(cc, ideal, alpha_beta_comm(), k.t, k.bytes, k.pipelined);
-    out.push_back(
-        {"A.3",
-         fmt::format("ring {} n=8 {} S={}{}", coll_name(k.t), k.servers == 1 ? "NVLink" : "400G fabric",
-                     k.bytes, k.pipelined ? " 512K chunks" : ""),
-         fmt::format("{:.1f} us ({:+.2f}%)", r.measured_s * 1e6, 100 * r.error()),
-         fmt::format("{:.1f} us +-2%", r.expected_s * 1e6), std::fabs(r.error()) <= 0.02});
+    out.emplace_back(
+        "A.3",
+        fmt::format("ring {} n=8 {} S={}{}", coll_name(k.t), k.servers == 1 ? "NVLink" : "400G fabric",
+                    k.bytes, k.pipelined ? " 512K chunks" : ""),
+        fmt::format("{:.1f} us ({:+.2f}%)", r.measured_s * 1e6, 100 * r.error()),
+        fmt::format("{:.1f} us +-2%", r.expected_s * 1e6), std::fabs(r.error()) <= 0.02);
   }
 
   for (CollType t : {CollType::kAllReduce, CollType::kAllGather, CollType::kReduceScatter,
@@ -113,8 +115,8 @@ void collective_cases(std::vector<ValidationResult>& out) {
     const NcclTestsResult r = run_nccl_tests(o);
     const double f = r.rows[0].busbw / r.rows[0].algbw;
     const double want = busbw_factor(t, 8);
-    out.push_back({"A.4", fmt::format("nccl-tests {}_perf busbw/algbw, n=8", coll_name(t)),
-                   fmt::format("{:.4f}", f), fmt::format("{:.4f}", want), std::fabs(f - want) < 1e-12});
+    out.emplace_back("A.4", fmt::format("nccl-tests {}_perf busbw/algbw, n=8", coll_name(t)),
+                     fmt::format("{:.4f}", f), fmt::format("{:.4f}", want), std::fabs(f - want) < 1e-12);
   }
 
   // IB NDR's data rate carries 4096 B payloads at 99.4% efficiency (26 B of
@@ -127,9 +129,9 @@ void collective_cases(std::vector<ValidationResult>& out) {
     o.fabric.rc.mtu = 4096;
     const NcclTestsResult r = run_nccl_tests(o);
     const double nic = r.rows[0].busbw / o.cluster.gpus_per_server;
-    out.push_back({"C.10", fmt::format("all_reduce 256MiB, 4x8 GPUs, rail, {}", profile),
-                   fmt::format("{:.2f} GB/s per NIC", nic), "~46-48 GB/s per 400G NIC",
-                   nic >= 46 && nic <= 49});
+    out.emplace_back("C.10", fmt::format("all_reduce 256MiB, 4x8 GPUs, rail, {}", profile),
+                     fmt::format("{:.2f} GB/s per NIC", nic), "~46-48 GB/s per 400G NIC",
+                     nic >= 46 && nic <= 49);
   }
   auto leaf_spine = [&](double oversub, int qps, const FabricConfig& fabric) {
     NcclTestsOptions o;
@@ -140,18 +142,18 @@ void collective_cases(std::vector<ValidationResult>& out) {
     return run_nccl_tests(o).rows[0].busbw / o.cluster.gpus_per_server;
   };
   const double ls1 = leaf_spine(1, 1, ideal), ls8 = leaf_spine(1, 8, ideal), ls2to1 = leaf_spine(2, 8, ideal);
-  out.push_back({"C.10", "all_reduce 128MiB leaf-spine ECMP, 1 QP vs 8 QPs per conn",
-                 fmt::format("{:.1f} -> {:.1f} GB/s per NIC", ls1, ls8), "collision loss; more QPs recover",
-                 ls8 > 1.5 * ls1});
+  out.emplace_back("C.10", "all_reduce 128MiB leaf-spine ECMP, 1 QP vs 8 QPs per conn",
+                   fmt::format("{:.1f} -> {:.1f} GB/s per NIC", ls1, ls8), "collision loss; more QPs recover",
+                   ls8 > 1.5 * ls1);
   FabricConfig ib = find_profile("ib-ndr").config;
   const double ib_static = leaf_spine(1, 1, ib);
   ib.ib.sm.adaptive = true;
   const double ib_ar = leaf_spine(1, 1, ib);
   // The subnet manager spreads destinations over the up-ports (d-mod-k), so
   // the ring's flows do not collide as ECMP hashes do; AR must not lose that.
-  out.push_back({"C.10", "leaf-spine 1 QP: ECMP vs ib-ndr LFT vs ib-ndr AR",
-                 fmt::format("{:.1f} / {:.1f} / {:.1f} GB/s", ls1, ib_static, ib_ar),
-                 "LFT > 1.5 x ECMP, AR >= 0.9 x LFT", ib_static > 1.5 * ls1 && ib_ar >= 0.9 * ib_static});
+  out.emplace_back("C.10", "leaf-spine 1 QP: ECMP vs ib-ndr LFT vs ib-ndr AR",
+                   fmt::format("{:.1f} / {:.1f} / {:.1f} GB/s", ls1, ib_static, ib_ar),
+                   "LFT > 1.5 x ECMP, AR >= 0.9 x LFT", ib_static > 1.5 * ls1 && ib_ar >= 0.9 * ib_static);
   auto sharp_vs = [&](std::optional<Algo> a, int64_t bytes, int servers, int gpus) {
     NcclTestsOptions o;
     o.algo = a;
@@ -168,18 +170,18 @@ void collective_cases(std::vector<ValidationResult>& out) {
   const NcclTestsRow s8 = sharp_vs(Algo::kSharp, 8, 128, 1);
   const NcclTestsRow h8 = sharp_vs(std::nullopt, 8, 128, 1);
   const double speedup = h8.time_us / s8.time_us;
-  out.push_back({"C.11", "SHARP 8 B all_reduce, 128 hosts: best host algorithm / SHARP",
-                 fmt::format("{:.1f} ({}/{}) / {:.1f} us = {:.2f}x", h8.time_us, algo_name(h8.algo),
-                             proto_name(h8.proto), s8.time_us, speedup),
-                 "2.12x (6.01 / 2.83 us) +-25%", std::fabs(speedup / 2.12 - 1) <= 0.25});
+  out.emplace_back("C.11", "SHARP 8 B all_reduce, 128 hosts: best host algorithm / SHARP",
+                   fmt::format("{:.1f} ({}/{}) / {:.1f} us = {:.2f}x", h8.time_us, algo_name(h8.algo),
+                               proto_name(h8.proto), s8.time_us, speedup),
+                   "2.12x (6.01 / 2.83 us) +-25%", std::fabs(speedup / 2.12 - 1) <= 0.25);
   const double big = sharp_vs(Algo::kSharp, int64_t{1} << 30, 8, 1).algbw / 50.0;
-  out.push_back({"C.11", "SHARP 1 GiB all_reduce, 8 hosts: algbw / NIC bandwidth",
-                 fmt::format("{:.3f} (model: aggregation at 0.95 x port rate)", big), "~0.95",
-                 std::fabs(big - 0.95) < 0.01});
+  out.emplace_back("C.11", "SHARP 1 GiB all_reduce, 8 hosts: algbw / NIC bandwidth",
+                   fmt::format("{:.3f} (model: aggregation at 0.95 x port rate)", big), "~0.95",
+                   std::fabs(big - 0.95) < 0.01);
   published_runs(out);
-  out.push_back({"C.10", "all_reduce 128MiB leaf-spine 8 QPs, 1:1 vs 2:1 oversubscribed",
-                 fmt::format("{:.1f} -> {:.1f} GB/s per NIC", ls8, ls2to1),
-                 "2:1 <= half of non-blocking (24)", ls2to1 <= 24.0 && ls2to1 < ls8});
+  out.emplace_back("C.10", "all_reduce 128MiB leaf-spine 8 QPs, 1:1 vs 2:1 oversubscribed",
+                   fmt::format("{:.1f} -> {:.1f} GB/s per NIC", ls8, ls2to1),
+                   "2:1 <= half of non-blocking (24)", ls2to1 <= 24.0 && ls2to1 < ls8);
 }
 
 }  // namespace rdmasim

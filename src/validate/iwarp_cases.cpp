@@ -44,11 +44,11 @@ void exact_cases(std::vector<ValidationResult>& out) {
     const int64_t expect =
         op == Opcode::kWrite ? tx + one_way(1098) + one_way(84) : tx + one_way(130) + tx + one_way(1098);
     const int64_t got = s.done.empty() ? -1 : s.done[0].completed.ps();
-    out.push_back(
-        {"E.iw",
-         fmt::format("iwarp-cubic 1000 B {} completion, 1 switch", op == Opcode::kWrite ? "Write" : "Read"),
-         fmt::format("{} ps", got), fmt::format("{} ps (exact)", expect),
-         got == expect && f.check_invariants().empty()});
+    out.emplace_back(
+        "E.iw",
+        fmt::format("iwarp-cubic 1000 B {} completion, 1 switch", op == Opcode::kWrite ? "Write" : "Read"),
+        fmt::format("{} ps", got), fmt::format("{} ps (exact)", expect),
+        got == expect && f.check_invariants().empty());
   }
   // A long Write: line rate x 1440 / 1538 (payload per full segment over its
   // frame), the reverse ACKs costing the forward direction nothing; long
@@ -61,8 +61,8 @@ void exact_cases(std::vector<ValidationResult>& out) {
   sim.run(Time::from_s(1));
   const double got = s.done.empty() ? 0 : bytes * 8.0 / (s.done[0].completed - s.done[0].posted).sec() / 1e9;
   const double expect = 100.0 * 1440 / 1538;
-  out.push_back({"E.iw", "iwarp-cubic single-flow goodput, 100G, 1500 MTU", fmt::format("{:.3f} Gb/s", got),
-                 fmt::format("{:.3f} Gb/s +-0.1%", expect), std::abs(got / expect - 1) <= 0.001});
+  out.emplace_back("E.iw", "iwarp-cubic single-flow goodput, 100G, 1500 MTU", fmt::format("{:.3f} Gb/s", got),
+                   fmt::format("{:.3f} Gb/s +-0.1%", expect), std::abs(got / expect - 1) <= 0.001);
 }
 
 // §E.15: N long flows into one 10 Gb/s port, K = 65 segments. The paper's
@@ -91,13 +91,13 @@ void dctcp_cases(std::vector<ValidationResult>& out) {
     const double qmax = k + n, qmin = qmax - a, mean = q.mean() / seg;
     const double payload_line = 10.0 * 1440 / 1538;
     const bool clean = f.switches()[0]->counters().buffer_drops == 0 && f.check_invariants().empty();
-    out.push_back({"E.15", fmt::format("DCTCP {} flows into 10G, K=65: mean queue (packets)", n),
-                   fmt::format("{:.1f}", mean), fmt::format("[{:.1f}, {:.1f}] -10%", qmin, qmax),
-                   clean && mean >= 0.9 * qmin && mean <= qmax});
-    out.push_back({"E.15", fmt::format("DCTCP {} flows into 10G: utilisation / Jain", n),
-                   fmt::format("{:.1f}% / {:.3f}", 100 * share.total_gbps / payload_line, share.jain),
-                   ">= 95% / >= 0.95",
-                   clean && share.total_gbps >= 0.95 * payload_line && share.jain >= 0.95});
+    out.emplace_back("E.15", fmt::format("DCTCP {} flows into 10G, K=65: mean queue (packets)", n),
+                     fmt::format("{:.1f}", mean), fmt::format("[{:.1f}, {:.1f}] -10%", qmin, qmax),
+                     clean && mean >= 0.9 * qmin && mean <= qmax);
+    out.emplace_back("E.15", fmt::format("DCTCP {} flows into 10G: utilisation / Jain", n),
+                     fmt::format("{:.1f}% / {:.3f}", 100 * share.total_gbps / payload_line, share.jain),
+                     ">= 95% / >= 0.95",
+                     clean && share.total_gbps >= 0.95 * payload_line && share.jain >= 0.95);
   }
 }
 
@@ -163,13 +163,13 @@ void iwarp_cases(std::vector<ValidationResult>& out, bool full) {
         measured += fmt::format("{}{}:{:.2f}", measured.empty() ? "" : " ", p.n, p.goodput_gbps);
     }
     const double last = curve.back().goodput_gbps;
-    out.push_back({"E.16",
-                   fmt::format("TCP incast N x 256 KiB reads, 10G, min RTO {}: Gb/s at N",
-                               coarse ? "200 ms" : "200 us"),
-                   measured,
-                   coarse ? fmt::format("collapse: < {:.2f} at N=48", line / 4)
-                          : fmt::format("no collapse: >= {:.2f} at every N", line / 2),
-                   ok && (coarse ? last < line / 4 : worst >= line / 2)});
+    out.emplace_back(
+        "E.16",
+        fmt::format("TCP incast N x 256 KiB reads, 10G, min RTO {}: Gb/s at N", coarse ? "200 ms" : "200 us"),
+        measured,
+        coarse ? fmt::format("collapse: < {:.2f} at N=48", line / 4)
+               : fmt::format("no collapse: >= {:.2f} at every N", line / 2),
+        ok && (coarse ? last < line / 4 : worst >= line / 2));
   }
 }
 

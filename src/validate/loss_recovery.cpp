@@ -1,6 +1,5 @@
 #include "validate/loss_recovery.h"
 
-
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "validate/recording_sink.h"

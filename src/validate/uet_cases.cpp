@@ -133,13 +133,13 @@ void permutation_case(std::vector<ValidationResult>& out) {
   bool clean = true;
   for (const PermutationSpread* s : {&ecmp, &qps8, &plb, &ar, &uet, &ib_ar})
     clean = clean && s->finished == 16 && s->invariants.empty();
-  out.push_back(
-      {"D.13",
-       "permutation, k=4 fat-tree, 16 x 8 MiB: last / ideal for ECMP | 8 QPs | PLB | Eth AR | UET | IB AR",
-       fmt::format("{:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f}", ecmp.last_over_ideal,
-                   qps8.last_over_ideal, plb.last_over_ideal, ar.last_over_ideal, uet.last_over_ideal,
-                   ib_ar.last_over_ideal),
-       "ECMP > 2.5, UET < 1.3", clean && ecmp.last_over_ideal > 2.5 && uet.last_over_ideal < 1.3});
+  out.emplace_back(
+      "D.13",
+      "permutation, k=4 fat-tree, 16 x 8 MiB: last / ideal for ECMP | 8 QPs | PLB | Eth AR | UET | IB AR",
+      fmt::format("{:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f}", ecmp.last_over_ideal,
+                  qps8.last_over_ideal, plb.last_over_ideal, ar.last_over_ideal, uet.last_over_ideal,
+                  ib_ar.last_over_ideal),
+      "ECMP > 2.5, UET < 1.3", clean && ecmp.last_over_ideal > 2.5 && uet.last_over_ideal < 1.3);
 }
 
 // D.12: the shipped 16-to-1 incast on uet-nscc: trims instead of drops,
@@ -169,13 +169,13 @@ void incast_case(std::vector<ValidationResult>& out) {
   // Payload over the makespan against the receiver link's payload rate (400G x 4096 / 4218).
   const double busy =
       done > 0 ? static_cast<double>(bytes) * 8 / (last - first).sec() / (400e9 * 4096 / 4218) : 0;
-  out.push_back(
-      {"D.12", "16-to-1 incast on uet-nscc (trimming): trims NACKed and resent, timeouts, receiver busy",
-       fmt::format("{} trims, {} NACKed, {} resent; {} drops, {} timeouts; {:.1f}% busy", trimmed, nacked,
-                   resent, drops, st.timeouts, busy * 100),
-       "trims > 0, every trim NACKed and resent, 0 drops, 0 timeouts, >= 90% busy",
-       done == 16 && e.invariant_error().empty() && trimmed > 0 && nacked == trimmed && resent == nacked &&
-           st.retransmitted_packets == resent && drops == 0 && st.timeouts == 0 && busy >= 0.9});
+  out.emplace_back(
+      "D.12", "16-to-1 incast on uet-nscc (trimming): trims NACKed and resent, timeouts, receiver busy",
+      fmt::format("{} trims, {} NACKed, {} resent; {} drops, {} timeouts; {:.1f}% busy", trimmed, nacked,
+                  resent, drops, st.timeouts, busy * 100),
+      "trims > 0, every trim NACKed and resent, 0 drops, 0 timeouts, >= 90% busy",
+      done == 16 && e.invariant_error().empty() && trimmed > 0 && nacked == trimmed && resent == nacked &&
+          st.retransmitted_packets == resent && drops == 0 && st.timeouts == 0 && busy >= 0.9);
 }
 
 // D.12 with RCCC: 16 senders into one 400G port; after the first round,
@@ -184,14 +184,14 @@ void rccc_case(std::vector<ValidationResult>& out) {
   const UetIncastRun nscc = run_uet_incast("uet-nscc", 16, 8 << 20, Time::from_us(50), Time::from_us(1500));
   const UetIncastRun rccc =
       run_uet_incast("uet-nscc-rccc", 16, 8 << 20, Time::from_us(50), Time::from_us(1500));
-  out.push_back(
-      {"D.12", "16-to-1 incast, 400G: receiver queue after 50 us (max) and trims, NSCC -> NSCC + RCCC",
-       fmt::format("{:.2f} -> {:.2f} us; {} -> {} trims; {:.1f}% busy, {} timeouts", nscc.max_queue_us,
-                   rccc.max_queue_us, nscc.trimmed, rccc.trimmed, rccc.busy * 100, rccc.timeouts),
-       "RCCC max < 0.5 x NSCC's, fewer trims, >= 95% busy, 0 timeouts",
-       rccc.done == 16 && nscc.done == 16 && rccc.invariants.empty() && nscc.invariants.empty() &&
-           rccc.max_queue_us < 0.5 * nscc.max_queue_us && rccc.trimmed < nscc.trimmed && rccc.busy >= 0.95 &&
-           rccc.timeouts == 0});
+  out.emplace_back(
+      "D.12", "16-to-1 incast, 400G: receiver queue after 50 us (max) and trims, NSCC -> NSCC + RCCC",
+      fmt::format("{:.2f} -> {:.2f} us; {} -> {} trims; {:.1f}% busy, {} timeouts", nscc.max_queue_us,
+                  rccc.max_queue_us, nscc.trimmed, rccc.trimmed, rccc.busy * 100, rccc.timeouts),
+      "RCCC max < 0.5 x NSCC's, fewer trims, >= 95% busy, 0 timeouts",
+      rccc.done == 16 && nscc.done == 16 && rccc.invariants.empty() && nscc.invariants.empty() &&
+          rccc.max_queue_us < 0.5 * nscc.max_queue_us && rccc.trimmed < nscc.trimmed && rccc.busy >= 0.95 &&
+          rccc.timeouts == 0);
 }
 
 }  // namespace

@@ -43,11 +43,11 @@ void latency_cases(std::vector<ValidationResult>& out) {
       const int64_t expect = ct ? sw * (64 * 80 + 1'000'000 + 600'000) + ser + 1'000'000
                                 : hops * (ser + 1'000'000) + sw * 600'000;
       const int64_t got = s.received.empty() ? -1 : s.received[0].completed.ps();
-      out.push_back(
-          {"A.1",
-           fmt::format("one-way latency, {} hop(s), {}", hops, ct ? "cut-through" : "store-and-forward"),
-           fmt::format("{} ps", got), fmt::format("{} ps (exact)", expect),
-           got == expect && f.check_invariants().empty()});
+      out.emplace_back(
+          "A.1",
+          fmt::format("one-way latency, {} hop(s), {}", hops, ct ? "cut-through" : "store-and-forward"),
+          fmt::format("{} ps", got), fmt::format("{} ps (exact)", expect),
+          got == expect && f.check_invariants().empty());
     }
 }
 
@@ -60,9 +60,9 @@ void goodput_case(std::vector<ValidationResult>& out) {
   sim.run(Time::from_s(1));
   const double got = s.done.empty() ? 0 : bytes * 8.0 / (s.done[0].completed - s.done[0].posted).sec() / 1e9;
   const double expect = 100.0 * 1000 / 1082;
-  out.push_back({"A.2", "single-flow goodput, RoCEv2, 100G, 1000 B payload", fmt::format("{:.4f} Gb/s", got),
-                 fmt::format("{:.4f} Gb/s +-0.1%", expect),
-                 std::fabs(got / expect - 1) <= 0.001 && f.check_invariants().empty()});
+  out.emplace_back("A.2", "single-flow goodput, RoCEv2, 100G, 1000 B payload",
+                   fmt::format("{:.4f} Gb/s", got), fmt::format("{:.4f} Gb/s +-0.1%", expect),
+                   std::fabs(got / expect - 1) <= 0.001 && f.check_invariants().empty());
 }
 
 void dcqcn_cases(std::vector<ValidationResult>& out) {
@@ -72,11 +72,12 @@ void dcqcn_cases(std::vector<ValidationResult>& out) {
   } cases[] = {{2, 23}, {4, 50}, {8, 119}};
   for (const auto& k : cases) {
     const DcqcnRun r = run_dcqcn_incast(k.n, Time::from_ms(200));
-    out.push_back({"B.5", fmt::format("DCQCN {} flows into 40G: steady queue", k.n),
-                   fmt::format("{:.1f} KB", r.mean_queue_bytes / 1e3), fmt::format("{:.0f} KB +-30%", k.q_kb),
-                   std::fabs(r.mean_queue_bytes / 1e3 / k.q_kb - 1) <= 0.3});
-    out.push_back({"B.5", fmt::format("DCQCN {} flows into 40G: fairness", k.n),
-                   fmt::format("Jain {:.3f}", r.jain), ">= 0.95", r.jain >= 0.95});
+    out.emplace_back("B.5", fmt::format("DCQCN {} flows into 40G: steady queue", k.n),
+                     fmt::format("{:.1f} KB", r.mean_queue_bytes / 1e3),
+                     fmt::format("{:.0f} KB +-30%", k.q_kb),
+                     std::fabs(r.mean_queue_bytes / 1e3 / k.q_kb - 1) <= 0.3);
+    out.emplace_back("B.5", fmt::format("DCQCN {} flows into 40G: fairness", k.n),
+                     fmt::format("Jain {:.3f}", r.jain), ">= 0.95", r.jain >= 0.95);
   }
 }
 
@@ -88,13 +89,13 @@ void pfc_cases(std::vector<ValidationResult>& out) {
     const ShippedRun r = run_shipped_scenario("scenarios/pfc-incast.yaml", overrides);
     const bool clean = r.flows == 16 && r.invariants.empty();
     if (pfc)
-      out.push_back({"B.7", "16-to-1 incast, PFC on: drops / XOFF sent",
-                     fmt::format("{} drops, {} XOFF", r.drops, r.xoff), "0 drops, XOFF > 0",
-                     clean && r.drops == 0 && r.xoff > 0 && r.done == 16});
+      out.emplace_back("B.7", "16-to-1 incast, PFC on: drops / XOFF sent",
+                       fmt::format("{} drops, {} XOFF", r.drops, r.xoff), "0 drops, XOFF > 0",
+                       clean && r.drops == 0 && r.xoff > 0 && r.done == 16);
     else
-      out.push_back({"B.7", "16-to-1 incast, PFC off: drops (recovered by go-back-N)",
-                     fmt::format("{} drops, {}/16 done", r.drops, r.done), "drops > 0, 16/16 done",
-                     clean && r.drops > 0 && r.done == 16});
+      out.emplace_back("B.7", "16-to-1 incast, PFC off: drops (recovered by go-back-N)",
+                       fmt::format("{} drops, {}/16 done", r.drops, r.done), "drops > 0, 16/16 done",
+                       clean && r.drops > 0 && r.done == 16);
   }
 }
 
@@ -108,17 +109,18 @@ void victim_cases(std::vector<ValidationResult>& out) {
   bool clean = true;
   for (const VictimRun* r : {&lossy, &pfc, &dcqcn, &hpcc})
     clean = clean && r->done == 9 && r->invariants.empty();
-  out.push_back({"B.7", "victim flow beside an 8-to-1 incast: lossy -> PFC",
-                 fmt::format("{:.1f} -> {:.1f} Gb/s, {} XOFF", lossy.victim_gbps, pfc.victim_gbps, pfc.xoff),
-                 "PFC < 0.3 x lossy, 0 drops with PFC",
-                 clean && lossy.drops > 0 && pfc.drops == 0 && pfc.xoff > 0 &&
-                     pfc.victim_gbps < 0.3 * lossy.victim_gbps});
-  out.push_back(
-      {"B.7", "victim flow: PFC -> PFC+DCQCN -> PFC+HPCC",
-       fmt::format("{:.1f} -> {:.1f} -> {:.1f} Gb/s", pfc.victim_gbps, dcqcn.victim_gbps, hpcc.victim_gbps),
-       "increasing, DCQCN >= 1.5 x PFC, fewer XOFF",
-       clean && dcqcn.drops == 0 && hpcc.drops == 0 && dcqcn.xoff < pfc.xoff &&
-           dcqcn.victim_gbps > 1.5 * pfc.victim_gbps && hpcc.victim_gbps > dcqcn.victim_gbps});
+  out.emplace_back(
+      "B.7", "victim flow beside an 8-to-1 incast: lossy -> PFC",
+      fmt::format("{:.1f} -> {:.1f} Gb/s, {} XOFF", lossy.victim_gbps, pfc.victim_gbps, pfc.xoff),
+      "PFC < 0.3 x lossy, 0 drops with PFC",
+      clean && lossy.drops > 0 && pfc.drops == 0 && pfc.xoff > 0 &&
+          pfc.victim_gbps < 0.3 * lossy.victim_gbps);
+  out.emplace_back(
+      "B.7", "victim flow: PFC -> PFC+DCQCN -> PFC+HPCC",
+      fmt::format("{:.1f} -> {:.1f} -> {:.1f} Gb/s", pfc.victim_gbps, dcqcn.victim_gbps, hpcc.victim_gbps),
+      "increasing, DCQCN >= 1.5 x PFC, fewer XOFF",
+      clean && dcqcn.drops == 0 && hpcc.drops == 0 && dcqcn.xoff < pfc.xoff &&
+          dcqcn.victim_gbps > 1.5 * pfc.victim_gbps && hpcc.victim_gbps > dcqcn.victim_gbps);
 }
 
 void cdf_cases(std::vector<ValidationResult>& out) {
@@ -134,8 +136,9 @@ void cdf_cases(std::vector<ValidationResult>& out) {
                          static_cast<double>(v.size());
       worst = std::max(worst, std::fabs(emp - frac));
     }
-    out.push_back({"B.8", fmt::format("flow-size CDF {}, 100k samples", file),
-                   fmt::format("max deviation {:.3f}%", worst * 100), "<= 1% at every point", worst <= 0.01});
+    out.emplace_back("B.8", fmt::format("flow-size CDF {}, 100k samples", file),
+                     fmt::format("max deviation {:.3f}%", worst * 100), "<= 1% at every point",
+                     worst <= 0.01);
   }
 }
 
@@ -151,13 +154,13 @@ void perftest_cases(std::vector<ValidationResult>& out) {
   const PerftestResult lat = run_perftest(o);
   double avg = 0;
   for (double x : lat.latency_us) avg += x / lat.latency_us.size();
-  out.push_back({"C.9", "perftest write_lat, rocev2-dcqcn, 400G, 1 switch", fmt::format("{:.2f} us", avg),
-                 "<= 2.5 us", avg <= 2.5});
+  out.emplace_back("C.9", "perftest write_lat, rocev2-dcqcn, 400G, 1 switch", fmt::format("{:.2f} us", avg),
+                   "<= 2.5 us", avg <= 2.5);
   o.test = "write_bw";
   o.iters = 2000;
   const PerftestResult bw = run_perftest(o);
-  out.push_back({"C.9", "perftest write_bw, rocev2-dcqcn, 400G", fmt::format("{:.1f} Gb/s", bw.gbps),
-                 ">= 90% of 400 Gb/s", bw.gbps >= 360});
+  out.emplace_back("C.9", "perftest write_bw, rocev2-dcqcn, 400G", fmt::format("{:.1f} Gb/s", bw.gbps),
+                   ">= 90% of 400 Gb/s", bw.gbps >= 360);
 }
 
 void hpcc_cases(std::vector<ValidationResult>& out, bool full) {
@@ -181,19 +184,19 @@ void hpcc_cases(std::vector<ValidationResult>& out, bool full) {
       const Job& j = jobs[i + k];
       r[k] = j.run;
       const double pub = b6_published(j.cc, j.load);
-      out.push_back({"B.6", fmt::format("WebSearch {}% {}, {}: p95 slowdown <10KB", j.load, j.cc, where),
-                     fmt::format("{:.2f} (n={})", r[k].p95_short, r[k].short_flows),
-                     fmt::format("{:.1f} +-30%", pub),
-                     std::fabs(r[k].p95_short - pub) <= 0.3 * pub && r[k].invariants.empty() &&
-                         r[k].lossless_drops == 0});
+      out.emplace_back("B.6", fmt::format("WebSearch {}% {}, {}: p95 slowdown <10KB", j.load, j.cc, where),
+                       fmt::format("{:.2f} (n={})", r[k].p95_short, r[k].short_flows),
+                       fmt::format("{:.1f} +-30%", pub),
+                       std::fabs(r[k].p95_short - pub) <= 0.3 * pub && r[k].invariants.empty() &&
+                           r[k].lossless_drops == 0);
     }
     const B6Run& h = r[0];
     const B6Run& t = r[1];
     const B6Run& d = r[2];
-    out.push_back({"B.6",
-                   fmt::format("WebSearch {}%, {}: HPCC well below DCQCN and DCTCP", jobs[i].load, where),
-                   fmt::format("{:.2f} vs {:.2f} / {:.2f}", h.p95_short, d.p95_short, t.p95_short),
-                   "HPCC < both / 1.5", h.p95_short * 1.5 < d.p95_short && h.p95_short * 1.5 < t.p95_short});
+    out.emplace_back("B.6",
+                     fmt::format("WebSearch {}%, {}: HPCC well below DCQCN and DCTCP", jobs[i].load, where),
+                     fmt::format("{:.2f} vs {:.2f} / {:.2f}", h.p95_short, d.p95_short, t.p95_short),
+                     "HPCC < both / 1.5", h.p95_short * 1.5 < d.p95_short && h.p95_short * 1.5 < t.p95_short);
   }
 }
 
@@ -211,14 +214,14 @@ void irn_cases(std::vector<ValidationResult>& out) {
   });
   const B6Run& g = runs[0];
   const B6Run& irn = runs[1];
-  out.push_back({"B.7", "WebSearch 50%, DCQCN, 4MB: go-back-N + PFC, p99 slowdown",
-                 fmt::format("{:.2f}, {} XOFF", g.p99_all, g.pfc_xoff), "reported; 0 drops",
-                 g.drops == 0 && g.invariants.empty()});
-  out.push_back(
-      {"B.7", "WebSearch 50%, DCQCN, 4MB: IRN, no PFC, p99 slowdown",
-       fmt::format("{:.2f}, {} drops", irn.p99_all, irn.drops),
-       fmt::format("<= GBN+PFC's {:.2f} x 1.3", g.p99_all),
-       irn.p99_all <= 1.3 * g.p99_all && irn.completed >= g.completed * 98 / 100 && irn.invariants.empty()});
+  out.emplace_back("B.7", "WebSearch 50%, DCQCN, 4MB: go-back-N + PFC, p99 slowdown",
+                   fmt::format("{:.2f}, {} XOFF", g.p99_all, g.pfc_xoff), "reported; 0 drops",
+                   g.drops == 0 && g.invariants.empty());
+  out.emplace_back(
+      "B.7", "WebSearch 50%, DCQCN, 4MB: IRN, no PFC, p99 slowdown",
+      fmt::format("{:.2f}, {} drops", irn.p99_all, irn.drops),
+      fmt::format("<= GBN+PFC's {:.2f} x 1.3", g.p99_all),
+      irn.p99_all <= 1.3 * g.p99_all && irn.completed >= g.completed * 98 / 100 && irn.invariants.empty());
 }
 
 // C.9 on native InfiniBand: perftest through one NDR switch with the
@@ -233,13 +236,13 @@ void ib_perftest_cases(std::vector<ValidationResult>& out) {
   const PerftestResult lat = run_perftest(o);
   double avg = 0;
   for (double x : lat.latency_us) avg += x / static_cast<double>(lat.latency_us.size());
-  out.push_back({"C.9", "perftest write_lat, ib-ndr, 1 switch", fmt::format("{:.3f} us", avg),
-                 "~1 us, <= 2.5 us", avg <= 2.5 && avg >= 0.5 && lat.invariant_error.empty()});
+  out.emplace_back("C.9", "perftest write_lat, ib-ndr, 1 switch", fmt::format("{:.3f} us", avg),
+                   "~1 us, <= 2.5 us", avg <= 2.5 && avg >= 0.5 && lat.invariant_error.empty());
   o.test = "write_bw";
   o.iters = 2000;
   const PerftestResult bw = run_perftest(o);
-  out.push_back({"C.9", "perftest write_bw, ib-ndr", fmt::format("{:.1f} Gb/s", bw.gbps),
-                 ">= 90% of 400 Gb/s", bw.gbps >= 360 && bw.invariant_error.empty()});
+  out.emplace_back("C.9", "perftest write_bw, ib-ndr", fmt::format("{:.1f} Gb/s", bw.gbps),
+                   ">= 90% of 400 Gb/s", bw.gbps >= 360 && bw.invariant_error.empty());
 }
 
 // An N-to-1 incast on IB: credits keep it lossless, the receiver link stays
@@ -261,16 +264,16 @@ void ib_incast_case(std::vector<ValidationResult>& out) {
   const Port& down = f.switches()[0]->port(0);
   const double util = static_cast<double>(down.counters().busy_ps) / static_cast<double>(last.ps());
   const std::string inv = f.check_invariants();
-  out.push_back(
-      {"ib-incast", fmt::format("{}-to-1 incast, ib-ndr: drops, receiver link busy", senders),
-       fmt::format("{} drops, {:.1f}% busy", dropped, util * 100), "0 drops, >= 99% busy",
-       dropped == 0 && util >= 0.99 && s.done.size() == static_cast<size_t>(senders) && inv.empty()});
-  out.push_back({"ib-incast", "sender PortXmitWait (sum) vs (N-1) x drain time",
-                 fmt::format("{:.1f} us", wait.us()),
-                 fmt::format("{:.1f} us +-5%", (senders - 1) * last.us() * util),
-                 std::fabs(wait.us() / ((senders - 1) * last.us() * util) - 1) <= 0.05});
-  out.push_back(
-      {"ib-incast", "credit conservation at end of run", inv.empty() ? "ok" : inv, "ok", inv.empty()});
+  out.emplace_back(
+      "ib-incast", fmt::format("{}-to-1 incast, ib-ndr: drops, receiver link busy", senders),
+      fmt::format("{} drops, {:.1f}% busy", dropped, util * 100), "0 drops, >= 99% busy",
+      dropped == 0 && util >= 0.99 && s.done.size() == static_cast<size_t>(senders) && inv.empty());
+  out.emplace_back("ib-incast", "sender PortXmitWait (sum) vs (N-1) x drain time",
+                   fmt::format("{:.1f} us", wait.us()),
+                   fmt::format("{:.1f} us +-5%", (senders - 1) * last.us() * util),
+                   std::fabs(wait.us() / ((senders - 1) * last.us() * util) - 1) <= 0.05);
+  out.emplace_back("ib-incast", "credit conservation at end of run", inv.empty() ? "ok" : inv, "ok",
+                   inv.empty());
 }
 
 // Fat-tree permutation: static ftree LFTs vs adaptive routing (k = 8, 128
@@ -281,12 +284,12 @@ void ib_ar_cases(std::vector<ValidationResult>& out) {
   const IbPermutationRun ar = run_ib_permutation(8, RoutingEngine::kFtree, true, bytes, 1);
   const bool clean = st.invariants.empty() && ar.invariants.empty() && st.dropped + ar.dropped == 0 &&
                      st.completed == 128 && ar.completed == 128;
-  out.push_back({"ib-ar", "k=8 fat-tree permutation, mean flow throughput: ftree -> AR",
-                 fmt::format("{:.1f} -> {:.1f} Gb/s", st.mean_gbps, ar.mean_gbps), "AR higher",
-                 clean && ar.mean_gbps > st.mean_gbps});
-  out.push_back({"ib-ar", "k=8 fat-tree permutation, slowest flow: ftree -> AR",
-                 fmt::format("{:.1f} -> {:.1f} Gb/s", st.min_gbps, ar.min_gbps), "AR higher",
-                 clean && ar.min_gbps > st.min_gbps});
+  out.emplace_back("ib-ar", "k=8 fat-tree permutation, mean flow throughput: ftree -> AR",
+                   fmt::format("{:.1f} -> {:.1f} Gb/s", st.mean_gbps, ar.mean_gbps), "AR higher",
+                   clean && ar.mean_gbps > st.mean_gbps);
+  out.emplace_back("ib-ar", "k=8 fat-tree permutation, slowest flow: ftree -> AR",
+                   fmt::format("{:.1f} -> {:.1f} Gb/s", st.min_gbps, ar.min_gbps), "AR higher",
+                   clean && ar.min_gbps > st.min_gbps);
 }
 
 // A link failure on an ib-ndr k=4 fat-tree with the profile's subnet
@@ -301,16 +304,17 @@ void ib_failure_case(std::vector<ValidationResult>& out) {
   const bool ok = r.invariants.empty() && r.completed == r.flows && r.affected_flows > 0 &&
                   r.rerouted_at == reroute && r.recovered_at >= reroute &&
                   r.recovered_at <= reroute + Time::from_us(10) && r.retransmitted_packets >= r.fault_drops;
-  out.push_back({"ib-failure",
-                 fmt::format("link {} down: time to recover ({} flows hit)", r.failed_link, r.affected_flows),
-                 fmt::format("{:.1f} us", r.recovery.us()),
-                 fmt::format("{:.0f}-{:.0f} us (SM {:.0f}+{:.0f})", (reroute - fail).us(),
-                             (reroute - fail).us() + 10, sm.detection_delay.us(), sm.compute_time.us()),
-                 ok});
-  out.push_back(
-      {"ib-failure", "bytes retransmitted / packets lost to the failed link",
-       fmt::format("{:.2f} MB / {}", static_cast<double>(r.retransmitted_bytes) / 1e6, r.fault_drops),
-       "resent >= lost, credits ok", ok});
+  out.emplace_back(
+      "ib-failure",
+      fmt::format("link {} down: time to recover ({} flows hit)", r.failed_link, r.affected_flows),
+      fmt::format("{:.1f} us", r.recovery.us()),
+      fmt::format("{:.0f}-{:.0f} us (SM {:.0f}+{:.0f})", (reroute - fail).us(), (reroute - fail).us() + 10,
+                  sm.detection_delay.us(), sm.compute_time.us()),
+      ok);
+  out.emplace_back(
+      "ib-failure", "bytes retransmitted / packets lost to the failed link",
+      fmt::format("{:.2f} MB / {}", static_cast<double>(r.retransmitted_bytes) / 1e6, r.fault_drops),
+      "resent >= lost, credits ok", ok);
   // With SHIELD (the profile's default): the aggregation switch sends by
   // another core at once (FLFR), and packets queued for the dead port leave
   // by it too; the core cut off from the pod tells the other pods'
@@ -329,15 +333,16 @@ void ib_failure_case(std::vector<ValidationResult>& out) {
     const Time bound = adaptive ? sm.flfn_delay + nak_after + Time::from_us(10) : Time::from_us(2);
     const bool fine = s.invariants.empty() && s.completed == s.flows && s.affected_flows > 0 &&
                       s.timeouts == 0 && s.longest_stall < bound;
-    out.push_back({"ib-shield",
-                   fmt::format("link {} down, SHIELD{}: longest stall of a hit flow ({} hit), timeouts",
-                               s.failed_link, adaptive ? " + AR" : "", s.affected_flows),
-                   fmt::format("{:.1f} us, {}", s.longest_stall.us(), s.timeouts),
-                   adaptive ? fmt::format("< {:.1f} us (FLFN {:.0f} + {} packets {:.1f} + 10), 0", bound.us(),
-                                          sm.flfn_delay.us(), ndr.rc.reorder_nak, nak_after.us())
-                            : fmt::format("< 2 us (FLFR at once; SM {:.0f} us), 0",
-                                          (sm.detection_delay + sm.compute_time).us()),
-                   fine});
+    out.emplace_back("ib-shield",
+                     fmt::format("link {} down, SHIELD{}: longest stall of a hit flow ({} hit), timeouts",
+                                 s.failed_link, adaptive ? " + AR" : "", s.affected_flows),
+                     fmt::format("{:.1f} us, {}", s.longest_stall.us(), s.timeouts),
+                     adaptive
+                         ? fmt::format("< {:.1f} us (FLFN {:.0f} + {} packets {:.1f} + 10), 0", bound.us(),
+                                       sm.flfn_delay.us(), ndr.rc.reorder_nak, nak_after.us())
+                         : fmt::format("< 2 us (FLFR at once; SM {:.0f} us), 0",
+                                       (sm.detection_delay + sm.compute_time).us()),
+                     fine);
   }
 }
 
@@ -364,16 +369,16 @@ void ethernet_failure_cases(std::vector<ValidationResult>& out) {
                     r.detected_at == fail + rr.link_detect && r.repaired_at == repair &&
                     r.rerouted_at == reroute && r.recovered_at >= repair && r.recovered_at <= latest &&
                     r.retransmitted_packets > 0;
-    out.push_back(
-        {"eth-failure",
-         fmt::format("{}: link {} down, all {} flows done; time to recover ({} flows hit)", name,
-                     r.failed_link, r.flows, r.affected_flows),
-         fmt::format("{:.1f} us (detect {:.0f}, ECMP repair {:.0f}, BGP {:.0f})", r.recovery.us(),
-                     (r.detected_at - fail).us(), (r.repaired_at - fail).us(), (r.rerouted_at - fail).us()),
-         fmt::format("{:.0f}-{:.0f} us (repair, then at most one {} of {:.0f} us after BGP)",
-                     (repair - fail).us(), (latest - fail).us(), tcp ? "RTO" : "backed-off ACK timeout",
-                     timer.us()),
-         ok});
+    out.emplace_back(
+        "eth-failure",
+        fmt::format("{}: link {} down, all {} flows done; time to recover ({} flows hit)", name,
+                    r.failed_link, r.flows, r.affected_flows),
+        fmt::format("{:.1f} us (detect {:.0f}, ECMP repair {:.0f}, BGP {:.0f})", r.recovery.us(),
+                    (r.detected_at - fail).us(), (r.repaired_at - fail).us(), (r.rerouted_at - fail).us()),
+        fmt::format("{:.0f}-{:.0f} us (repair, then at most one {} of {:.0f} us after BGP)",
+                    (repair - fail).us(), (latest - fail).us(), tcp ? "RTO" : "backed-off ACK timeout",
+                    timer.us()),
+        ok);
   }
 }
 
@@ -403,12 +408,12 @@ void loss_recovery_cases(std::vector<ValidationResult>& out) {
   bool clean = true;
   for (const auto& row : runs)
     for (const auto& r : row) clean = clean && r.invariants.empty();
-  out.push_back(
-      {"irn-loss", "1/256 loss, 4 x 4 MB WRITEs in 20 ms: messages done, go-back-0 / go-back-N / IRN",
-       fmt::format("{} / {} / {}", runs[0][at].completed, runs[1][at].completed, runs[2][at].completed),
-       fmt::format("0 (livelock) / {} / {}", kMessages, kMessages),
-       clean && runs[0][at].completed == 0 && runs[0][at].retransmitted_packets > 0 &&
-           runs[1][at].completed == kMessages && runs[2][at].completed == kMessages});
+  out.emplace_back(
+      "irn-loss", "1/256 loss, 4 x 4 MB WRITEs in 20 ms: messages done, go-back-0 / go-back-N / IRN",
+      fmt::format("{} / {} / {}", runs[0][at].completed, runs[1][at].completed, runs[2][at].completed),
+      fmt::format("0 (livelock) / {} / {}", kMessages, kMessages),
+      clean && runs[0][at].completed == 0 && runs[0][at].retransmitted_packets > 0 &&
+          runs[1][at].completed == kMessages && runs[2][at].completed == kMessages);
   for (size_t m = 0; m < runs.size(); ++m) {
     std::string curve;
     bool falls = true;
@@ -417,10 +422,10 @@ void loss_recovery_cases(std::vector<ValidationResult>& out) {
       if (i > 0) falls = falls && runs[m][i].goodput_gbps <= runs[m][i - 1].goodput_gbps * 1.001;
     }
     const bool irn_best = m != 2 || runs[2][at].goodput_gbps > runs[1][at].goodput_gbps;
-    out.push_back({"irn-loss",
-                   fmt::format("{} goodput at loss 0 / 1e-4 / 1e-3 / 1/256 / 1e-2 (Gb/s)", modes[m].name),
-                   curve, m == 2 ? "falls with loss, above go-back-N at 1/256" : "falls with loss",
-                   clean && falls && irn_best});
+    out.emplace_back("irn-loss",
+                     fmt::format("{} goodput at loss 0 / 1e-4 / 1e-3 / 1/256 / 1e-2 (Gb/s)", modes[m].name),
+                     curve, m == 2 ? "falls with loss, above go-back-N at 1/256" : "falls with loss",
+                     clean && falls && irn_best);
   }
 }
 
@@ -430,12 +435,12 @@ void ib_cc_case(std::vector<ValidationResult>& out) {
   const IbHotSpotRun off = run_ib_hot_spot(false);
   const IbHotSpotRun on = run_ib_hot_spot(true);
   const bool clean = off.invariants.empty() && on.invariants.empty();
-  out.push_back({"ib-cc", "hot spot victim throughput: no CC -> IB CC",
-                 fmt::format("{:.1f} -> {:.1f} Gb/s", off.victim_gbps, on.victim_gbps), ">= 2x with CC",
-                 clean && on.victim_gbps > 2 * off.victim_gbps});
-  out.push_back({"ib-cc", "hot spot aggregate throughput: no CC -> IB CC",
-                 fmt::format("{:.1f} -> {:.1f} Gb/s", off.hotspot_gbps, on.hotspot_gbps),
-                 ">= 75% of line with CC", clean && on.hotspot_gbps > 0.75 * 400 * 4096 / 4122});
+  out.emplace_back("ib-cc", "hot spot victim throughput: no CC -> IB CC",
+                   fmt::format("{:.1f} -> {:.1f} Gb/s", off.victim_gbps, on.victim_gbps), ">= 2x with CC",
+                   clean && on.victim_gbps > 2 * off.victim_gbps);
+  out.emplace_back("ib-cc", "hot spot aggregate throughput: no CC -> IB CC",
+                   fmt::format("{:.1f} -> {:.1f} Gb/s", off.hotspot_gbps, on.hotspot_gbps),
+                   ">= 75% of line with CC", clean && on.hotspot_gbps > 0.75 * 400 * 4096 / 4122);
 }
 
 // Mathis et al. 1997 (validate/mathis.h): one long NewReno flow over iWARP
@@ -451,11 +456,11 @@ void mathis_cases(std::vector<ValidationResult>& out) {
   });
   for (const MathisRun& r : runs) {
     const double ratio = r.measured_gbps / r.formula_gbps;
-    out.push_back(
-        {"E.14", fmt::format("iWARP NewReno, random loss {:.0e}, RTT {:.0f} us: goodput", r.loss, r.rtt.us()),
-         fmt::format("{:.3f} Gb/s ({:.2f}x)", r.measured_gbps, ratio),
-         fmt::format("{:.3f} Gb/s +-25%", r.formula_gbps),
-         std::fabs(ratio - 1) <= 0.25 && mathis_no_queueing(r) && r.invariants.empty()});
+    out.emplace_back(
+        "E.14", fmt::format("iWARP NewReno, random loss {:.0e}, RTT {:.0f} us: goodput", r.loss, r.rtt.us()),
+        fmt::format("{:.3f} Gb/s ({:.2f}x)", r.measured_gbps, ratio),
+        fmt::format("{:.3f} Gb/s +-25%", r.formula_gbps),
+        std::fabs(ratio - 1) <= 0.25 && mathis_no_queueing(r) && r.invariants.empty());
   }
 }
 

@@ -116,6 +116,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
 
   NcclTestsCli nccl;
   add_nccl_tests_subcommand(app, nccl);
+  SweepCli sweep;
+  add_sweep_subcommand(app, sweep);
   TrainCli train;
   add_train_subcommand(app, train);
 
@@ -176,6 +178,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
     graceful();
     return demo_command(demo_out, demo_jobs, ctx);
   }
+  if (*app.get_subcommand("sweep")) return sweep_command(sweep, ctx);
   if (*app.get_subcommand("perftest")) return perftest_command(perftest, ctx);
   if (*app.get_subcommand("nccl-tests")) return nccl_tests_command(nccl, ctx);
   if (*app.get_subcommand("train")) return train_command(train, ctx);

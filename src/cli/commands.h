@@ -59,6 +59,16 @@ struct RunOptions {
 };
 
 int run_command(const RunOptions& o, const Context& ctx);
+
+// sweep <scenario> --grid ... (sweep_command.cpp).
+struct SweepCli {
+  std::string scenario, out_dir;
+  std::vector<std::string> grid, sets;
+  std::vector<long long> seeds;
+  int jobs = 1;
+};
+void add_sweep_subcommand(CLI::App& app, SweepCli& o);
+int sweep_command(const SweepCli& o, const Context& ctx);
 int demo_command(const std::string& out_root, int jobs, const Context& ctx);
 
 // evaluate <file> (evaluate_command.cpp): the fabric comparison and its report.

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/shipped_path.h"
 #include "fabric/profiles.h"
 
 extern char** environ;
@@ -592,6 +593,21 @@ TEST_F(CliTest, NcclTestsAlgorithmThatDoesNotApply) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("error: nccl-tests: --algo tree does not implement alltoall"), std::string::npos)
       << r.err;
+}
+
+// rdmasim sweep: a grid value the scenario refuses stops the sweep before any
+// cell runs, naming the cell; nothing is written.
+TEST_F(CliTest, SweepRefusesABadGridBeforeRunning) {
+  const std::string out = (dir_ / "sweep").string();
+  const CliResult r = run_cli({"sweep", find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml"), "--grid",
+                               "workload.0.qps=1,99", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: sweep: the cell workload.0.qps=99: "), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  expect_bad_input(run_cli({"sweep", find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml"), "--grid",
+                            "workload.0.qps", "-o", out}),
+                   "error: sweep: 'workload.0.qps': expected key=value1,value2,... e.g. "
+                   "fabric.ecn.kmin=100KB,400KB\n");
 }
 
 TEST_F(CliTest, NcclTestsUnknownFabric) {

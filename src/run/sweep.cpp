@@ -1,0 +1,199 @@
+#include "run/sweep.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "config/error.h"
+#include "config/scenario.h"
+#include "report/results.h"
+#include "run/experiment.h"
+#include "run/thread_pool.h"
+
+namespace rdmasim {
+namespace {
+
+std::vector<std::string> cell_sets(const SweepSpec& spec, const SweepCell& c) {
+  std::vector<std::string> sets = spec.sets;
+  sets.insert(sets.end(), c.sets.begin(), c.sets.end());
+  if (c.seed >= 0) sets.push_back("seed=" + std::to_string(c.seed));
+  return sets;
+}
+
+// A number from results.json, or empty when the run has no such figure.
+std::string figure(const nlohmann::ordered_json& j, std::initializer_list<const char*> path) {
+  const nlohmann::ordered_json* at = &j;
+  for (const char* k : path) {
+    if (!at->is_object() || !at->contains(k)) return "";
+    at = &(*at)[k];
+  }
+  if (at->is_number_integer()) return std::to_string(at->get<long long>());
+  if (at->is_number()) return fmt::format("{:.6g}", at->get<double>());
+  if (at->is_boolean()) return at->get<bool>() ? "true" : "false";
+  return "";
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::pair<std::string, std::vector<std::string>> parse_grid_axis(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw std::invalid_argument("'" + text +
+                                "': expected key=value1,value2,... e.g. fabric.ecn.kmin=100KB,400KB");
+  std::pair<std::string, std::vector<std::string>> axis{text.substr(0, eq), {}};
+  int depth = 0;
+  std::string cur;
+  for (size_t i = eq + 1; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      if (cur.empty()) throw std::invalid_argument("'" + text + "': an empty value");
+      axis.second.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (depth != 0) throw std::invalid_argument("'" + text + "': unbalanced brackets");
+  return axis;
+}
+
+std::vector<SweepCell> sweep_cells(const SweepSpec& spec) {
+  std::vector<SweepCell> cells(1);
+  for (const auto& [key, values] : spec.grid) {
+    std::vector<SweepCell> next;
+    for (const SweepCell& c : cells)
+      for (const std::string& v : values) {
+        SweepCell n = c;
+        std::string set = key;
+        set += '=';
+        set += v;
+        n.sets.push_back(std::move(set));
+        next.push_back(n);
+      }
+    cells = std::move(next);
+  }
+  if (spec.seeds.empty()) return cells;
+  std::vector<SweepCell> seeded;
+  for (const SweepCell& c : cells)
+    for (long long s : spec.seeds) {
+      SweepCell n = c;
+      n.seed = s;
+      seeded.push_back(n);
+    }
+  return seeded;
+}
+
+void check_sweep(const SweepSpec& spec) {
+  for (const SweepCell& c : sweep_cells(spec)) {
+    try {
+      (void)load_scenario_file(spec.scenario, cell_sets(spec, c));
+    } catch (const InputError& e) {
+      std::string at;
+      for (const std::string& s : c.sets) at += (at.empty() ? "" : " ") + s;
+      throw std::invalid_argument("the cell " + at + ": " + e.what());
+    }
+  }
+}
+
+std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs) {
+  std::vector<SweepCell> cells = sweep_cells(spec);
+  ThreadPool(jobs).for_each(cells.size(), [&](size_t i) {
+    SweepCell& c = cells[i];
+    try {
+      Experiment e(load_scenario_file(spec.scenario, cell_sets(spec, c)));
+      e.run();
+      c.results = results_json(e);
+      c.ok = e.invariant_error().empty() && e.deadlock() == nullptr;
+      if (!e.invariant_error().empty()) c.error = "simulation invariant violated: " + e.invariant_error();
+      if (e.deadlock() != nullptr) c.error = "deadlock: cyclic buffer dependency " + e.deadlock()->text();
+    } catch (const std::exception& err) {
+      c.ok = false;
+      c.error = err.what();
+    }
+  });
+  return cells;
+}
+
+std::string sweep_json(const SweepSpec& spec, const std::vector<SweepCell>& cells) {
+  nlohmann::ordered_json j;
+  j["schema"] = "rdmasim.sweep/1";
+  j["scenario"] = spec.scenario;
+  j["set"] = spec.sets;
+  nlohmann::ordered_json grid = nlohmann::ordered_json::object();
+  for (const auto& [key, values] : spec.grid) grid[key] = values;
+  j["grid"] = grid;
+  j["seeds"] = spec.seeds;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const SweepCell& c = cells[i];
+    nlohmann::ordered_json r;
+    r["cell"] = i;
+    r["set"] = c.sets;
+    if (c.seed >= 0) r["seed"] = c.seed;
+    r["status"] = c.ok ? "ok" : "failed";
+    if (!c.error.empty()) r["error"] = c.error;
+    if (!c.results.is_null()) r["results"] = c.results;
+    rows.push_back(std::move(r));
+  }
+  j["cells"] = std::move(rows);
+  return j.dump(2) + "\n";
+}
+
+std::string sweep_csv(const SweepSpec& spec, const std::vector<SweepCell>& cells) {
+  std::string s = "cell";
+  for (const auto& axis : spec.grid) s += "," + csv_field(axis.first);
+  s += ",seed,status,simulated_end_ns,flows_completed,flows_total,fct_mean_ns,fct_p99_ns,slowdown_p50,"
+       "slowdown_p99,goodput_gbps,retransmitted_packets,timeouts,switch_buffer_drops,pfc_xoff_frames,"
+       "collective_time_us,collective_busbw_GBps,error\n";
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const SweepCell& c = cells[i];
+    const auto& j = c.results;
+    s += std::to_string(i);
+    for (const std::string& set : c.sets) s += "," + csv_field(set.substr(set.find('=') + 1));
+    const std::string seed = c.seed >= 0 ? std::to_string(c.seed) : figure(j, {"scenario", "seed"});
+    s += "," + seed + "," + (c.ok ? "ok" : "failed");
+    std::string end = figure(j, {"run", "simulated_end_ps"});
+    if (!end.empty()) end = fmt::format("{:.3f}", std::stod(end) / 1e3);
+    s += "," + end;
+    for (auto path : {std::initializer_list<const char*>{"flows", "completed"},
+                      {"flows", "total"},
+                      {"flows", "fct_ns", "mean"},
+                      {"flows", "fct_ns", "p99"},
+                      {"flows", "slowdown", "p50"},
+                      {"flows", "slowdown", "p99"},
+                      {"throughput", "goodput_gbps"},
+                      {"network", "retransmitted_packets"},
+                      {"network", "timeouts"},
+                      {"network", "switch_buffer_drops"},
+                      {"network", "pfc_xoff_frames"}})
+      s += "," + figure(j, path);
+    // The first collective's figures, when the scenario has one.
+    std::string ct, cb;
+    if (j.is_object() && j.contains("workload_results"))
+      for (const auto& w : j["workload_results"])
+        if (w.value("type", "") == "collective") {
+          ct = figure(w, {"time_us"});
+          cb = figure(w, {"busbw_GBps"});
+          break;
+        }
+    for (const std::string* f : {&ct, &cb}) {
+      s += ',';
+      s += *f;
+    }
+    s += ',';
+    s += csv_field(c.error);
+    s += '\n';
+  }
+  return s;
+}
+
+}  // namespace rdmasim

@@ -1307,7 +1307,7 @@ TEST_F(CliTest, UnknownCommandIsNamedAndVersionIsPrinted) {
   const CliResult r = run_cli({"frobnicate"});
   expect_bad_input(r,
                    "error: unknown command 'frobnicate' (commands: run, perftest, demo, evaluate, bench, "
-                   "nccl-tests, train, profiles, schema, validate)\n");
+                   "nccl-tests, sweep, train, profiles, schema, validate)\n");
   const CliResult v = run_cli({"--version"});
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.out.rfind("rdmasim 0.", 0), 0u) << v.out;

@@ -39,6 +39,9 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
       "NCCL_ALGO: auto (NCCL's tuner picks ring or tree per size) | ring | tree | hierarchical | sharp "
       "(CollNet; InfiniBand fabrics, or --sharp) | pairwise (default auto)");
   nt->add_option("--proto", o.proto, "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple");
+  nt->add_flag("--no-pxn", o.no_pxn,
+               "NCCL_PXN_DISABLE=1: alltoall/sendrecv chunks leave through the sending GPU's own NIC instead "
+               "of crossing NVLink to the destination's rail");
   nt->add_option("--gpu", o.gpu,
                  "GPU class: a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
   nt->add_option("--channels", o.channels,
@@ -72,6 +75,9 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     o.type = flag_value("test", name, coll_from_name);
     if (c.algo != "auto") o.algo = flag_value("--algo", c.algo, algo_from_name);
     if (c.proto != "auto") o.proto = flag_value("--proto", c.proto, proto_from_name);
+    if (c.no_pxn && o.type != CollType::kAllToAll && o.type != CollType::kSendRecv)
+      throw std::invalid_argument("--no-pxn has no effect: PXN carries alltoall and sendrecv traffic only");
+    o.pxn = !c.no_pxn;
     if (c.cluster.sharp && o.algo != Algo::kSharp)
       throw std::invalid_argument("--sharp has no effect: only --algo sharp aggregates in the network");
     o.min_bytes = parse_nccl_size("-b", c.minbytes);

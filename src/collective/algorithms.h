@@ -29,6 +29,11 @@ struct PlanRequest {
   bool tune_algo = false;
   bool tune_proto = false;
   int channels = 8;
+  // PXN (NCCL_PXN_DISABLE=0, NCCL's default): a point-to-point chunk for a
+  // GPU of another server and another local index first crosses NVLink to
+  // the local GPU with the destination's index, and leaves through that
+  // GPU's NIC, so it stays on the destination's rail.
+  bool pxn = true;
   // Payload one transfer of the plan carries, the unit a receiver forwards;
   // 0: the protocol's (proto_grain_bytes: a warp's share of a step for LL
   // and LL128; for Simple one slice: ring AllReduce, AllGather and

@@ -92,15 +92,23 @@ struct CollectiveKeys {
     v.count_or(
         {"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
         r.channels, "auto", 1, 64);
-    v.size_or({"chunk",
-               "payload of one transfer, the unit a receiver forwards; auto: the protocol's (Simple: a slice, "
-               "1 MiB for ring all_reduce/all_gather/reduce_scatter, else 512 KiB, halved for mid-size trees; "
-               "LL 2 KiB and LL128 28,800 B, a warp's share of a step)"},
-              r.chunk, "auto");
+    v.size_or(
+        {"chunk",
+         "payload of one transfer, the unit a receiver forwards; auto: the protocol's (Simple: a slice, "
+         "1 MiB for ring all_reduce/all_gather/reduce_scatter, else 512 KiB, halved for mid-size trees; "
+         "LL 2 KiB and LL128 28,800 B, a warp's share of a step)"},
+        r.chunk, "auto");
     if (has_root(r.type))
       v.count({"root", "rank that broadcast sends from or reduce collects to"}, r.root, 0, 1 << 20);
     else
       v.refuse("root", "has no effect: only broadcast and reduce have a root");
+    if (r.type == CollType::kAllToAll || r.type == CollType::kSendRecv)
+      v.flag({"pxn",
+              "PXN (NCCL_PXN_DISABLE=0, NCCL's default): a chunk for another rail crosses NVLink to the "
+              "GPU on the destination's rail and leaves through its NIC"},
+             r.pxn);
+    else
+      v.refuse("pxn", "has no effect: PXN carries point-to-point traffic (alltoall, sendrecv) only");
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, p.comm.qps_per_conn, 1, 64);
     v.count({"gpus_per_server", "GPUs sharing one server's NVLink (default: the topology's)"},
             p.gpus_per_server, 1, 64);

@@ -42,6 +42,8 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
                    o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
                    o.cluster.nic_link.rate.gbps(), o.fabric.mtu_label(), o.comm.qps_per_conn,
                    o.cluster.nvlink.rate.gbps() / 8, o.cluster.nvlink.latency.us());
+  if ((o.type == CollType::kAllToAll || o.type == CollType::kSendRecv) && !o.pxn)
+    s += "# PXN off (NCCL_PXN_DISABLE=1): chunks leave through the sending GPU's own NIC\n";
   if (o.algo == Algo::kSharp && !find_profile(o.fabric.name).config.sharp.enabled)
     s += "# in-network aggregation: assumed (fabric.sharp.enabled: true), not part of this profile\n";
   if (o.background_cdf && o.background.load > 0)

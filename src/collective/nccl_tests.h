@@ -26,6 +26,7 @@ struct NcclTestsOptions {
   int root = 0;
   int channels = 0;   // 0: one per GPU of a server, at least 2 (NCCL opens >= 2 rings)
   int64_t chunk = 0;  // 0: the protocol's step
+  bool pxn = true;    // NCCL_PXN_DISABLE=0
   ClusterConfig cluster;
   FabricConfig fabric;
   CommConfig comm;

@@ -1,7 +1,8 @@
 // Point-to-point collectives: AllToAll as every rank sending its 1/n slice to
 // every peer, peers in pairwise order (r+1, r+2, ...) as NCCL's grouped
 // send/recv loop posts them; SendRecv (nccl-tests sendrecv_perf) as each rank
-// sending its buffer to rank r+1. Slices are chunked and spread over channels.
+// sending its buffer to rank r+1. Slices are chunked and spread over channels;
+// with PXN (algorithms.h) a chunk for another rail goes over NVLink first.
 #include <algorithm>
 
 #include "collective/algorithms.h"
@@ -13,7 +14,17 @@ Plan build_pairwise(const PlanRequest& r, const CommShape& shape) {
   const int n = shape.ranks();
   auto send = [&](int src, int dst, int64_t bytes) {
     const int64_t k = std::max<int64_t>(1, (bytes + r.step_bytes() - 1) / r.step_bytes());
-    for (int64_t q = 0; q < k; ++q) b.add(src, dst, piece(bytes, k, q), static_cast<int>(q % r.channels));
+    const int relay = shape.rank(src / shape.gpus, dst % shape.gpus);
+    const bool via = r.pxn && src / shape.gpus != dst / shape.gpus && relay != src;
+    for (int64_t q = 0; q < k; ++q) {
+      const int c = static_cast<int>(q % r.channels);
+      if (!via) {
+        b.add(src, dst, piece(bytes, k, q), c);
+        continue;
+      }
+      const uint32_t hop = b.add(src, relay, piece(bytes, k, q), c);
+      b.edge(hop, b.add(relay, dst, piece(bytes, k, q), c));
+    }
   };
   if (r.type == CollType::kSendRecv) {
     for (int src = 0; src < n; ++src)

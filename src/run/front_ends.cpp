@@ -75,6 +75,7 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->req.tune_algo = !o.algo;
   p->req.proto = o.proto.value_or(Proto::kSimple);
   p->req.tune_proto = !o.proto;
+  p->req.pxn = o.pxn;
   p->req.bytes = bytes;
   p->req.channels = o.channels;
   p->req.chunk = o.chunk;

@@ -194,6 +194,31 @@ TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
   EXPECT_EQ(nccl_tests_sizes(kMax, kMax, 2), (std::vector<int64_t>{kMax}));
 }
 
+// PXN on a rail-optimized cluster: a chunk for another rail crosses NVLink
+// to the GPU on the destination's rail first, so the fabric still carries
+// each cross-server slice once ((n-G) S), NVLink carries the cross-rail
+// share on top, and the traffic never needs the spines: 2:1 oversubscription
+// costs it nothing, where without PXN every cross-rail chunk climbs to a
+// spine.
+TEST(NcclTests, PxnKeepsAllToAllOnTheDestinationsRail) {
+  const int64_t S = int64_t{1} << 24;
+  const int N = 4, G = 8, n = N * G;
+  auto run = [&](bool pxn, double oversub) {
+    NcclTestsOptions o = options("ideal", CollType::kAllToAll, S);
+    o.cluster.topology = ClusterTopology::kRail;
+    o.cluster.oversubscription = oversub;
+    o.pxn = pxn;
+    return run_nccl_tests(o).rows[0];
+  };
+  const NcclTestsRow with = run(true, 1), without = run(false, 1), with21 = run(true, 2),
+                     without21 = run(false, 2);
+  EXPECT_EQ(with.fabric_bytes, (n - G) * S);
+  EXPECT_EQ(without.fabric_bytes, (n - G) * S);
+  EXPECT_EQ(with21.time_us, with.time_us);
+  EXPECT_GT(without21.time_us, 1.5 * without.time_us);
+  EXPECT_LT(with21.time_us, without21.time_us / 2);
+}
+
 TEST(NcclTests, BadOptionsAreRejected) {
   NcclTestsOptions o = options("ideal", CollType::kAllGather, 1024);
   o.algo = Algo::kTree;

@@ -168,6 +168,24 @@ TEST(WorkloadScenarios, LinkFlapSlowsARoceCollective) {
   EXPECT_GT(collective_of(flap).duration(), 20 * collective_of(clean).duration());
 }
 
+// Every setting is used or refused: PXN moves point-to-point traffic only.
+TEST(WorkloadScenarios, PxnIsRefusedWhereItHasNoEffect) {
+  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+  try {
+    (void)load_scenario_text(base + "  - {type: collective, op: all_reduce, size: 2MiB, pxn: false}\n",
+                             "t.yaml");
+    FAIL() << "pxn on all_reduce was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("'workload[0].pxn': has no effect: PXN carries point-to-point traffic"),
+        std::string::npos)
+        << e.what();
+  }
+  const Scenario ok =
+      load_scenario_text(base + "  - {type: collective, op: alltoall, size: 2MiB, pxn: false}\n", "t.yaml");
+  EXPECT_FALSE(static_cast<const CollectiveParams&>(*ok.workloads[0].params).req.pxn);
+}
+
 TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {
   Experiment alone(load_scenario_text(kRoce, "t.yaml"));
   alone.run();

@@ -33,13 +33,12 @@ const char* proto_name(Proto p) {
 }
 
 Proto proto_from_name(const std::string& s) {
-  std::string l = s;
-  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple}) {
-    std::string n = proto_name(p);
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (l == n) return p;
-  }
+  auto lower = [](std::string v) {
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    return v;
+  };
+  for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
+    if (lower(s) == lower(proto_name(p))) return p;
   throw std::invalid_argument("unknown protocol '" + s + "' (known: LL, LL128, Simple)");
 }
 

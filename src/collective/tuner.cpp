@@ -29,6 +29,15 @@ constexpr double kTreeCorrection[kProtos][24] = {
     {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
+// The N1/N2/N4 column of the per-node-count tables.
+int node_column(int nodes) { return nodes <= 2 ? nodes - 1 : 2; }
+
+// llMaxBw: by GPU generation on one node, by CPU (Intel) across nodes.
+double ll_max_bw(const TunerSystem& s) {
+  const int nodes = s.shape.servers;
+  return nodes == 1 ? kLlMaxBw[static_cast<int>(s.arch)][0] : kLlMaxBw[0][node_column(nodes)];
+}
+
 int log2i(int64_t v) {
   int l = -1;
   while (v > 0) {
@@ -51,7 +60,7 @@ struct Model {
         ppn(sys.shape.gpus),
         ranks(sys.shape.ranks()),
         ch(std::max(1, req.channels)),
-        col(nodes <= 2 ? nodes - 1 : 2),
+        col(node_column(nodes)),
         arch(static_cast<int>(sys.arch)) {
     // A channel's ring crosses one NIC between nodes; inside one node the
     // channels share each GPU's NVLink.
@@ -59,7 +68,7 @@ struct Model {
     bw = nodes > 1 ? std::min(nic, nvl / ch) : nvl / ch;
   }
 
-  [[nodiscard]] double ll_max() const { return nodes == 1 ? kLlMaxBw[arch][0] : kLlMaxBw[0][col]; }
+  [[nodiscard]] double ll_max() const { return ll_max_bw(s); }
 
   // NCCL's bus bandwidth for (algo, proto), GB/s.
   [[nodiscard]] double bus_bw(int a, Proto p) const {
@@ -124,12 +133,6 @@ const char* gpu_arch_name(GpuArch a) {
   return "?";
 }
 
-GpuArch gpu_arch_from_name(const std::string& s) {
-  for (GpuArch a : {GpuArch::kVolta, GpuArch::kAmpere, GpuArch::kHopper, GpuArch::kBlackwell})
-    if (s == gpu_arch_name(a)) return a;
-  throw std::invalid_argument("unknown GPU generation '" + s + "' (known: volta, ampere, hopper, blackwell)");
-}
-
 std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys) {
   std::vector<TunerEstimate> out;
   const Model m(r, sys);
@@ -173,7 +176,6 @@ TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys) {
                        [](const TunerEstimate& a, const TunerEstimate& b) { return a.time_us < b.time_us; });
   c.algo = best->algo;
   c.proto = best->proto;
-  c.predicted_us = best->time_us;
   return c;
 }
 
@@ -193,8 +195,8 @@ double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
 }
 
 double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels) {
-  const int nodes = sys.shape.servers, col = nodes <= 2 ? nodes - 1 : 2, arch = static_cast<int>(sys.arch);
-  const double ll = (nodes == 1 ? kLlMaxBw[arch][0] : kLlMaxBw[0][col]) / std::max(1, channels);
+  const int col = node_column(sys.shape.servers), arch = static_cast<int>(sys.arch);
+  const double ll = ll_max_bw(sys) / std::max(1, channels);
   // A tree rank's channel both reduces up and broadcasts down: its GPU work
   // carries NCCL's whole tree bus bandwidth (twice the algorithm bandwidth).
   // Not NCCL's tree correction by size: it corrects NCCL's model for the

@@ -25,7 +25,6 @@ namespace rdmasim {
 // GPU generation: NCCL's per-architecture bandwidth caps differ.
 enum class GpuArch : uint8_t { kVolta, kAmpere, kHopper, kBlackwell };
 [[nodiscard]] const char* gpu_arch_name(GpuArch a);
-[[nodiscard]] GpuArch gpu_arch_from_name(const std::string& s);  // volta|ampere|hopper|blackwell
 
 struct TunerSystem {
   CommShape shape;
@@ -37,7 +36,6 @@ struct TunerSystem {
 struct TunerChoice {
   Algo algo = Algo::kRing;
   Proto proto = Proto::kSimple;
-  double predicted_us = 0;  // NCCL's own estimate for the choice
 };
 
 // One candidate's estimate (for reports and tests).

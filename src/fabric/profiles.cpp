@@ -213,6 +213,17 @@ Profile rocev2_hpcc() {
   return p;
 }
 
+// The ConnectX NIC's share of one-way latency is not published per side;
+// both sides are assumptions that move together within these bounds.
+void nic_latency_range(Profile& p) {
+  for (const char* key : {"fabric.nic_tx_latency", "fabric.nic_rx_latency"})
+    p.ranges.push_back(
+        {key, "200ns", "550ns",
+         "low: an assumption for a PCIe Gen5 host with the WQE inlined; high: perftest ib_write_lat of 2 B "
+         "through one HDR switch measures 1.26 us typical on ConnectX-6 HDR100 (UMD Zaratan cluster), "
+         "which leaves about 1.1 us for the two NICs and hosts"});
+}
+
 // A 400 Gb/s AI-cluster deployment of a 100 Gb/s profile: 400G links with
 // in-rack cables, 4096 B MTU, cut-through switches, and the NIC and switch
 // latencies of real hardware, so that perftest and collectives compare with
@@ -255,7 +266,88 @@ Profile at_400g(Profile p) {
        "b41439.html); high: an assumption for deep-buffer switches"});
   p.sources.push_back(
       {"fabric.nic_tx_latency", "assumption, the same ConnectX-7 NIC as ib-ndr: no published tx/rx split"});
-  p.sources.push_back({"fabric.nic_rx_latency", "see nic_tx_latency"});
+  p.sources.push_back({"fabric.nic_rx_latency", "assumption: see nic_tx_latency"});
+  nic_latency_range(p);
+  if (c.sw.mmu.lossless_mask != 0) {
+    // IEEE 802.3 Annex 31B.3.7: a 400GBASE port must stop within 905 pause
+    // quanta of 512 bit times (the table SONiC sizes headroom from).
+    c.sw.pfc_response_time = Time::from_ps(905LL * 512 * 1'000'000'000'000 / 400'000'000'000);
+    cite(p, "fabric.pfc.response_time",
+         "IEEE 802.3 Annex 31B.3.7 at 400 Gb/s: 905 quanta of 512 bit times (sonic-swss "
+         "cfgmgr/buffer_headroom_mellanox.lua pause-quanta table)");
+    cite(p, "fabric.pfc.headroom",
+         "rate x (2 x cable delay + 802.3 31B response + pipeline) + 2 max frames (802.1Qbb Annex N)");
+  }
+  return p;
+}
+
+// DCQCN as ConnectX NICs ship it, on the switches' vendor-default ECN
+// thresholds: the 400G RoCE deployment the 100G paper parameters are not.
+// The firmware's reaction point cuts at most every 4 us, raises the rate on a
+// 300 us timer and after every 32767 bytes sent (so a throttled QP recovers
+// within microseconds, not the paper's 10 MB), and its notification point
+// sends at most one CNP per 4 us per QP.
+Profile rocev2_dcqcn_400g() {
+  Profile p = at_400g(rocev2_dcqcn());
+  p.summary =
+      "RoCEv2 with PFC on traffic class 3, RED/ECN marking at the NVIDIA switch defaults and DCQCN with "
+      "the ConnectX firmware defaults; go-back-N recovery; 400 Gb/s links, 4096 B MTU, cut-through "
+      "switches, NIC and switch latencies";
+  DcqcnConfig& d = p.config.dcqcn;
+  d.g = 5.0 / 1024;  // alpha <- (1019 alpha + 5 [CNP]) / 1024
+  d.alpha_timer = Time::from_us(1);
+  d.initial_alpha = 1023.0 / 1024;
+  d.rate_decrease_interval = Time::from_us(4);
+  d.increase_timer = Time::from_us(300);
+  d.byte_counter = 32767;
+  d.fast_recovery_steps = 1;
+  d.rate_ai = Rate::from_bps(5'000'000);
+  d.rate_hai = Rate::from_bps(50'000'000);
+  d.min_rate = Rate::from_bps(1'000'000);
+  d.cnp_interval = Time::from_us(4);
+  d.clamp_target_rate = false;
+  d.start_at_first_cnp = true;
+  // The firmware's defaults are one table for ConnectX-4 and later; mlxconfig
+  // dumps of ConnectX-5, -6 Lx and BlueField-2 cards show the same values.
+  const std::string fw = "ConnectX firmware default (sources at fabric.cc): ";
+  cite(p, "fabric.dcqcn.g", fw + "dce_tcp_g 1019, alpha <- (1019 alpha + 5 CNP) / 1024");
+  cite(p, "fabric.dcqcn.alpha_timer", fw + "dce_tcp_rtt 1 us");
+  cite(p, "fabric.dcqcn.initial_alpha", fw + "initial_alpha_value 1023 (of 1024)");
+  cite(p, "fabric.dcqcn.rate_decrease_interval", fw + "rate_reduce_monitor_period 4 us");
+  cite(p, "fabric.dcqcn.increase_timer", fw + "rpg_time_reset 300 us");
+  cite(p, "fabric.dcqcn.byte_counter", fw + "rpg_byte_reset 32767 B");
+  cite(p, "fabric.dcqcn.fast_recovery_steps", fw + "rpg_threshold 1");
+  cite(p, "fabric.dcqcn.rate_ai", fw + "rpg_ai_rate 5 Mb/s (not scaled with link rate)");
+  cite(p, "fabric.dcqcn.rate_hai", fw + "rpg_hai_rate 50 Mb/s");
+  cite(p, "fabric.dcqcn.min_rate", fw + "rpg_min_rate 1 Mb/s");
+  cite(p, "fabric.dcqcn.cnp_interval", fw + "min_time_between_cnps 4 us");
+  cite(p, "fabric.dcqcn.clamp_target_rate", fw + "clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1");
+  cite(p, "fabric.dcqcn.start_at_first_cnp",
+       fw + "rate_to_set_on_first_cnp 0 (a QP is rate-limited from its first CNP, at its current rate); "
+            "rpg_gd 11 and rpg_min_dec_fac 50% give the paper's cut Rc (1 - alpha/2)");
+  cite(p, "fabric.cc",
+       "DCQCN (Zhu et al., SIGCOMM 2015) with the ConnectX firmware defaults: NVIDIA DOCA 'DCQCN CC "
+       "Parameters' (one table for ConnectX-4 and later) and mlxconfig dumps of shipped cards "
+       "(k8snetworkplumbingwg/sriov-network-operator PR 358, ConnectX-6 Lx; Mellanox/mstflint issue 830, "
+       "BlueField-2)");
+  FabricConfig& c = p.config;
+  // Absolute thresholds, whatever the port rate, as the switches configure them.
+  c.sw.ecn.kmin_bytes = 150'000;
+  c.sw.ecn.kmax_bytes = 1'500'000;
+  c.sw.ecn.reference_rate = Rate::from_bps(0);
+  const std::string nv =
+      "NVIDIA Spectrum default for RoCE lossless (Cumulus Linux 5.x 'Default RoCE Configuration': ECN "
+      "absolute threshold 150000-1500000 B on traffic class 3; Onyx 'show roce': absolute min 150 max "
+      "1500 KB)";
+  cite(p, "fabric.ecn.kmin", nv);
+  cite(p, "fabric.ecn.kmax", nv);
+  cite(p, "fabric.ecn.reference_rate", "the vendor thresholds are absolute bytes, not scaled with rate");
+  cite(p, "fabric.ecn.pmax",
+       "assumption: the NVIDIA pages give no marking probability at Kmax; 0.2 as the HPCC simulator's "
+       "PMAX_MAP");
+  p.ranges.push_back({"fabric.ecn.pmax", "0.05", "1.0",
+                      "low: SONiC's AZURE_LOSSLESS WRED profile, 5% at Kmax (sonic-buildimage "
+                      "files/build_templates/qos_config.j2); high: marking every packet at Kmax"});
   return p;
 }
 
@@ -263,7 +355,7 @@ Profile at_400g(Profile p) {
 // profile whose switches pick the least-loaded equal-cost port per packet and
 // whose NICs place what arrives out of order.
 Profile rocev2_ar() {
-  Profile p = at_400g(rocev2_dcqcn());
+  Profile p = rocev2_dcqcn_400g();
   p.name = "rocev2-ar";
   p.config.name = p.name;
   p.summary += "; Ethernet adaptive routing with out-of-order placement";
@@ -326,7 +418,7 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
       {"fabric.nic_tx_latency",
        "assumption: no published ConnectX-7 split; NIC tx+rx 600ns is the class of adapter latency "
        "vendors quote"},
-      {"fabric.nic_rx_latency", "see nic_tx_latency"},
+      {"fabric.nic_rx_latency", "assumption: see nic_tx_latency"},
       {"topology.switch.forwarding", "InfiniBand switches forward cut-through"},
       {"topology.switch.cut_through_bytes", "LRH (8 B) holds DLID, SL and VL: all a lookup needs"},
       {"topology.switch.latency", std::move(latency_source)},
@@ -349,9 +441,10 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
        "static LFT routing unless AR is enabled (OpenSM ar_* engines / UFM opt-in)"},
       {"fabric.ib.sm_detection_delay",
        "assumption: port-down trap to SM plus the start of a heavy sweep (OpenSM reacts to traps at once; "
-       "its periodic sweep_interval 10s is the slow path)"},
+       "its periodic sweep, OSM_DEFAULT_SWEEP_INTERVAL_SECS 10 in opensm osm_base.h, is the slow path)"},
       {"fabric.ib.sm_compute_time",
-       "assumption: LFT computation and SMP writes for a small fabric; scales with size in reality"},
+       "assumption: LFT computation and SMP writes for a small fabric; Mellanox puts it at up to 10-20 s "
+       "for very large fabrics (EnterpriseAI, 2017-06-15)"},
       {"fabric.ib.shield",
        "SHIELD on, as opensm.conf's shield_mode ships it: FLFR takes an alternative port when the LFT's is "
        "not "
@@ -366,6 +459,15 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
        "IB congestion control is off unless the SM enables it (OpenSM congestion_control FALSE)"},
       {"fabric.sharp.enabled", std::move(sharp_source)},
   };
+  nic_latency_range(p);
+  p.ranges.push_back({"fabric.ib.sm_detection_delay", "10us", "10s",
+                      "low: a trap over one hop to an SM that sweeps at once; high: the trap is lost and the "
+                      "next periodic sweep finds the port (OpenSM sweep_interval default 10 s)"});
+  p.ranges.push_back({"fabric.ib.sm_compute_time", "100us", "20s",
+                      "low: a handful of switches; high: 'as long as 10-20 seconds' for very large fabrics "
+                      "(Mellanox, EnterpriseAI 2017-06-15, "
+                      "https://www.enterpriseai.news/2017/06/15/mellanox-raises-shield-enhanced-network-"
+                      "resiliency/)"});
   p.ranges.push_back(
       {"fabric.ib.flfn_delay", "1us", "4ms",
        "low: one hop and a lookup; high: the subnet manager's 10-20 s re-sweep of a very large "
@@ -597,20 +699,26 @@ Profile find_profile(const std::string& name) {
                          "congestion control, go-back-N recovery");
   if (name == "rocev2-dcqcn") return rocev2_dcqcn();
   if (name == "rocev2-dcqcn-mlx") return rocev2_dcqcn_mlx();
-  if (name == "rocev2-dcqcn-400g") return at_400g(rocev2_dcqcn());
+  if (name == "rocev2-dcqcn-400g") return rocev2_dcqcn_400g();
   if (name == "rocev2-dctcp") return rocev2_dctcp();
   if (name == "rocev2-hpcc") return rocev2_hpcc();
   if (name == "rocev2-hpcc-400g") return at_400g(rocev2_hpcc());
   if (name == "rocev2-ar") return rocev2_ar();
   if (name == "uet-nscc") return uet_nscc();
   if (name == "uet-nscc-rccc") return uet_nscc_rccc();
-  if (name == "ib-ndr")
-    return infiniband(
+  if (name == "ib-ndr") {
+    Profile p = infiniband(
         name, 400, Time::from_ns(330),
-        "Quantum-2 NDR cut-through port-to-port ~330 ns (yobitel.com/knowledge-base/nvidia-quantum-2; "
-        "the QM97xx user manual states none)",
+        "assumption: Quantum-2 NDR cut-through port-to-port ~330 ns is a third-party figure "
+        "(yobitel.com/knowledge-base/nvidia-quantum-2); NVIDIA publishes none (QM97xx user manual)",
         "Quantum-2 NDR switches run SHARPv3 in-network aggregation (NVIDIA Quantum-2 InfiniBand platform "
         "datasheet: third-generation SHARP)");
+    p.ranges.push_back(
+        {"topology.switch.latency", "130ns", "600ns",
+         "low: the previous generation's published 130 ns (QM87xx HDR user manual); high: "
+         "the 400G Ethernet profiles' assumed 600 ns, where the IB-vs-RoCE switch gap closes"});
+    return p;
+  }
   if (name == "ib-hdr")
     return infiniband(
         name, 200, Time::from_ns(130),

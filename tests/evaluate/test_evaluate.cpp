@@ -590,8 +590,8 @@ TEST_F(EvaluateTest, AUsersScenarioRunsWholeWithOnlyTheFabricChanged) {
 }
 
 // The assumption sweep moves an assumption to the bounds its profile states
-// (the 400G Ethernet switch latency: 250 ns to 1 us), and one with no stated
-// bounds to x0.5 and x2 (the NIC latency).
+// (the 400G Ethernet switch latency: 250 ns to 1 us; the NIC latency, 200 to
+// 550 ns), and one with no stated bounds to x0.5 and x2 (the XON offset).
 TEST(EvaluateCells, TheAssumptionSweepUsesTheStatedBounds) {
   const Evaluation ev = load_evaluation_text(R"(name: bounds
 cluster: {servers: 2, gpus_per_server: 2, nic_rate: 400Gbps, topology: leaf-spine}
@@ -600,14 +600,16 @@ workloads: [{type: latency, iters: 10}]
 assumptions: {workloads: [latency]}
 )",
                                              "bounds.yaml");
-  std::map<std::string, std::string> switch_latency, nic_latency;
+  std::map<std::string, std::string> switch_latency, nic_latency, xon_offset;
   for (const EvalCell& c : eval_cells(ev)) {
     if (!c.assumption) continue;
     if (c.knob == "topology.switch.latency") switch_latency[c.knob_change] = c.knob_value;
     if (c.knob == "fabric.nic_tx_latency") nic_latency[c.knob_change] = c.knob_value;
+    if (c.knob == "fabric.pfc.xon_offset") xon_offset[c.knob_change] = c.knob_value;
   }
   EXPECT_EQ(switch_latency, (std::map<std::string, std::string>{{"low", "250ns"}, {"high", "1us"}}));
-  EXPECT_EQ(nic_latency, (std::map<std::string, std::string>{{"x0.5", "150ns"}, {"x2", "600ns"}}));
+  EXPECT_EQ(nic_latency, (std::map<std::string, std::string>{{"low", "200ns"}, {"high", "550ns"}}));
+  EXPECT_EQ(xon_offset, (std::map<std::string, std::string>{{"x0.5", "1542B"}, {"x2", "6168B"}}));
 }
 
 // Claim 11 (IB to a few thousand GPUs, RoCE beyond) is measured only when

@@ -206,11 +206,35 @@ void visit_ethernet_switch(V& v, SwitchSettings& sw) {
 }
 
 template <typename V>
+void visit_nic_jitter(V& v, NicJitter& j) {
+  v.flag({"enabled", "add the variable delay; off: every message takes the fixed NIC latencies"}, j.enabled);
+  if (!j.enabled) {
+    for (const char* key : {"p50", "p99", "p999", "max"})
+      v.refuse(key, "has no effect: NIC jitter is off (set fabric.nic_jitter.enabled: true to use it)");
+    return;
+  }
+  v.time({"p50", "median extra delay per draw"}, j.p50);
+  v.time({"p99", "99th-percentile extra delay per draw"}, j.p99);
+  v.time({"p999", "99.9th-percentile extra delay per draw"}, j.p999);
+  v.time({"max", "largest extra delay a draw can give"}, j.max);
+  v.check(j.p50 <= j.p99, "p99", "expected p99 >= p50 (the quantiles of one distribution rise)");
+  v.check(j.p99 <= j.p999, "p999", "expected p999 >= p99 (the quantiles of one distribution rise)");
+  v.check(j.p999 <= j.max, "max", "expected max >= p999 (the quantiles of one distribution rise)");
+}
+
+template <typename V>
 void visit_nic(V& v, NicConfig& nic) {
   v.time({"nic_tx_latency", "NIC delay from a doorbell (a posted WQE) until its first packet may leave"},
          nic.tx_latency);
   v.time({"nic_rx_latency", "NIC delay from a packet's arrival until the transport processes it"},
          nic.rx_latency);
+  // Echoed only when on: the results of fabrics without it predate the key.
+  if constexpr (std::is_same_v<V, ParamEcho>)
+    if (!nic.jitter.enabled) return;
+  v.block(Key{"nic_jitter",
+              "variable host/NIC delay (doorbell, PCIe, CQE, polling) drawn per doorbell and per received "
+              "packet, on top of nic_tx_latency and nic_rx_latency"},
+          [&](auto& b) { visit_nic_jitter(b, nic.jitter); });
 }
 
 template <typename V>

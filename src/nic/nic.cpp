@@ -10,9 +10,21 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kArrive: {
       Packet* p = reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */;
       if (ports_[p->in_port]->receive_frame(p)) break;
+      if (cfg_.jitter.enabled) [[unlikely]] {
+        // In arrival order: never before the packet that arrived ahead of it.
+        const Time now = net_.sim().now();
+        rx_free_ = std::max(rx_free_, now + draw_jitter());
+        if (rx_free_ > now) {
+          net_.sim().schedule(rx_free_, this, kDeliver, arg);
+          break;
+        }
+      }
       transport_->on_packet(*this, p);
       break;
     }
+    case kDeliver:
+      transport_->on_packet(*this, reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */);
+      break;
     case kDoorbell: {
       const auto conn = static_cast<uint32_t>(arg >> 17);
       const auto port = static_cast<uint16_t>((arg >> 1) & 0xffff);
@@ -49,9 +61,12 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
 }
 
 void Nic::activate(uint16_t port, uint32_t conn, int role, bool doorbell) {
-  if (doorbell && cfg_.tx_latency > Time::zero()) {
+  const Time delay = !doorbell             ? Time::zero()
+                     : cfg_.jitter.enabled ? cfg_.tx_latency + draw_jitter()
+                                           : cfg_.tx_latency;
+  if (delay > Time::zero()) {
     net_.sim().schedule_in(
-        cfg_.tx_latency, this, kDoorbell,
+        delay, this, kDoorbell,
         static_cast<uint64_t>(conn) << 17 | static_cast<uint64_t>(port) << 1 | static_cast<uint64_t>(role));
     return;
   }

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "engine/ring.h"
+#include "engine/rng.h"
 #include "net/network.h"
 #include "net/node.h"
 #include "net/port.h"
+#include "nic/nic_jitter.h"
 #include "nic/qp_timing.h"
 #include "route/route_table.h"
 
@@ -19,13 +21,17 @@ namespace rdmasim {
 class Transport;
 
 struct NicConfig {
-  Time rx_latency;  // packet in -> transport sees it (0: ideal NIC)
-  Time tx_latency;  // doorbell -> first packet may leave (0: ideal NIC)
+  Time rx_latency;   // packet in -> transport sees it (0: ideal NIC)
+  Time tx_latency;   // doorbell -> first packet may leave (0: ideal NIC)
+  NicJitter jitter;  // variable host/NIC delay on top of both (off: none)
 };
 
 class Nic final : public Node, public PacketSource {
  public:
   static constexpr uint32_t kDoorbell = 2;
+  // A received packet reaches the transport after its host jitter; the link
+  // layer (credits, PAUSE) took it at arrival.
+  static constexpr uint32_t kDeliver = 3;
   // Transport timers use event kinds kTransportTimer + kind (kind < 16).
   static constexpr uint32_t kTransportTimer = 16;
   // The timer kinds the NIC runs for every transport (theirs are below):
@@ -38,6 +44,7 @@ class Nic final : public Node, public PacketSource {
   Nic(Network& net, int id, int host, std::string name, const NicConfig& cfg)
       : Node(net, id, NodeKind::kHost, std::move(name)), host_(host), cfg_(cfg) {
     set_forwarding(cfg.rx_latency, 0);
+    if (cfg.jitter.enabled) jitter_rng_ = net.sim().rng("nic-jitter/" + this->name());
   }
   void set_transport(Transport* t) { transport_ = t; }
   void init_scheduler() { active_.resize(ports_.size()); }
@@ -97,6 +104,10 @@ class Nic final : public Node, public PacketSource {
   Transport* transport_ = nullptr;
   RouteTable routes_;
   std::vector<Ring<uint32_t>> active_;  // per port: conn << 1 | role
+  Rng jitter_rng_;                      // drawn only with cfg_.jitter on
+  Time rx_free_;                        // when the last received packet reaches the transport
+
+  Time draw_jitter() { return cfg_.jitter.at(jitter_rng_.uniform01()); }
 };
 
 }  // namespace rdmasim

@@ -34,6 +34,7 @@ TEST(Perftest, InfinibandNdrWriteLatencyIsExact) {
   o.test = "write_lat";
   o.iters = 20;
   o.fabric = prof.config;
+  o.fabric.nic.jitter.enabled = false;  // the exact figure: fixed NIC latencies
   o.link = prof.config.link;
   const PerftestResult r = run_perftest(o);
   ASSERT_EQ(r.latency_us.size(), 20u);
@@ -52,6 +53,7 @@ TEST(Perftest, InfinibandNdrWriteBandwidthIsLineRateTimesPayloadShare) {
   o.test = "write_bw";
   o.iters = 2000;
   o.fabric = prof.config;
+  o.fabric.nic.jitter.enabled = false;  // the exact figure: fixed NIC latencies
   o.link = prof.config.link;
   const PerftestResult r = run_perftest(o);
   const double expect = 400.0 * 65536 / (65968 + 16 * 6);

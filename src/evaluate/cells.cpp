@@ -118,7 +118,9 @@ bool hardware_key(const std::string& k) {
                                           "fabric.ib.sm_compute_time",
                                           "fabric.data_tc",
                                           "fabric.ack_tc"};
-  return std::find(std::begin(kHardware), std::end(kHardware), k) != std::end(kHardware);
+  // The hosts' latency variability is the servers', not a fabric setting.
+  return std::find(std::begin(kHardware), std::end(kHardware), k) != std::end(kHardware) ||
+         k.rfind("fabric.nic_jitter.", 0) == 0;
 }
 
 // The simulator's own diagnosis, not the fabric's: moving it changes when a

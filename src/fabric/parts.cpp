@@ -202,12 +202,14 @@ LinkFlowControl make_link_flow_control(const std::string& name, const FabricConf
     const uint32_t max_packet = cfg.framing.data_wire(cfg.rc.mtu, true);
     uint64_t bytes = cfg.ib.credit.vl_buffer_bytes;
     // Auto: one credit loop at line rate (the cable both ways and our
-    // pipeline, during which the sender keeps sending) plus a packet being
-    // sent at each end, so one flow alone never waits for credit.
+    // pipeline, during which the sender keeps sending), a packet being sent
+    // at each end, and one more for the FCP, which waits behind the data
+    // packet already on the reverse link when traffic flows both ways (a
+    // ring); without it the loop runs dry at some cable lengths.
     if (bytes == 0)
       bytes = static_cast<uint64_t>(
                   port.rate().bytes_in(port.delay() * 2 + port.owner().ingress_latency()).count()) +
-              2ull * max_packet + kFcpBytes;
+              3ull * max_packet + kFcpBytes;
     const uint64_t blocks =
         std::max<uint64_t>(credit_blocks(static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX))),
                            credit_blocks(max_packet));

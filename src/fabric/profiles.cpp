@@ -451,8 +451,9 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
       {"topology.switch.buffer",
        "credits, not a shared buffer, bound what a switch holds: see fabric.ib.vl_buffer"},
       {"fabric.ib.vl_buffer",
-       "per port and VL: one credit loop at line rate (2 x cable + pipeline) + 2 MTU packets, so a lone flow "
-       "never waits for credit (IBTA Vol.1 §7.9.4 credit loop)"},
+       "per port and VL: one credit loop at line rate (2 x cable + pipeline) + 3 MTU packets (one sending at "
+       "each end, one ahead of the FCP on the reverse link), so a flow never waits for credit (IBTA Vol.1 "
+       "§7.9.4 credit loop)"},
       {"fabric.ib.credit_update",
        "an FCP whenever buffer frees (one waiting per VL, sent with the newest FCCL); the spec bounds only "
        "the longest gap between FCPs (IBTA Vol.1 §7.9.4.2)"},

@@ -404,7 +404,7 @@ template <typename V>
 void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
   CreditConfig& cr = ib.credit;
   v.size_or({"vl_buffer",
-             "receive buffer per port and data VL, advertised as 64 B credits; auto: one credit loop + 2 MTU "
+             "receive buffer per port and data VL, advertised as 64 B credits; auto: one credit loop + 3 MTU "
              "packets"},
             cr.vl_buffer_bytes, "auto");
   v.check(cr.vl_buffer_bytes == 0 || (cr.vl_buffer_bytes >= mtu_packet && cr.vl_buffer_bytes <= (1u << 30)),

@@ -9,7 +9,7 @@
 // is never handed over before the one that arrived ahead of it.
 #pragma once
 
-#include <algorithm>
+#include <iterator>
 
 #include "engine/units.h"
 

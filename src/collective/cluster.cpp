@@ -63,7 +63,6 @@ GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint6
       sim_(own_sim_.get()),
       fabric_(own_fabric_.get()),
       nvlink_free_(c.ranks()),
-      sharp_free_(c.ranks()),
       sharp_(std::make_unique<SharpManager>(fabric_->topology(), fabric_->config().sharp)) {}
 
 GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric)
@@ -71,7 +70,6 @@ GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric)
       sim_(&sim),
       fabric_(&fabric),
       nvlink_free_(c.ranks()),
-      sharp_free_(c.ranks()),
       sharp_(std::make_unique<SharpManager>(fabric.topology(), fabric.config().sharp)) {
   if (fabric.topology().num_hosts() < c.ranks())
     throw std::invalid_argument("the cluster has " + std::to_string(c.ranks()) +

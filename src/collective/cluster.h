@@ -98,8 +98,6 @@ class GpuCluster {
   [[nodiscard]] bool same_server(int a, int b) const { return server_of(a) == server_of(b); }
   // When GPU `rank`'s NVLink egress is next free (shared by every communicator).
   [[nodiscard]] Time& nvlink_free(int rank) { return nvlink_free_[rank]; }
-  // When NIC `rank` is next free of SHARP streaming.
-  [[nodiscard]] Time& sharp_free(int rank) { return sharp_free_[rank]; }
   [[nodiscard]] SharpManager& sharp() { return *sharp_; }
 
  private:
@@ -109,7 +107,6 @@ class GpuCluster {
   Simulation* sim_;
   Fabric* fabric_;
   std::vector<Time> nvlink_free_;
-  std::vector<Time> sharp_free_;
   std::unique_ptr<SharpManager> sharp_;
 };
 

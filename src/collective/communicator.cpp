@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "sharp/sharp_data_path.h"
+
 namespace rdmasim {
 
 Communicator::Communicator(GpuCluster& cluster, std::vector<int> ranks, CommShape shape, CommConfig cfg,
@@ -212,17 +214,9 @@ void Communicator::transmit(uint32_t x) {
     // Every server's GPU on this rail streams its chunk into the tree.
     sharp_hosts_.clear();
     const int local = cl_.local_of(t.src);
-    Time begin = sim.now();
-    for (int s = 0; s < shape_.servers; ++s) {
-      const int h = ranks_[shape_.rank(s, 0)] - cl_.local_of(ranks_[shape_.rank(s, 0)]) + local;
-      sharp_hosts_.push_back(h);
-      begin = std::max(begin, cl_.sharp_free(h));
-    }
-    SharpManager& sm = cl_.sharp();
-    Time stream;
-    for (int h : sharp_hosts_) stream = std::max(stream, sm.streaming_time(h, t.bytes));
-    for (int h : sharp_hosts_) cl_.sharp_free(h) = begin + stream;
-    sim.schedule(begin + stream + sm.path_latency(*sharp_group_, sharp_hosts_) * 2, this, kNvlinkArrive, x);
+    for (int s = 0; s < shape_.servers; ++s)
+      sharp_hosts_.push_back(ranks_[shape_.rank(s, 0)] - cl_.local_of(ranks_[shape_.rank(s, 0)]) + local);
+    cl_.fabric().sharp()->start(*sharp_group_, sharp_hosts_, t.bytes, this, kNvlinkArrive, x);
     return;
   }
   if (cl_.same_server(t.src, t.dst)) {

@@ -7,6 +7,7 @@
 
 #include "cc/per_host.h"
 #include "route/shortest_path.h"
+#include "sharp/sharp_data_path.h"
 #include "transport/iwarp/iwarp_framing.h"
 
 namespace rdmasim {
@@ -54,7 +55,10 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
     pfc_watch_ = std::make_unique<PfcWatch>(
         sim_, net_,
         PfcWatchConfig{cfg_.sw.pfc_watchdog, cfg_.sw.pfc_deadlock_detection, cfg_.sw.mmu.lossless_mask});
+  if (cfg_.sharp.enabled) sharp_ = std::make_unique<SharpDataPath>(*this);
 }
+
+Fabric::~Fabric() = default;
 
 uint32_t Fabric::bdp_packets() const {
   const TopoLink* host_link = nullptr;
@@ -720,9 +724,11 @@ std::string Fabric::check_invariants() const {
                   ? std::string(" although PFC headroom was sized automatically")
                   : " with fabric.pfc.headroom " + std::to_string(cfg_.sw.pfc_headroom_bytes) +
                         " B: below what its links need (use auto), or inject it as misconfig: to study it");
-    if (queued != sw->mmu().used())
+    // Aggregation results wait in the queues from the aggregation unit's own buffer.
+    if (queued != sw->mmu().used() + sw->aggregate_bytes())
       return "buffer accounting violated at " + sw->name() + ": MMU holds " +
-             std::to_string(sw->mmu().used()) + " bytes, queues hold " + std::to_string(queued);
+             std::to_string(sw->mmu().used()) + " bytes and the aggregation unit " +
+             std::to_string(sw->aggregate_bytes()) + ", queues hold " + std::to_string(queued);
   }
   return {};
 }

@@ -39,6 +39,8 @@
 
 namespace rdmasim {
 
+class SharpDataPath;  // sharp/sharp_data_path.h
+
 struct SwitchSettings {
   MmuConfig mmu;
   bool cut_through = false;
@@ -160,6 +162,7 @@ struct SmStats {
 class Fabric {
  public:
   Fabric(Simulation& sim, Topology topo, FabricConfig cfg);
+  ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
 
@@ -242,6 +245,9 @@ class Fabric {
   // spared; on a credit link its blocks come back to the sender as IB's
   // FCTBS resynchronisation returns them.
   void set_link_loss(int node, uint16_t port, double p, double ber = 0.0);
+  // The switches' in-network aggregation (fabric.sharp.enabled), or nullptr.
+  [[nodiscard]] SharpDataPath* sharp() { return sharp_.get(); }
+  [[nodiscard]] const SharpDataPath* sharp() const { return sharp_.get(); }
   // The port leading from topology node `a` to node `b` (-1 if not adjacent).
   [[nodiscard]] int port_towards(int a, int b) const;
   [[nodiscard]] Node& node_by_topo_id(int n) { return *by_topo_id_[n]; }
@@ -326,6 +332,7 @@ class Fabric {
   std::vector<Switch*> switches_;
   std::vector<Node*> by_topo_id_;  // topology node id -> node
   std::unique_ptr<PfcWatch> pfc_watch_;
+  std::unique_ptr<SharpDataPath> sharp_;
 };
 
 }  // namespace rdmasim

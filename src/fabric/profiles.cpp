@@ -913,6 +913,11 @@ const std::vector<ProfileSource>& part_default_sources() {
        "Graham et al., COMHPC 2016 (SHArP): streaming aggregation reaches ~95% of network bandwidth for "
        "large messages (VALIDATION.md §C.11)"},
       {"fabric.sharp.switch_latency", "assumption: no primary figure found for a switch's reduction latency"},
+      {"fabric.sharp.window",
+       "assumption: NVIDIA publishes the OST payload of low-latency operations (SHARP v2.6.1 collective "
+       "library: "
+       "256 B on Switch-IB 2, 2 KiB on Quantum, at least 2 OSTs per group) but not the streaming aggregation "
+       "buffer; 256 KiB covers a 400G tree's round trip"},
       {"fabric.reorder_nak",
        "assumption. InfiniBand with adaptive routing: 256 PSNs, far more reordering than paths through "
        "credit-limited VL buffers can cause; Ethernet AR and spraying: 0 (off), their shared-buffer queues "

@@ -480,15 +480,21 @@ void visit_sharp(V& v, SharpConfig& s) {
           "have it; true on Ethernet models a vendor extension (an assumption)"},
          s.enabled);
   if (!s.enabled) {
-    for (const char* key : {"aggregation_efficiency", "switch_latency", "max_groups_per_switch"})
+    for (const char* key : {"aggregation_efficiency", "switch_latency", "window", "max_groups_per_switch"})
       v.refuse(key,
                "has no effect: in-network aggregation is off (set fabric.sharp.enabled: true to use it)");
     return;
   }
-  v.real({"aggregation_efficiency", "share of the port rate at which switches reduce a streamed operation"},
+  v.real({"aggregation_efficiency", "share of the port rate at which a switch's aggregation unit reduces"},
          s.aggregation_efficiency, 0.01, 1.0);
-  v.time({"switch_latency", "reduction latency each switch of the aggregation tree adds, going up and down"},
+  v.time({"switch_latency",
+          "latency of a switch's aggregation unit, per reduced packet, on top of its pipeline"},
          s.switch_latency);
+  v.size(
+      {"window",
+       "bytes a host may have outstanding in one operation (sent, result not back): what each switch of the "
+       "tree buffers per operation"},
+      s.window_bytes, int64_t{1} << 30, "expected a window of at least one byte");
   v.count({"max_groups_per_switch",
            "aggregation groups (one per communicator) a switch holds at once; a communicator that finds a "
            "switch full runs the ring instead"},

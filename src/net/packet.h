@@ -18,6 +18,10 @@ enum class PktType : uint8_t {
   kCredit,       // InfiniBand link flow-control packet: tc = VL, psn = FCCL (IBTA Vol.1 §7.9.4)
   kTrimmed,      // UET: a data packet a switch cut to its headers (payload 0); the target NACKs it
   kGrant,        // UET RCCC credit control packet: psn = the window granted, in bytes
+  // In-network aggregation (SHARP streaming aggregation): conn = operation,
+  // psn = chunk, aux = kSharpDown | the receiving tree switch or host slot.
+  // Switches hand it to their aggregation node, never to the shared buffer.
+  kSharp,
   kCount
 };
 inline constexpr int kNumPktTypes = static_cast<int>(PktType::kCount);

@@ -34,6 +34,10 @@ void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
 void Switch::receive(Packet* p) {
   Port& in = *ports_[p->in_port];
   if (in.receive_frame(p)) return;
+  if (p->type == PktType::kSharp && aggregation_ != nullptr) [[unlikely]] {
+    aggregation_->on_packet(*this, in, p);
+    return;
+  }
   const int out_idx = fwd_.select(*this, *p);
   if (out_idx < 0) {
     ++ctr_.no_route_drops;
@@ -74,7 +78,8 @@ void Switch::buffer_drop(Port& in, Port& out, Packet* p, Mmu::Verdict v) {
 }
 
 bool Switch::reroute_queued(Packet& p, uint16_t dead) {
-  if (!reroute_queued_) return false;
+  // An aggregation result belongs to its tree's links: it is lost with them.
+  if (!reroute_queued_ || p.type == PktType::kSharp) return false;
   const int out_idx = fwd_.select(*this, p);
   if (out_idx < 0 || out_idx == dead || !ports_[out_idx]->up()) return false;
   // Out of the dead port's share of the buffer and into the new one's; the
@@ -96,6 +101,10 @@ bool Switch::reroute_queued(Packet& p, uint16_t dead) {
 }
 
 void Switch::on_dequeue(Packet& p, uint16_t out, bool departs) {
+  if (p.type == PktType::kSharp) [[unlikely]] {
+    aggregate_bytes_ -= p.wire;  // never in the shared buffer (emit_aggregate)
+    return;
+  }
   mmu_.release(p.in_port, out, p.tc, p.wire);
   points_.on_dequeue(*this, p, *ports_[out], departs);
   Port& in = *ports_[p.in_port];

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "net/aggregation_node.h"
 #include "net/congestion_point/congestion_point.h"
 #include "net/mmu.h"
 #include "net/node.h"
@@ -53,6 +54,18 @@ class Switch final : public Node {
   void set_reroute_queued(bool on) { reroute_queued_ = on; }
   [[nodiscard]] bool reroute_queued(Packet& p, uint16_t dead);
 
+  // The in-network aggregation unit kSharp packets go to (nullptr: none,
+  // and such a packet is dropped as unroutable).
+  void set_aggregation_node(AggregationNode* a) { aggregation_ = a; }
+  // The aggregation unit sends `p` (a result it built) out of port `out`.
+  void emit_aggregate(Packet* p, uint16_t out) {
+    aggregate_bytes_ += p->wire;
+    ports_[out]->enqueue(p);
+  }
+  // Bytes of aggregation results waiting in this switch's egress queues:
+  // queued, but held by the aggregation unit, not by the shared buffer.
+  [[nodiscard]] uint64_t aggregate_bytes() const { return aggregate_bytes_; }
+
   void set_routes(RouteTable t) { routes_ = std::move(t); }
   [[nodiscard]] const RouteTable& routes() const { return routes_; }
   [[nodiscard]] Mmu& mmu() { return mmu_; }
@@ -88,6 +101,8 @@ class Switch final : public Node {
   bool mtu_limited_ = false;  // some port has an MTU of its own (set_port_mtu)
   bool trims_ = false;        // a congestion point rewrites packets before admission
   bool reroute_queued_ = false;
+  AggregationNode* aggregation_ = nullptr;
+  uint64_t aggregate_bytes_ = 0;
   RouteTable routes_;
   SwitchCounters ctr_;
   ForwardingPolicy fwd_;

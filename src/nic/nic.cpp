@@ -19,11 +19,11 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
           break;
         }
       }
-      transport_->on_packet(*this, p);
+      receive(p);
       break;
     }
     case kDeliver:
-      transport_->on_packet(*this, reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */);
+      receive(reinterpret_cast<Packet*>(arg) /* NOLINT(performance-no-int-to-ptr) */);
       break;
     case kDoorbell: {
       const auto conn = static_cast<uint32_t>(arg >> 17);
@@ -60,6 +60,14 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
   }
 }
 
+void Nic::receive(Packet* p) {
+  if (p->type == PktType::kSharp && offload_ != nullptr) [[unlikely]] {
+    offload_->on_packet(*this, p);
+    return;
+  }
+  transport_->on_packet(*this, p);
+}
+
 void Nic::activate(uint16_t port, uint32_t conn, int role, bool doorbell) {
   const Time delay = !doorbell             ? Time::zero()
                      : cfg_.jitter.enabled ? cfg_.tx_latency + draw_jitter()
@@ -78,12 +86,15 @@ Packet* Nic::pull(Port& port, uint32_t eligible) {
   auto& ring = active_[port.index()];
   for (size_t left = ring.size(); left > 0; --left) {
     const uint32_t e = ring.pop_front();
-    if (eligible != 0xff && !((eligible >> transport_->traffic_class(e >> 1)) & 1u)) {
+    const bool offload = e == kOffloadEntry;
+    if (eligible != 0xff &&
+        !((eligible >> (offload ? offload_->traffic_class() : transport_->traffic_class(e >> 1))) & 1u)) {
       ring.push_back(e);  // its class is paused by PFC: try the others
       continue;
     }
     bool more = false;
-    Packet* p = transport_->next_packet(e >> 1, static_cast<int>(e & 1), more);
+    Packet* p = offload ? offload_->next_packet(*this, port.index(), more)
+                        : transport_->next_packet(e >> 1, static_cast<int>(e & 1), more);
     if (more) ring.push_back(e);
     if (p != nullptr) return p;
   }

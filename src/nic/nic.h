@@ -18,7 +18,25 @@
 
 namespace rdmasim {
 
+class Nic;
 class Transport;
+
+// Traffic a NIC carries for something other than the transport (SHARP's
+// streaming aggregation, whose peer is a switch): it takes turns with the
+// transport's connections in the NIC's round robin, and receives the
+// packets of its own type (PktType::kSharp).
+class NicOffload {
+ public:
+  // The next packet for `port`, or nullptr; `more`: it has more to send now.
+  virtual Packet* next_packet(Nic& nic, uint16_t port, bool& more) = 0;
+  // Consumes `p`, which arrived at `nic` (after the NIC's receive latency).
+  virtual void on_packet(Nic& nic, Packet* p) = 0;
+  // The class (on InfiniBand, the SL) its packets are sent with.
+  [[nodiscard]] virtual uint8_t traffic_class() const = 0;
+
+ protected:
+  ~NicOffload() = default;
+};
 
 struct NicConfig {
   Time rx_latency;   // packet in -> transport sees it (0: ideal NIC)
@@ -47,6 +65,10 @@ class Nic final : public Node, public PacketSource {
     if (cfg.jitter.enabled) jitter_rng_ = net.sim().rng("nic-jitter/" + this->name());
   }
   void set_transport(Transport* t) { transport_ = t; }
+  void set_offload(NicOffload* o) { offload_ = o; }
+  // The offload has packets to send on `port`; `doorbell`: it was just
+  // posted, and waits the NIC's tx latency first.
+  void activate_offload(uint16_t port, bool doorbell) { activate(port, kOffloadConn, 0, doorbell); }
   void init_scheduler() { active_.resize(ports_.size()); }
 
   [[nodiscard]] int host() const { return host_; }
@@ -99,9 +121,15 @@ class Nic final : public Node, public PacketSource {
   }
 
  private:
+  // The round robin's entry (conn << 1 | role) for the offload: a conn no QP has.
+  static constexpr uint32_t kOffloadConn = 0x7fffffffu;
+  static constexpr uint32_t kOffloadEntry = kOffloadConn << 1;
+  void receive(Packet* p);
+
   int host_;
   NicConfig cfg_;
   Transport* transport_ = nullptr;
+  NicOffload* offload_ = nullptr;
   RouteTable routes_;
   std::vector<Ring<uint32_t>> active_;  // per port: conn << 1 | role
   Rng jitter_rng_;                      // drawn only with cfg_.jitter on

@@ -262,12 +262,15 @@ json results_json(const Experiment& e) {
 
   const auto& led = fab.net().ledger();
   static constexpr const char* kTypes[] = {"data", "ack",    "nak",     "read_request", "pfc",
-                                           "cnp",  "credit", "trimmed", "grant"};
+                                           "cnp",  "credit", "trimmed", "grant",        "sharp"};
   json pk;
   for (int t = 0; t < kNumPktTypes; ++t) {
-    // Trimmed headers and RCCC grants exist only on UET fabrics: no entry elsewhere.
+    // Trimmed headers and RCCC grants exist only on UET fabrics, SHARP's
+    // packets only where a collective ran in the network: no entry elsewhere.
     const auto type = static_cast<PktType>(t);
-    if ((type == PktType::kTrimmed || type == PktType::kGrant) && led.created[t] == 0) continue;
+    if ((type == PktType::kTrimmed || type == PktType::kGrant || type == PktType::kSharp) &&
+        led.created[t] == 0)
+      continue;
     pk[kTypes[t]] = {{"created", led.created[t]},
                      {"delivered", led.delivered[t]},
                      {"dropped", led.dropped[t]},

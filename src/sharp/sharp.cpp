@@ -6,11 +6,10 @@
 namespace rdmasim {
 
 SharpManager::SharpManager(const Topology& topo, SharpConfig cfg)
-    : topo_(topo), cfg_(cfg), used_(topo.nodes.size(), 0), adj_(topo.nodes.size()) {
+    : cfg_(cfg), used_(topo.nodes.size(), 0), adj_(topo.nodes.size()) {
   std::vector<int> endpoint_of(topo.nodes.size(), -1);
   for (int i = 0; i < topo.num_hosts(); ++i) endpoint_of[topo.hosts[i]] = i;
   host_leaf_.assign(topo.num_hosts(), -1);
-  host_link_.resize(topo.num_hosts());
   for (const TopoLink& l : topo.links) {
     const bool a_sw = topo.nodes[l.a].kind == TopoNodeKind::kSwitch;
     const bool b_sw = topo.nodes[l.b].kind == TopoNodeKind::kSwitch;
@@ -20,7 +19,6 @@ SharpManager::SharpManager(const Topology& topo, SharpConfig cfg)
     } else if (a_sw != b_sw) {
       const int host = endpoint_of[a_sw ? l.b : l.a];
       host_leaf_[host] = a_sw ? l.a : l.b;
-      host_link_[host] = l;
     }
   }
 }
@@ -64,35 +62,6 @@ std::optional<SharpGroup> SharpManager::allocate(const std::vector<int>& hosts) 
 
 void SharpManager::release(const SharpGroup& g) {
   for (int s : g.switches) --used_[s];
-}
-
-Time SharpManager::streaming_time(int host, int64_t bytes) const {
-  const double bps = host_link_[host].rate.bps() * cfg_.aggregation_efficiency;
-  return Time::from_sec_f(static_cast<double>(bytes) * 8 / bps);
-}
-
-Time SharpManager::path_latency(const SharpGroup& g, const std::vector<int>& hosts) const {
-  std::set<int> leaves;
-  Time access;
-  for (int h : hosts) {
-    leaves.insert(host_leaf_[h]);
-    access = std::max(access, host_link_[h].delay);
-  }
-  Time up = access + cfg_.switch_latency;
-  if (leaves.size() > 1) {
-    Time hop;
-    for (const TopoLink& l : topo_.links)
-      if ((l.a == g.root && leaves.count(l.b)) || (l.b == g.root && leaves.count(l.a)))
-        hop = std::max(hop, l.delay);
-    up += hop + cfg_.switch_latency;
-  }
-  return up;
-}
-
-Time SharpManager::operation_time(const SharpGroup& g, const std::vector<int>& hosts, int64_t bytes) const {
-  Time stream;
-  for (int h : hosts) stream = std::max(stream, streaming_time(h, bytes));
-  return stream + path_latency(g, hosts) * 2;
 }
 
 }  // namespace rdmasim

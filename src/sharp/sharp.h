@@ -7,13 +7,8 @@
 // when any switch of the tree is full, the request fails and the caller falls
 // back to a host algorithm (as NCCL's CollNet does).
 //
-// Data path model (analytic, not packet-level): a NIC streams its data up to
-// its leaf, switches reduce at `aggregation_efficiency` of the port rate with
-// `switch_latency` each, the root multicasts the result back down. An
-// operation over hosts H of `bytes` per host takes
-//   bytes / (port rate x efficiency) + 2 x (path latency host -> root),
-// and occupies the NICs of H for the streaming part. It does not contend with
-// packet traffic on the simulated links (a stated approximation).
+// The data path is packet-level (sharp/sharp_data_path.h): this file holds
+// the groups and their trees.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +24,19 @@ namespace rdmasim {
 // InfiniBand profiles, whose switches offer it; off elsewhere.
 struct SharpConfig {
   bool enabled = false;  // the fabric's switches offer SHARP
-  // Streaming aggregation reaches ~95% of network bandwidth for large
+  // A switch's aggregation unit reduces at this share of its port rate:
+  // streaming aggregation reaches ~95% of network bandwidth for large
   // messages (Graham et al.; VALIDATION.md §C.11).
   double aggregation_efficiency = 0.95;
   // Per-switch reduction latency: assumption (no primary figure found),
   // configurable.
   Time switch_latency = Time::from_ns(500);
+  // Bytes a host may have outstanding in one operation (sent, result not yet
+  // back): SHARP's outstanding transactions, and so what each switch of the
+  // tree buffers per operation. Assumption: NVIDIA publishes the OST payload
+  // for low-latency operations (2 KiB on Quantum) but not the streaming
+  // aggregation buffer; 256 KiB covers a 400G tree's round trip (~5 us).
+  int64_t window_bytes = 256 * 1024;
   // Concurrent aggregation groups a switch can hold: assumption (SHARP
   // switches hold a small number of streaming-aggregation trees),
   // configurable; exceeding it makes the request fall back to a host algorithm.
@@ -57,21 +59,14 @@ class SharpManager {
   // switch of the tree already holds max_groups_per_switch groups.
   [[nodiscard]] std::optional<SharpGroup> allocate(const std::vector<int>& hosts);
   void release(const SharpGroup& g);
-  // Time for one aggregation of `bytes` per host over `hosts` (a subset of
-  // the group's hosts): streaming + up and down path latency.
-  [[nodiscard]] Time operation_time(const SharpGroup& g, const std::vector<int>& hosts, int64_t bytes) const;
-  [[nodiscard]] Time streaming_time(int host, int64_t bytes) const;
-  [[nodiscard]] Time path_latency(const SharpGroup& g, const std::vector<int>& hosts) const;
   [[nodiscard]] const SharpConfig& config() const { return cfg_; }
   [[nodiscard]] int groups_on(int switch_node) const { return used_[switch_node]; }
 
  private:
-  const Topology& topo_;
   SharpConfig cfg_;
   std::vector<int> used_;              // groups per topology node
   std::vector<std::vector<int>> adj_;  // switch neighbours per node
   std::vector<int> host_leaf_;         // per endpoint: attached switch node
-  std::vector<TopoLink> host_link_;    // per endpoint: its access link
   int next_id_ = 0;
 };
 

@@ -185,7 +185,7 @@ void collective_cases(std::vector<ValidationResult>& out) {
                    "2.12x (6.01 / 2.83 us) +-25%", std::fabs(speedup / 2.12 - 1) <= 0.25);
   const double big = sharp_vs(Algo::kSharp, int64_t{1} << 30, 8, 1).algbw / 50.0;
   out.emplace_back("C.11", "SHARP 1 GiB all_reduce, 8 hosts: algbw / NIC bandwidth",
-                   fmt::format("{:.3f} (model: aggregation at 0.95 x port rate)", big), "~0.95",
+                   fmt::format("{:.3f} (packet level; aggregation units at 0.95 x port rate)", big), "~0.95",
                    std::fabs(big - 0.95) < 0.01);
   published_runs(out);
   out.emplace_back("C.10", "all_reduce 128MiB leaf-spine 8 QPs, 1:1 vs 2:1 oversubscribed",

@@ -34,10 +34,6 @@ TEST(Sharp, TreeIsLeavesPlusACommonSpine) {
   const Topology& t = cl.fabric().topology();
   EXPECT_EQ(t.nodes[g->root].tier, 2);
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 1);
-  // Up: host link (150 ns) + leaf (500 ns) + leaf-spine link (150 ns) + spine (500 ns).
-  EXPECT_EQ(cl.sharp().path_latency(*g, all), Time::from_ns(1300));
-  // Hosts on one leaf reduce in that leaf alone.
-  EXPECT_EQ(cl.sharp().path_latency(*g, {0, 1, 2}), Time::from_ns(650));
   cl.sharp().release(*g);
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 0);
 }

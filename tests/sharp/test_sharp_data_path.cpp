@@ -1,0 +1,157 @@
+// SHARP's packet-level data path (sharp/sharp_data_path.h): an operation's
+// time is the tree's pipeline worked out hop by hop, the per-host window
+// paces it exactly, its packets share the NICs' round robin and the links
+// with RC traffic, and every packet and credit is accounted for.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <vector>
+
+#include "fabric/fabric.h"
+#include "fabric/profiles.h"
+#include "sharp/sharp_data_path.h"
+
+namespace rdmasim {
+namespace {
+
+constexpr LinkSpec kLink{Rate::from_gbps(100), Time::from_ns(1000)};
+
+// Store-and-forward switches with a known pipeline and NIC latencies, so
+// that a packet's path can be worked out by hand.
+FabricConfig known_latencies() {
+  FabricConfig f = find_profile("ideal").config;
+  f.rc.mtu = 4096;
+  f.sharp.enabled = true;
+  f.sw.cut_through = false;
+  f.sw.latency = Time::from_ns(200);
+  f.nic.tx_latency = Time::from_ns(300);
+  f.nic.rx_latency = Time::from_ns(400);
+  return f;
+}
+
+// Records when the operation it is handed to completes.
+struct Done final : EventHandler {
+  Simulation* sim = nullptr;
+  std::optional<Time> at;
+  void on_event(uint32_t /*kind*/, uint64_t /*arg*/) override { at = sim->now(); }
+};
+
+struct Bed {
+  Simulation sim{1};
+  Fabric fab;
+  SharpManager groups;
+  SharpGroup g;
+  Done done;
+  Bed(const FabricConfig& cfg, Topology t)
+      : fab(sim, std::move(t), cfg), groups(fab.topology(), fab.config().sharp) {
+    std::vector<int> all(fab.num_hosts());
+    for (int i = 0; i < fab.num_hosts(); ++i) all[i] = i;
+    g = *groups.allocate(all);
+    done.sim = &sim;
+  }
+  // Runs one operation over every host alone and returns its duration.
+  Time run(int64_t bytes) {
+    const Time t0 = sim.now();
+    fab.sharp()->start(g, g.hosts, bytes, &done, 0, 0);
+    while (!done.at) {
+      if (sim.pending_events() == 0) throw std::logic_error("operation did not complete");
+      sim.run(sim.now() + Time::from_us(50));
+    }
+    return *done.at - t0;
+  }
+};
+
+// Two leaves, one host each, one spine: up host -> leaf -> spine, down
+// spine -> leaf -> host. Every hop is the sender's serialization and the
+// cable, then the receiver's pipeline; each of the two reducing switches
+// adds its aggregation unit's time for the payload at 95% of the port
+// rate and its latency; the leaves replicate the result as it passes.
+TEST(SharpDataPath, OnePacketTakesTheTreesPipeline) {
+  const FabricConfig cfg = known_latencies();
+  Bed b(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  ASSERT_EQ(b.g.switches.size(), 3u);
+  const uint32_t payload = 4096;
+  const Time ser = kLink.rate.tx_time(Bytes(cfg.framing.data_wire(payload, true)));
+  const Time alu = Rate::from_bps(95'000'000'000).tx_time(Bytes(payload));
+  const Time expected = cfg.nic.tx_latency + (ser + kLink.delay) * 4 + cfg.sw.latency * 3 +
+                        cfg.nic.rx_latency + (alu + cfg.sharp.switch_latency) * 2;
+  EXPECT_EQ(b.run(payload), expected);
+  EXPECT_EQ(b.fab.sharp()->counters().reductions, 3u);  // two leaves, then the spine
+  EXPECT_EQ(b.fab.sharp()->counters().results, 2u);
+  EXPECT_EQ(b.fab.check_invariants(), "");
+  EXPECT_EQ(b.fab.sharp()->active(), 0u);
+}
+
+// With a window of one packet each chunk waits for the previous result:
+// the first pays the doorbell, every later one leaves the instant the
+// result before it lands, so n chunks take T1 + (n-1) x (T1 - tx latency).
+TEST(SharpDataPath, TheWindowPacesTheStreamExactly) {
+  FabricConfig cfg = known_latencies();
+  cfg.sharp.window_bytes = 4096;
+  Bed one(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  const Time t1 = one.run(4096);
+  Bed eight(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  EXPECT_EQ(eight.fab.sharp()->window_packets(), 1u);
+  EXPECT_EQ(eight.run(8 * 4096), t1 + (t1 - cfg.nic.tx_latency) * 7);
+}
+
+// A long operation with the default window streams at the aggregation
+// unit's rate, 95% of the link, on 8 hosts behind two leaves.
+TEST(SharpDataPath, ALongOperationStreamsAtTheAggregationRate) {
+  Bed b(known_latencies(), make_leaf_spine(2, 4, 1, 1.0, kLink, kLink));
+  const int64_t bytes = int64_t{64} << 20;
+  const Time t = b.run(bytes);
+  const double rate = static_cast<double>(bytes) * 8 / t.sec();
+  EXPECT_NEAR(rate / 95e9, 1.0, 0.01) << rate / 1e9 << " Gb/s";
+  EXPECT_EQ(b.fab.check_invariants(), "");
+  const PacketLedger& led = b.fab.net().ledger();
+  const int t_sharp = static_cast<int>(PktType::kSharp);
+  EXPECT_EQ(led.live[t_sharp], 0u);
+  // Each host's 16,384 packets come back once to each of the 8 hosts.
+  EXPECT_EQ(b.fab.sharp()->counters().packets_sent, 8u * 16384);
+  EXPECT_EQ(b.fab.sharp()->counters().results, 8u * 16384);
+}
+
+struct Sink final : CompletionSink {
+  std::optional<Time> done;
+  void on_complete(const Completion& c) override { done = c.completed; }
+};
+
+// The host's SHARP stream and a bulk WRITE from the same NIC take turns in
+// its round robin and share host 0's uplink and host 1's downlink: while
+// they overlap each gets half, so the operation takes about twice as long,
+// and so does the WRITE's share of the link.
+TEST(SharpDataPath, SharesTheNicAndTheLinksWithOtherTraffic) {
+  const int64_t bytes = int64_t{16} << 20;
+  Bed alone(known_latencies(), make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  const Time t_alone = alone.run(bytes);
+  Bed busy(known_latencies(), make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  Sink sink;
+  busy.fab.verbs().create_qp(0, 1, &sink).post_write(bytes * 4, 1);
+  const Time t_busy = busy.run(bytes);
+  EXPECT_NEAR(t_busy.sec() / t_alone.sec(), 2.0, 0.15)
+      << t_alone.us() << " us alone, " << t_busy.us() << " us beside a WRITE";
+  while (!sink.done) busy.sim.run(busy.sim.now() + Time::from_us(100));
+  EXPECT_EQ(busy.fab.check_invariants(), "");
+}
+
+// On InfiniBand the results take the downstream credits like any packet:
+// no VL buffer overruns, and every credit comes back.
+TEST(SharpDataPath, KeepsInfinibandCreditsWhole) {
+  FabricConfig cfg = find_profile("ib-ndr").config;
+  cfg.nic.jitter.enabled = false;
+  Bed b(cfg, make_leaf_spine(2, 4, 1, 1.0, {Rate::from_gbps(400), Time::from_ns(150)},
+                             {Rate::from_gbps(400), Time::from_ns(150)}));
+  const Time t = b.run(int64_t{32} << 20);
+  EXPECT_GT(static_cast<double>(int64_t{32} << 20) * 8 / t.sec(), 0.9 * 400e9 * 0.95);
+  EXPECT_EQ(b.fab.check_invariants(), "");
+  for (const Switch* sw : b.fab.switches())
+    for (size_t i = 0; i < sw->num_ports(); ++i) {
+      if (const CreditState* c = sw->port(i).credit()) {
+        EXPECT_EQ(c->ctr.buffer_overruns, 0u) << sw->name();
+      }
+    }
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -142,7 +142,6 @@ Packet* SharpDataPath::next_packet(Nic& nic, uint16_t /*port*/, bool& more) {
     p->wire = static_cast<uint16_t>(fab_.net().framing().data_wire(p->payload, true));
     p->tc = tc_;
     ++ctr_.packets_sent;
-    ctr_.payload_bytes += p->payload;
     more = can_send(op, h);
     if (more) break;
   }

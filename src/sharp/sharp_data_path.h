@@ -39,11 +39,10 @@ class Fabric;
 class Switch;
 
 struct SharpCounters {
-  uint64_t operations = 0;     // started
-  uint64_t packets_sent = 0;   // by hosts, up the tree
-  uint64_t reductions = 0;     // chunks a switch reduced and sent on
-  uint64_t results = 0;        // result packets delivered to hosts
-  uint64_t payload_bytes = 0;  // bytes hosts streamed in (reduced once per host)
+  uint64_t operations = 0;    // started
+  uint64_t packets_sent = 0;  // by hosts, up the tree
+  uint64_t reductions = 0;    // chunks a switch reduced and sent on
+  uint64_t results = 0;       // result packets delivered to hosts
 };
 
 class SharpDataPath final : public AggregationNode, public NicOffload, public EventHandler {

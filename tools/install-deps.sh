@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(g++ make cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libgtest-dev clang libclang-rt-14-dev
           chromium fonts-dejavu-core  # tools/browser-check: the report in a headless browser
-          tshark)                     # tests/report/test_pcap: decodes the captures rdmasim writes
+          tshark                      # tests/report/test_pcap: decodes the captures rdmasim writes
+          libopenmpi-dev openmpi-bin) # mpirun -np N rdmasim sweep (run/mpi_world.h)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

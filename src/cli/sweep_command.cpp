@@ -1,15 +1,20 @@
-// rdmasim sweep <scenario> --grid key=v1,v2 ... [--seeds 1,2] (run/sweep.h).
+// rdmasim sweep <scenario> --grid key=v1,v2 ... [--seeds 1,2] (run/sweep.h),
+// on one machine's threads or, under `mpirun -np N`, over N ranks: rank r
+// runs cells r, r+N, ... on its own threads, rank 0 gathers them and writes
+// the merged outputs, the same bytes as a run on one machine.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/commands.h"
 #include "cli/output_paths.h"
 #include "config/error.h"
 #include "report/atomic_file.h"
+#include "run/mpi_world.h"
 #include "run/sweep.h"
 #include "run/thread_pool.h"
 
@@ -17,7 +22,9 @@ namespace rdmasim::cli {
 
 void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
   auto* s = app.add_subcommand(
-      "sweep", "one scenario over a grid of settings x seeds, in parallel threads: sweep.json and sweep.csv");
+      "sweep",
+      "one scenario over a grid of settings x seeds, in parallel threads (and over machines under "
+      "`mpirun -np N`): sweep.json and sweep.csv");
   s->add_option("scenario", o.scenario, "scenario YAML file")->required()->check(CLI::ExistingFile);
   s->add_option("--grid", o.grid,
                 "an axis: key=value1,value2,... (any scenario key, list items included, e.g. "
@@ -27,17 +34,27 @@ void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
   s->add_option("--seeds", o.seeds, "seeds, e.g. 1,2,3: every grid point runs once per seed")->delimiter(',');
   s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<scenario name>)");
   o.jobs = ThreadPool::hardware();
-  s->add_option("-j,--jobs", o.jobs, "cells run in parallel threads (default: all cores)")
+  s->add_option("-j,--jobs", o.jobs,
+                "cells run in parallel threads, per MPI rank under mpirun (default: all cores)")
       ->check(CLI::Range(1, 256));
 }
 
 int sweep_command(const SweepCli& c, const Context& ctx) {
+  std::optional<MpiWorld> world;
+  try {
+    world.emplace();
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "error: sweep: %s\n", e.what());
+    return kExitBadInput;
+  }
+  const bool root = world->rank() == 0;
   SweepSpec spec;
   spec.scenario = c.scenario;
   spec.sets = c.sets;
   spec.seeds = c.seeds;
   std::string dir = c.out_dir;
   size_t cells = 0;
+  std::string refused;
   try {
     for (const std::string& g : c.grid) {
       auto axis = parse_grid_axis(g);
@@ -50,24 +67,32 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
     check_sweep(spec);  // every cell's scenario loads, or nothing runs
     cells = sweep_cells(spec).size();
     if (dir.empty()) dir = "out/sweep-" + std::filesystem::path(c.scenario).stem().string();
-    for (const char* f : {"sweep.json", "sweep.csv"})
-      if (std::filesystem::exists(std::filesystem::path(dir) / f))
-        throw std::invalid_argument("-o " + dir + ": already holds " + f +
-                                    " from an earlier sweep (remove it or choose another folder)");
-    if (const std::string why = check_output_dir(dir, !ctx.check_only); !why.empty())
-      throw std::invalid_argument(why);
+    if (root) {  // only rank 0 writes
+      for (const char* f : {"sweep.json", "sweep.csv"})
+        if (std::filesystem::exists(std::filesystem::path(dir) / f))
+          throw std::invalid_argument("-o " + dir + ": already holds " + f +
+                                      " from an earlier sweep (remove it or choose another folder)");
+      if (const std::string why = check_output_dir(dir, !ctx.check_only); !why.empty())
+        throw std::invalid_argument(why);
+    }
   } catch (const InputError& e) {
-    std::fprintf(stderr, "error: sweep: %s\n", e.what());
-    return kExitBadInput;
+    refused = e.what();
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "error: sweep: %s\n", e.what());
+    refused = e.what();
+  }
+  // Every rank refuses what rank 0 refuses, so that none waits for the others.
+  if (world->broadcast(refused.empty() ? kExitOk : kExitBadInput) != kExitOk || !refused.empty()) {
+    if (root) std::fprintf(stderr, "error: sweep: %s\n", refused.c_str());
     return kExitBadInput;
   }
   if (ctx.check_only) {
-    std::printf("ok: %s, %zu cells (outputs to %s)\n", c.scenario.c_str(), cells, dir.c_str());
+    if (root) std::printf("ok: %s, %zu cells (outputs to %s)\n", c.scenario.c_str(), cells, dir.c_str());
     return kExitOk;
   }
-  const std::vector<SweepCell> done = run_sweep(spec, c.jobs);
+  std::vector<SweepCell> done = run_sweep(spec, c.jobs, world->rank(), world->size());
+  const std::vector<std::string> shares = world->gather(sweep_share(done, world->rank(), world->size()));
+  if (!root) return kExitOk;  // rank 0 reports for the job
+  for (size_t r = 1; r < shares.size(); ++r) merge_sweep_share(done, shares[r]);
   write_file_atomic((std::filesystem::path(dir) / "sweep.json").string(), sweep_json(spec, done));
   const std::string csv = sweep_csv(spec, done);
   write_file_atomic((std::filesystem::path(dir) / "sweep.csv").string(), csv);
@@ -78,7 +103,9 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
       ++failed;
       std::fprintf(stderr, "error: sweep: cell %zu failed: %s\n", i, done[i].error.c_str());
     }
-  std::printf("%zu cells, %d failed; outputs %s/{sweep.json,sweep.csv}\n", done.size(), failed, dir.c_str());
+  const std::string on = world->size() > 1 ? fmt::format(" on {} MPI ranks", world->size()) : "";
+  std::printf("%zu cells%s, %d failed; outputs %s/{sweep.json,sweep.csv}\n", done.size(), on.c_str(), failed,
+              dir.c_str());
   return failed == 0 ? kExitOk : kExitFailure;
 }
 

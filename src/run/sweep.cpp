@@ -104,10 +104,14 @@ void check_sweep(const SweepSpec& spec) {
   }
 }
 
-std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs) {
+std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int ranks) {
   std::vector<SweepCell> cells = sweep_cells(spec);
-  ThreadPool(jobs).for_each(cells.size(), [&](size_t i) {
-    SweepCell& c = cells[i];
+  const size_t mine =
+      cells.size() > static_cast<size_t>(rank)
+          ? (cells.size() - static_cast<size_t>(rank) + ranks - 1) / static_cast<size_t>(ranks)
+          : 0;
+  ThreadPool(jobs).for_each(mine, [&](size_t k) {
+    SweepCell& c = cells[static_cast<size_t>(rank) + k * static_cast<size_t>(ranks)];
     try {
       Experiment e(load_scenario_file(spec.scenario, cell_sets(spec, c)));
       e.run();
@@ -121,6 +125,25 @@ std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs) {
     }
   });
   return cells;
+}
+
+std::string sweep_share(const std::vector<SweepCell>& cells, int rank, int ranks) {
+  nlohmann::ordered_json share = nlohmann::ordered_json::array();
+  for (size_t i = static_cast<size_t>(rank); i < cells.size(); i += static_cast<size_t>(ranks)) {
+    const SweepCell& c = cells[i];
+    share.push_back({{"cell", i}, {"ok", c.ok}, {"error", c.error}, {"results", c.results}});
+  }
+  return share.dump();
+}
+
+void merge_sweep_share(std::vector<SweepCell>& cells, const std::string& share) {
+  for (auto& r : nlohmann::ordered_json::parse(share)) {
+    const auto i = r["cell"].get<size_t>();
+    if (i >= cells.size()) throw std::runtime_error("sweep: a rank returned cell " + std::to_string(i));
+    cells[i].ok = r["ok"].get<bool>();
+    cells[i].error = r["error"].get<std::string>();
+    cells[i].results = std::move(r["results"]);
+  }
 }
 
 std::string sweep_json(const SweepSpec& spec, const std::vector<SweepCell>& cells) {

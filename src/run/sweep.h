@@ -42,8 +42,15 @@ struct SweepCell {
 // Loads every cell's scenario: throws std::invalid_argument naming the first
 // cell the scenario refuses and why (file:line, key, what was expected).
 void check_sweep(const SweepSpec& spec);
-// Runs every cell on `jobs` threads; never throws for a cell's failure.
-[[nodiscard]] std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs);
+// Runs the cells i with i % ranks == rank (all of them by default) on `jobs`
+// threads and returns every cell, the others unrun; never throws for a
+// cell's failure.
+[[nodiscard]] std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank = 0, int ranks = 1);
+// The cells rank `rank` of `ranks` ran, as text for the trip to rank 0, and
+// their merge into the full list there (run_sweep's cells, in place). The
+// results survive the trip byte for byte (JSON numbers round-trip exactly).
+[[nodiscard]] std::string sweep_share(const std::vector<SweepCell>& cells, int rank, int ranks);
+void merge_sweep_share(std::vector<SweepCell>& cells, const std::string& share);
 
 // The merged outputs: sweep.json (every cell's settings, status and full
 // results) and sweep.csv (one row per cell: its settings and the headline

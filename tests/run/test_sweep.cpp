@@ -60,6 +60,22 @@ TEST(Sweep, MergedResultsDoNotDependOnThreads) {
             one[2].results["workload_results"][0]["time_us"].get<double>());
 }
 
+// What `mpirun -np 3` does, without MPI: each rank runs every third cell,
+// its share crosses to rank 0 as text, and the merged outputs are the bytes
+// a single process writes (tools/mpi-sweep-check runs the real mpirun).
+TEST(Sweep, RanksSplitTheCellsAndMergeToTheSameBytes) {
+  const SweepSpec s = tree_sweep();
+  const auto whole = run_sweep(s, 2);
+  std::vector<SweepCell> merged = run_sweep(s, 1, 0, 3);
+  EXPECT_FALSE(merged[1].ok);  // rank 0 ran cells 0, 3, 6 only
+  EXPECT_TRUE(merged[1].results.is_null());
+  for (int r = 1; r < 3; ++r) merge_sweep_share(merged, sweep_share(run_sweep(s, 1, r, 3), r, 3));
+  EXPECT_EQ(sweep_json(s, merged), sweep_json(s, whole));
+  EXPECT_EQ(sweep_csv(s, merged), sweep_csv(s, whole));
+  // More ranks than cells: the extra ranks run nothing and send nothing.
+  EXPECT_EQ(sweep_share(run_sweep(s, 1, 9, 10), 9, 10), "[]");
+}
+
 // A cell that fails is reported in its row; the others still run.
 TEST(Sweep, AFailedCellDoesNotStopTheOthers) {
   SweepSpec s;

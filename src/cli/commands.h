@@ -94,6 +94,16 @@ struct PerftestCli {
 void add_perftest_subcommand(CLI::App& app, PerftestCli& o);
 int perftest_command(const PerftestCli& o, const Context& ctx);
 
+// osu <benchmark> (osu_command.cpp).
+struct OsuCli {
+  std::string bench, sizes, profile = "ib-ndr", rate, mtu, eager_threshold, rendezvous;
+  int iterations = 0, warmup = -1, window = 64, np = 2, hosts_per_leaf = 32;
+  bool full = false;
+  long long seed = 1;
+};
+void add_osu_subcommand(CLI::App& app, OsuCli& o);
+int osu_command(const OsuCli& o, const Context& ctx);
+
 // The flags nccl-tests and train share (cluster_flags.h). Defaults a user
 // comparing fabrics does not trip over (docs/COLLECTIVES.md has the
 // measurements): the rail-optimized cluster AI clusters are built as (NVIDIA

@@ -255,4 +255,55 @@ PerftestResult run_perftest(const PerftestOptions& o, const RunProgress& progres
   return r;
 }
 
+Scenario osu_scenario(const OsuOptions& o) {
+  if (o.np < 2 || o.np > 65536) throw std::invalid_argument("--np must be between 2 and 65536");
+  if (o.hosts_per_leaf < 1 || o.hosts_per_leaf > 1024)
+    throw std::invalid_argument("--hosts-per-leaf must be between 1 and 1024");
+  const OsuBench b = osu_bench(o.params.benchmark);
+  const bool two = b == OsuBench::kLatency || b == OsuBench::kBw || b == OsuBench::kBibw;
+  if (two && o.np != 2)
+    throw std::invalid_argument(o.params.benchmark + " runs on exactly two ranks (--np 2)");
+  if (b == OsuBench::kMbwMr && o.np % 2 != 0)
+    throw std::invalid_argument("osu_mbw_mr pairs rank i with rank i + np/2: --np must be even");
+  if (o.params.min_size > o.params.max_size) throw std::invalid_argument("-m: MIN above MAX");
+  check_mpi_config(o.params.mpi);
+  Scenario s;
+  s.name = "osu";
+  s.file = "<osu>";
+  s.seed = o.seed;
+  s.duration = kNoLimit;
+  s.profile = o.fabric.name;
+  s.fabric = o.fabric;
+  TopologySpec& t = s.topology;
+  if (o.np <= o.hosts_per_leaf) {
+    t.type = "star";
+    t.hosts = o.np;
+  } else {
+    t.type = "leaf-spine";
+    t.hosts_per_leaf = o.hosts_per_leaf;
+    t.leaves = (o.np + o.hosts_per_leaf - 1) / o.hosts_per_leaf;
+    t.spines = o.hosts_per_leaf;  // one uplink per host: non-blocking
+  }
+  t.link = t.fabric_link = o.link;
+  s.output.flows_csv = s.output.ports_csv = false;
+  auto p = std::make_shared<OsuParams>(o.params);
+  p->ranks = o.np;
+  WorkloadSpec w;
+  w.type = "osu";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+
+OsuRun run_osu(const OsuOptions& o, const RunProgress& progress) {
+  Experiment e(osu_scenario(o));
+  e.run(progress);
+  const Workload& w = *e.workloads().back();
+  if (!w.finished()) throw std::runtime_error("the benchmark did not finish; ask for fewer iterations (-i)");
+  OsuRun r;
+  r.result = osu_workload_result(w);
+  r.invariant_error = e.invariant_error();
+  return r;
+}
+
 }  // namespace rdmasim

@@ -11,6 +11,7 @@
 
 #include "collective/nccl_tests.h"
 #include "config/scenario.h"
+#include "mpi/osu.h"
 #include "training/iteration.h"
 #include "workload/perftest.h"
 
@@ -48,5 +49,25 @@ using SweepProgress = std::function<void(size_t index, const Experiment&)>;
 [[nodiscard]] Scenario perftest_scenario(const PerftestOptions& o);
 // Throws std::invalid_argument for an unknown test or bad option.
 [[nodiscard]] PerftestResult run_perftest(const PerftestOptions& o, const RunProgress& progress = {});
+
+// rdmasim osu: an OSU benchmark's sweep on `np` hosts, one rank each, under
+// leaf switches of `hosts_per_leaf` hosts (one switch when they fit under one,
+// a non-blocking leaf-spine otherwise).
+struct OsuOptions {
+  OsuParams params;
+  int np = 2;
+  int hosts_per_leaf = 32;
+  uint64_t seed = 1;
+  FabricConfig fabric;
+  LinkSpec link;
+};
+[[nodiscard]] Scenario osu_scenario(const OsuOptions& o);
+struct OsuRun {
+  OsuResult result;
+  std::string invariant_error;
+};
+// Throws std::invalid_argument for bad options, std::runtime_error for a
+// run that did not finish.
+[[nodiscard]] OsuRun run_osu(const OsuOptions& o, const RunProgress& progress = {});
 
 }  // namespace rdmasim

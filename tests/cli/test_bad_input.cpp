@@ -523,8 +523,8 @@ TEST_F(CliTest, EmptyWorkloadList) {
 TEST_F(CliTest, UnknownWorkloadTypeSuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
                    at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
-                      "flows-file, flow, collective, training, background, perftest (got \"incats\"); did "
-                      "you mean 'incast'?"));
+                      "flows-file, flow, collective, training, background, perftest, osu, halo3d (got "
+                      "\"incats\"); did you mean 'incast'?"));
 }
 
 // --- Other subcommands ---------------------------------------------------------------------------------
@@ -1305,9 +1305,10 @@ TEST_F(CliTest, LeafSpineWithBothSpinesAndRatioIsRefused) {
 
 TEST_F(CliTest, UnknownCommandIsNamedAndVersionIsPrinted) {
   const CliResult r = run_cli({"frobnicate"});
-  expect_bad_input(r,
-                   "error: unknown command 'frobnicate' (commands: run, perftest, demo, evaluate, bench, "
-                   "nccl-tests, sweep, train, profiles, schema, validate)\n");
+  expect_bad_input(
+      r,
+      "error: unknown command 'frobnicate' (commands: run, perftest, osu, demo, evaluate, bench, "
+      "nccl-tests, sweep, train, profiles, schema, validate)\n");
   const CliResult v = run_cli({"--version"});
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.out.rfind("rdmasim 0.", 0), 0u) << v.out;

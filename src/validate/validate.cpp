@@ -513,6 +513,7 @@ void mathis_cases(std::vector<ValidationResult>& out) {
 }  // namespace
 
 void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
+void mpi_cases(std::vector<ValidationResult>& out);         // mpi_cases.cpp
 
 std::vector<ValidationResult> run_validation(bool full) {
   std::vector<ValidationResult> out;
@@ -537,6 +538,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   mathis_cases(out);
   iwarp_cases(out, full);
   uet_cases(out);
+  mpi_cases(out);
   return out;
 }
 

@@ -91,6 +91,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   add_perftest_subcommand(app, perftest);
   OsuCli osu;
   add_osu_subcommand(app, osu);
+  FioCli fio;
+  add_fio_subcommand(app, fio);
 
   std::string demo_out = "out/demo";
   int demo_jobs = 2;
@@ -183,6 +185,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   if (*app.get_subcommand("sweep")) return sweep_command(sweep, ctx);
   if (*app.get_subcommand("perftest")) return perftest_command(perftest, ctx);
   if (*app.get_subcommand("osu")) return osu_command(osu, ctx);
+  if (*app.get_subcommand("fio")) return fio_command(fio, ctx);
   if (*app.get_subcommand("nccl-tests")) return nccl_tests_command(nccl, ctx);
   if (*app.get_subcommand("train")) return train_command(train, ctx);
   if (*bench) return bench_command(only, list, ctx);

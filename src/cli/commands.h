@@ -104,6 +104,16 @@ struct OsuCli {
 void add_osu_subcommand(CLI::App& app, OsuCli& o);
 int osu_command(const OsuCli& o, const Context& ctx);
 
+// fio (fio_command.cpp): NVMe-oF over RDMA as fio reports it.
+struct FioCli {
+  std::string name = "rdmasim", rw = "randread", bs = "4k", runtime = "10ms", ramp_time = "0",
+              output_format = "normal", profile = "ib-ndr";
+  int iodepth = 1, numjobs = 1, rwmixread = 50, initiators = 1, targets = 1;
+  long long seed = 1;
+};
+void add_fio_subcommand(CLI::App& app, FioCli& o);
+int fio_command(const FioCli& o, const Context& ctx);
+
 // The flags nccl-tests and train share (cluster_flags.h). Defaults a user
 // comparing fabrics does not trip over (docs/COLLECTIVES.md has the
 // measurements): the rail-optimized cluster AI clusters are built as (NVIDIA

@@ -10,6 +10,7 @@
 #include "config/scenario.h"
 #include "fabric/fabric.h"
 #include "mpi/osu.h"
+#include "workload/host_list.h"
 #include "workload/workload_keys.h"
 
 namespace rdmasim {
@@ -69,30 +70,6 @@ class OsuWorkload final : public Workload {
  private:
   const OsuParams& p_;
   std::unique_ptr<MpiEngine> engine_;
-};
-
-// hosts: [0, 16]: the host each rank runs on.
-struct HostListCodec {
-  static void read(const CfgNode& n, const char* key, std::vector<int>& hosts) {
-    hosts.clear();
-    for (const CfgNode& item : n.list(key)) {
-      const std::string text = item.scalar();
-      int v = -1;
-      try {
-        size_t used = 0;
-        v = std::stoi(text, &used);
-        if (used != text.size()) v = -1;
-      } catch (const std::exception&) {
-      }
-      if (v < 0) throw item.error("", "expected a host index (0, 1, ...), got '" + text + "'");
-      hosts.push_back(v);
-    }
-  }
-  static nlohmann::ordered_json echo(const std::vector<int>& hosts) {
-    if (hosts.empty()) return "auto";
-    return hosts;
-  }
-  static std::string form() { return "list of host indices, one per rank, e.g. [0, 16]"; }
 };
 
 // warmup: auto (OSU's, by message size) or a count.

@@ -306,4 +306,51 @@ OsuRun run_osu(const OsuOptions& o, const RunProgress& progress) {
   return r;
 }
 
+Scenario fio_scenario(const FioOptions& o) {
+  if (o.initiators < 1 || o.targets < 1 || o.initiators + o.targets > 4096)
+    throw std::invalid_argument(
+        "--initiators and --targets must be at least 1 (and 4096 hosts in all at most)");
+  if (o.params.bs < 512 || o.params.bs % 512 != 0)
+    throw std::invalid_argument("--bs must be a multiple of the 512 B logical block");
+  if (o.params.iodepth < 1 || o.params.iodepth > 65535)
+    throw std::invalid_argument("--iodepth must be 1..65535");
+  if (o.params.numjobs < 1 || o.params.numjobs > 4096)
+    throw std::invalid_argument("--numjobs must be 1..4096");
+  if (o.params.runtime <= Time::zero()) throw std::invalid_argument("--runtime must be positive");
+  if (o.params.runtime + o.params.ramp_time > Time::from_s(10))
+    throw std::invalid_argument("--runtime plus --ramp_time above 10 s of simulated time: ask for less");
+  Scenario s;
+  s.name = "fio";
+  s.file = "<fio>";
+  s.seed = o.seed;
+  s.duration = kNoLimit;
+  s.profile = o.fabric.name;
+  s.fabric = o.fabric;
+  s.topology.type = "star";
+  s.topology.hosts = o.initiators + o.targets;
+  s.topology.link = s.topology.fabric_link = o.link;
+  s.output.flows_csv = s.output.ports_csv = false;
+  auto p = std::make_shared<NvmeofParams>(o.params);
+  p->initiators.clear();
+  p->targets.clear();
+  for (int i = 0; i < o.initiators; ++i) p->initiators.push_back(i);
+  for (int t = 0; t < o.targets; ++t) p->targets.push_back(o.initiators + t);
+  WorkloadSpec w;
+  w.type = "nvmeof";
+  w.params = std::move(p);
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+
+FioRun run_fio(const FioOptions& o, const RunProgress& progress) {
+  Experiment e(fio_scenario(o));
+  e.run(progress);
+  const Workload& w = *e.workloads().back();
+  if (!w.finished()) throw std::runtime_error("the jobs did not finish");
+  FioRun r;
+  r.result = nvmeof_result(w);
+  r.invariant_error = e.invariant_error();
+  return r;
+}
+
 }  // namespace rdmasim

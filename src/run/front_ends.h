@@ -12,6 +12,7 @@
 #include "collective/nccl_tests.h"
 #include "config/scenario.h"
 #include "mpi/osu.h"
+#include "storage/nvmeof.h"
 #include "training/iteration.h"
 #include "workload/perftest.h"
 
@@ -69,5 +70,22 @@ struct OsuRun {
 // Throws std::invalid_argument for bad options, std::runtime_error for a
 // run that did not finish.
 [[nodiscard]] OsuRun run_osu(const OsuOptions& o, const RunProgress& progress = {});
+
+// rdmasim fio: NVMe-oF jobs from `initiators` hosts to `targets` hosts, all
+// under one switch.
+struct FioOptions {
+  NvmeofParams params;
+  int initiators = 1;
+  int targets = 1;
+  uint64_t seed = 1;
+  FabricConfig fabric;
+  LinkSpec link;
+};
+[[nodiscard]] Scenario fio_scenario(const FioOptions& o);
+struct FioRun {
+  NvmeofResult result;
+  std::string invariant_error;
+};
+[[nodiscard]] FioRun run_fio(const FioOptions& o, const RunProgress& progress = {});
 
 }  // namespace rdmasim

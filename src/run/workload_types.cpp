@@ -5,6 +5,7 @@
 #include "collective/collective_workload.h"
 #include "mpi/halo.h"
 #include "mpi/osu.h"
+#include "storage/nvmeof.h"
 #include "training/training_workload.h"
 #include "workload/flow_workloads.h"
 #include "workload/perftest.h"
@@ -13,12 +14,13 @@
 namespace rdmasim {
 namespace {
 
-const std::array<const WorkloadType*, 12>& registry() {
-  static const std::array<const WorkloadType*, 12> types = {
+const std::array<const WorkloadType*, 13>& registry() {
+  static const std::array<const WorkloadType*, 13> types = {
       &incast_workload_type(),     &permutation_workload_type(), &all_to_all_workload_type(),
       &cdf_workload_type(),        &flows_file_workload_type(),  &flow_workload_type(),
       &collective_workload_type(), &training_workload_type(),    &background_workload_type(),
-      &perftest_workload_type(),   &osu_workload_type(),         &halo_workload_type()};
+      &perftest_workload_type(),   &osu_workload_type(),         &halo_workload_type(),
+      &nvmeof_workload_type()};
   return types;
 }
 

@@ -523,8 +523,8 @@ TEST_F(CliTest, EmptyWorkloadList) {
 TEST_F(CliTest, UnknownWorkloadTypeSuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
                    at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
-                      "flows-file, flow, collective, training, background, perftest, osu, halo3d (got "
-                      "\"incats\"); did you mean 'incast'?"));
+                      "flows-file, flow, collective, training, background, perftest, osu, halo3d, nvmeof "
+                      "(got \"incats\"); did you mean 'incast'?"));
 }
 
 // --- Other subcommands ---------------------------------------------------------------------------------
@@ -1307,7 +1307,7 @@ TEST_F(CliTest, UnknownCommandIsNamedAndVersionIsPrinted) {
   const CliResult r = run_cli({"frobnicate"});
   expect_bad_input(
       r,
-      "error: unknown command 'frobnicate' (commands: run, perftest, osu, demo, evaluate, bench, "
+      "error: unknown command 'frobnicate' (commands: run, perftest, osu, fio, demo, evaluate, bench, "
       "nccl-tests, sweep, train, profiles, schema, validate)\n");
   const CliResult v = run_cli({"--version"});
   EXPECT_EQ(v.exit_code, 0);

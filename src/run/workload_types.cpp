@@ -9,18 +9,19 @@
 #include "training/training_workload.h"
 #include "workload/flow_workloads.h"
 #include "workload/perftest.h"
+#include "workload/stream.h"
 #include "workload/workload.h"
 
 namespace rdmasim {
 namespace {
 
-const std::array<const WorkloadType*, 13>& registry() {
-  static const std::array<const WorkloadType*, 13> types = {
+const std::array<const WorkloadType*, 14>& registry() {
+  static const std::array<const WorkloadType*, 14> types = {
       &incast_workload_type(),     &permutation_workload_type(), &all_to_all_workload_type(),
       &cdf_workload_type(),        &flows_file_workload_type(),  &flow_workload_type(),
       &collective_workload_type(), &training_workload_type(),    &background_workload_type(),
       &perftest_workload_type(),   &osu_workload_type(),         &halo_workload_type(),
-      &nvmeof_workload_type()};
+      &nvmeof_workload_type(),     &stream_workload_type()};
   return types;
 }
 

@@ -523,8 +523,8 @@ TEST_F(CliTest, EmptyWorkloadList) {
 TEST_F(CliTest, UnknownWorkloadTypeSuggestsNearest) {
   expect_bad_input(run_scenario(edit(kGood, "  - type: incast", "  - type: incats")),
                    at("10:11: 'workload[0].type': expected one of: incast, permutation, all-to-all, cdf, "
-                      "flows-file, flow, collective, training, background, perftest, osu, halo3d, nvmeof "
-                      "(got \"incats\"); did you mean 'incast'?"));
+                      "flows-file, flow, collective, training, background, perftest, osu, halo3d, nvmeof, "
+                      "stream (got \"incats\"); did you mean 'incast'?"));
 }
 
 // --- Other subcommands ---------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <type_traits>
 
 #include "config/misconfig.h"
 #include "config/units_parse.h"
@@ -19,10 +21,45 @@ namespace fs = std::filesystem;
 
 constexpr int64_t kMaxHosts = 131072;  // beyond this a build exhausts memory before a single event runs
 
+// Light in silica fibre: group index 1.4682 at 1550 nm (Corning SMF-28),
+// 4.897 us/km one way ("one kilometer of single-mode fiber adds roughly 4.9
+// us", mapyourtech.com, The 5-microsecond rule). Picoseconds per metre:
+constexpr double kFibrePsPerMetre = 1.4682 / 299'792'458.0 * 1e12;
+// The longest link a length may describe: a transcontinental span.
+constexpr double kMaxLengthMetres = 20'000'000;
+
+// link.length: a cable or fibre length, e.g. 300m or 40km; sets the delay.
+struct LinkLengthCodec {
+  static void read(const CfgNode& n, const char* key, LinkSpec& l) {
+    if (n.has("delay"))
+      throw n.error(key, "expected either delay or length (which sets the delay from the fibre), not both");
+    const std::string text = n.str(key);
+    double metres = -1;
+    try {
+      size_t used = 0;
+      const double v = std::stod(text, &used);
+      const std::string unit = text.substr(used);
+      if (unit == "km") metres = v * 1000;
+      if (unit == "m") metres = v;
+    } catch (const std::exception&) {
+    }
+    if (!(metres >= 0))
+      throw n.error(key, "expected a length with its unit, e.g. 300m or 40km (got \"" + text + "\")");
+    if (metres > kMaxLengthMetres) throw n.error(key, "expected at most 20000km (got \"" + text + "\")");
+    l.delay = Time::from_ps(static_cast<int64_t>(std::llround(metres * kFibrePsPerMetre)));
+  }
+  static nlohmann::ordered_json echo(const LinkSpec&) { return nullptr; }
+  static std::string form() { return "length, e.g. 300m or 40km (sets delay at 4.897 us/km)"; }
+};
+
 template <class V>
 void visit_link(V& v, LinkSpec& l) {
   v.rate({"rate", "line rate of each link"}, l.rate);
   v.time({"delay", "one-way propagation delay of each link"}, l.delay);
+  // The echo shows the delay the length set; the length itself is input only.
+  if constexpr (!std::is_same_v<V, ParamEcho>)
+    v.custom({"length", "instead of delay: the fibre's length, its delay from the group index (4.897 us/km)"},
+             l, LinkLengthCodec{});
 }
 
 // topology: the keys of the chosen type, then its links. topology.switch

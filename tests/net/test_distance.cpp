@@ -1,0 +1,115 @@
+// Fabrics stretched over distance: a link's length sets its delay from the
+// fibre's group index; PFC drops lossless packets from the length at which
+// the headroom the 802.1Qbb formula asks for exceeds what is configured; an
+// InfiniBand link carries at most its VL buffer per credit round trip.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "config/error.h"
+#include "config/scenario.h"
+#include "fabric/fabric.h"
+#include "fabric/profiles.h"
+#include "net/switch.h"
+#include "run/experiment.h"
+#include "workload/perftest.h"
+
+namespace rdmasim {
+namespace {
+
+constexpr double kPsPerMetre = 1.4682 / 299'792'458.0 * 1e12;  // SMF-28 group index at 1550 nm
+
+TEST(Distance, LengthSetsTheDelayFromTheFibre) {
+  const Scenario s = load_scenario_text(
+      "name: t\nduration: 1ms\ntopology: {type: dumbbell, left: 1, right: 1, link: {length: 300m}, "
+      "bottleneck: "
+      "{length: 40km}}\nfabric: {profile: rocev2-dcqcn-400g}\nworkload: [{type: flow, src: 0, dst: 1, size: "
+      "1KB}]\n",
+      "t.yaml");
+  EXPECT_EQ(s.topology.link.delay.ps(), std::llround(300 * kPsPerMetre));
+  EXPECT_EQ(s.topology.fabric_link.delay.ps(), std::llround(40'000 * kPsPerMetre));
+  EXPECT_NEAR(s.topology.fabric_link.delay.us(), 40 * 4.897, 0.02);  // "about 4.9 us per km": 4.897 us/km
+  auto key_of = [](const std::string& link) {
+    try {
+      (void)load_scenario_text(
+          "name: t\nduration: 1ms\ntopology: {type: chain, switches: 1, link: " + link +
+              "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
+          "t.yaml");
+    } catch (const InputError& e) {
+      return e.key();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("{length: 10km, delay: 1us}"), "topology.link.length");
+  EXPECT_EQ(key_of("{length: -1km}"), "topology.link.length");
+  EXPECT_EQ(key_of("{length: 30000km}"), "topology.link.length");
+  EXPECT_EQ(key_of("{length: 10 miles}"), "topology.link.length");
+  EXPECT_EQ(key_of("{length: 10}"), "topology.link.length");
+  EXPECT_EQ(key_of("{length: 80km}"), "accepted");
+}
+
+// One long-haul flow at line rate into a receiver whose NIC stops draining:
+// the far switch pauses the long link and its headroom takes everything
+// still in flight. Returns the lossless drops.
+uint64_t lossless_drops_at(int km) {
+  const std::string yaml =
+      "name: t\nduration: 3ms\ntopology: {type: dumbbell, left: 1, right: 1, link: {rate: 100Gbps, length: "
+      "10m}, "
+      "bottleneck: {rate: 100Gbps, length: " +
+      std::to_string(km) +
+      "km}}\nfabric: {profile: rocev2-dcqcn-400g, cc: none, ecn: {enabled: false}, pfc: {xoff: 1MB}}\n"
+      "workload: [{type: flow, src: 0, dst: 1, size: 30MB}]\n"
+      "faults: [{at: 500us, link: \"h1:0\", action: stuck}]\n"
+      "misconfig: [{switch: swR, set: {pfc: {headroom: 2MB}}}]\n";
+  Experiment e(load_scenario_text(yaml, "t.yaml"));
+  e.run();
+  uint64_t drops = 0;
+  for (const Switch* sw : e.fabric().switches()) drops += sw->counters().lossless_drops;
+  return drops;
+}
+
+TEST(Distance, PfcHeadroomDropsBeginWhereTheFormulaSays) {
+  // IEEE 802.1Qbb Annex N's terms, as switch vendors' calculators add them:
+  // what arrives after the XOFF decision is the rate times the cable round
+  // trip, the upstream's response time (802.3 Annex 31B) and our pipeline,
+  // plus a maximum frame in flight each way and the PAUSE frame.
+  const FabricConfig f = find_profile("rocev2-dcqcn-400g").config;
+  const double rate = 100e9 / 8;
+  const double frames = 2.0 * f.framing.data_wire(f.rc.mtu, true) + f.framing.pfc_wire();
+  const double fixed_s = (f.sw.pfc_response_time + f.sw.latency).sec();
+  const double headroom = 2e6;
+  const double km = ((headroom - frames) / rate - fixed_s) / 2 / (1000 * kPsPerMetre * 1e-12);
+  ASSERT_GT(km, 10);
+  const int below = static_cast<int>(std::floor(km));
+  EXPECT_EQ(lossless_drops_at(below), 0u) << "predicted onset " << km << " km";
+  EXPECT_GT(lossless_drops_at(below + 1), 0u) << "predicted onset " << km << " km";
+}
+
+// InfiniBand: a VL buffer of B bytes carries at most B per credit round
+// trip (2 x the link's delay): far below the BDP the rate falls to B / RTT.
+TEST(Distance, InfinibandThroughputIsBufferOverRtt) {
+  auto gbps_at = [](const std::string& length) {
+    Experiment e(load_scenario_text(
+        "name: t\nduration: 1s\ntopology: {type: chain, switches: 1, link: {rate: 400Gbps, length: " +
+            length +
+            "}}\nfabric: {profile: ib-ndr, ib: {vl_buffer: 1MiB}}\nworkload:\n  - {type: perftest, test: "
+            "write_bw, "
+            "size: 1MiB, iters: 200}\n",
+        "t.yaml"));
+    e.run();
+    EXPECT_EQ(e.invariant_error(), "");
+    return dynamic_cast<const PerftestWorkload&>(*e.workloads().at(0)).result().gbps;
+  };
+  EXPECT_GT(gbps_at("1km"), 0.97 * 400 * 4096 / (4096 + 26 + 16.0 / 256));  // BDP 0.5 MB < 1 MiB: line rate
+  for (const int km : {10, 40}) {
+    const double rtt_s = 2 * km * 1000 * kPsPerMetre * 1e-12;
+    const double bound = 1048576.0 * 8 / rtt_s / 1e9;
+    const double got = gbps_at(std::to_string(km) + "km");
+    EXPECT_LT(got, bound);
+    EXPECT_GT(got, 0.95 * bound) << km << " km";
+  }
+}
+
+}  // namespace
+}  // namespace rdmasim

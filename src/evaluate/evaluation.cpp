@@ -42,6 +42,12 @@ constexpr WorkloadType kWorkloadTypes[] = {
     {"collective", "collective", "an NCCL collective, one cell per size: busbw"},
     {"training", "training", "one training iteration of a model: iteration time, exposed communication"},
     {"fct", "cdf", "Poisson flows from a flow-size distribution: FCT slowdown by size"},
+    {"mpi", "osu",
+     "an OSU Micro-Benchmark over MPI (`benchmark:`): small/large-message latency or bandwidth"},
+    {"halo", "halo3d",
+     "an MPI stencil or solver step on a 3-D grid of ranks: time per step, communication share"},
+    {"storage", "nvmeof", "NVMe-oF over RDMA as fio runs it: IOPS and completion-latency percentiles"},
+    {"stream", "stream", "a real-time stream with a deadline: misses, p99 latency, jitter"},
     {"scenario", "",
      "a scenario file of your own, run whole with each fabric in place of its own: completion time"},
 };
@@ -212,6 +218,17 @@ EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCl
     if (!w.keys["dst"]) w.keys["dst"] = cl.servers > 1 ? cl.gpus_per_server : 1;
   } else if (w.type == "bandwidth") {
     if (!w.keys["test"]) w.keys["test"] = "write_bw";
+    if (!w.keys["dst"]) w.keys["dst"] = cl.servers > 1 ? cl.gpus_per_server : 1;
+  } else if (w.type == "mpi") {
+    // Point to point between two servers unless placed; collectives on every host.
+    const std::string bench = w.keys["benchmark"] ? w.keys["benchmark"].Scalar() : "";
+    const bool two = bench == "osu_latency" || bench == "osu_bw" || bench == "osu_bibw";
+    if (two && !w.keys["hosts"] && cl.servers > 1) {
+      w.keys["hosts"].push_back(0);
+      w.keys["hosts"].push_back(cl.gpus_per_server);
+    }
+  } else if (w.type == "stream") {
+    if (!w.keys["src"]) w.keys["src"] = 0;
     if (!w.keys["dst"]) w.keys["dst"] = cl.servers > 1 ? cl.gpus_per_server : 1;
   } else if (w.type == "fct") {
     const std::string cdf = n.str("cdf");

@@ -48,6 +48,10 @@ std::vector<std::string> shown_metrics(const std::string& type) {
   if (type == "collective") return {"busbw_GBps", "time_us"};
   if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
   if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
+  if (type == "mpi") return {"small_latency_us", "large_latency_us", "bandwidth_MBps"};
+  if (type == "halo") return {"step_us", "communication_share"};
+  if (type == "storage") return {"iops", "clat_p50_us", "clat_p99_us"};
+  if (type == "stream") return {"deadline_misses", "stream_p99_us", "stream_jitter_us"};
   if (type == "scenario")
     return {"completion_us", "slowdown_p99", "fct_p99_us", "goodput_gbps", "unfinished_flows"};
   return {"completion_us", "goodput_gbps", "fct_p99_us", "unfinished_flows"};
@@ -78,6 +82,17 @@ std::string metric_title(const std::string& m) {
       {"pfc_pause_us", "PFC pause [port-us]"},
       {"retransmitted_packets", "retransmitted [pkts]"},
       {"timeouts", "timeouts"},
+      {"small_latency_us", "smallest message [us]"},
+      {"large_latency_us", "largest message [us]"},
+      {"bandwidth_MBps", "bandwidth [MB/s]"},
+      {"step_us", "step [us]"},
+      {"communication_share", "communication share"},
+      {"iops", "IOPS"},
+      {"clat_p50_us", "clat p50 [us]"},
+      {"clat_p99_us", "clat p99 [us]"},
+      {"deadline_misses", "deadline misses"},
+      {"stream_p99_us", "p99 [us]"},
+      {"stream_jitter_us", "jitter [us]"},
   };
   const auto it = t.find(m);
   return it == t.end() ? m : it->second;

@@ -54,6 +54,18 @@ constexpr MetricInfo kMetrics[] = {
     // A condition with injected misconfigurations: what they caused.
     {"lossless_class_drops", "packets", true},
     {"oversize_drops", "packets", true},
+    // MPI, storage and real-time workloads (appended: entries above are looked up by index).
+    {"small_latency_us", "us", true},
+    {"large_latency_us", "us", true},
+    {"bandwidth_MBps", "MB/s", false},
+    {"step_us", "us", true},
+    {"communication_share", "share", true},
+    {"iops", "IOPS", false},
+    {"clat_p50_us", "us", true},
+    {"clat_p99_us", "us", true},
+    {"deadline_misses", "messages", true},
+    {"stream_p99_us", "us", true},
+    {"stream_jitter_us", "us", true},
 };
 
 const MetricInfo* metric_info(const std::string& name) {
@@ -212,6 +224,36 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
       m.emplace_back("goodput_gbps", num(r["throughput"], "goodput_gbps"));
     }
     m.emplace_back("unfinished_flows", num(fl, "unfinished"));
+  } else if (type == "mpi") {
+    const json& rows = wr.value("rows", json::array());
+    if (finished && !rows.empty()) {
+      if (rows.front().contains("bandwidth_MBps")) {
+        m = {{"bandwidth_MBps", num(rows.back(), "bandwidth_MBps")}};
+      } else {
+        m = {{"small_latency_us", num(rows.front(), "latency_us")},
+             {"large_latency_us", num(rows.back(), "latency_us")}};
+      }
+    }
+  } else if (type == "halo") {
+    if (finished)
+      m = {{"step_us", num(wr, "step_us")}, {"communication_share", num(wr, "communication_share")}};
+  } else if (type == "storage") {
+    if (finished) {
+      const json& rd = wr.value("read", json::object());
+      const json& wt = wr.value("write", json::object());
+      const json& main = rd.value("ios", 0) > 0 ? rd : wt;
+      m = {{"iops", num(rd, "iops") + (wt.contains("iops") ? num(wt, "iops") : 0.0)}};
+      if (main.contains("clat_us"))
+        for (const auto& [k, q] : {std::pair{"clat_p50_us", "p50"}, std::pair{"clat_p99_us", "p99"}})
+          m.emplace_back(k, num(main["clat_us"], q));
+    }
+  } else if (type == "stream") {
+    // Late or undelivered messages count whatever the run's end.
+    m = {{"deadline_misses", num(wr, "deadline_misses")}};
+    if (wr.contains("latency_us")) {
+      m.emplace_back("stream_p99_us", num(wr["latency_us"], "p99"));
+      m.emplace_back("stream_jitter_us", num(wr, "jitter_us"));
+    }
   } else if (type == "training") {
     if (finished)
       m = {{"iteration_ms", num(wr, "iteration_ms")},

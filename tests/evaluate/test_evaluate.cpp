@@ -691,3 +691,48 @@ weights: {collective: 1}
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// MPI, storage, real-time and stencil workloads join an evaluation: each
+// cell's figures land in evaluation.json and the report's tables.
+TEST_F(EvaluateTest, MpiStorageAndStreamWorkloadsGiveTheirFigures) {
+  const char* yaml = R"(name: beyond
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+duration: 20ms
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: mpi, name: lat, benchmark: osu_latency, max_size: 8KiB, iterations: 20}
+  - {type: mpi, name: bw, benchmark: osu_bw, min_size: 1MiB, max_size: 1MiB, iterations: 2, window: 4}
+  - {type: halo, name: solver, face: 16KiB, compute: 10us, allreduce: 8B, steps: 5}
+  - {type: storage, name: nvme, rw: randread, bs: 4KiB, iodepth: 8, runtime: 1ms}
+  - {type: stream, name: rt, size: 4KiB, period: 10us, count: 50, deadline: 5us}
+conditions:
+  - baseline
+weights: {latency: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "beyond.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const Written w = evaluate(ev, cells, dir_, 2);
+  for (size_t i = 0; i < cells.size(); ++i)
+    EXPECT_TRUE(w.outcomes[i].ok) << cells[i].id << ": " << w.outcomes[i].error;
+  const auto j = nlohmann::json::parse(w.json);
+  std::set<std::string> ids;
+  for (const auto& [id, f] : j["figures"].items()) ids.insert(id);
+  for (const std::string fabric : {"ib-ndr", "roce"}) {
+    for (const char* m :
+         {"lat.baseline.small_latency_us", "lat.baseline.large_latency_us", "bw.baseline.bandwidth_MBps",
+          "solver.baseline.step_us", "solver.baseline.communication_share", "nvme.baseline.iops",
+          "nvme.baseline.clat_p99_us", "rt.baseline.deadline_misses", "rt.baseline.stream_p99_us"})
+      EXPECT_TRUE(ids.contains(fabric + "." + m)) << fabric << "." << m;
+  }
+  EXPECT_NE(w.md.find("deadline misses"), std::string::npos);
+  EXPECT_NE(w.md.find("clat p99 [us]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rdmasim

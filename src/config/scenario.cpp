@@ -67,7 +67,7 @@ void visit_link(V& v, LinkSpec& l) {
 template <class V>
 void visit_topology(V& v, TopologySpec& ts) {
   v.choice(Key{"type", "how the hosts and switches are wired", kRequired}, ts.type,
-           {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"});
+           {"star", "dumbbell", "leaf-spine", "two-site", "fat-tree", "servers", "chain", "file"});
   const std::string& t = ts.type;
   if (t == "star") {
     v.count(Key{"hosts", "hosts on the one switch", kRequired}, ts.hosts, 2, 100000);
@@ -87,6 +87,15 @@ void visit_topology(V& v, TopologySpec& ts) {
     else
       v.refuse("oversubscription",
                "has no effect when spines is given (the ratio follows from it): give one of the two");
+  } else if (t == "two-site") {
+    v.count(Key{"leaves", "leaf switches per site", kRequired}, ts.leaves, 1, 2048);
+    v.count(Key{"hosts_per_leaf", "hosts under each leaf", kRequired}, ts.hosts_per_leaf, 1, 4096);
+    v.count(Key{"spines", "spine switches per site, each linked to every leaf of its site", kRequired},
+            ts.spines, 1, 4096);
+    v.count({"wan_links", "long links between the sites: spine i of site a to spine i of site b"},
+            ts.wan_links, 1, 4096);
+    v.check(ts.wan_links <= ts.spines, "wan_links",
+            "expected at most one long link per spine (at most spines)");
   } else if (t == "fat-tree") {
     v.count(Key{"k", "switch radix of a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches)", kRequired}, ts.k, 2,
             64);
@@ -109,6 +118,9 @@ void visit_topology(V& v, TopologySpec& ts) {
   if (t == "leaf-spine") {
     hosts = int64_t{ts.leaves} * ts.hosts_per_leaf;
     at = "hosts_per_leaf";
+  } else if (t == "two-site") {
+    hosts = 2 * int64_t{ts.leaves} * ts.hosts_per_leaf;
+    at = "hosts_per_leaf";
   } else if (t == "servers") {
     hosts = int64_t{ts.servers} * ts.gpus_per_server;
     at = "servers";
@@ -128,9 +140,14 @@ void visit_topology(V& v, TopologySpec& ts) {
   if (t == "dumbbell")
     v.block({"bottleneck", "the link between the two switches (default: as link)"},
             [&](auto& b) { visit_link(b, ts.fabric_link); });
-  else if (t == "leaf-spine" || t == "fat-tree" || t == "servers")
+  else if (t == "leaf-spine" || t == "fat-tree" || t == "servers" || t == "two-site")
     v.block({"fabric_link", "switch-to-switch links (default: as link)"},
             [&](auto& b) { visit_link(b, ts.fabric_link); });
+  if (t == "two-site") {
+    if constexpr (V::kReads) ts.wan_link = ts.fabric_link;
+    v.block({"wan_link", "the long links between the sites, e.g. {length: 40km} (default: as fabric_link)"},
+            [&](auto& b) { visit_link(b, ts.wan_link); });
+  }
 }
 
 }  // namespace
@@ -607,6 +624,9 @@ Topology build_topology(const Scenario& s) {
     else if (ts.type == "leaf-spine")
       t = make_leaf_spine(ts.leaves, ts.hosts_per_leaf, ts.spines, ts.oversubscription, ts.link,
                           ts.fabric_link);
+    else if (ts.type == "two-site")
+      t = make_two_site(ts.leaves, ts.hosts_per_leaf, ts.spines, ts.wan_links, ts.link, ts.fabric_link,
+                        ts.wan_link);
     else if (ts.type == "fat-tree")
       t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
     else if (ts.type == "servers")
@@ -678,7 +698,7 @@ nlohmann::ordered_json run_defaults() {
 }
 
 std::vector<std::string> topology_type_names() {
-  return {"star", "dumbbell", "leaf-spine", "fat-tree", "servers", "chain", "file"};
+  return {"star", "dumbbell", "leaf-spine", "two-site", "fat-tree", "servers", "chain", "file"};
 }
 
 std::vector<KeyInfo> topology_keys(const std::string& type) {
@@ -694,6 +714,7 @@ nlohmann::ordered_json topology_defaults(const std::string& type, const LinkSpec
   ts.spines = 0;
   ts.link = link;
   ts.fabric_link = link;
+  ts.wan_link = link;
   return topology_json(ts);
 }
 

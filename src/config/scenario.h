@@ -19,7 +19,7 @@
 namespace rdmasim {
 
 struct TopologySpec {
-  std::string type = "star";  // star | dumbbell | leaf-spine | fat-tree | servers | chain | file
+  std::string type = "star";  // star | dumbbell | leaf-spine | two-site | fat-tree | servers | chain | file
   int hosts = 2;
   int left = 1;
   int right = 1;
@@ -33,6 +33,8 @@ struct TopologySpec {
   int switches = 1;  // chain: two hosts joined through this many switches in a row
   LinkSpec link;
   LinkSpec fabric_link;
+  int wan_links = 1;  // two-site: long links between the sites, spine i to spine i
+  LinkSpec wan_link;
   std::string file;  // edge-list (HPCC ns-3 topology format)
   int line = 0;
 };

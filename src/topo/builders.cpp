@@ -88,6 +88,39 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
   return t;
 }
 
+Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, LinkSpec host_link,
+                       LinkSpec fabric_link, LinkSpec wan_link) {
+  require(leaves >= 1 && leaves <= 2048, "leaves must be between 1 and 2048 per site");
+  require(hosts_per_leaf >= 1 && hosts_per_leaf <= 4096, "hosts_per_leaf must be between 1 and 4096");
+  require(spines >= 1 && spines <= 4096, "spines must be between 1 and 4096 per site");
+  require(wan_links >= 1 && wan_links <= spines,
+          "wan_links must be between 1 and spines (" + std::to_string(spines) + "): spine i meets spine i");
+  Topology t;
+  t.description = "two sites of " + std::to_string(leaves) + " leaves x " + std::to_string(hosts_per_leaf) +
+                  " hosts and " + std::to_string(spines) + " spines, joined by " + std::to_string(wan_links) +
+                  " long links";
+  const int per_site = leaves * hosts_per_leaf;
+  for (int h = 0; h < 2 * per_site; ++h) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(h), 0);
+  int first_spine[2] = {0, 0};
+  for (int site = 0; site < 2; ++site) {
+    const std::string tag = site == 0 ? "a_" : "b_";
+    const int first_leaf = static_cast<int>(t.nodes.size());
+    for (int l = 0; l < leaves; ++l) t.add_node(TopoNodeKind::kSwitch, tag + "leaf" + std::to_string(l), 1);
+    first_spine[site] = static_cast<int>(t.nodes.size());
+    for (int sp = 0; sp < spines; ++sp)
+      t.add_node(TopoNodeKind::kSwitch, tag + "spine" + std::to_string(sp), 2);
+    for (int l = 0; l < leaves; ++l) {
+      for (int h = 0; h < hosts_per_leaf; ++h)
+        t.add_link(site * per_site + l * hosts_per_leaf + h, first_leaf + l, host_link.rate, host_link.delay);
+      for (int sp = 0; sp < spines; ++sp)
+        t.add_link(first_leaf + l, first_spine[site] + sp, fabric_link.rate, fabric_link.delay);
+    }
+  }
+  for (int i = 0; i < wan_links; ++i)
+    t.add_link(first_spine[0] + i, first_spine[1] + i, wan_link.rate, wan_link.delay);
+  return t;
+}
+
 Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
   require(k >= 2 && k <= 64 && k % 2 == 0, "k must be an even number between 2 and 64");
   const int half = k / 2;

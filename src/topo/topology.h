@@ -62,6 +62,11 @@ Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottlen
 // oversubscription ratio: hosts_per_leaf*host_rate / (spines*fabric_rate) = ratio.
 Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription,
                          LinkSpec host_link, LinkSpec fabric_link);
+// Two leaf-spine sites of `leaves` x `hosts_per_leaf` hosts and `spines`
+// spines each (site a's hosts first), joined by `wan_links` long links:
+// spine i of site a to spine i of site b.
+Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, LinkSpec host_link,
+                       LinkSpec fabric_link, LinkSpec wan_link);
 // Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k^3/4 hosts.
 Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
 // Multi-GPU servers, rail-optimized: GPU g of every server attaches (through

@@ -435,7 +435,7 @@ TEST_F(CliTest, OverlongTopologyFileName) {
 TEST_F(CliTest, MissingTopologyType) {
   expect_bad_input(run_scenario(edit(kGood, "  type: star\n", "")),
                    at("4:3: 'topology.type': missing required key (expected one of: star, dumbbell, "
-                      "leaf-spine, fat-tree, servers, chain, file)"));
+                      "leaf-spine, two-site, fat-tree, servers, chain, file)"));
 }
 
 TEST_F(CliTest, MissingTopology) {

@@ -13,6 +13,7 @@
 #include "fabric/profiles.h"
 #include "net/switch.h"
 #include "run/experiment.h"
+#include "topo/topology.h"
 #include "workload/perftest.h"
 
 namespace rdmasim {
@@ -109,6 +110,58 @@ TEST(Distance, InfinibandThroughputIsBufferOverRtt) {
     EXPECT_LT(got, bound);
     EXPECT_GT(got, 0.95 * bound) << km << " km";
   }
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Two sites joined by long links between their spines: a flow between the
+// sites crosses exactly one long link, one within a site none, and the
+// flow's completion carries the span's delay.
+TEST(Distance, TwoSitesJoinedByLongLinks) {
+  const std::string yaml =
+      "name: t\nduration: 10ms\ntopology: {type: two-site, leaves: 2, hosts_per_leaf: 2, spines: 2, "
+      "wan_links: 2, "
+      "wan_link: {length: 40km}}\nfabric: {profile: rocev2-dcqcn-400g}\nworkload:\n"
+      "  - {type: flow, src: 0, dst: 5, size: 4KiB}\n  - {type: flow, src: 0, dst: 3, size: 4KiB}\n";
+  Experiment e(load_scenario_text(yaml, "t.yaml"));
+  const Topology& t = e.fabric().topology();
+  EXPECT_EQ(t.num_hosts(), 8);
+  int long_links = 0;
+  for (const auto& l : t.links)
+    if (l.delay.ps() == std::llround(40'000 * kPsPerMetre)) ++long_links;
+  EXPECT_EQ(long_links, 2);
+  e.run();
+  ASSERT_EQ(e.flows().size(), 2u);
+  ASSERT_TRUE(e.flows()[0].finished() && e.flows()[1].finished());
+  EXPECT_EQ(e.flows()[0].links, 5);  // host-leaf-spine, the span, spine-leaf-host
+  EXPECT_EQ(e.flows()[1].links, 4);  // within site a, through a spine
+  const double span_us = 40 * 1000 * kPsPerMetre * 1e-6;
+  // A WRITE completes when its acknowledgement is back: the span twice.
+  EXPECT_GT(e.flows()[0].fct().us(), 2 * span_us);
+  EXPECT_LT(e.flows()[0].fct().us(), 2 * span_us + 10);
+  EXPECT_LT(e.flows()[1].fct().us(), 5);
+  auto key_of = [](const std::string& topo) {
+    try {
+      (void)load_scenario_text(
+          "name: t\nduration: 1ms\ntopology: " + topo +
+              "\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
+          "t.yaml");
+    } catch (const InputError& e) {
+      return e.key();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("{type: two-site, leaves: 1, hosts_per_leaf: 2, spines: 2, wan_links: 3}"),
+            "topology.wan_links");
+  EXPECT_EQ(key_of("{type: two-site, leaves: 1, hosts_per_leaf: 2}"), "topology.spines");
+  EXPECT_EQ(key_of("{type: leaf-spine, leaves: 2, hosts_per_leaf: 2, spines: 2, wan_link: {length: 1km}}"),
+            "topology.wan_link");
+  EXPECT_EQ(key_of("{type: two-site, leaves: 1, hosts_per_leaf: 2, spines: 1, wan_link: {length: 80km}}"),
+            "accepted");
 }
 
 }  // namespace

@@ -210,6 +210,12 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     EvalCluster cluster = ev.cluster;
     if (c.servers > 0) cluster.servers = c.servers;
     root["topology"] = topology_node(cluster);
+    if (!cond.distance.empty()) {
+      YAML::Node l;
+      l["rate"] = format_rate(cluster.nic_rate);
+      l["length"] = cond.distance;
+      root["topology"]["fabric_link"] = l;
+    }
   }
   for (const auto& [k, v] : f.set) set_dotted(root, k, v);
   for (const auto& [k, v] : cond.set) set_dotted(root, k, v);

@@ -278,6 +278,11 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
     c.link = ld->str("link", "auto");
     ld->finish();
   }
+  if (n.has("distance")) {
+    c.distance = n.str("distance");
+    if (!(c.distance.ends_with("km") || c.distance.ends_with("m")))
+      throw n.error("distance", "expected a length with its unit, e.g. 10km (got \"" + c.distance + "\")");
+  }
   c.set = read_set(n, raw);
   // Checked where every scenario key is, when each cell loads (check_cells).
   if (!n.opt_list("misconfig").empty()) c.misconfig = YAML::Clone(raw["misconfig"]);
@@ -285,8 +290,9 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
   for (const CfgNode& w : n.opt_list("workloads")) c.workloads.push_back(w.scalar());
   n.finish();
   if (c.is_baseline() && c.name != "baseline")
-    throw n.error("", "condition '" + c.name +
-                          "' changes nothing: give background, incast, link_down, set or misconfig");
+    throw n.error("",
+                  "condition '" + c.name +
+                      "' changes nothing: give background, incast, link_down, distance, set or misconfig");
   return c;
 }
 
@@ -389,6 +395,16 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
                        [&](const EvalWorkload& x) { return x.name == w; }))
         throw InputError(file, c.line, 0, "conditions[" + std::to_string(i) + "].workloads",
                          "no workload named '" + w + "' in this evaluation");
+    // A distance stretches the evaluation's cluster; a scenario workload brings its own topology.
+    if (!c.distance.empty())
+      for (const EvalWorkload& w : ev.workloads)
+        if (w.type == "scenario" && (c.workloads.empty() || std::find(c.workloads.begin(), c.workloads.end(),
+                                                                      w.name) != c.workloads.end()))
+          throw InputError(
+              file, c.line, 0, "conditions[" + std::to_string(i) + "].distance",
+              "workload '" + w.name +
+                  "' runs its own scenario's topology, which a distance cannot stretch: list the "
+                  "cluster's workloads under the condition's `workloads:`");
   }
 
   if (const auto tn = root.opt_child("tuning")) {

@@ -88,6 +88,9 @@ struct EvalCondition {
   std::optional<Time> up_at;
   std::string link = "auto";
   std::vector<std::pair<std::string, std::string>> set;  // scenario keys mis-set
+  // The cluster's switch-to-switch links stretched to this length ("10km"),
+  // as when the spines stand in another hall or site (docs/DISTANCE.md).
+  std::string distance;
   // Injected misconfigurations (a scenario's misconfig: list, as written):
   // per switch, NIC or port, labelled in each cell's results.
   YAML::Node misconfig;
@@ -103,7 +106,7 @@ struct EvalCondition {
   // Traffic beside the measured workload (background or an incast).
   [[nodiscard]] bool is_loaded() const { return background_load > 0 || incast_senders > 0; }
   [[nodiscard]] bool is_baseline() const {
-    return !is_loaded() && !down_at && set.empty() && !misconfig.IsSequence();
+    return !is_loaded() && !down_at && set.empty() && !misconfig.IsSequence() && distance.empty();
   }
 };
 

@@ -132,6 +132,7 @@ std::string condition_text(const EvalCondition& c) {
     add("link " + c.link + " down at " + format_time(*c.down_at) +
         (c.up_at ? ", up at " + format_time(*c.up_at) : std::string()));
   }
+  if (!c.distance.empty()) add("switch-to-switch links stretched to " + c.distance + " of fibre");
   for (const auto& [k, v] : c.set) add(fmt::format("{} = {}", k, v));
   if (!c.fabrics.empty()) {
     std::string f;

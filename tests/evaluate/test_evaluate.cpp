@@ -736,3 +736,48 @@ weights: {latency: 1}
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// A distance condition stretches the cluster's switch links: the same
+// bandwidth test across them falls, and what cannot be stretched is refused.
+TEST_F(EvaluateTest, DistanceConditionStretchesTheClusterLinks) {
+  const char* yaml = R"(name: metro
+cluster: {servers: 2, gpus_per_server: 1, nic_rate: 400Gbps, topology: leaf-spine, cable_delay: 150ns}
+duration: 20ms
+fabrics:
+  - ib-ndr
+workloads:
+  - {type: bandwidth, size: 1MiB, iters: 50}
+conditions:
+  - baseline
+  - {name: metro-10km, distance: 10km}
+weights: {bandwidth: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "metro.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const Written w = evaluate(ev, cells, dir_, 2);
+  const auto j = nlohmann::json::parse(w.json);
+  const double base = j["figures"]["ib-ndr.bandwidth.baseline.gbps"]["mean"].get<double>();
+  const double far = j["figures"]["ib-ndr.bandwidth.metro-10km.gbps"]["mean"].get<double>();
+  EXPECT_GT(base, 380);
+  EXPECT_LT(far, base * 0.95);  // the ramp and the last ACK cross 2 x 49 us of fibre
+  EXPECT_NE(w.md.find("stretched to 10km"), std::string::npos);
+  const std::string bad = std::string(yaml);
+  auto refused_at = [&](const std::string& from, const std::string& to) {
+    std::string text = bad;
+    text.replace(text.find(from), from.size(), to);
+    try {
+      (void)load_evaluation_text(text, "metro.yaml");
+    } catch (const InputError& e) {
+      return e.key();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused_at("distance: 10km", "distance: 10"), "conditions[1].distance");
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -64,6 +64,27 @@ const W& last_of(const Experiment& e) {
   return dynamic_cast<const W&>(*e.workloads().back());
 }
 
+// A command-line tool's scenario: its name, seed and fabric, run until done,
+// without the per-flow and per-port CSVs.
+Scenario tool_scenario(const std::string& name, uint64_t seed, const FabricConfig& fabric) {
+  Scenario s;
+  s.name = name;
+  s.file = "<" + name + ">";
+  s.seed = seed;
+  s.duration = kNoLimit;
+  s.profile = fabric.name;
+  s.fabric = fabric;
+  s.output.flows_csv = s.output.ports_csv = false;
+  return s;
+}
+
+void add_workload(Scenario& s, const std::string& type, std::shared_ptr<WorkloadParams> params) {
+  WorkloadSpec w;
+  w.type = type;
+  w.params = std::move(params);
+  s.workloads.push_back(std::move(w));
+}
+
 }  // namespace
 
 Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
@@ -267,13 +288,7 @@ Scenario osu_scenario(const OsuOptions& o) {
     throw std::invalid_argument("osu_mbw_mr pairs rank i with rank i + np/2: --np must be even");
   if (o.params.min_size > o.params.max_size) throw std::invalid_argument("-m: MIN above MAX");
   check_mpi_config(o.params.mpi);
-  Scenario s;
-  s.name = "osu";
-  s.file = "<osu>";
-  s.seed = o.seed;
-  s.duration = kNoLimit;
-  s.profile = o.fabric.name;
-  s.fabric = o.fabric;
+  Scenario s = tool_scenario("osu", o.seed, o.fabric);
   TopologySpec& t = s.topology;
   if (o.np <= o.hosts_per_leaf) {
     t.type = "star";
@@ -285,13 +300,9 @@ Scenario osu_scenario(const OsuOptions& o) {
     t.spines = o.hosts_per_leaf;  // one uplink per host: non-blocking
   }
   t.link = t.fabric_link = o.link;
-  s.output.flows_csv = s.output.ports_csv = false;
   auto p = std::make_shared<OsuParams>(o.params);
   p->ranks = o.np;
-  WorkloadSpec w;
-  w.type = "osu";
-  w.params = std::move(p);
-  s.workloads.push_back(std::move(w));
+  add_workload(s, "osu", std::move(p));
   return s;
 }
 
@@ -319,26 +330,16 @@ Scenario fio_scenario(const FioOptions& o) {
   if (o.params.runtime <= Time::zero()) throw std::invalid_argument("--runtime must be positive");
   if (o.params.runtime + o.params.ramp_time > Time::from_s(10))
     throw std::invalid_argument("--runtime plus --ramp_time above 10 s of simulated time: ask for less");
-  Scenario s;
-  s.name = "fio";
-  s.file = "<fio>";
-  s.seed = o.seed;
-  s.duration = kNoLimit;
-  s.profile = o.fabric.name;
-  s.fabric = o.fabric;
+  Scenario s = tool_scenario("fio", o.seed, o.fabric);
   s.topology.type = "star";
   s.topology.hosts = o.initiators + o.targets;
   s.topology.link = s.topology.fabric_link = o.link;
-  s.output.flows_csv = s.output.ports_csv = false;
   auto p = std::make_shared<NvmeofParams>(o.params);
   p->initiators.clear();
   p->targets.clear();
   for (int i = 0; i < o.initiators; ++i) p->initiators.push_back(i);
   for (int t = 0; t < o.targets; ++t) p->targets.push_back(o.initiators + t);
-  WorkloadSpec w;
-  w.type = "nvmeof";
-  w.params = std::move(p);
-  s.workloads.push_back(std::move(w));
+  add_workload(s, "nvmeof", std::move(p));
   return s;
 }
 

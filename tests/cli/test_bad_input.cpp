@@ -536,6 +536,27 @@ TEST_F(CliTest, UnknownPerftest) {
                    "write_bw, send_bw or read_bw)\n");
 }
 
+TEST_F(CliTest, OsuAndFioRefuseWhatTheToolsWould) {
+  expect_bad_input(run_cli({"osu", "latency", "--np", "4"}),
+                   "error: osu: osu_latency runs on exactly two ranks (--np 2)\n");
+  expect_bad_input(
+      run_cli({"osu", "ping"}),
+      "error: osu: unknown OSU benchmark 'osu_ping' (known: osu_latency, osu_bw, osu_bibw, osu_mbw_mr, "
+      "osu_allreduce, osu_alltoall, osu_barrier)\n");
+  expect_bad_input(run_cli({"osu", "latency", "-W", "8"}),
+                   "error: osu: -W: only osu_bw, osu_bibw and osu_mbw_mr keep a window in flight\n");
+  expect_bad_input(run_cli({"osu", "mbw_mr", "--np", "3"}),
+                   "error: osu: osu_mbw_mr pairs rank i with rank i + np/2: --np must be even\n");
+  expect_bad_input(run_cli({"fio", "--bs=1000"}),
+                   "error: fio: --bs must be a multiple of the 512 B logical block\n");
+  expect_bad_input(
+      run_cli({"fio", "--rw=read"}),
+      "error: fio: --rw: expected randread, randwrite or randrw (the SSD model has no locality, so no "
+      "sequential mode); got read\n");
+  expect_bad_input(run_cli({"fio", "--rwmixread=70"}),
+                   "error: fio: --rwmixread: only --rw=randrw mixes reads and writes\n");
+}
+
 // More iterations than perftest's 100 s of simulated time can hold are
 // refused before simulating (they ran for 19 s and then failed): a latency
 // iteration needs at least a round trip of propagation (2 x 2 hops x 1us),

@@ -11,6 +11,7 @@
 #include "mpi/halo.h"
 #include "run/experiment.h"
 #include "run/front_ends.h"
+#include "support/workload_errors.h"
 
 namespace rdmasim {
 namespace {
@@ -100,16 +101,7 @@ TEST(Halo, SolverStepAddsTheAllreduce) {
 
 TEST(Halo, RefusesAGridThatIsNotTheRanks) {
   auto key_of = [](const std::string& item) {
-    try {
-      (void)load_scenario_text(
-          "name: t\nduration: 1s\ntopology: {type: star, hosts: 8}\nfabric: {profile: "
-          "ib-ndr}\nworkload:\n  - " +
-              item + "\n",
-          "t.yaml");
-    } catch (const InputError& e) {
-      return e.key();
-    }
-    return std::string("accepted");
+    return testing::workload_error_key(item, "{type: star, hosts: 8}");
   };
   EXPECT_EQ(key_of("{type: halo3d, ranks: 8, grid: [2, 2, 3]}"), "workload[0].grid");
   EXPECT_EQ(key_of("{type: halo3d, grid: [2, 4, 2]}"), "workload[0].grid");

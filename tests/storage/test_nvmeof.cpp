@@ -12,6 +12,7 @@
 #include "run/experiment.h"
 #include "run/front_ends.h"
 #include "storage/nvmeof.h"
+#include "support/workload_errors.h"
 
 namespace rdmasim {
 namespace {
@@ -97,16 +98,7 @@ TEST(Nvmeof, IopsSaturateAtTheSsdOrTheLink) {
 }
 
 std::string key_of(const std::string& keys) {
-  try {
-    (void)load_scenario_text(
-        "name: t\nduration: 1s\ntopology: {type: star, hosts: 4}\nfabric: {profile: "
-        "ib-ndr}\nworkload:\n  - {type: nvmeof, " +
-            keys + "}\n",
-        "t.yaml");
-  } catch (const InputError& e) {
-    return e.key();
-  }
-  return "accepted";
+  return testing::workload_error_key("{type: nvmeof, " + keys + "}");
 }
 
 TEST(Nvmeof, RefusesBadInput) {

@@ -85,6 +85,20 @@ void add_workload(Scenario& s, const std::string& type, std::shared_ptr<Workload
   s.workloads.push_back(std::move(w));
 }
 
+// Runs a tool's one-workload scenario to the end: its result (read by
+// `extract` from the workload) and the run's invariant check.
+template <class Run, class Extract>
+Run run_tool(Scenario s, const RunProgress& progress, const char* unfinished, Extract extract) {
+  Experiment e(std::move(s));
+  e.run(progress);
+  const Workload& w = *e.workloads().back();
+  if (!w.finished()) throw std::runtime_error(unfinished);
+  Run r;
+  r.result = extract(w);
+  r.invariant_error = e.invariant_error();
+  return r;
+}
+
 }  // namespace
 
 Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
@@ -307,14 +321,8 @@ Scenario osu_scenario(const OsuOptions& o) {
 }
 
 OsuRun run_osu(const OsuOptions& o, const RunProgress& progress) {
-  Experiment e(osu_scenario(o));
-  e.run(progress);
-  const Workload& w = *e.workloads().back();
-  if (!w.finished()) throw std::runtime_error("the benchmark did not finish; ask for fewer iterations (-i)");
-  OsuRun r;
-  r.result = osu_workload_result(w);
-  r.invariant_error = e.invariant_error();
-  return r;
+  return run_tool<OsuRun>(osu_scenario(o), progress,
+                          "the benchmark did not finish; ask for fewer iterations (-i)", osu_workload_result);
 }
 
 Scenario fio_scenario(const FioOptions& o) {
@@ -344,14 +352,7 @@ Scenario fio_scenario(const FioOptions& o) {
 }
 
 FioRun run_fio(const FioOptions& o, const RunProgress& progress) {
-  Experiment e(fio_scenario(o));
-  e.run(progress);
-  const Workload& w = *e.workloads().back();
-  if (!w.finished()) throw std::runtime_error("the jobs did not finish");
-  FioRun r;
-  r.result = nvmeof_result(w);
-  r.invariant_error = e.invariant_error();
-  return r;
+  return run_tool<FioRun>(fio_scenario(o), progress, "the jobs did not finish", nvmeof_result);
 }
 
 }  // namespace rdmasim

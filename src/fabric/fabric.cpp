@@ -193,7 +193,8 @@ void Fabric::build() {
       auto* nic = static_cast<Nic*>(self);
       nic->set_routes(std::move(tables[n]));
       nic->set_transport(transport_.get());
-      nic->init_scheduler();
+      const FabricConfig& dc = device_config(static_cast<int>(n));
+      nic->init_scheduler([&] { return make_class_arbiter(link_flow_control_name(dc), dc); });
     }
   }
   install_flow_control();

@@ -19,6 +19,7 @@
 #include "feedback/ecn_echo.h"
 #include "feedback/int_echo.h"
 #include "feedback/rtt_echo.h"
+#include "link/credit/sl_arbiter.h"
 #include "net/network.h"
 #include "nic/path/per_connection/per_connection_paths.h"
 #include "nic/path/plb/plb_paths.h"
@@ -215,6 +216,12 @@ LinkFlowControl make_link_flow_control(const std::string& name, const FabricConf
                            credit_blocks(max_packet));
     return LinkFlowControl(CreditFlowControl(&cfg.ib.credit, blocks, max_packet));
   }
+  throw std::invalid_argument("unknown link flow control '" + name + "' (expected lossy, pfc or credit)");
+}
+
+std::unique_ptr<ClassArbiter> make_class_arbiter(const std::string& name, const FabricConfig& cfg) {
+  if (name == "lossy" || name == "pfc") return std::make_unique<EtsArbiter>(cfg.sw.scheduler);
+  if (name == "credit") return std::make_unique<SlArbiter>(cfg.ib.credit);
   throw std::invalid_argument("unknown link flow control '" + name + "' (expected lossy, pfc or credit)");
 }
 

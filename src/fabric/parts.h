@@ -12,6 +12,7 @@
 #include "cc/congestion_control.h"
 #include "feedback/receiver_feedback.h"
 #include "link/link_flow_control.h"
+#include "net/class_arbiter.h"
 #include "net/congestion_point/congestion_point.h"
 #include "nic/path/path_selector.h"
 #include "route/forwarding/forwarding_policy.h"
@@ -69,6 +70,10 @@ void visit_congestion_control_params(FabricConfig& cfg, ParamSchema& v);
 // known parts for an unknown name.
 [[nodiscard]] LinkFlowControl make_link_flow_control(const std::string& name, const FabricConfig& cfg,
                                                      const Port& port);
+// The arbiter between the traffic classes of a NIC port's own traffic, as
+// the link layer `name` arbitrates: ETS on Ethernet, VLArb on credit links.
+[[nodiscard]] std::unique_ptr<ClassArbiter> make_class_arbiter(const std::string& name,
+                                                               const FabricConfig& cfg);
 
 // How switches pick an egress: "lft" or "adaptive" on InfiniBand (as the
 // subnet manager is configured), else "ecmp".

@@ -418,7 +418,8 @@ void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
            Sl2VlCodec{});
   v.custom(
       {"vlarb_high",
-       "high-priority VLArbitrationTable: VLs served by weighted round robin (IBTA §7.6.9, qos_vlarb_high)"},
+       "high-priority VLArbitrationTable of every switch and HCA port: VLs served by weighted round robin "
+       "(IBTA §7.6.9, qos_vlarb_high)"},
       cr.vlarb_high, VlArbCodec{});
   v.custom(
       {"vlarb_low",
@@ -605,7 +606,9 @@ void visit_fabric(V& v, FabricConfig& c) {
   }
   visit_nic(v, c.nic);
   if (!ib) {
-    v.block(Key{"scheduler", "egress arbiter between the 8 traffic-class queues of every switch port"},
+    v.block(Key{"scheduler",
+                "egress arbiter between the 8 traffic classes of every switch port and of every NIC (ETS, as "
+                "a NIC in DCBX willing mode takes its switch's)"},
             [&](auto& b) { visit_scheduler(b, c.sw.scheduler); });
     v.block(
         Key{"pfc",

@@ -88,6 +88,16 @@ class VlArbiter {
   // credit for it), or -1. `wire_of(vl)` is the size of that VL's head packet.
   template <typename WireOf>
   int pick(uint32_t ready, WireOf wire_of) {
+    const int vl = choose(ready);
+    if (vl >= 0) charge(wire_of(vl));
+    return vl;
+  }
+
+  // The two halves of pick(), for a sender that builds the packet only once
+  // its VL is chosen (a NIC): the VL the tables serve next among `ready`, or
+  // -1; then charge() with the size of the packet that VL sent, before the
+  // next choose(). A choose() that sent nothing needs no charge.
+  int choose(uint32_t ready) {
     if (ready == 0) return -1;
     const bool high_ready = table_ready(cfg_->vlarb_high, ready);
     const bool low_ready = table_ready(cfg_->vlarb_low, ready);
@@ -95,15 +105,24 @@ class VlArbiter {
     const bool limit_hit =
         low_ready && cfg_->high_limit != 255 && high_sent_ > static_cast<uint64_t>(cfg_->high_limit) * 4096;
     if (high_ready && !limit_hit) {
-      const int vl = next(cfg_->vlarb_high, high_, ready, wire_of);
-      if (vl >= 0) high_sent_ += wire_of(vl);
-      return vl;
+      chosen_high_ = true;
+      return find(cfg_->vlarb_high, high_, ready);
     }
     if (low_ready) {
       high_sent_ = 0;
-      return next(cfg_->vlarb_low, low_, ready, wire_of);
+      chosen_high_ = false;
+      return find(cfg_->vlarb_low, low_, ready);
     }
     return -1;  // only VLs no table serves are ready
+  }
+  // Weights may be overrun by the packet that exhausts them (the spec lets a
+  // packet finish).
+  void charge(uint32_t wire) {
+    Cursor& c = chosen_high_ ? high_ : low_;
+    const auto& t = chosen_high_ ? cfg_->vlarb_high : cfg_->vlarb_low;
+    c.left -= wire;
+    if (c.left <= 0) advance(t, c);
+    if (chosen_high_) high_sent_ += wire;
   }
 
  private:
@@ -116,17 +135,13 @@ class VlArbiter {
       if (e.weight > 0 && ((ready >> e.vl) & 1u)) return true;
     return false;
   }
-  template <typename WireOf>
-  static int next(const std::vector<VlArbEntry>& t, Cursor& c, uint32_t ready, WireOf wire_of) {
+  // Leaves the cursor on the entry it returns, its weight started.
+  static int find(const std::vector<VlArbEntry>& t, Cursor& c, uint32_t ready) {
     if (t.empty()) return -1;
     for (size_t tries = 0; tries <= t.size(); ++tries) {
       const VlArbEntry& e = t[c.idx];
       if (c.left < 0) c.left = int64_t{e.weight} * kCreditBlockBytes;
-      if (e.weight > 0 && c.left > 0 && ((ready >> e.vl) & 1u)) {
-        c.left -= wire_of(e.vl);
-        if (c.left <= 0) advance(t, c);
-        return e.vl;
-      }
+      if (e.weight > 0 && c.left > 0 && ((ready >> e.vl) & 1u)) return e.vl;
       advance(t, c);
     }
     return -1;
@@ -139,6 +154,7 @@ class VlArbiter {
   const CreditConfig* cfg_;
   Cursor high_, low_;
   uint64_t high_sent_ = 0;
+  bool chosen_high_ = false;
 };
 
 // The credit state of one port: as a sender toward its peer (FCTBS, FCCL)

@@ -28,9 +28,7 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     case kDoorbell: {
       const auto conn = static_cast<uint32_t>(arg >> 17);
       const auto port = static_cast<uint16_t>((arg >> 1) & 0xffff);
-      const int role = static_cast<int>(arg & 1);
-      active_[port].push_back(conn << 1 | static_cast<uint32_t>(role));
-      ports_[port]->kick();
+      enqueue(port, conn << 1 | static_cast<uint32_t>(arg & 1));
       break;
     }
     case kTransportTimer + kPaceWake: {
@@ -78,27 +76,53 @@ void Nic::activate(uint16_t port, uint32_t conn, int role, bool doorbell) {
         static_cast<uint64_t>(conn) << 17 | static_cast<uint64_t>(port) << 1 | static_cast<uint64_t>(role));
     return;
   }
-  active_[port].push_back(conn << 1 | static_cast<uint32_t>(role));
+  enqueue(port, conn << 1 | static_cast<uint32_t>(role));
+}
+
+void Nic::enqueue(uint16_t port, uint32_t entry) {
+  const uint32_t conn = entry >> 1;
+  const int cls = (conn == kOffloadConn ? offload_->traffic_class() : transport_->traffic_class(conn)) &
+                  (kNumClasses - 1);
+  PortScheduler& s = sched_[port];
+  s.ready[cls].push_back(entry);
+  s.active |= 1u << cls;
   ports_[port]->kick();
 }
 
 Packet* Nic::pull(Port& port, uint32_t eligible) {
-  auto& ring = active_[port.index()];
-  for (size_t left = ring.size(); left > 0; --left) {
-    const uint32_t e = ring.pop_front();
-    const bool offload = e == kOffloadEntry;
-    if (eligible != 0xff &&
-        !((eligible >> (offload ? offload_->traffic_class() : transport_->traffic_class(e >> 1))) & 1u)) {
-      ring.push_back(e);  // its class is paused by PFC: try the others
-      continue;
+  PortScheduler& s = sched_[port.index()];
+  // 0xff from an Ethernet link layer: every class may send (SLs 8..15 too).
+  uint32_t ready = s.active & (eligible == 0xff ? ~0u : eligible);
+  while (ready != 0) {
+    const bool alone = (ready & (ready - 1)) == 0;
+    int cls = alone || s.arbiter == nullptr ? -1 : s.arbiter->choose(ready);
+    // One class ready needs no arbitration; a class no arbitration table
+    // serves goes by class number.
+    const bool arbitrated = cls >= 0;
+    if (!arbitrated) cls = __builtin_ctz(ready);
+    Packet* p = pull_class(s, cls, port.index());
+    if (p != nullptr) {
+      if (arbitrated) s.arbiter->charge(cls, p->wire);
+      return p;
     }
-    bool more = false;
-    Packet* p = offload ? offload_->next_packet(*this, port.index(), more)
-                        : transport_->next_packet(e >> 1, static_cast<int>(e & 1), more);
-    if (more) ring.push_back(e);
-    if (p != nullptr) return p;
+    ready &= ~(1u << cls);  // nothing from this class now (paced, or waiting for a window)
   }
   return nullptr;
+}
+
+// Round robin over the class's connections: each turn yields at most one packet.
+Packet* Nic::pull_class(PortScheduler& s, int cls, uint16_t port) {
+  auto& ring = s.ready[cls];
+  Packet* p = nullptr;
+  for (size_t left = ring.size(); left > 0 && p == nullptr; --left) {
+    const uint32_t e = ring.pop_front();
+    bool more = false;
+    p = e == kOffloadEntry ? offload_->next_packet(*this, port, more)
+                           : transport_->next_packet(e >> 1, static_cast<int>(e & 1), more);
+    if (more) ring.push_back(e);
+  }
+  if (ring.empty()) s.active &= ~(1u << cls);
+  return p;
 }
 
 }  // namespace rdmasim

@@ -1,14 +1,19 @@
-// A host's RDMA NIC: one or more ports, a round-robin scheduler over the
-// connections that have something to send, and a receive-processing delay.
+// A host's RDMA NIC: one or more ports, a scheduler over the connections
+// that have something to send (round robin within a traffic class, the
+// port's ClassArbiter between classes), and a receive-processing delay.
 // Protocol state lives in the transport engine; the NIC moves packets.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "engine/ring.h"
 #include "engine/rng.h"
+#include "net/class_arbiter.h"
 #include "net/network.h"
 #include "net/node.h"
 #include "net/port.h"
@@ -69,7 +74,12 @@ class Nic final : public Node, public PacketSource {
   // The offload has packets to send on `port`; `doorbell`: it was just
   // posted, and waits the NIC's tx latency first.
   void activate_offload(uint16_t port, bool doorbell) { activate(port, kOffloadConn, 0, doorbell); }
-  void init_scheduler() { active_.resize(ports_.size()); }
+  // One scheduler per port, with the arbiter `make_arbiter` returns for it
+  // (nullptr: classes take turns).
+  void init_scheduler(const std::function<std::unique_ptr<ClassArbiter>()>& make_arbiter) {
+    sched_.resize(ports_.size());
+    for (auto& s : sched_) s.arbiter = make_arbiter();
+  }
 
   [[nodiscard]] int host() const { return host_; }
   void set_routes(RouteTable t) { routes_ = std::move(t); }
@@ -83,7 +93,7 @@ class Nic final : public Node, public PacketSource {
 
   void on_event(uint32_t kind, uint64_t arg) override;
   Packet* pull(Port& port, uint32_t eligible) override;
-  [[nodiscard]] bool has_more(const Port& port) const override { return !active_[port.index()].empty(); }
+  [[nodiscard]] bool has_more(const Port& port) const override { return sched_[port.index()].active != 0; }
 
   // Transport hooks: a connection role has packets to send on `port`; a
   // doorbell first waits the NIC's tx latency.
@@ -124,16 +134,25 @@ class Nic final : public Node, public PacketSource {
   // The round robin's entry (conn << 1 | role) for the offload: a conn no QP has.
   static constexpr uint32_t kOffloadConn = 0x7fffffffu;
   static constexpr uint32_t kOffloadEntry = kOffloadConn << 1;
+  // Classes a NIC's connections are in: Ethernet TCs 0..7, InfiniBand SLs 0..15.
+  static constexpr int kNumClasses = 16;
+  struct PortScheduler {
+    std::array<Ring<uint32_t>, kNumClasses> ready;  // per class: conn << 1 | role, round robin
+    uint32_t active = 0;                            // bit per class with a non-empty ring
+    std::unique_ptr<ClassArbiter> arbiter;
+  };
   void receive(Packet* p);
+  void enqueue(uint16_t port, uint32_t entry);
+  Packet* pull_class(PortScheduler& s, int cls, uint16_t port);
 
   int host_;
   NicConfig cfg_;
   Transport* transport_ = nullptr;
   NicOffload* offload_ = nullptr;
   RouteTable routes_;
-  std::vector<Ring<uint32_t>> active_;  // per port: conn << 1 | role
-  Rng jitter_rng_;                      // drawn only with cfg_.jitter on
-  Time rx_free_;                        // when the last received packet reaches the transport
+  std::vector<PortScheduler> sched_;  // per port
+  Rng jitter_rng_;                    // drawn only with cfg_.jitter on
+  Time rx_free_;                      // when the last received packet reaches the transport
 
   Time draw_jitter() { return cfg_.jitter.at(jitter_rng_.uniform01()); }
 };

@@ -151,7 +151,9 @@ void fabric_section(std::string& out) {
         def = code(k.profiles_by_value.begin()->first) + " (every profile)";
       } else {
         for (const auto& [value, ps] : k.profiles_by_value)
-          def += (def.empty() ? "" : "<br>") + code(value) + ": " + join(ps);
+          // Keys echoed only when set (added after results were first recorded) have no value to show.
+          def += (def.empty() ? "" : "<br>") + (value.empty() ? std::string("not set") : code(value)) + ": " +
+                 join(ps);
       }
       // Refused under a profile only if no variant of it accepts the key.
       std::vector<std::string> refused;

@@ -1,10 +1,12 @@
 #include "fabric/schema.h"
 
 #include <array>
+#include <initializer_list>
 #include <type_traits>
 
 #include "config/cfg_node.h"
 #include "config/params.h"
+#include "config/traffic_class_codec.h"
 
 namespace rdmasim {
 namespace {
@@ -459,9 +461,9 @@ void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
 
 // A VL that no arbitration table serves never sends: refuse the
 // configuration instead of letting its traffic wait forever.
-std::string unserved_vl(const FabricConfig& c) {
+std::string unserved_vl(const FabricConfig& c, std::initializer_list<uint8_t> sls) {
   const CreditConfig& cr = c.ib.credit;
-  for (const uint8_t sl : {c.rc.data_tc, c.rc.ack_tc}) {
+  for (const uint8_t sl : sls) {
     const uint8_t vl = cr.sl2vl[sl & 15];
     bool served = false;
     for (const auto* t : {&cr.vlarb_high, &cr.vlarb_low})
@@ -481,7 +483,8 @@ void visit_sharp(V& v, SharpConfig& s) {
           "have it; true on Ethernet models a vendor extension (an assumption)"},
          s.enabled);
   if (!s.enabled) {
-    for (const char* key : {"aggregation_efficiency", "switch_latency", "window", "max_groups_per_switch"})
+    for (const char* key :
+         {"aggregation_efficiency", "switch_latency", "window", "max_groups_per_switch", "traffic_class"})
       v.refuse(key,
                "has no effect: in-network aggregation is off (set fabric.sharp.enabled: true to use it)");
     return;
@@ -500,6 +503,14 @@ void visit_sharp(V& v, SharpConfig& s) {
            "aggregation groups (one per communicator) a switch holds at once; a communicator that finds a "
            "switch full runs the ring instead"},
           s.max_groups_per_switch, 1, 1024);
+  // Echoed only when set: the results of runs before the key carry SHARP in the data class.
+  if constexpr (std::is_same_v<V, ParamEcho>)
+    if (s.traffic_class < 0) return;
+  v.custom(
+      {"traffic_class",
+       "class SHARP's packets travel in (IB SL, RoCE priority): its own SL lets VL arbitration shield it "
+       "from other traffic; default: the fabric's data class"},
+      s.traffic_class, TrafficClassCodec{});
 }
 
 // --- Transport: iWARP, RDMAP/DDP/MPA over the RNIC's TCP. ----------------
@@ -665,7 +676,7 @@ void visit_fabric(V& v, FabricConfig& c) {
     v.block(
         Key{"ib", "InfiniBand link layer (per-VL credits, VL arbitration) and the subnet manager's routing"},
         [&](auto& b) { visit_infiniband(b, c.ib, c.framing.data_wire(c.rc.mtu, true)); });
-    const std::string why = unserved_vl(c);
+    const std::string why = unserved_vl(c, {c.rc.data_tc, c.rc.ack_tc});
     v.check(why.empty(), "ib", why);
     v.refuse("reroute", "applies to Ethernet profiles; on '" + c.name +
                             "' the subnet manager reroutes (fabric.ib.sm_detection_delay, sm_compute_time)");
@@ -677,6 +688,10 @@ void visit_fabric(V& v, FabricConfig& c) {
   }
   v.block(Key{"sharp", "in-network aggregation in the switches (SHARP), used by collectives' algo sharp"},
           [&](auto& b) { visit_sharp(b, c.sharp); });
+  if (ib && c.sharp.enabled && c.sharp.traffic_class >= 0) {
+    const std::string why = unserved_vl(c, {static_cast<uint8_t>(c.sharp.traffic_class)});
+    v.check(why.empty(), "sharp", why);
+  }
   // RC responders place reordered packets only where the fabric reorders
   // them (Fabric turns accept_out_of_order on from the same settings).
   const bool reorders =

@@ -9,6 +9,7 @@
 
 #include "config/cfg_node.h"
 #include "config/error.h"
+#include "config/parse_int.h"
 #include "config/scenario.h"
 #include "fabric/fabric.h"
 #include "mpi/collectives.h"
@@ -145,13 +146,7 @@ struct GridCodec {
     if (items.size() != 3) throw n.error(key, "expected three dimensions, e.g. [4, 4, 2], or auto");
     for (size_t i = 0; i < 3; ++i) {
       const std::string text = items[i].scalar();
-      int v = 0;
-      try {
-        size_t used = 0;
-        v = std::stoi(text, &used);
-        if (used != text.size()) v = 0;
-      } catch (const std::exception&) {
-      }
+      const int v = parse_int(text).value_or(0);
       if (v < 1) throw items[i].error("", "expected a count of ranks >= 1, got '" + text + "'");
       g[i] = v;
     }

@@ -41,6 +41,10 @@ struct SharpConfig {
   // switches hold a small number of streaming-aggregation trees),
   // configurable; exceeding it makes the request fall back to a host algorithm.
   int max_groups_per_switch = 2;
+  // The class (IB SL, RoCE priority) SHARP's packets travel in; -1: the
+  // fabric's data class. NVIDIA's SHARP deployment guidance puts streaming
+  // aggregation on an SL of its own (an SL2VL / VLArb question for the SM).
+  int traffic_class = -1;
 };
 
 struct SharpGroup {

@@ -11,7 +11,8 @@ namespace rdmasim {
 SharpDataPath::SharpDataPath(Fabric& fabric)
     : fab_(fabric),
       cfg_(fabric.config().sharp),
-      tc_(fabric.config().rc.data_tc),
+      tc_(fabric.config().sharp.traffic_class >= 0 ? static_cast<uint8_t>(fabric.config().sharp.traffic_class)
+                                                   : fabric.config().rc.data_tc),
       mtu_(fabric.config().rc.mtu),
       host_ops_(fabric.num_hosts()),
       in_ring_(fabric.num_hosts(), 0),

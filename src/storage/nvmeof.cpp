@@ -10,6 +10,7 @@
 
 #include "config/cfg_node.h"
 #include "config/scenario.h"
+#include "config/traffic_class_codec.h"
 #include "engine/rng.h"
 #include "fabric/fabric.h"
 #include "metrics/distribution.h"
@@ -291,10 +292,10 @@ struct NvmeofKeys {
            p.in_capsule_data, int64_t{1} << 20);
     v.time({"host_overhead", "initiator's path per I/O (block layer, nvme-rdma)"}, p.host_overhead);
     v.time({"target_overhead", "target's path per command (nvmet-rdma / SPDK)"}, p.target_overhead);
-    v.count_or({"traffic_class",
-                "class the storage QPs mark (RoCE priority, IB SL); default: the fabric's data "
-                "class"},
-               p.traffic_class, "default", 0, 7);
+    v.custom({"traffic_class",
+              "class the storage QPs mark (RoCE priority, IB SL); default: the fabric's data "
+              "class"},
+             p.traffic_class, TrafficClassCodec{});
     v.block({"ssd", "each target's SSD"}, [&](auto& b) { p.ssd.visit(b); });
   }
 };

@@ -187,6 +187,34 @@ void collective_cases(std::vector<ValidationResult>& out) {
   out.emplace_back("C.11", "SHARP 1 GiB all_reduce, 8 hosts: algbw / NIC bandwidth",
                    fmt::format("{:.3f} (packet level; aggregation units at 0.95 x port rate)", big), "~0.95",
                    std::fabs(big - 0.95) < 0.01);
+  // "About 95% of link rate competing with background traffic": 20% storage
+  // load per NIC on the data SL. SHARP in the data SL shares every NIC and
+  // downlink with it, and a synchronous collective goes at the pace of its
+  // most loaded host; on an SL of its own, on the only high-priority VL with
+  // no high-priority limit (NIC and switches arbitrate VLs), it keeps its rate.
+  auto sharp_beside = [&](bool own_sl) {
+    NcclTestsOptions o;
+    o.algo = Algo::kSharp;
+    o.min_bytes = o.max_bytes = int64_t{256} << 20;
+    o.cluster.servers = 8;
+    o.cluster.gpus_per_server = 1;
+    o.fabric = find_profile("ib-ndr").config;
+    o.fabric.nic.jitter.enabled = false;
+    if (own_sl) {
+      o.fabric.sharp.traffic_class = 1;
+      o.fabric.ib.credit.vlarb_high = {{1, 4}};
+      o.fabric.ib.credit.vlarb_low = {{0, 4}};
+      o.fabric.ib.credit.high_limit = 255;
+    }
+    o.background_cdf = FlowSizeCdf::load(find_shipped("data/cdf/alistorage2019.txt"));
+    o.background.load = 0.2;
+    return run_nccl_tests(o).rows[0].algbw / 50.0;
+  };
+  const double shared = sharp_beside(false), own = sharp_beside(true);
+  out.emplace_back("C.11",
+                   "SHARP 256 MiB, 8 hosts ib-ndr, 20% storage per NIC: algbw / NIC, data SL vs own SL",
+                   fmt::format("{:.3f} vs {:.3f}", shared, own), "~0.95 on its own high-priority SL",
+                   std::fabs(own - 0.95) < 0.01 && shared < own);
   published_runs(out);
   out.emplace_back("C.10", "all_reduce 128MiB leaf-spine 8 QPs, 1:1 vs 2:1 oversubscribed",
                    fmt::format("{:.1f} -> {:.1f} GB/s per NIC", ls8, ls2to1),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/cfg_node.h"
+#include "config/parse_int.h"
 
 namespace rdmasim {
 
@@ -16,13 +17,7 @@ struct HostListCodec {
     hosts.clear();
     for (const CfgNode& item : n.list(key)) {
       const std::string text = item.scalar();
-      int v = -1;
-      try {
-        size_t used = 0;
-        v = std::stoi(text, &used);
-        if (used != text.size()) v = -1;
-      } catch (const std::exception&) {
-      }
+      const int v = parse_int(text).value_or(-1);
       if (v < 0) throw item.error("", "expected a host index (0, 1, ...), got '" + text + "'");
       hosts.push_back(v);
     }

@@ -7,6 +7,7 @@
 
 #include "config/cfg_node.h"
 #include "config/scenario.h"
+#include "config/traffic_class_codec.h"
 #include "fabric/fabric.h"
 #include "metrics/distribution.h"
 #include "verbs/verbs.h"
@@ -114,9 +115,9 @@ struct StreamKeys {
     v.count({"count", "periods"}, p.count, 1, 100'000'000);
     v.time({"deadline", "from posting to the last byte landing; later is a miss"}, p.deadline, kPositive);
     v.choice({"op", "write | send"}, p.op, std::vector<std::string>{"write", "send"});
-    v.count_or(
+    v.custom(
         {"traffic_class", "class the stream marks (RoCE priority, IB SL); default: the fabric's data class"},
-        p.traffic_class, "default", 0, 7);
+        p.traffic_class, TrafficClassCodec{});
   }
 };
 

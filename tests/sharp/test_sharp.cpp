@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string>
 
 #include "collective/communicator.h"
 #include "collective/nccl_tests.h"
+#include "config/error.h"
+#include "config/scenario.h"
 #include "fabric/profiles.h"
 #include "run/front_ends.h"
 
@@ -86,6 +89,31 @@ TEST(Sharp, AFabricWithoutItIsRefused) {
         "assumption), set fabric.sharp.enabled: true");
   }
   EXPECT_FALSE(d.sharp_fallback());
+}
+
+// fabric.sharp.traffic_class: refused where SHARP is off, and on InfiniBand
+// when its SL maps to a VL no arbitration table serves (its packets would
+// wait forever).
+TEST(Sharp, ItsOwnClassIsCheckedAgainstTheFabric) {
+  auto key_of = [](const std::string& fabric) {
+    try {
+      (void)load_scenario_text("name: t\nduration: 1ms\ntopology: {type: star, hosts: 2}\nfabric: " + fabric +
+                                   "\nworkload:\n  - {type: incast, senders: 1, receiver: 1, size: 1KiB}\n",
+                               "t.yaml");
+    } catch (const InputError& e) {
+      return e.key() + ": " + e.what();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("{profile: ib-ndr, sharp: {traffic_class: 2}}"), "accepted");
+  const std::string unserved =
+      key_of("{profile: ib-ndr, sharp: {traffic_class: 2}, ib: {vlarb_low: [\"1:4\"]}}");
+  EXPECT_EQ(unserved.rfind("fabric.sharp: ", 0), 0u) << unserved;
+  EXPECT_NE(unserved.find("SL 2 maps to VL 2, which has no entry"), std::string::npos) << unserved;
+  const std::string off = key_of("{profile: rocev2-dcqcn-400g, sharp: {traffic_class: 2}}");
+  EXPECT_EQ(off.rfind("fabric.sharp.traffic_class: ", 0), 0u) << off;
+  EXPECT_EQ(key_of("{profile: ib-ndr, sharp: {traffic_class: 9}}").rfind("fabric.sharp.traffic_class: ", 0),
+            0u);
 }
 
 // The InfiniBand profiles have it, cited; the Ethernet and iWARP ones do not.

@@ -1,7 +1,8 @@
 // SHARP's packet-level data path (sharp/sharp_data_path.h): an operation's
 // time is the tree's pipeline worked out hop by hop, the per-host window
-// paces it exactly, its packets share the NICs' round robin and the links
-// with RC traffic, and every packet and credit is accounted for.
+// paces it exactly, its packets share the NICs and the links with RC
+// traffic (or, on a class of its own with priority, do not), and every
+// packet and credit is accounted for.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -133,6 +134,36 @@ TEST(SharpDataPath, SharesTheNicAndTheLinksWithOtherTraffic) {
       << t_alone.us() << " us alone, " << t_busy.us() << " us beside a WRITE";
   while (!sink.done) busy.sim.run(busy.sim.now() + Time::from_us(100));
   EXPECT_EQ(busy.fab.check_invariants(), "");
+}
+
+// On a class of its own that the links serve first, SHARP's stream no longer
+// shares the NIC and the links with the WRITE (the NIC arbitrates between
+// classes as its link layer does): it takes as long as alone, and the WRITE
+// still completes on what is left. Ethernet: TC7, strict in fabric.scheduler's
+// default; InfiniBand: SL1 on VL1, the only VL of the high-priority table,
+// with no high-priority limit.
+TEST(SharpDataPath, OnAClassOfItsOwnWithPriorityItIsShieldedFromOtherTraffic) {
+  const int64_t bytes = int64_t{16} << 20;
+  FabricConfig eth = known_latencies();
+  eth.sharp.traffic_class = 7;
+  FabricConfig ib = find_profile("ib-ndr").config;
+  ib.nic.jitter.enabled = false;
+  ib.sharp.traffic_class = 1;
+  ib.ib.credit.vlarb_high = {{1, 4}};
+  ib.ib.credit.vlarb_low = {{0, 4}};
+  ib.ib.credit.high_limit = 255;
+  for (const FabricConfig& cfg : {eth, ib}) {
+    Bed alone(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+    const Time t_alone = alone.run(bytes);
+    Bed busy(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+    Sink sink;
+    busy.fab.verbs().create_qp(0, 1, &sink).post_write(bytes * 4, 1);
+    const Time t_busy = busy.run(bytes);
+    EXPECT_NEAR(t_busy.sec() / t_alone.sec(), 1.0, 0.01)
+        << cfg.name << ": " << t_alone.us() << " us alone, " << t_busy.us() << " us beside a WRITE";
+    while (!sink.done) busy.sim.run(busy.sim.now() + Time::from_us(100));
+    EXPECT_EQ(busy.fab.check_invariants(), "");
+  }
 }
 
 // On InfiniBand the results take the downstream credits like any packet:

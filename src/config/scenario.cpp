@@ -1,5 +1,7 @@
 #include "config/scenario.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -28,21 +30,26 @@ constexpr double kFibrePsPerMetre = 1.4682 / 299'792'458.0 * 1e12;
 // The longest link a length may describe: a transcontinental span.
 constexpr double kMaxLengthMetres = 20'000'000;
 
+// A length with its unit ("300m", "40km"), in metres; -1 if it is not one.
+double metres_of(const std::string& text) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    const std::string unit = text.substr(used);
+    if (unit == "km") return v * 1000;
+    if (unit == "m") return v;
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
+
 // link.length: a cable or fibre length, e.g. 300m or 40km; sets the delay.
 struct LinkLengthCodec {
   static void read(const CfgNode& n, const char* key, LinkSpec& l) {
     if (n.has("delay"))
       throw n.error(key, "expected either delay or length (which sets the delay from the fibre), not both");
     const std::string text = n.str(key);
-    double metres = -1;
-    try {
-      size_t used = 0;
-      const double v = std::stod(text, &used);
-      const std::string unit = text.substr(used);
-      if (unit == "km") metres = v * 1000;
-      if (unit == "m") metres = v;
-    } catch (const std::exception&) {
-    }
+    const double metres = metres_of(text);
     if (!(metres >= 0))
       throw n.error(key, "expected a length with its unit, e.g. 300m or 40km (got \"" + text + "\")");
     if (metres > kMaxLengthMetres) throw n.error(key, "expected at most 20000km (got \"" + text + "\")");
@@ -50,6 +57,70 @@ struct LinkLengthCodec {
   }
   static nlohmann::ordered_json echo(const LinkSpec&) { return nullptr; }
   static std::string form() { return "length, e.g. 300m or 40km (sets delay at 4.897 us/km)"; }
+};
+
+// What carries a link: its reach bounds the length, a coherent DSP adds to
+// the delay, an extender bounds the rate. Reaches at 400G (docs/DISTANCE.md).
+struct CableClass {
+  const char* name;
+  double reach_m;
+  Time added;       // one way, on top of the fibre or copper (module DSP)
+  double max_gbps;  // 0: any rate
+  const char* source;
+};
+constexpr CableClass kCables[] = {
+    {"dac", 3, Time(), 0, "NVIDIA LinkX 100G-PAM4 passive DAC: up to 3 m (IEEE 802.3ck CR: 2 m)"},
+    {"acc", 5, Time(), 0, "NVIDIA LinkX linear active copper: 3, 4 and 5 m"},
+    {"aoc", 100, Time(), 0, "NVIDIA LinkX AOCs: 3 m to about 100 m"},
+    {"sr8", 100, Time(), 0, "IEEE 802.3cm 400GBASE-SR8: 100 m on OM4"},
+    {"sr4", 100, Time(), 0, "IEEE 802.3db 400GBASE-SR4: 100 m on OM4"},
+    {"dr4", 500, Time(), 0, "IEEE 802.3bs 400GBASE-DR4: 500 m"},
+    {"fr4", 2000, Time(), 0, "IEEE 802.3cu 400GBASE-FR4: 2 km"},
+    {"lr4", 6000, Time(), 0, "IEEE 802.3cu 400GBASE-LR4-6: 6 km"},
+    {"lr8", 10000, Time(), 0, "IEEE 802.3bs 400GBASE-LR8: 10 km"},
+    {"zr", 120000, Time::from_us(2), 0,
+     "OIF 400ZR / IEEE 802.3cw: 80 km (vendors: 120 km) of amplified DWDM; the coherent DSP and FEC "
+     "add 2 us each way (assumption: no figure is published)"},
+    {"zr-plus", 1000000, Time::from_us(3), 0,
+     "OpenZR+ MSA: the line system sets the reach (vendors: over 1000 km at lower rates; 1000 km "
+     "assumed); 3 us each way (assumption: no figure is published)"},
+    {"metrox-3", 40000, Time(), 200,
+     "NVIDIA MetroX-3 XC InfiniBand extender: 40 km over 2 x 100G DWDM, 200 Gb/s per pair; its added "
+     "latency is not published (not modelled)"},
+};
+
+// link.cable: the class of cable or optic, checked against the length (and,
+// for an extender, the rate) the link block gives.
+struct CableCodec {
+  static void read(const CfgNode& n, const char* key, LinkSpec& l) {
+    const std::string name = n.str(key);
+    const CableClass* c = nullptr;
+    std::string names;
+    for (const CableClass& k : kCables) {
+      if (name == k.name) c = &k;
+      names += (names.empty() ? "" : ", ") + std::string(k.name);
+    }
+    if (c == nullptr) throw n.error(key, "expected one of: " + names + " (got \"" + name + "\")");
+    if (n.has("length")) {
+      const double m = metres_of(n.str("length"));
+      if (m > c->reach_m)
+        throw n.error("length", fmt::format("a {} link reaches {} ({}), not {}", name,
+                                            c->reach_m >= 1000 ? fmt::format("{:g} km", c->reach_m / 1000)
+                                                               : fmt::format("{:g} m", c->reach_m),
+                                            c->source, n.str("length")));
+    }
+    // An unset rate is the profile's, not known yet: an extender needs it said.
+    if (c->max_gbps > 0 && (!n.has("rate") || l.rate.gbps() > c->max_gbps))
+      throw n.error(key, fmt::format("{} carries at most {:g} Gb/s ({}): set the link's rate to at most that",
+                                     name, c->max_gbps, c->source));
+    l.delay = l.delay + c->added;
+  }
+  static nlohmann::ordered_json echo(const LinkSpec&) { return nullptr; }
+  static std::string form() {
+    std::string names;
+    for (const CableClass& k : kCables) names += (names.empty() ? "" : " | ") + std::string(k.name);
+    return names;
+  }
 };
 
 template <class V>
@@ -60,6 +131,11 @@ void visit_link(V& v, LinkSpec& l) {
   if constexpr (!std::is_same_v<V, ParamEcho>)
     v.custom({"length", "instead of delay: the fibre's length, its delay from the group index (4.897 us/km)"},
              l, LinkLengthCodec{});
+  if constexpr (!std::is_same_v<V, ParamEcho>)
+    v.custom({"cable",
+              "cable or optic class: its reach bounds length, a coherent module (zr, zr-plus) adds its DSP "
+              "latency to the delay, an extender (metrox-3) bounds the rate"},
+             l, CableCodec{});
 }
 
 // topology: the keys of the chosen type, then its links. topology.switch

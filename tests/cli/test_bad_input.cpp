@@ -275,8 +275,8 @@ TEST_F(CliTest, UnknownTopLevelKeySuggestsNearest) {
 TEST_F(CliTest, UnknownNestedKeySuggestsNearest) {
   expect_bad_input(
       run_scenario(edit(kGood, "    rate: 100Gbps", "    rat: 100Gbps")),
-      at("7:5: 'topology.link.rat': unknown key; did you mean 'rate'? (accepted keys here: delay, "
-         "length, rate)"));
+      at("7:5: 'topology.link.rat': unknown key; did you mean 'rate'? (accepted keys here: cable, "
+         "delay, length, rate)"));
 }
 
 TEST_F(CliTest, UnknownNestedKeyListsAcceptedKeys) {
@@ -285,7 +285,7 @@ TEST_F(CliTest, UnknownNestedKeyListsAcceptedKeys) {
   EXPECT_EQ(r.exit_code, 2);
   const std::string prefix = "error: " + scenario_ + ":7:5: 'topology.link.bandwith': unknown key";
   EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << r.err;
-  EXPECT_NE(r.err.find("(accepted keys here: delay, length, rate)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(accepted keys here: cable, delay, length, rate)"), std::string::npos) << r.err;
 }
 
 // The loader's suggestions are edit-distance based, so "bandwith" (distance 7

@@ -50,6 +50,47 @@ TEST(Distance, LengthSetsTheDelayFromTheFibre) {
   EXPECT_EQ(key_of("{length: 80km}"), "accepted");
 }
 
+// A link's cable or optic class: its reach bounds the length (the standard's
+// or the MSA's figure), a coherent module adds its DSP latency, an extender
+// bounds the rate.
+TEST(Distance, CableClassesBoundReachAddLatencyAndBoundRate) {
+  auto load = [](const std::string& bottleneck) {
+    return load_scenario_text(
+        "name: t\nduration: 1ms\ntopology: {type: dumbbell, left: 1, right: 1, bottleneck: " + bottleneck +
+            "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
+        "t.yaml");
+  };
+  auto error_of = [&](const std::string& bottleneck) {
+    try {
+      (void)load(bottleneck);
+    } catch (const InputError& e) {
+      return e.key() + ": " + e.what();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of("{length: 500m, cable: dr4}"), "accepted");
+  const std::string dr4 = error_of("{length: 501m, cable: dr4}");
+  EXPECT_EQ(dr4.rfind("topology.bottleneck.length: ", 0), 0u) << dr4;
+  EXPECT_NE(dr4.find("a dr4 link reaches 500 m (IEEE 802.3bs 400GBASE-DR4"), std::string::npos) << dr4;
+  EXPECT_NE(error_of("{length: 3km, cable: fr4}").find("reaches 2 km"), std::string::npos);
+  EXPECT_NE(error_of("{length: 4m, cable: dac}").find("reaches 3 m"), std::string::npos);
+  EXPECT_EQ(error_of("{length: 10km, cable: lr8}"), "accepted");
+  const std::string unknown = error_of("{length: 10km, cable: lr10}");
+  EXPECT_EQ(unknown.rfind("topology.bottleneck.cable: ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find("expected one of: dac, acc, aoc"), std::string::npos) << unknown;
+  // 400ZR: the fibre's delay plus the coherent module's 2 us (an assumption).
+  const Scenario zr = load("{length: 80km, cable: zr}");
+  EXPECT_EQ(zr.topology.fabric_link.delay.ps(), std::llround(80'000 * kPsPerMetre) + 2'000'000);
+  // A MetroX-3 pair carries 2 x 100G: a 400G link through it is refused.
+  EXPECT_EQ(error_of("{rate: 200Gbps, length: 40km, cable: metrox-3}"), "accepted");
+  EXPECT_EQ(
+      error_of("{rate: 400Gbps, length: 40km, cable: metrox-3}").rfind("topology.bottleneck.cable: ", 0), 0u);
+  EXPECT_EQ(error_of("{length: 40km, cable: metrox-3}").rfind("topology.bottleneck.cable: ", 0), 0u);
+  EXPECT_EQ(
+      error_of("{rate: 200Gbps, length: 41km, cable: metrox-3}").rfind("topology.bottleneck.length: ", 0),
+      0u);
+}
+
 // One long-haul flow at line rate into a receiver whose NIC stops draining:
 // the far switch pauses the long link and its headroom takes everything
 // still in flight. Returns the lossless drops.

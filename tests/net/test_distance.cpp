@@ -7,12 +7,12 @@
 #include <cmath>
 #include <string>
 
-#include "config/error.h"
 #include "config/scenario.h"
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
 #include "net/switch.h"
 #include "run/experiment.h"
+#include "support/workload_errors.h"
 #include "topo/topology.h"
 #include "workload/perftest.h"
 
@@ -32,15 +32,10 @@ TEST(Distance, LengthSetsTheDelayFromTheFibre) {
   EXPECT_EQ(s.topology.fabric_link.delay.ps(), std::llround(40'000 * kPsPerMetre));
   EXPECT_NEAR(s.topology.fabric_link.delay.us(), 40 * 4.897, 0.02);  // "about 4.9 us per km": 4.897 us/km
   auto key_of = [](const std::string& link) {
-    try {
-      (void)load_scenario_text(
-          "name: t\nduration: 1ms\ntopology: {type: chain, switches: 1, link: " + link +
-              "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
-          "t.yaml");
-    } catch (const InputError& e) {
-      return e.key();
-    }
-    return std::string("accepted");
+    return testing::scenario_error_key(
+        "name: t\nduration: 1ms\ntopology: {type: chain, switches: 1, link: " + link +
+        "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, "
+        "size: 1KB}]\n");
   };
   EXPECT_EQ(key_of("{length: 10km, delay: 1us}"), "topology.link.length");
   EXPECT_EQ(key_of("{length: -1km}"), "topology.link.length");
@@ -54,20 +49,11 @@ TEST(Distance, LengthSetsTheDelayFromTheFibre) {
 // or the MSA's figure), a coherent module adds its DSP latency, an extender
 // bounds the rate.
 TEST(Distance, CableClassesBoundReachAddLatencyAndBoundRate) {
-  auto load = [](const std::string& bottleneck) {
-    return load_scenario_text(
-        "name: t\nduration: 1ms\ntopology: {type: dumbbell, left: 1, right: 1, bottleneck: " + bottleneck +
-            "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
-        "t.yaml");
+  auto yaml = [](const std::string& bottleneck) {
+    return "name: t\nduration: 1ms\ntopology: {type: dumbbell, left: 1, right: 1, bottleneck: " + bottleneck +
+           "}\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n";
   };
-  auto error_of = [&](const std::string& bottleneck) {
-    try {
-      (void)load(bottleneck);
-    } catch (const InputError& e) {
-      return e.key() + ": " + e.what();
-    }
-    return std::string("accepted");
-  };
+  auto error_of = [&](const std::string& bottleneck) { return testing::scenario_error(yaml(bottleneck)); };
   EXPECT_EQ(error_of("{length: 500m, cable: dr4}"), "accepted");
   const std::string dr4 = error_of("{length: 501m, cable: dr4}");
   EXPECT_EQ(dr4.rfind("topology.bottleneck.length: ", 0), 0u) << dr4;
@@ -79,7 +65,7 @@ TEST(Distance, CableClassesBoundReachAddLatencyAndBoundRate) {
   EXPECT_EQ(unknown.rfind("topology.bottleneck.cable: ", 0), 0u) << unknown;
   EXPECT_NE(unknown.find("expected one of: dac, acc, aoc"), std::string::npos) << unknown;
   // 400ZR: the fibre's delay plus the coherent module's 2 us (an assumption).
-  const Scenario zr = load("{length: 80km, cable: zr}");
+  const Scenario zr = load_scenario_text(yaml("{length: 80km, cable: zr}"), "t.yaml");
   EXPECT_EQ(zr.topology.fabric_link.delay.ps(), std::llround(80'000 * kPsPerMetre) + 2'000'000);
   // A MetroX-3 pair carries 2 x 100G: a 400G link through it is refused.
   EXPECT_EQ(error_of("{rate: 200Gbps, length: 40km, cable: metrox-3}"), "accepted");
@@ -186,15 +172,9 @@ TEST(Distance, TwoSitesJoinedByLongLinks) {
   EXPECT_LT(e.flows()[0].fct().us(), 2 * span_us + 10);
   EXPECT_LT(e.flows()[1].fct().us(), 5);
   auto key_of = [](const std::string& topo) {
-    try {
-      (void)load_scenario_text(
-          "name: t\nduration: 1ms\ntopology: " + topo +
-              "\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
-          "t.yaml");
-    } catch (const InputError& e) {
-      return e.key();
-    }
-    return std::string("accepted");
+    return testing::scenario_error_key("name: t\nduration: 1ms\ntopology: " + topo +
+                                       "\nfabric: {profile: ib-ndr}\nworkload: [{type: flow, src: 0, dst: 1, "
+                                       "size: 1KB}]\n");
   };
   EXPECT_EQ(key_of("{type: two-site, leaves: 1, hosts_per_leaf: 2, spines: 2, wan_links: 3}"),
             "topology.wan_links");

@@ -1,5 +1,7 @@
-// The key a scenario with one workload item is refused at, or "accepted":
-// for the tests of what a workload type's keys refuse.
+// What loading a scenario refuses, for the tests of what keys refuse:
+// scenario_error gives "key: message" (or "accepted"), scenario_error_key
+// the key alone, workload_error_key the key for one workload item on a
+// small topology.
 #pragma once
 
 #include <string>
@@ -9,17 +11,25 @@
 
 namespace rdmasim::testing {
 
+inline std::string scenario_error(const std::string& yaml) {
+  try {
+    (void)load_scenario_text(yaml, "t.yaml");
+  } catch (const InputError& e) {
+    return e.key() + ": " + e.what();
+  }
+  return "accepted";
+}
+
+inline std::string scenario_error_key(const std::string& yaml) {
+  const std::string e = scenario_error(yaml);
+  return e == "accepted" ? e : e.substr(0, e.find(": "));
+}
+
 inline std::string workload_error_key(const std::string& item,
                                       const std::string& topology = "{type: star, hosts: 4}",
                                       const std::string& profile = "ib-ndr") {
-  try {
-    (void)load_scenario_text("name: t\nduration: 1s\ntopology: " + topology +
-                                 "\nfabric: {profile: " + profile + "}\nworkload:\n  - " + item + "\n",
-                             "t.yaml");
-  } catch (const InputError& e) {
-    return e.key();
-  }
-  return "accepted";
+  return scenario_error_key("name: t\nduration: 1s\ntopology: " + topology +
+                            "\nfabric: {profile: " + profile + "}\nworkload:\n  - " + item + "\n");
 }
 
 }  // namespace rdmasim::testing

@@ -43,17 +43,26 @@ double metres_of(const std::string& text) {
   return -1;
 }
 
+// A length key's value in metres, refused unless it has a unit and fits a planet.
+double read_length(const CfgNode& n, const char* key) {
+  const std::string text = n.str(key);
+  const double metres = metres_of(text);
+  if (!(metres >= 0))
+    throw n.error(key, "expected a length with its unit, e.g. 300m or 40km (got \"" + text + "\")");
+  if (metres > kMaxLengthMetres) throw n.error(key, "expected at most 20000km (got \"" + text + "\")");
+  return metres;
+}
+
+Time fibre_delay(double metres) {
+  return Time::from_ps(static_cast<int64_t>(std::llround(metres * kFibrePsPerMetre)));
+}
+
 // link.length: a cable or fibre length, e.g. 300m or 40km; sets the delay.
 struct LinkLengthCodec {
   static void read(const CfgNode& n, const char* key, LinkSpec& l) {
     if (n.has("delay"))
       throw n.error(key, "expected either delay or length (which sets the delay from the fibre), not both");
-    const std::string text = n.str(key);
-    const double metres = metres_of(text);
-    if (!(metres >= 0))
-      throw n.error(key, "expected a length with its unit, e.g. 300m or 40km (got \"" + text + "\")");
-    if (metres > kMaxLengthMetres) throw n.error(key, "expected at most 20000km (got \"" + text + "\")");
-    l.delay = Time::from_ps(static_cast<int64_t>(std::llround(metres * kFibrePsPerMetre)));
+    l.delay = fibre_delay(read_length(n, key));
   }
   static nlohmann::ordered_json echo(const LinkSpec&) { return nullptr; }
   static std::string form() { return "length, e.g. 300m or 40km (sets delay at 4.897 us/km)"; }
@@ -121,6 +130,13 @@ struct CableCodec {
     for (const CableClass& k : kCables) names += (names.empty() ? "" : " | ") + std::string(k.name);
     return names;
   }
+};
+
+// links[i].length: one link's fibre (every link's with link: all).
+struct LinkSettingLengthCodec {
+  static void read(const CfgNode& n, const char* key, double& metres) { metres = read_length(n, key); }
+  static nlohmann::ordered_json echo(double metres) { return fmt::format("{:g}m", metres); }
+  static std::string form() { return "length, e.g. 300m or 40km (sets the link's delay at 4.897 us/km)"; }
 };
 
 template <class V>
@@ -350,6 +366,12 @@ void visit_link_setting(V& v, LinkSettingSpec& l) {
           "receiving port (corruption_drops, rx_crc_errors_phy, SymbolErrorCounter); every link type, PAUSE "
           "and credit frames spared"},
          l.ber, 0.0, 1e-3);
+  // Echoed only when set: results of runs before the key stay byte-identical.
+  if (!std::is_same_v<V, ParamEcho> || l.length_m >= 0)
+    v.custom({"length",
+              "this link's fibre length, which sets its delay (4.897 us/km) before the fabric is built: PFC "
+              "headroom and InfiniBand credit buffers follow it"},
+             l.length_m, LinkSettingLengthCodec{});
   v.choice({"direction",
             "which way frames are lost: both, only those the named end sends (out), or only "
             "those it receives (in)"},
@@ -498,8 +520,19 @@ void read_links(const CfgNode& root, Scenario& s) {
   for (const CfgNode& l : root.opt_list("links")) {
     LinkSettingSpec ls;
     ls.line = l.line();
-    if (l.is_map() && !l.has("loss") && !l.has("ber"))
-      throw l.error("loss", "missing: expected loss (a share of frames) or ber (a bit-error rate), or both");
+    if (l.is_map() && !l.has("loss") && !l.has("ber") && !l.has("length"))
+      throw l.error(
+          "loss",
+          "missing: expected loss (a share of frames), ber (a bit-error rate) or length (the fibre), "
+          "or several");
+    // A length is the link's build; loss and bit errors are set on the built
+    // fabric, where a later entry overrides an earlier one: kept apart so
+    // that a length entry never resets a loss.
+    if (l.is_map() && l.has("length"))
+      for (const char* key : {"loss", "ber", "direction"})
+        if (l.has(key))
+          throw l.error(key, "expected a length entry to give only link and length: give " +
+                                 std::string(key) + " in an entry of its own");
     ParamReader r(l);
     visit_link_setting(r, ls);
     l.finish();
@@ -716,6 +749,23 @@ Topology build_topology(const Scenario& s) {
   }
   const std::string why = check_connected(t);
   if (!why.empty()) throw InputError(s.file, ts.line, 0, "topology", why);
+  // links[i].length, in order (a later entry wins). A node or port the
+  // topology lacks is refused where the scenario is checked.
+  for (const LinkSettingSpec& ls : s.links) {
+    if (ls.length_m < 0) continue;
+    const Time delay = fibre_delay(ls.length_m);
+    int node = -1;
+    for (size_t n = 0; n < t.nodes.size() && node < 0 && !ls.node.empty(); ++n)
+      if (t.nodes[n].name == ls.node) node = static_cast<int>(n);
+    int port = 0;  // a node's ports are its links in link order
+    for (TopoLink& l : t.links) {
+      if (ls.node.empty()) {
+        l.delay = delay;
+      } else if (l.a == node || l.b == node) {
+        if (port++ == ls.port) l.delay = delay;
+      }
+    }
+  }
   return t;
 }
 

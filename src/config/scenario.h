@@ -76,7 +76,8 @@ struct LinkSettingSpec {
   std::string node;  // empty: every link
   int port = 0;
   double loss = 0.0;
-  double ber = 0.0;  // bit-error rate, as well as or instead of loss
+  double ber = 0.0;      // bit-error rate, as well as or instead of loss
+  double length_m = -1;  // the link's fibre, which sets its delay (build_topology); -1: the topology's
   Direction direction = Direction::kBoth;
   int line = 0;
 };

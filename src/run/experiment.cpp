@@ -128,6 +128,7 @@ void Experiment::apply_link_settings() {
   using D = LinkSettingSpec::Direction;
   const Topology& t = fabric_->topology();
   for (const LinkSettingSpec& ls : s_.links) {
+    if (ls.length_m >= 0) continue;  // a length entry was applied by build_topology
     try {
       if (ls.node.empty()) {
         for (size_t n = 0; n < t.nodes.size(); ++n)

@@ -1139,8 +1139,8 @@ TEST_F(CliTest, LinkLossValueAndDirection) {
       at("15:12: 'links[0].loss': expected a fraction in [0, 1] or a percentage, e.g. 0.3 or 30% "
          "(got \"1.5\")"));
   expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {link: all}\n"),
-                   at("15:5: 'links[0].loss': missing: expected loss (a share of frames) or ber (a bit-error "
-                      "rate), or both"));
+                   at("15:5: 'links[0].loss': missing: expected loss (a share of frames), ber (a bit-error "
+                      "rate) or length (the fibre), or several"));
   expect_bad_input(
       run_scenario(std::string(kGood) + "links:\n  - {loss: 0.01, direction: out}\n"),
       at("15:29: 'links[0].direction': expected both with link: all (out and in are seen from a named end, "
@@ -1149,7 +1149,7 @@ TEST_F(CliTest, LinkLossValueAndDirection) {
                    at("15:11: 'links[0].ber': expected a number in [0, 0.001] (got 0.01)"));
   expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {ber: 1e-12, los: 0.1}\n"),
                    at("15:18: 'links[0].los': unknown key; did you mean 'loss'? (accepted keys here: ber, "
-                      "direction, link, loss)"));
+                      "direction, length, link, loss)"));
 }
 
 // A misconfiguration the profile has no use for, or on a device that does

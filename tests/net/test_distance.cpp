@@ -77,6 +77,48 @@ TEST(Distance, CableClassesBoundReachAddLatencyAndBoundRate) {
       0u);
 }
 
+// links[i].length: one link's own fibre, the link faults name (node:port);
+// every other link keeps the topology's. With link: all, every link.
+TEST(Distance, OneLinkGetsItsOwnLength) {
+  const std::string base =
+      "name: t\nduration: 1ms\ntopology: {type: leaf-spine, leaves: 2, hosts_per_leaf: 2, spines: 2, link: "
+      "{length: 10m}, fabric_link: {length: 100m}}\nfabric: {profile: rocev2-dcqcn-400g}\nworkload: [{type: "
+      "flow, src: 0, dst: 3, size: 1KB}]\n";
+  Experiment e(load_scenario_text(base + "links:\n  - {link: spine1:0, length: 2km}\n", "t.yaml"));
+  const Fabric& f = e.fabric();
+  const Topology& t = f.topology();
+  const auto [spine1, degree] = find_node(t, "spine1");
+  ASSERT_GE(spine1, 0);
+  const Port& stretched = f.node_by_topo_id(spine1).port(0);
+  const Time two_km = Time::from_ps(std::llround(2000 * kPsPerMetre));
+  EXPECT_EQ(stretched.delay(), two_km);
+  EXPECT_EQ(stretched.peer()->port(stretched.peer_index()).delay(), two_km);  // both ways
+  int long_ports = 0;
+  for (size_t n = 0; n < t.nodes.size(); ++n)
+    for (size_t i = 0; i < f.node_by_topo_id(static_cast<int>(n)).num_ports(); ++i) {
+      const Time d = f.node_by_topo_id(static_cast<int>(n)).port(i).delay();
+      long_ports += d == two_km ? 1 : 0;
+      EXPECT_TRUE(d == two_km || d == Time::from_ps(std::llround(10 * kPsPerMetre)) ||
+                  d == Time::from_ps(std::llround(100 * kPsPerMetre)));
+    }
+  EXPECT_EQ(long_ports, 2);  // one link, its two ends
+  Experiment all(load_scenario_text(base + "links:\n  - {link: all, length: 1km}\n", "t.yaml"));
+  for (size_t n = 0; n < all.fabric().topology().nodes.size(); ++n)
+    for (size_t i = 0; i < all.fabric().node_by_topo_id(static_cast<int>(n)).num_ports(); ++i)
+      EXPECT_EQ(all.fabric().node_by_topo_id(static_cast<int>(n)).port(i).delay(),
+                Time::from_ps(std::llround(1000 * kPsPerMetre)));
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:0, length: 2 km}\n"),
+            "links[0].length");
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:0, length: 2km, direction: out}\n"),
+            "links[0].direction");
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:9, length: 2km}\n"),
+            "links[0].link");
+  // A length entry gives only the link and its length: a loss beside it
+  // would be reset by it, so it goes in an entry of its own.
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:0, length: 2km, ber: 1e-12}\n"),
+            "links[0].ber");
+}
+
 // One long-haul flow at line rate into a receiver whose NIC stops draining:
 // the far switch pauses the long link and its headroom takes everything
 // still in flight. Returns the lossless drops.

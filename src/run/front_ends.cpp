@@ -19,11 +19,8 @@ namespace {
 // The command-line tools run until their job is done, however long.
 constexpr Time kNoLimit = Time::from_ms(3'600'000);
 
-// The cluster's fabric as a scenario topology: the same builder calls as
-// make_cluster_topology (host names aside), so the same fabric.
-Scenario cluster_scenario(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed,
-                          const std::string& name) {
-  (void)make_cluster_topology(c);  // validates the geometry with a clear message
+// A scenario built in code: its name, seed and fabric, run until its work is done.
+Scenario base_scenario(const std::string& name, uint64_t seed, const FabricConfig& fabric) {
   Scenario s;
   s.name = name;
   s.file = "<" + name + ">";
@@ -31,6 +28,15 @@ Scenario cluster_scenario(const ClusterConfig& c, const FabricConfig& fabric, ui
   s.duration = kNoLimit;
   s.profile = fabric.name;
   s.fabric = fabric;
+  return s;
+}
+
+// The cluster's fabric as a scenario topology: the same builder calls as
+// make_cluster_topology (host names aside), so the same fabric.
+Scenario cluster_scenario(const ClusterConfig& c, const FabricConfig& fabric, uint64_t seed,
+                          const std::string& name) {
+  (void)make_cluster_topology(c);  // validates the geometry with a clear message
+  Scenario s = base_scenario(name, seed, fabric);
   TopologySpec& t = s.topology;
   if (c.topology == ClusterTopology::kLeafSpine) {
     t.type = "leaf-spine";
@@ -67,13 +73,7 @@ const W& last_of(const Experiment& e) {
 // A command-line tool's scenario: its name, seed and fabric, run until done,
 // without the per-flow and per-port CSVs.
 Scenario tool_scenario(const std::string& name, uint64_t seed, const FabricConfig& fabric) {
-  Scenario s;
-  s.name = name;
-  s.file = "<" + name + ">";
-  s.seed = seed;
-  s.duration = kNoLimit;
-  s.profile = fabric.name;
-  s.fabric = fabric;
+  Scenario s = base_scenario(name, seed, fabric);
   s.output.flows_csv = s.output.ports_csv = false;
   return s;
 }

@@ -12,6 +12,7 @@
 #include "config/error.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
+#include "flow/flow_level_run.h"
 #include "report/results.h"
 #include "run/experiment.h"
 #include "run/thread_pool.h"
@@ -70,10 +71,44 @@ Job load_job(const std::string& path, const RunOptions& o) {
   return j;
 }
 
+// Runs and writes one scenario of the flow-level model. Never throws.
+Outcome run_flow_level(Job& job, const RunOptions& o, const Context& ctx, std::mutex& err_mu) {
+  Outcome out;
+  try {
+    FlowLevelRun r(std::move(*job.scenario));
+    Progress progress(ctx.progress_every, o.quiet, err_mu);
+    r.run(
+        [&](const FlowLevelRun& x) {
+          progress.tick([&] {
+            return fmt::format("[{}] simulated {:.3f} of {:.3f} ms, flows {}/{} done, {} rate solves",
+                               x.scenario().name, x.now().us() / 1e3, x.scenario().duration.us() / 1e3,
+                               x.completed(), x.flows().size(), x.solves());
+          });
+        },
+        ctx.interrupt);
+    const double wall = progress.seconds();
+    const std::vector<std::string> files = write_flow_level_outputs(r, job.dir);
+    out.text = flow_level_summary(r);
+    out.text += fmt::format("wall       {:.2f} s  ({:.2f}M flow events/s)\n", wall,
+                            static_cast<double>(r.events()) / 1e6 / std::max(wall, 1e-9));
+    std::string names;
+    for (const std::string& f : files) names += (names.empty() ? "" : ",") + f;
+    out.text += "outputs    " + job.dir + "/{" + names + "}\n";
+  } catch (const InputError& err) {
+    out.code = kExitBadInput;
+    out.text = std::string("error: ") + err.what() + "\n";
+  } catch (const std::exception& err) {
+    out.code = kExitFailure;
+    out.text = std::string("error: ") + job.path + ": " + err.what() + "\n";
+  }
+  return out;
+}
+
 // Runs and writes one loaded scenario. Never throws.
 Outcome run_one(Job& job, const RunOptions& o, uint64_t max_memory, const Context& ctx, std::mutex& err_mu) {
   Outcome out;
   const std::string& dir = job.dir;
+  if (job.scenario->fabric.model == "flow") return run_flow_level(job, o, ctx, err_mu);
   try {
     Experiment e(std::move(*job.scenario), max_memory, ctx.interrupt);
     for (const std::string& w : e.warnings()) {
@@ -163,6 +198,7 @@ int run_command(const RunOptions& o, const Context& ctx) {
   if (ctx.check_only && !ctx.check_setup) {
     for (Job& j : jobs) {
       if (j.refused.code != kExitOk) continue;
+      if (j.scenario->fabric.model == "flow") continue;  // no packet network to build
       try {
         (void)check_build_memory(*j.scenario, build_topology(*j.scenario), max_memory);
       } catch (const InputError& err) {
@@ -177,6 +213,10 @@ int run_command(const RunOptions& o, const Context& ctx) {
     for (Job& j : jobs) {
       if (j.refused.code != kExitOk) continue;
       try {
+        if (j.scenario->fabric.model == "flow") {
+          const FlowLevelRun r(std::move(*j.scenario));
+          continue;
+        }
         const Experiment e(std::move(*j.scenario), max_memory, ctx.interrupt);
         for (const std::string& w : e.warnings()) {
           if (o.strict) {

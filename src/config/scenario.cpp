@@ -190,7 +190,7 @@ void visit_topology(V& v, TopologySpec& ts) {
             "expected at most one long link per spine (at most spines)");
   } else if (t == "fat-tree") {
     v.count(Key{"k", "switch radix of a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches)", kRequired}, ts.k, 2,
-            64);
+            128);
     v.check(ts.k % 2 == 0, "k", "expected an even k (a k-ary fat-tree needs k/2 up and k/2 down ports)");
   } else if (t == "servers") {
     v.count(Key{"servers", "GPU servers, one NIC per GPU, NIC g on rail leaf g", kRequired}, ts.servers, 1,
@@ -489,6 +489,40 @@ void read_topology(const CfgNode& root, Scenario& s) {
   t.finish();
 }
 
+// fabric.model: flow runs flow-style workloads on a fluid network: what
+// only packets have (buffers, faults, loss, misconfiguration, per-port
+// outputs) would have no effect there, so a scenario that sets it is refused.
+void check_flow_model(const CfgNode& root, const Scenario& s) {
+  const std::string why = "has no effect in the flow-level model (fabric.model: flow)";
+  if (auto sw = root.child("topology").opt_child("switch"); sw && sw->has("buffer"))
+    throw sw->error("buffer", why + ": it has no queues (use fabric.model: packet)");
+  for (const char* key : {"faults", "misconfig"})
+    if (root.has(key))
+      throw root.error(key,
+                       why + ": links and devices do not fail or misbehave there (use fabric.model: packet)");
+  for (const LinkSettingSpec& l : s.links)
+    if (l.loss > 0 || l.ber > 0)
+      throw InputError(s.file, l.line, 0, "links", why + ": it loses nothing (give only lengths there)");
+  if (auto out = root.opt_child("output"))
+    for (const char* key : {"timeseries_interval", "pcap", "ports_csv"})
+      if (out->has(key)) throw out->error(key, why + ": there are no packets or queues to record");
+  static constexpr std::string_view kFlowTypes[] = {"incast", "permutation", "all-to-all",
+                                                    "cdf",    "flows-file",  "flow"};
+  for (const WorkloadSpec& w : s.workloads) {
+    bool flow_style = false;
+    for (const std::string_view t : kFlowTypes) flow_style = flow_style || w.type == t;
+    if (!flow_style)
+      throw InputError(s.file, w.line, 0, "workload.type",
+                       "'" + w.type +
+                           "' is not modelled at flow level: expected incast, permutation, "
+                           "all-to-all, cdf, flows-file or flow (use fabric.model: packet)");
+    if (w.op == "read")
+      throw InputError(
+          s.file, w.line, 0, "workload.op",
+          "READ is not modelled at flow level (its request/response exchange): expected write or send");
+  }
+}
+
 void read_fabric(const CfgNode& root, Scenario& s) {
   auto f = root.opt_child("fabric");
   const std::string profile_name = f ? f->str("profile", "ethernet-lossy") : "ethernet-lossy";
@@ -597,6 +631,7 @@ Scenario load_scenario(const CfgNode& root) {
       throw root.child("output").error("incident_interval",
                                        "expected 'auto' or a time between 100ns and the duration");
   }
+  if (s.fabric.model == "flow") check_flow_model(root, s);
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
   read_misconfig(root, s.fabric, t);

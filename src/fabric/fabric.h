@@ -107,6 +107,10 @@ struct FabricConfig {
   LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
   SwitchSettings sw;
   NicConfig nic;
+  // packet: every packet through the datapath; flow: fluid max-min fair
+  // rates over the same links (flow/, docs/FLOW_LEVEL.md).
+  std::string model = "packet";
+  Time flow_epoch;  // flow: rates recomputed at most this often (0: at every arrival and completion)
   std::string transport = "rc";  // the Transport part (fabric/parts.cpp): rc | iwarp | uet
   RcConfig rc;                   // rc; data_tc is every transport's, mtu the packet size every part sizes by
   TcpConfig tcp;                 // iwarp

@@ -583,8 +583,33 @@ void visit_trim(V& v, TrimConfig& t) {
           "expected room for at least one trimmed header");
 }
 
+// The keys the flow-level model reads; any other fabric key a scenario sets
+// would have no effect there and is refused (read_fabric_params).
+constexpr std::string_view kFlowModelKeys[] = {
+    "profile", "model", "flow_epoch", "mtu", "ack_interval", "nic_tx_latency", "nic_rx_latency", "ecmp_seed"};
+
+template <typename V>
+void visit_model(V& v, FabricConfig& c) {
+  // Echoed only for flow-level runs: packet-level results predate the key.
+  if constexpr (std::is_same_v<V, ParamEcho>)
+    if (c.model == "packet") return;
+  v.choice({"model",
+            "packet: every packet through NICs, ports, queues and switches; flow: each flow a fluid at its "
+            "max-min fair share of the links its packets would cross (docs/FLOW_LEVEL.md)"},
+           c.model, {"packet", "flow"});
+  if (c.model == "flow") {
+    v.time({"flow_epoch",
+            "flow model: rates are recomputed at most this often (0: at every arrival and completion, exact "
+            "max-min; larger: faster on huge runs, a new flow waits for the next recompute)"},
+           c.flow_epoch);
+  } else {
+    v.refuse("flow_epoch", "applies to the flow-level model (set fabric.model: flow)");
+  }
+}
+
 template <typename V>
 void visit_fabric(V& v, FabricConfig& c) {
+  visit_model(v, c);
   if (c.transport == "iwarp") {
     visit_iwarp(v, c);
   } else if (c.transport == "uet") {
@@ -738,6 +763,26 @@ void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg) {
   if (!cfg.ib.enabled && fabric.has("ecn")) cfg.sw.ecn.enabled = true;
   ParamReader r(fabric);
   visit_fabric(r, cfg);
+  if (cfg.model != "flow") return;
+  if (cfg.transport != "rc" || cfg.ib.enabled)
+    throw fabric.error("model",
+                       "the flow-level model runs RoCEv2 and Ethernet profiles (ECMP forwarding, RC "
+                       "framing); '" +
+                           cfg.name + "' is not one (its " +
+                           (cfg.ib.enabled ? std::string("subnet manager's LFTs") : cfg.transport_label()) +
+                           " are not modelled at flow level)");
+  if (cfg.sw.adaptive_routing || cfg.paths.name != "per-connection")
+    throw fabric.error("model", "the flow-level model follows ECMP with one path per QP; '" + cfg.name +
+                                    "' uses adaptive routing or another path selection");
+  for (const std::string& key : fabric.keys()) {
+    bool used = false;
+    for (const std::string_view k : kFlowModelKeys) used = used || key == k;
+    if (!used)
+      throw fabric.error(key,
+                         "has no effect in the flow-level model (fabric.model: flow), which gives each "
+                         "flow its max-min fair share of its links: queues, PFC, ECN, congestion "
+                         "control and loss recovery are not modelled (use fabric.model: packet)");
+  }
 }
 
 void read_device_params(const CfgNode& set, FabricConfig& cfg) {

@@ -230,9 +230,7 @@ json pfc_json(const Experiment& e, const PfcWatch& w) {
 }
 }  // namespace
 
-json results_json(const Experiment& e) {
-  const Fabric& fab = e.fabric();
-  const auto& flows = e.flows();
+FlowTables flow_tables(const std::vector<FlowRecord>& flows, uint64_t data_packet_hops) {
   std::vector<double> fct, sd, tput;
   int64_t bytes_total = 0, bytes_done = 0;
   Time first_start = Time::never(), last_end = Time::zero();
@@ -259,6 +257,29 @@ json results_json(const Experiment& e) {
   }
   const double makespan_s =
       last_end > first_start && first_start != Time::never() ? (last_end - first_start).sec() : 0;
+  size_t completed = 0;
+  for (const auto& f : flows) completed += f.finished() ? 1 : 0;
+  FlowTables t;
+  t.flows = {{"total", flows.size()},
+             {"completed", completed},
+             {"unfinished", flows.size() - completed},
+             {"bytes_total", bytes_total},
+             {"bytes_completed", bytes_done},
+             {"fct_ns", dist_json(summarize(fct))},
+             {"slowdown", dist_json(summarize(sd))},
+             {"throughput_gbps", dist_json(summarize(tput))},
+             {"by_size", bins}};
+  t.throughput = {
+      {"goodput_gbps", makespan_s > 0 ? static_cast<double>(bytes_done) * 8 / makespan_s / 1e9 : 0.0},
+      {"makespan_ns", makespan_s * 1e9},
+      {"data_packet_hops", data_packet_hops}};
+  return t;
+}
+
+json results_json(const Experiment& e) {
+  const Fabric& fab = e.fabric();
+  const auto& flows = e.flows();
+  FlowTables tables = flow_tables(flows, e.data_packet_hops());
 
   const auto& led = fab.net().ledger();
   static constexpr const char* kTypes[] = {"data", "ack",    "nak",     "read_request", "pfc",
@@ -362,19 +383,8 @@ json results_json(const Experiment& e) {
   }
   j["invariants"] = {{"ok", inv.empty()},
                      {"packet_conservation_and_buffer_accounting", inv.empty() ? "ok" : inv}};
-  j["flows"] = {{"total", flows.size()},
-                {"completed", e.completed()},
-                {"unfinished", flows.size() - e.completed()},
-                {"bytes_total", bytes_total},
-                {"bytes_completed", bytes_done},
-                {"fct_ns", dist_json(summarize(fct))},
-                {"slowdown", dist_json(summarize(sd))},
-                {"throughput_gbps", dist_json(summarize(tput))},
-                {"by_size", bins}};
-  j["throughput"] = {
-      {"goodput_gbps", makespan_s > 0 ? static_cast<double>(bytes_done) * 8 / makespan_s / 1e9 : 0.0},
-      {"makespan_ns", makespan_s * 1e9},
-      {"data_packet_hops", e.data_packet_hops()}};
+  j["flows"] = std::move(tables.flows);
+  j["throughput"] = std::move(tables.throughput);
   j["network"] = {{"packets", pk},
                   {"switch_buffer_drops", buffer_drops},
                   {"lossless_drops", lossless_drops},
@@ -437,15 +447,22 @@ json results_json(const Experiment& e) {
 }
 
 std::string flows_csv(const Experiment& e) {
+  const Verbs verbs = e.fabric().verbs();
+  return flows_csv(e.flows(), [&](const FlowRecord& f) {
+    uint64_t retx = 0;
+    for (uint32_t q = 0; q < f.qps; ++q) retx += verbs.qp(f.conn + q).stats().retransmitted_packets;
+    return retx;
+  });
+}
+
+std::string flows_csv(const std::vector<FlowRecord>& flows,
+                      const std::function<uint64_t(const FlowRecord&)>& retransmitted) {
   std::string out =
       "id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,op,workload,path_links,retransmitted_"
       "packets\n";
-  const Verbs verbs = e.fabric().verbs();
-  for (const auto& f : e.flows()) {
+  for (const auto& f : flows) {
     const bool done = f.finished();
-    uint64_t retx = 0;
-    if (f.started)
-      for (uint32_t q = 0; q < f.qps; ++q) retx += verbs.qp(f.conn + q).stats().retransmitted_packets;
+    const uint64_t retx = f.started ? retransmitted(f) : 0;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst,
                        f.spec.size_bytes, ns3(f.spec.start), done ? ns3(f.fct()) : "",
                        f.started ? ns3(f.ideal) : "", done ? fmt::format("{:.6f}", slowdown(f)) : "",

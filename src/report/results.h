@@ -3,6 +3,7 @@
 // time, so the same seed gives byte-identical files.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +17,18 @@ inline constexpr int kResultsSchemaVersion = 1;
 [[nodiscard]] nlohmann::ordered_json scenario_json(const Scenario& s);
 [[nodiscard]] nlohmann::ordered_json results_json(const Experiment& e);
 [[nodiscard]] std::string flows_csv(const Experiment& e);
+// flows.csv of any list of flows; `retransmitted` counts a started flow's
+// resent packets (the flow-level model resends none).
+[[nodiscard]] std::string flows_csv(const std::vector<FlowRecord>& flows,
+                                    const std::function<uint64_t(const FlowRecord&)>& retransmitted);
+
+// The flows' part of results.json, the same for packet- and flow-level runs:
+// "flows" (counts, FCT, slowdown, throughput, by size) and "throughput".
+struct FlowTables {
+  nlohmann::ordered_json flows;
+  nlohmann::ordered_json throughput;
+};
+[[nodiscard]] FlowTables flow_tables(const std::vector<FlowRecord>& flows, uint64_t data_packet_hops);
 [[nodiscard]] std::string ports_csv(const Experiment& e);
 // InfiniBand fabrics: per port and VL, the counters perfquery shows
 // (PortXmitData/PortRcvData in 4-byte words, packets, PortVLXmitWait) and the

@@ -122,7 +122,7 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
 }
 
 Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
-  require(k >= 2 && k <= 64 && k % 2 == 0, "k must be an even number between 2 and 64");
+  require(k >= 2 && k <= 128 && k % 2 == 0, "k must be an even number between 2 and 128");
   const int half = k / 2;
   Topology t;
   t.description = std::to_string(k) + "-ary fat-tree, " + std::to_string(k * k * k / 4) + " hosts";

@@ -27,27 +27,35 @@ Opcode opcode_of(const std::string& op) {
 class FlowWorkload : public Workload {
  public:
   void setup(WorkloadContext& ctx) final {
-    for (auto& f : generate(ctx)) {
+    const FlowGenContext g{ctx.scenario, ctx.spec, ctx.index, ctx.fabric.topology(),
+                           ctx.fabric.nic(0).port(0).rate()};
+    append_records(g, generate(g), ctx.flows);
+  }
+  virtual std::vector<FlowSpec> generate(const FlowGenContext& ctx) = 0;
+
+  static void append_records(const FlowGenContext& ctx, const std::vector<FlowSpec>& specs,
+                             std::vector<FlowRecord>& out) {
+    for (const auto& f : specs) {
       FlowRecord r;
       r.spec = f;
       r.op = opcode_of(ctx.spec.op);
       r.workload = static_cast<uint16_t>(ctx.index);
       r.qps = static_cast<uint16_t>(ctx.spec.qps);
-      ctx.flows.push_back(r);
+      out.push_back(r);
     }
   }
 
  protected:
-  virtual std::vector<FlowSpec> generate(WorkloadContext& ctx) = 0;
-  // Each workload draws from its own stream, so adding one does not move another.
-  static Rng rng_of(const WorkloadContext& ctx) {
-    return ctx.sim.rng("workload" + std::to_string(ctx.index));
+  // Each workload draws from its own stream, so adding one does not move
+  // another (the stream Simulation::rng gives the same name).
+  static Rng rng_of(const FlowGenContext& ctx) {
+    return Rng(ctx.scenario.seed, "workload" + std::to_string(ctx.index));
   }
-  static int hosts(const WorkloadContext& ctx) { return ctx.fabric.topology().num_hosts(); }
+  static int hosts(const FlowGenContext& ctx) { return ctx.topology.num_hosts(); }
 };
 
 class IncastWorkload final : public FlowWorkload {
-  std::vector<FlowSpec> generate(WorkloadContext& ctx) override {
+  std::vector<FlowSpec> generate(const FlowGenContext& ctx) override {
     const WorkloadSpec& w = ctx.spec;
     Rng rng = rng_of(ctx);
     return make_incast(hosts(ctx), w.senders, w.receiver, w.size, w.start, w.placement == "random", rng);
@@ -55,42 +63,42 @@ class IncastWorkload final : public FlowWorkload {
 };
 
 class PermutationWorkload final : public FlowWorkload {
-  std::vector<FlowSpec> generate(WorkloadContext& ctx) override {
+  std::vector<FlowSpec> generate(const FlowGenContext& ctx) override {
     Rng rng = rng_of(ctx);
     return make_permutation(hosts(ctx), ctx.spec.size, ctx.spec.start, rng);
   }
 };
 
 class AllToAllWorkload final : public FlowWorkload {
-  std::vector<FlowSpec> generate(WorkloadContext& ctx) override {
+  std::vector<FlowSpec> generate(const FlowGenContext& ctx) override {
     return make_all_to_all(hosts(ctx), ctx.spec.size, ctx.spec.start);
   }
 };
 
 class SingleFlowWorkload final : public FlowWorkload {
-  std::vector<FlowSpec> generate(WorkloadContext& ctx) override {
+  std::vector<FlowSpec> generate(const FlowGenContext& ctx) override {
     const WorkloadSpec& w = ctx.spec;
     return {FlowSpec{0, w.src, w.dst, 3, 4791, w.size.count(), w.start}};
   }
 };
 
 class CdfWorkload final : public FlowWorkload {
-  std::vector<FlowSpec> generate(WorkloadContext& ctx) override {
+  std::vector<FlowSpec> generate(const FlowGenContext& ctx) override {
     const WorkloadSpec& w = ctx.spec;
     Rng rng = rng_of(ctx);
     const FlowSizeCdf cdf = FlowSizeCdf::load(w.file);
     std::vector<int> all(hosts(ctx));
     for (int i = 0; i < hosts(ctx); ++i) all[i] = i;
     // Load is a share of each host's own link rate (HPCC traffic_gen's definition).
-    const Rate host_rate = ctx.fabric.nic(0).port(0).rate();
+    const Rate host_rate = ctx.host_rate;
     return generate_poisson_flows(cdf, all, host_rate, w.load, w.start, w.window, rng);
   }
 };
 
 class FlowsFileWorkload final : public FlowWorkload {
-  std::vector<FlowSpec> generate(WorkloadContext& ctx) override {
+  std::vector<FlowSpec> generate(const FlowGenContext& ctx) override {
     const WorkloadSpec& w = ctx.spec;
-    const Topology& topo = ctx.fabric.topology();
+    const Topology& topo = ctx.topology;
     // The file names topology nodes; flows run between endpoint indices.
     std::vector<int> endpoint_of(topo.nodes.size(), -1);
     for (int i = 0; i < topo.num_hosts(); ++i) endpoint_of[topo.hosts[i]] = i;
@@ -256,6 +264,16 @@ const WorkloadType& flows_file_workload_type() {
 const WorkloadType& flow_workload_type() {
   static const WorkloadType t = keyed_type<FlowKeys>(check_flow, make<SingleFlowWorkload>);
   return t;
+}
+
+bool generate_flows(const FlowGenContext& ctx, std::vector<FlowRecord>& out) {
+  const WorkloadType* type = find_workload_type(ctx.spec.type);
+  if (type == nullptr) return false;
+  const std::unique_ptr<Workload> w = type->make(ctx.spec);
+  auto* flows = dynamic_cast<FlowWorkload*>(w.get());
+  if (flows == nullptr) return false;
+  FlowWorkload::append_records(ctx, flows->generate(ctx), out);
+  return true;
 }
 
 }  // namespace rdmasim

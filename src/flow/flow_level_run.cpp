@@ -1,0 +1,413 @@
+#include "flow/flow_level_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+
+#include "config/error.h"
+#include "config/units_parse.h"
+#include "engine/rng.h"
+#include "net/flow_hash.h"
+#include "report/atomic_file.h"
+#include "report/results.h"
+#include "workload/flow_workloads.h"
+
+namespace rdmasim {
+
+namespace {
+
+constexpr uint16_t kRoceUdpPort = 4791;
+
+// The UDP source port RC gives QP `qp` (transport/rc.cpp): the same number
+// gives the same ECMP hash, hence the same path, in both models.
+uint16_t source_port(uint64_t seed, uint32_t qp) {
+  return static_cast<uint16_t>(49152 + mix64(seed ^ (0xc0ffeeull << 32) ^ qp) % 16384);
+}
+
+constexpr uint32_t kGone = 0xffffffffu;
+
+uint64_t packets_for(int64_t bytes, uint32_t mtu) {
+  return bytes <= 0 ? 1u : static_cast<uint64_t>((bytes + mtu - 1) / mtu);
+}
+
+}  // namespace
+
+FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(s_)) {
+  try {
+    net_ = std::make_unique<FluidNetwork>(topo_, s_.seed, s_.fabric.sw.same_ecmp_seed);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(s_.file, s_.topology.line, 0, "topology", e.what());
+  }
+  std::vector<double> capacity(net_->num_links());
+  for (uint32_t l = 0; l < net_->num_links(); ++l) capacity[l] = net_->capacity(l);
+  solver_ = std::make_unique<MaxMinSolver>(std::move(capacity));
+  load_.assign(net_->num_links(), 0.0);
+  count_.assign(net_->num_links(), 0);
+  const Framing& fr = s_.fabric.framing;
+  ack_coef_ = static_cast<float>(
+      static_cast<double>(fr.ack_wire()) /
+      (static_cast<double>(s_.fabric.rc.ack_interval) * fr.data_wire(s_.fabric.rc.mtu, false)));
+  // The same flows the packet-level run makes: same generators, same streams.
+  const Rate host_rate = topo_.hosts.empty() ? Rate{} : net_->rate(0);
+  for (size_t i = 0; i < s_.workloads.size(); ++i) {
+    const FlowGenContext g{s_, s_.workloads[i], static_cast<int>(i), topo_, host_rate};
+    if (!generate_flows(g, flows_))
+      throw InputError(s_.file, s_.workloads[i].line, 0, "workload.type",
+                       "'" + s_.workloads[i].type + "' is not modelled at flow level");
+  }
+  std::stable_sort(flows_.begin(), flows_.end(),
+                   [](const FlowRecord& a, const FlowRecord& b) { return a.spec.start < b.spec.start; });
+  for (size_t i = 0; i < flows_.size(); ++i) flows_[i].spec.id = static_cast<int64_t>(i);
+  if (flows_.empty() || flows_.front().spec.start >= s_.duration)
+    throw InputError(s_.file, s_.workloads.empty() ? 0 : s_.workloads[0].line, 0, "workload",
+                     "no flow starts before the end of the run: nothing would run");
+  latest_end_.assign(flows_.size(), Time::zero());
+}
+
+Time FlowLevelRun::pipeline(const std::vector<uint32_t>& path, uint64_t n, uint32_t first, uint32_t middle,
+                            uint32_t last) const {
+  // The datapath's unloaded timing (Fabric::ideal_completion): per hop a
+  // packet starts when it is ready and the port is free, and after a
+  // cut-through hop no earlier than its tail allows. Past a few packets per
+  // hop the stream is in steady state: each further middle packet adds its
+  // serialization at the slowest port so far to every port's free time, so
+  // those are skipped in one step.
+  const auto& sw = s_.fabric.sw;
+  const auto& nic = s_.fabric.nic;
+  const uint64_t simulated = std::min<uint64_t>(n, 2 * path.size() + 8);
+  std::vector<Time> port_free(path.size(), Time::zero());
+  Time done = Time::zero();
+  for (uint64_t k = 0; k < simulated; ++k) {
+    const bool is_last = k + 1 == simulated;
+    if (is_last && n > simulated) {
+      Time slowest = Time::zero();
+      for (size_t h = 0; h < path.size(); ++h) {
+        slowest = std::max(slowest, net_->rate(path[h]).tx_time(Bytes(middle)));
+        port_free[h] = port_free[h] + slowest * static_cast<int64_t>(n - simulated);
+      }
+    }
+    const uint32_t wire = k == 0 ? first : is_last ? last : middle;
+    Time ready = Time::zero();
+    Time tail = Time::zero();
+    for (size_t h = 0; h < path.size(); ++h) {
+      const uint32_t l = path[h];
+      const Time ser = net_->rate(l).tx_time(Bytes(wire));
+      Time start = std::max(ready, port_free[h]);
+      if (tail > start + ser) start = tail - ser;
+      const Time finish = start + ser;
+      port_free[h] = finish;
+      const bool to_switch = topo_.nodes[net_->to(l)].kind == TopoNodeKind::kSwitch;
+      const Time ingress = to_switch ? sw.latency : nic.rx_latency;
+      const uint32_t ct = to_switch && sw.cut_through ? sw.cut_through_bytes : 0;
+      const Time last_in = finish + net_->delay(l) + ingress;
+      if (ct != 0 && ct < wire) {
+        ready = start + net_->rate(l).tx_time(Bytes(ct)) + net_->delay(l) + ingress;
+        tail = last_in;
+      } else {
+        ready = last_in;
+        tail = Time::zero();
+      }
+    }
+    done = ready;
+  }
+  return done;
+}
+
+Time FlowLevelRun::ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
+                         int64_t bytes) const {
+  const Framing& fr = s_.fabric.framing;
+  const uint32_t mtu = s_.fabric.rc.mtu;
+  const uint64_t n = packets_for(bytes, mtu);
+  const bool reth = op == Opcode::kWrite;
+  auto payload = [&](uint64_t i) {
+    return static_cast<uint32_t>(std::min<int64_t>(mtu, bytes - static_cast<int64_t>(i) * mtu));
+  };
+  const uint32_t first = fr.data_wire(payload(0), reth);
+  const uint32_t middle = n > 2 ? fr.data_wire(mtu, false) : first;
+  const uint32_t last = n > 1 ? fr.data_wire(payload(n - 1), false) : first;
+  const Time there = pipeline(fwd, n, first, middle, last);
+  const uint32_t ack = fr.ack_wire();
+  const Time back = pipeline(rev, 1, ack, ack, ack);
+  return s_.fabric.nic.tx_latency + there + back;
+}
+
+void FlowLevelRun::start_flow(size_t i) {
+  FlowRecord& f = flows_[i];
+  const Framing& fr = s_.fabric.framing;
+  const uint32_t mtu = s_.fabric.rc.mtu;
+  f.started = true;
+  f.parts_left = f.qps;
+  for (int q = 0; q < f.qps; ++q) {
+    const uint32_t qp = next_qp_++;
+    if (q == 0) f.conn = qp;
+    const int64_t bytes = f.spec.size_bytes / f.qps + (q < f.spec.size_bytes % f.qps ? 1 : 0);
+    const uint16_t sport = source_port(s_.seed, qp);
+    const bool ok =
+        net_->path(f.spec.src, f.spec.dst, udp_flow_hash(f.spec.src, f.spec.dst, sport, kRoceUdpPort),
+                   fwd_) &&
+        net_->path(f.spec.dst, f.spec.src, udp_flow_hash(f.spec.dst, f.spec.src, sport, kRoceUdpPort), rev_);
+    if (!ok)
+      throw std::runtime_error("flow " + std::to_string(f.spec.id) + ": no route between hosts " +
+                               std::to_string(f.spec.src) + " and " + std::to_string(f.spec.dst));
+    if (q == 0) {
+      f.ideal = ideal(fwd_, rev_, f.op, f.spec.size_bytes);
+      f.links = static_cast<int>(fwd_.size());
+    }
+    // The fluid is the part's wire bytes; alone it drains at the slowest
+    // link of its path, and the rest of its ideal time is fixed latency.
+    const uint64_t n = packets_for(bytes, mtu);
+    const auto pay = [&](uint64_t k) {
+      return static_cast<uint32_t>(std::min<int64_t>(mtu, bytes - static_cast<int64_t>(k) * mtu));
+    };
+    const bool reth = f.op == Opcode::kWrite;
+    double wire = fr.data_wire(pay(0), reth);
+    if (n > 1)
+      wire += static_cast<double>(n - 2) * fr.data_wire(mtu, false) + fr.data_wire(pay(n - 1), false);
+    double bottleneck = net_->capacity(fwd_[0]);
+    for (const uint32_t l : fwd_) bottleneck = std::min(bottleneck, net_->capacity(l));
+    const Time whole = q == 0 && f.qps == 1 ? f.ideal : ideal(fwd_, rev_, f.op, bytes);
+    const Time drain = Time::from_ps(static_cast<int64_t>(std::ceil(wire / bottleneck)));
+    Part p;
+    p.flow = static_cast<uint32_t>(i);
+    p.id = static_cast<uint32_t>(index_of_.size());
+    p.remaining = wire;
+    p.updated = now_;
+    p.fixed = whole > drain ? whole - drain : Time::zero();
+    p.begin = static_cast<uint32_t>(arena_link_.size());
+    for (const uint32_t l : fwd_) {
+      arena_link_.push_back(l);
+      arena_coef_.push_back(1.0f);
+    }
+    p.data_end = static_cast<uint32_t>(arena_link_.size());
+    for (const uint32_t l : rev_) {
+      arena_link_.push_back(l);
+      arena_coef_.push_back(ack_coef_);
+    }
+    p.end = static_cast<uint32_t>(arena_link_.size());
+    arena_live_ += p.end - p.begin;
+    for (uint32_t e = p.begin; e < p.data_end; ++e) ++count_[arena_link_[e]];
+    index_of_.push_back(static_cast<uint32_t>(parts_.size()));
+    parts_.push_back(p);
+  }
+  peak_active_ = std::max(peak_active_, parts_.size());
+}
+
+void FlowLevelRun::set_rate(Part& p, double rate) {
+  // What it sent at its old rate, then its new finish time.
+  p.remaining -= p.rate * static_cast<double>((now_ - p.updated).ps());
+  p.updated = now_;
+  for (uint32_t e = p.begin; e < p.end; ++e) load_[arena_link_[e]] += arena_coef_[e] * (rate - p.rate);
+  p.rate = rate;
+  ++p.version;
+  if (rate <= 0) return;
+  const double ps = std::max(0.0, std::ceil(p.remaining / rate));
+  finishes_.push_back(Finish{now_ + Time::from_ps(static_cast<int64_t>(ps)), p.id, p.version});
+  std::push_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
+}
+
+void FlowLevelRun::provisional_rate(Part& p) {
+  double r = std::numeric_limits<double>::infinity();
+  for (uint32_t e = p.begin; e < p.data_end; ++e) {
+    const uint32_t l = arena_link_[e];
+    const double cap = net_->capacity(l);
+    r = std::min(r, std::max(cap - load_[l], cap / count_[l]));
+  }
+  set_rate(p, r);
+}
+
+void FlowLevelRun::finish_part(size_t k) {
+  Part& p = parts_[k];
+  p.remaining -= p.rate * static_cast<double>((now_ - p.updated).ps());
+  FlowRecord& f = flows_[p.flow];
+  latest_end_[p.flow] = std::max(latest_end_[p.flow], now_ + p.fixed);
+  if (--f.parts_left == 0) {
+    f.end = latest_end_[p.flow];
+    ++completed_;
+  }
+  for (uint32_t e = p.begin; e < p.end; ++e) load_[arena_link_[e]] -= arena_coef_[e] * p.rate;
+  for (uint32_t e = p.begin; e < p.data_end; ++e) --count_[arena_link_[e]];
+  arena_live_ -= p.end - p.begin;
+  index_of_[p.id] = kGone;
+  if (k + 1 != parts_.size()) {
+    parts_[k] = parts_.back();
+    index_of_[parts_[k].id] = static_cast<uint32_t>(k);
+  }
+  parts_.pop_back();
+}
+
+bool FlowLevelRun::next_finish(Time& at) {
+  while (!finishes_.empty()) {
+    const Finish& top = finishes_.front();
+    const uint32_t k = index_of_[top.id];
+    if (k != kGone && parts_[k].version == top.version) {
+      at = top.at;
+      return true;
+    }
+    std::pop_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
+    finishes_.pop_back();
+  }
+  return false;
+}
+
+void FlowLevelRun::compact_arena() {
+  // Completed parts leave their links behind; once they are most of the
+  // arena, the live ones are moved down.
+  if (arena_link_.size() < 2 * arena_live_ + 4096) return;
+  uint32_t w = 0;
+  for (Part& p : parts_) {
+    const uint32_t len = p.end - p.begin;
+    std::copy(arena_link_.begin() + p.begin, arena_link_.begin() + p.end, arena_link_.begin() + w);
+    std::copy(arena_coef_.begin() + p.begin, arena_coef_.begin() + p.end, arena_coef_.begin() + w);
+    p.data_end = w + (p.data_end - p.begin);
+    p.begin = w;
+    p.end = w + len;
+    w += len;
+  }
+  arena_link_.resize(w);
+  arena_coef_.resize(w);
+}
+
+void FlowLevelRun::solve() {
+  compact_arena();
+  uses_.resize(parts_.size());
+  rate_.resize(parts_.size());
+  for (size_t k = 0; k < parts_.size(); ++k) uses_[k] = LinkUse{parts_[k].begin, parts_[k].end};
+  solver_->solve(uses_, arena_link_, arena_coef_, rate_);
+  // Every finish time is new: the heap starts over, and the link loads are
+  // summed afresh so rounding never accumulates between solves.
+  finishes_.clear();
+  for (size_t k = 0; k < parts_.size(); ++k) set_rate(parts_[k], rate_[k]);
+  std::fill(load_.begin(), load_.end(), 0.0);
+  for (const Part& p : parts_)
+    for (uint32_t e = p.begin; e < p.end; ++e) load_[arena_link_[e]] += arena_coef_[e] * p.rate;
+  last_solve_ = now_;
+  ++solves_;
+}
+
+void FlowLevelRun::run(const std::function<void(const FlowLevelRun&)>& progress,
+                       const std::atomic<bool>* interrupt) {
+  const Time epoch = s_.fabric.flow_epoch;
+  size_t next = 0;
+  bool pending = false;  // arrivals or completions the rates do not yet reflect
+  now_ = Time::zero();
+  while (completed_ < flows_.size()) {
+    Time t = next < flows_.size() ? flows_[next].spec.start : Time::never();
+    Time fin;
+    if (next_finish(fin)) t = std::min(t, fin);
+    if (pending) t = std::min(t, last_solve_ + epoch);
+    if (t == Time::never() || t > s_.duration) {
+      now_ = t == Time::never() ? now_ : s_.duration;
+      break;
+    }
+    now_ = t;
+    bool changed = false;
+    while (next_finish(fin) && fin <= now_) {
+      const uint32_t id = finishes_.front().id;
+      std::pop_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
+      finishes_.pop_back();
+      finish_part(index_of_[id]);
+      changed = true;
+    }
+    const size_t first_new = parts_.size();
+    while (next < flows_.size() && flows_[next].spec.start <= now_) {
+      start_flow(next++);
+      changed = true;
+    }
+    pending = pending || changed;
+    if (pending && (epoch == Time::zero() || last_solve_ == Time::never() || now_ >= last_solve_ + epoch)) {
+      solve();
+      pending = false;
+    } else {
+      for (size_t k = first_new; k < parts_.size(); ++k) provisional_rate(parts_[k]);
+    }
+    ++events_;
+    if ((events_ & 4095) == 0) {
+      if (progress) progress(*this);
+      if (interrupt != nullptr && interrupt->load(std::memory_order_relaxed)) {
+        interrupted_ = true;
+        break;
+      }
+    }
+  }
+}
+
+uint64_t FlowLevelRun::data_packet_hops() const {
+  uint64_t hops = 0;
+  for (const auto& f : flows_)
+    if (f.finished())
+      hops += packets_for(f.spec.size_bytes, s_.fabric.rc.mtu) * static_cast<uint64_t>(f.links);
+  return hops;
+}
+
+size_t FlowLevelRun::memory_bytes() const {
+  return net_->memory_bytes() + flows_.capacity() * sizeof(FlowRecord) + parts_.capacity() * sizeof(Part) +
+         index_of_.capacity() * sizeof(uint32_t) + finishes_.capacity() * sizeof(Finish) +
+         arena_link_.capacity() * (sizeof(uint32_t) + sizeof(float)) + net_->num_links() * 48;
+}
+
+nlohmann::ordered_json flow_level_results_json(const FlowLevelRun& r) {
+  using json = nlohmann::ordered_json;
+  FlowTables tables = flow_tables(r.flows(), r.data_packet_hops());
+  json j;
+  j["schema_version"] = kResultsSchemaVersion;
+  j["generator"] = "rdmasim 0.1.0";
+  j["scenario"] = scenario_json(r.scenario());
+  j["model"] = {
+      {"type", "flow"},
+      {"rates", "max-min fair over every link a flow's data crosses and its ACKs cross back"},
+      {"epoch", format_time(r.scenario().fabric.flow_epoch)},
+      {"rate_solves", r.solves()},
+      {"peak_active_qps", r.peak_active()},
+      {"not_modelled",
+       {"queues and buffers", "PFC", "ECN", "congestion control (rates are its ideal: max-min fair at once)",
+        "loss and retransmission", "NIC and switch scheduling below a flow"}}};
+  j["topology"] = {{"description", r.topology().description},
+                   {"hosts", r.topology().num_hosts()},
+                   {"switches", r.topology().num_switches()},
+                   {"links", r.topology().links.size()}};
+  j["run"] = {{"simulated_end_ps", r.now().ps()},
+              {"simulated_end", format_time(r.now())},
+              {"events", r.events()},
+              {"interrupted", r.interrupted()},
+              {"all_flows_completed", r.completed() == r.flows().size()}};
+  j["flows"] = std::move(tables.flows);
+  j["throughput"] = std::move(tables.throughput);
+  return j;
+}
+
+std::string flow_level_summary(const FlowLevelRun& r) {
+  const auto j = flow_level_results_json(r);
+  const auto& fl = j["flows"];
+  std::string s;
+  s += fmt::format("scenario   {}  ({}, profile {}, flow-level model)\n", r.scenario().name,
+                   r.topology().description, r.scenario().profile);
+  s += fmt::format("simulated  {:.3f} us  events {}  rate solves {}  {}\n", r.now().ps() / 1e6, r.events(),
+                   r.solves(), r.interrupted() ? "(INTERRUPTED)" : "");
+  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
+                   fl["total"].get<size_t>());
+  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
+                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
+  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+  s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  return s;
+}
+
+std::vector<std::string> write_flow_level_outputs(const FlowLevelRun& r, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> written;
+  write_file_atomic((fs::path(dir) / "results.json").string(), flow_level_results_json(r).dump(2) + "\n");
+  written.emplace_back("results.json");
+  if (r.scenario().output.flows_csv) {
+    write_file_atomic((fs::path(dir) / "flows.csv").string(),
+                      flows_csv(r.flows(), [](const FlowRecord&) { return uint64_t{0}; }));
+    written.emplace_back("flows.csv");
+  }
+  return written;
+}
+
+}  // namespace rdmasim

@@ -1,0 +1,217 @@
+// The flow-level model (fabric.model: flow): max-min rates against values
+// worked out by hand, and the run against the packet level's own numbers
+// (same paths, same ideal times, a lone flow exactly at its ideal, a shared
+// bottleneck split as fairness says).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "config/error.h"
+#include "config/scenario.h"
+#include "flow/flow_level_run.h"
+#include "flow/max_min.h"
+#include "run/experiment.h"
+#include "support/workload_errors.h"
+
+namespace rdmasim {
+namespace {
+
+using testing::scenario_error;
+using testing::scenario_error_key;
+
+struct Problem {
+  std::vector<LinkUse> uses;
+  std::vector<uint32_t> link;
+  std::vector<float> coef;
+  void add(std::initializer_list<std::pair<uint32_t, float>> links) {
+    LinkUse u{static_cast<uint32_t>(link.size()), 0};
+    for (const auto& [l, c] : links) {
+      link.push_back(l);
+      coef.push_back(c);
+    }
+    u.end = static_cast<uint32_t>(link.size());
+    uses.push_back(u);
+  }
+  std::vector<double> solve(std::vector<double> capacity) {
+    MaxMinSolver s(std::move(capacity));
+    std::vector<double> rate(uses.size(), -1);
+    s.solve(uses, link, coef, rate);
+    return rate;
+  }
+};
+
+TEST(MaxMin, TextbookExample) {
+  // Bertsekas & Gallager's shape: A crosses links 0 and 1, B only 0, C and D
+  // only 1. Link 0 (capacity 1) is A's and B's bottleneck at 1/2; link 1
+  // (capacity 2) then gives C and D (2 - 1/2) / 2 = 3/4 each.
+  Problem p;
+  p.add({{0, 1}, {1, 1}});
+  p.add({{0, 1}});
+  p.add({{1, 1}});
+  p.add({{1, 1}});
+  const auto r = p.solve({1.0, 2.0});
+  EXPECT_DOUBLE_EQ(r[0], 0.5);
+  EXPECT_DOUBLE_EQ(r[1], 0.5);
+  EXPECT_DOUBLE_EQ(r[2], 0.75);
+  EXPECT_DOUBLE_EQ(r[3], 0.75);
+}
+
+TEST(MaxMin, CoefficientsLoadALinkInProportion) {
+  // A sends data over link 0; B's ACKs (a quarter of its rate) cross link 0
+  // and its data link 1. Equal rates x fill link 0 at x + x/4 = 1: x = 0.8,
+  // and B, bottlenecked at link 0 too, stays at 0.8 though link 1 has room.
+  Problem p;
+  p.add({{0, 1}});
+  p.add({{1, 1}, {0, 0.25f}});
+  const auto r = p.solve({1.0, 10.0});
+  EXPECT_NEAR(r[0], 0.8, 1e-7);
+  EXPECT_NEAR(r[1], 0.8, 1e-7);
+}
+
+TEST(MaxMin, EveryLinkHoldsAndEveryFlowHasASaturatedBottleneck) {
+  // The two conditions that define max-min fairness, on a random instance:
+  // no link over capacity, and each flow crosses a full link on which no
+  // other flow gets more than it does.
+  Rng rng(7, "maxmin");
+  Problem p;
+  const int links = 40;
+  for (int f = 0; f < 300; ++f) {
+    std::vector<std::pair<uint32_t, float>> use;
+    const int hops = 1 + static_cast<int>(rng() % 5);
+    std::vector<bool> taken(links, false);
+    for (int h = 0; h < hops; ++h) {
+      const auto l = static_cast<uint32_t>(rng() % links);
+      if (taken[l]) continue;
+      taken[l] = true;
+      use.emplace_back(l, h == 0 ? 1.0f : 0.5f);
+    }
+    LinkUse u{static_cast<uint32_t>(p.link.size()), 0};
+    for (const auto& [l, c] : use) {
+      p.link.push_back(l);
+      p.coef.push_back(c);
+    }
+    u.end = static_cast<uint32_t>(p.link.size());
+    p.uses.push_back(u);
+  }
+  std::vector<double> cap(links);
+  for (auto& c : cap) c = 1.0 + static_cast<double>(rng() % 100);
+  const auto r = p.solve(cap);
+  std::vector<double> load(links, 0.0);
+  for (size_t f = 0; f < p.uses.size(); ++f)
+    for (uint32_t e = p.uses[f].begin; e < p.uses[f].end; ++e) load[p.link[e]] += p.coef[e] * r[f];
+  for (int l = 0; l < links; ++l) EXPECT_LE(load[l], cap[l] * (1 + 1e-9)) << "link " << l;
+  for (size_t f = 0; f < p.uses.size(); ++f) {
+    bool bottleneck = false;
+    for (uint32_t e = p.uses[f].begin; e < p.uses[f].end && !bottleneck; ++e) {
+      const uint32_t l = p.link[e];
+      if (load[l] < cap[l] * (1 - 1e-9)) continue;
+      bool largest = true;
+      for (size_t g = 0; g < p.uses.size(); ++g)
+        for (uint32_t k = p.uses[g].begin; k < p.uses[g].end; ++k)
+          if (p.link[k] == l && r[g] > r[f] * (1 + 1e-9)) largest = false;
+      bottleneck = largest;
+    }
+    EXPECT_TRUE(bottleneck) << "flow " << f << " at " << r[f] << " has no saturated bottleneck";
+  }
+}
+
+std::string fat_tree(const std::string& model, const std::string& workload, const std::string& extra = "") {
+  return "name: t\nseed: 3\nduration: 50ms\ntopology: {type: fat-tree, k: 4}\nfabric: {profile: "
+         "rocev2-dcqcn, mtu: 1000B" +
+         (model == "flow" ? std::string(", model: flow") : std::string()) + extra + "}\nworkload:\n  - " +
+         workload + "\n";
+}
+
+TEST(FlowLevel, SamePathsAndIdealTimesAsThePacketLevel) {
+  // Every flow of a permutation and an incast: the flow-level model puts it
+  // on as many links and gives it the same ideal time, to the picosecond,
+  // as the packet-level fabric (Fabric::ideal_completion over its routes).
+  for (const std::string w :
+       {"{type: permutation, size: 200KB, qps: 2}", "{type: incast, senders: 7, size: 3001B}",
+        "{type: all-to-all, size: 64KB, op: send}"}) {
+    Experiment packet(load_scenario_text(fat_tree("packet", w), "p.yaml"));
+    packet.run();
+    FlowLevelRun flow(load_scenario_text(fat_tree("flow", w), "f.yaml"));
+    flow.run();
+    ASSERT_EQ(packet.flows().size(), flow.flows().size()) << w;
+    for (size_t i = 0; i < flow.flows().size(); ++i) {
+      const FlowRecord& a = packet.flows()[i];
+      const FlowRecord& b = flow.flows()[i];
+      ASSERT_EQ(a.spec, b.spec) << w;
+      EXPECT_EQ(a.conn, b.conn) << w;
+      EXPECT_EQ(a.links, b.links) << w << " flow " << i;
+      EXPECT_EQ(a.ideal.ps(), b.ideal.ps()) << w << " flow " << i;
+      EXPECT_TRUE(b.finished());
+    }
+  }
+}
+
+TEST(FlowLevel, ALoneFlowTakesExactlyItsIdealTime) {
+  for (const std::string size : {"1B", "999B", "1000B", "1001B", "77777B", "5MB"}) {
+    FlowLevelRun r(
+        load_scenario_text(fat_tree("flow", "{type: flow, src: 0, dst: 15, size: " + size + "}"), "f.yaml"));
+    r.run();
+    ASSERT_TRUE(r.flows()[0].finished());
+    EXPECT_NEAR(static_cast<double>(r.flows()[0].fct().ps()), static_cast<double>(r.flows()[0].ideal.ps()),
+                1.0)
+        << size;
+  }
+}
+
+TEST(FlowLevel, AnIncastSharesTheReceiversLink) {
+  // n senders into one host: each gets 1/n of the last link, so all finish
+  // together when the link has carried n messages' wire bytes, plus the
+  // fixed latency of one: fct = ideal + (n - 1) x wire / rate.
+  const int n = 6;
+  const int64_t size = 1'000'000;  // 1000 packets of 1000 B
+  FlowLevelRun r(load_scenario_text(
+      fat_tree("flow", "{type: incast, senders: " + std::to_string(n) + ", size: 1000000B}"), "f.yaml"));
+  r.run();
+  const double wire = 1000 * (1000.0 + 62 + 20) + 16;  // RoCEv2 framing, RETH on the first
+  const double per_ps = 100e9 / 8e12;
+  for (const FlowRecord& f : r.flows()) {
+    ASSERT_TRUE(f.finished());
+    const double expect = static_cast<double>(f.ideal.ps()) + (n - 1) * wire / per_ps;
+    // ACKs of the other flows share no link with the data here; the ACK
+    // load (86 B per 1082 B) crosses only the receiver's uplink back.
+    EXPECT_NEAR(static_cast<double>(f.fct().ps()), expect, expect * 1e-6) << f.spec.src;
+  }
+  (void)size;
+}
+
+TEST(FlowLevel, SameSeedSameBytes) {
+  const std::string yaml =
+      fat_tree("flow", "{type: cdf, cdf: data/cdf/websearch.txt, load: 0.5, window: 2ms}");
+  FlowLevelRun a(load_scenario_text(yaml, "f.yaml"));
+  a.run();
+  FlowLevelRun b(load_scenario_text(yaml, "f.yaml"));
+  b.run();
+  EXPECT_EQ(flow_level_results_json(a).dump(), flow_level_results_json(b).dump());
+  EXPECT_GT(a.flows().size(), 100u);
+  EXPECT_EQ(a.completed(), a.flows().size());
+}
+
+TEST(FlowLevel, RefusesWhatItDoesNotModel) {
+  EXPECT_EQ(scenario_error_key(
+                fat_tree("flow", "{type: flow, src: 0, dst: 1, size: 1MB}", ", pfc: {enabled: true}")),
+            "fabric.pfc");
+  EXPECT_EQ(scenario_error_key(fat_tree("flow", "{type: flow, src: 0, dst: 1, size: 1MB}", ", cc: hpcc")),
+            "fabric.cc");
+  EXPECT_EQ(scenario_error_key(fat_tree("flow", "{type: flow, src: 0, dst: 1, size: 1MB, op: read}")),
+            "workload.op");
+  EXPECT_EQ(scenario_error_key(fat_tree("flow", "{type: perftest, test: write_lat}")), "workload.type");
+  EXPECT_EQ(
+      scenario_error_key(fat_tree("packet", "{type: flow, src: 0, dst: 1, size: 1MB}", ", flow_epoch: 1us")),
+      "fabric.flow_epoch");
+  const std::string ib =
+      "name: t\nduration: 1s\ntopology: {type: star, hosts: 4}\nfabric: {profile: ib-ndr, model: "
+      "flow}\nworkload:\n  - {type: flow, src: 0, dst: 1, size: 1MB}\n";
+  EXPECT_NE(scenario_error(ib).find("LFT"), std::string::npos) << scenario_error(ib);
+  EXPECT_EQ(scenario_error(fat_tree("flow", "{type: flow, src: 0, dst: 1, size: 1MB}", ", flow_epoch: 1us")),
+            "accepted");
+}
+
+}  // namespace
+}  // namespace rdmasim

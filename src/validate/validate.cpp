@@ -514,6 +514,7 @@ void mathis_cases(std::vector<ValidationResult>& out) {
 
 void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.cpp
 void mpi_cases(std::vector<ValidationResult>& out);         // mpi_cases.cpp
+void flow_cases(std::vector<ValidationResult>& out);        // flow_cases.cpp
 
 std::vector<ValidationResult> run_validation(bool full) {
   std::vector<ValidationResult> out;
@@ -539,6 +540,7 @@ std::vector<ValidationResult> run_validation(bool full) {
   iwarp_cases(out, full);
   uet_cases(out);
   mpi_cases(out);
+  flow_cases(out);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cc/per_host.h"
+#include "net/unloaded_hop.h"
 #include "route/shortest_path.h"
 #include "sharp/sharp_data_path.h"
 #include "transport/iwarp/iwarp_framing.h"
@@ -602,21 +603,9 @@ Time pipeline(const std::vector<const Port*>& path, uint64_t n, WireOf wire_of) 
     Time tail = Time::zero();
     for (size_t h = 0; h < path.size(); ++h) {
       const Port& p = *path[h];
-      const Time ser = p.rate().tx_time(Bytes(wire));
-      Time start = std::max(ready, port_free[h]);
-      if (tail > start + ser) start = tail - ser;
-      const Time finish = start + ser;
-      port_free[h] = finish;
       const Node& next = *p.peer();
-      const Time last_in = finish + p.delay() + next.ingress_latency();
-      const uint32_t ct = next.cut_through_bytes();
-      if (ct != 0 && ct < wire) {
-        ready = start + p.rate().tx_time(Bytes(ct)) + p.delay() + next.ingress_latency();
-        tail = last_in;
-      } else {
-        ready = last_in;
-        tail = Time::zero();
-      }
+      cross_unloaded_hop(UnloadedHop{p.rate(), p.delay(), next.ingress_latency(), next.cut_through_bytes()},
+                         wire, ready, tail, port_free[h]);
     }
     done = ready;
   }

@@ -12,6 +12,7 @@
 #include "config/units_parse.h"
 #include "engine/rng.h"
 #include "net/flow_hash.h"
+#include "net/unloaded_hop.h"
 #include "report/atomic_file.h"
 #include "report/results.h"
 #include "workload/flow_workloads.h"
@@ -95,22 +96,10 @@ Time FlowLevelRun::pipeline(const std::vector<uint32_t>& path, uint64_t n, uint3
     Time tail = Time::zero();
     for (size_t h = 0; h < path.size(); ++h) {
       const uint32_t l = path[h];
-      const Time ser = net_->rate(l).tx_time(Bytes(wire));
-      Time start = std::max(ready, port_free[h]);
-      if (tail > start + ser) start = tail - ser;
-      const Time finish = start + ser;
-      port_free[h] = finish;
       const bool to_switch = topo_.nodes[net_->to(l)].kind == TopoNodeKind::kSwitch;
-      const Time ingress = to_switch ? sw.latency : nic.rx_latency;
-      const uint32_t ct = to_switch && sw.cut_through ? sw.cut_through_bytes : 0;
-      const Time last_in = finish + net_->delay(l) + ingress;
-      if (ct != 0 && ct < wire) {
-        ready = start + net_->rate(l).tx_time(Bytes(ct)) + net_->delay(l) + ingress;
-        tail = last_in;
-      } else {
-        ready = last_in;
-        tail = Time::zero();
-      }
+      const UnloadedHop hop{net_->rate(l), net_->delay(l), to_switch ? sw.latency : nic.rx_latency,
+                            to_switch && sw.cut_through ? sw.cut_through_bytes : 0};
+      cross_unloaded_hop(hop, wire, ready, tail, port_free[h]);
     }
     done = ready;
   }

@@ -193,7 +193,8 @@ void FlowLevelRun::set_rate(Part& p, double rate) {
   p.rate = rate;
   ++p.version;
   if (rate <= 0) return;
-  const double ps = std::max(0.0, std::ceil(p.remaining / rate));
+  // Clamped below Time::never(): a rate so small it would overflow never finishes within a run.
+  const double ps = std::clamp(std::ceil(p.remaining / rate), 0.0, 4e18);
   finishes_.push_back(Finish{now_ + Time::from_ps(static_cast<int64_t>(ps)), p.id, p.version});
   std::push_heap(finishes_.begin(), finishes_.end(), std::greater<>{});
 }

@@ -166,22 +166,13 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
     }
     ctx.progress_every = *every;
   }
-  // Commands that write results stop gracefully on SIGINT/SIGTERM.
-  const auto graceful = [&] {
-    if (!ctx.check_only && process.catch_stop_signals) process.catch_stop_signals();
-  };
-  if (*run) {
-    graceful();
-    return run_command(ro, ctx);
-  }
-  if (*evaluate) {
-    graceful();
-    return evaluate_command(eval, ctx);
-  }
-  if (*demo) {
-    graceful();
-    return demo_command(demo_out, demo_jobs, ctx);
-  }
+  // Commands that write results stop gracefully on SIGINT/SIGTERM; the rest
+  // (and every check) end at once, as a signal's default action does.
+  const bool graceful = !ctx.check_only && (*run || *evaluate || *demo);
+  if (!graceful && process.release_stop_signals) process.release_stop_signals();
+  if (*run) return run_command(ro, ctx);
+  if (*evaluate) return evaluate_command(eval, ctx);
+  if (*demo) return demo_command(demo_out, demo_jobs, ctx);
   if (*app.get_subcommand("sweep")) return sweep_command(sweep, ctx);
   if (*app.get_subcommand("perftest")) return perftest_command(perftest, ctx);
   if (*app.get_subcommand("osu")) return osu_command(osu, ctx);

@@ -12,10 +12,13 @@ namespace rdmasim::cli {
 // What the command line needs from the process it runs in.
 struct Process {
   std::string version;  // what --version prints
-  // Called before a command that writes results starts (run, demo): from then
-  // on SIGINT and SIGTERM should set `interrupt` rather than end the process.
-  // The other commands keep the default action, so Ctrl-C ends them at once.
-  std::function<void()> catch_stop_signals;
+  // The process catches SIGINT and SIGTERM from its first instruction, setting
+  // `interrupt`, so a stop sent while the command line is still being parsed
+  // is not lost. Commands that write results (run, evaluate, demo) poll it and
+  // stop gracefully. Every other command, and any --check, calls this first:
+  // it restores the default action and delivers a signal that already came,
+  // so Ctrl-C ends them at once.
+  std::function<void()> release_stop_signals;
   const std::atomic<bool>* interrupt = nullptr;
   // RDMASIM_PROGRESS_INTERVAL: seconds between progress lines of long runs
   // (empty: the default).
@@ -25,8 +28,8 @@ struct Process {
 // Parses argv, checks it and carries the command out; returns the exit code
 // (commands.h). `check_only`: every check a real invocation makes before it
 // builds the network (as `run --check` does for run), then stop: no network
-// is built, nothing simulated or written, and `process.catch_stop_signals`
-// is not called.
+// is built, nothing simulated or written, and `process.release_stop_signals`
+// is called.
 [[nodiscard]] int command_line(int argc, const char* const* argv, const Process& process,
                                bool check_only = false);
 

@@ -10,24 +10,37 @@ namespace {
 
 // The one process-wide flag: set by SIGINT or SIGTERM (what batch schedulers
 // send), polled by running simulations so they stop, write what they have
-// marked interrupted, and exit with kExitInterrupted.
+// marked interrupted, and exit with kExitInterrupted. Caught from the start of
+// main(), so a stop sent before the command is known is kept, not lost.
 std::atomic<bool> g_interrupt{false};
-extern "C" void on_stop_signal(int) { g_interrupt.store(true); }
+std::atomic<int> g_signal{0};
+extern "C" void on_stop_signal(int sig) {
+  g_signal.store(sig);
+  g_interrupt.store(true);
+}
 
-void catch_stop_signals() {
+void set_stop_signal_action(void (*handler)(int)) {
   struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
+  sa.sa_handler = handler;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// For commands that do not stop gracefully: the default action again, and a
+// signal that came while the command line was parsed is delivered now.
+void release_stop_signals() {
+  set_stop_signal_action(SIG_DFL);
+  if (const int sig = g_signal.load(); sig != 0) std::raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  set_stop_signal_action(on_stop_signal);
   rdmasim::cli::Process process;
   process.version = std::string("rdmasim ") + RDMASIM_VERSION + " (commit " + RDMASIM_COMMIT + ")";
-  process.catch_stop_signals = catch_stop_signals;
+  process.release_stop_signals = release_stop_signals;
   process.interrupt = &g_interrupt;
   if (const char* every = std::getenv("RDMASIM_PROGRESS_INTERVAL")) process.progress_interval = every;
   try {

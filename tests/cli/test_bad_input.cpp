@@ -1222,6 +1222,21 @@ workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
   }
 }
 
+// Commands that write no results, and any --check, keep a signal's default
+// action: a stop ends them at once, by the signal, even though the process
+// catches it while the command line is parsed.
+TEST_F(CliTest, SignalEndsCommandsThatDoNotStopGracefully) {
+  write_text(scenario_, R"(name: build
+duration: 1us
+topology: {type: fat-tree, k: 32, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: flow, src: 0, dst: 1, size: 1KB}]
+)");
+  const CliResult check = run_cli({"run", scenario_, "--check"}, SIGTERM, 200);
+  EXPECT_EQ(check.signal, SIGTERM) << check.err;
+  const CliResult validate = run_cli({"validate"}, SIGINT, 200);
+  EXPECT_EQ(validate.signal, SIGINT) << validate.err;
+}
+
 // Inputs the loader would read forever or that no 64-bit picosecond clock
 // holds are refused by name, not read or wrapped.
 TEST_F(CliTest, DevicesAndUnboundedValuesAreRefused) {

@@ -19,10 +19,11 @@ class RouteTable {
     storage_.clear();
     index_.clear();
   }
-  void set(int dst, const std::vector<uint16_t>& ports) {
+  // Returns the group's handle, which `assign` gives other destinations.
+  uint32_t set(int dst, const std::vector<uint16_t>& ports) {
     if (ports.empty()) {
       group_of_[dst] = kNoRoute;
-      return;
+      return kNoRoute;
     }
     auto [it, inserted] = index_.try_emplace(ports, static_cast<uint32_t>(storage_.size()));
     if (inserted) {
@@ -30,7 +31,10 @@ class RouteTable {
       storage_.insert(storage_.end(), ports.begin(), ports.end());
     }
     group_of_[dst] = it->second;
+    return it->second;
   }
+  // The group `set` returned for another destination (no lookup).
+  void assign(int dst, uint32_t group) { group_of_[dst] = group; }
   [[nodiscard]] std::span<const uint16_t> ports(int dst) const {
     const uint32_t g = group_of_[dst];
     if (g == kNoRoute) return {};

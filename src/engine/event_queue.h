@@ -58,8 +58,15 @@ class EventQueue {
 
   // Precondition: t >= 0 (simulated time never runs backwards past zero).
   void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
+    push_at_seq(t, next_seq_++, h, kind, arg);
+  }
+  // The insertion sequence an event pushed now would get, for an event that
+  // is pushed later with push_at_seq: it then runs among equal-time events
+  // exactly where it would have run had it been pushed now.
+  uint64_t take_seq() { return next_seq_++; }
+  void push_at_seq(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
     const unsigned __int128 key = (static_cast<unsigned __int128>(static_cast<uint64_t>(t.ps())) << 64) |
-                                  (static_cast<unsigned __int128>(next_seq_++) << 8) | (kind & 0xff);
+                                  (static_cast<unsigned __int128>(seq) << 8) | (kind & 0xff);
     heap_.push_back(Event{key, h, arg});
     sift_up(size() - 1);
   }

@@ -31,6 +31,14 @@ class Simulation {
     queue_.push(now_ + delay, h, kind, arg);
   }
 
+  // An event decided now but queued later (a packet behind another on the
+  // same wire): take its place in the order now, queue it with
+  // schedule_at_seq when it is next. Same order, fewer events in the queue.
+  uint64_t take_seq() { return queue_.take_seq(); }
+  void schedule_at_seq(Time at, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg = 0) {
+    queue_.push_at_seq(at, seq, h, kind, arg);
+  }
+
   // A fresh stream whose numbers depend only on the seed and the name.
   [[nodiscard]] Rng rng(std::string_view name) const { return Rng(seed_, name); }
 

@@ -177,6 +177,15 @@ void Port::kick() {
 }
 
 void Port::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kWireArrive) {
+    wire_.pop_front();  // arg is its packet (the engine prefetched it)
+    if (!wire_.empty()) {
+      const InFlight& next = wire_.front();
+      net_.sim().schedule_at_seq(next.at, next.seq, this, kWireArrive, reinterpret_cast<uint64_t>(next.p));
+    }
+    peer_->on_event(Node::kArrive, arg);
+    return;
+  }
   if (kind != kTxDone) {
     fc_.on_timer(*this, kind, arg);
     return;
@@ -211,8 +220,8 @@ void Port::transmit(Packet* p, Time now) {
   Node* peer = peer_;
   // PAUSE frames act at the receiving MAC; only forwarded packets pay the
   // peer's pipeline latency.
-  const Time in_latency =
-      p->type == PktType::kPfc || p->type == PktType::kCredit ? Time::zero() : peer->ingress_latency();
+  const bool at_mac = p->type == PktType::kPfc || p->type == PktType::kCredit;
+  const Time in_latency = at_mac ? Time::zero() : peer->ingress_latency();
   const Time last_bit_in = busy_until_ + delay_ + in_latency;
   Time arrive = last_bit_in;
   const uint32_t ct = peer->cut_through_bytes();
@@ -230,7 +239,18 @@ void Port::transmit(Packet* p, Time now) {
     // Bit errors: the frame survives only if all its bits do, (1 - ber)^bits.
     if (loss_rng_.uniform01() < -std::expm1(ber_log_ * 8.0 * p->wire)) p->flags |= kWireLoss;
   }
-  net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
+  if (at_mac || (!wire_.empty() && arrive < wire_last_)) [[unlikely]] {
+    // PAUSE and credit frames skip the ingress latency and may overtake the
+    // frames on the wire: an event of their own (as would anything else that
+    // arrived ahead of the wire's last frame, which the timing above rules out).
+    net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));
+  } else {
+    const uint64_t seq = net_.sim().take_seq();
+    if (wire_.empty())
+      net_.sim().schedule_at_seq(arrive, seq, this, kWireArrive, reinterpret_cast<uint64_t>(p));
+    wire_.push_back(InFlight{arrive, seq, p});
+    wire_last_ = arrive;
+  }
   if (ctrl_head_ != nullptr || !queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
     tx_pending_ = true;
     net_.sim().schedule(busy_until_, this, kTxDone);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "engine/event_queue.h"
+#include "engine/ring.h"
 #include "engine/rng.h"
 #include "engine/units.h"
 #include "link/link_flow_control.h"
@@ -52,7 +53,8 @@ class PortTap {
 
 class Port final : public EventHandler {
  public:
-  static constexpr uint32_t kTxDone = 0;  // other event kinds are the flow control's timers
+  static constexpr uint32_t kTxDone = 0;         // other event kinds are the flow control's timers
+  static constexpr uint32_t kWireArrive = 0xff;  // the first frame on the wire reaches the peer
 
   Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
       : net_(net), owner_(owner), rate_(rate), delay_(delay), index_(index) {}
@@ -204,6 +206,19 @@ class Port final : public EventHandler {
   double loss_ = 0.0;
   double ber_log_ = 0.0;  // log(1 - ber): negative when bit errors are on
   Rng loss_rng_;
+  // Frames on the wire that pay the peer's ingress latency, in sending order,
+  // which is also their arrival order. Only the first has an event queued;
+  // the others keep the sequence number they were given when sent, so the
+  // order of events is the same as with one event each, and the queue holds
+  // one entry per busy link instead of one per frame on a wire (at 8,192
+  // hosts, most of its cache misses).
+  struct InFlight {
+    Time at;
+    uint64_t seq;
+    Packet* p;
+  };
+  Ring<InFlight> wire_;
+  Time wire_last_;  // arrival of the last frame put in wire_
 };
 
 }  // namespace rdmasim

@@ -56,5 +56,22 @@ TEST(EventQueue, PopsInTimeOrderAndEqualTimesInInsertionOrder) {
   for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i);  // every event exactly once
 }
 
+// A sequence number taken early and used later (a frame queued behind
+// another on a wire) puts the event where an immediate push would have: ahead
+// of equal-time events pushed in between, behind those pushed before.
+TEST(EventQueue, ATakenSequenceNumberKeepsTheOrderOfAnImmediatePush) {
+  EventQueue q;
+  Nop h;
+  const Time t = Time::from_ps(100);
+  q.push(t, &h, 0, 1);                     // before: runs first
+  const uint64_t reserved = q.take_seq();  // the deferred one's place
+  q.push(t, &h, 0, 3);                     // pushed in between
+  q.push(Time::from_ps(50), &h, 0, 0);     // earlier in time
+  q.push_at_seq(t, reserved, &h, 0, 2);    // queued last, runs second at t
+  std::vector<uint64_t> order;
+  while (!q.empty()) order.push_back(q.pop().arg);
+  EXPECT_EQ(order, (std::vector<uint64_t>{0, 1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -18,19 +18,21 @@ build: deps
 demo: build
 	@./$(BUILD)/rdmasim demo
 
-# The whole test suite (GoogleTest via ctest).
+# The whole test suite (GoogleTest via ctest), less the 8,192-host golden runs (label scale,
+# minutes each: `make golden` compares them).
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE scale
 
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (less the slow golden cases and
-# the mpirun sweep, whose Open MPI allocations are not ours to check).
+# the mpirun sweep, whose Open MPI allocations are not ours to check, and the scale runs).
 asan-test: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMASIM_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE 'slow|mpi'
+	  ctest --output-on-failure -j $(JOBS) -LE 'slow|mpi|scale'
 
-# Golden outputs only (tests/golden; tools/golden update NAME after an intended change).
+# Golden outputs only, the scale runs included (tests/golden; tools/golden update NAME after an
+# intended change).
 golden: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L golden
 

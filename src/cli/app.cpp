@@ -117,6 +117,9 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   auto* bench = app.add_subcommand("bench", "speed benchmark: events/s, data packet-hops/s, peak RSS");
   bench->add_option("--only", only, "run only these bench scenarios (by name)");
   bench->add_flag("--list", list, "list the bench scenarios");
+  bool scale = false;
+  bench->add_flag("--scale", scale,
+                  "also the 8,192-host runs of scenarios/bench/scale (minutes each; --only names them too)");
 
   NcclTestsCli nccl;
   add_nccl_tests_subcommand(app, nccl);
@@ -179,7 +182,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   if (*app.get_subcommand("fio")) return fio_command(fio, ctx);
   if (*app.get_subcommand("nccl-tests")) return nccl_tests_command(nccl, ctx);
   if (*app.get_subcommand("train")) return train_command(train, ctx);
-  if (*bench) return bench_command(only, list, ctx);
+  if (*bench) return bench_command(only, list, scale, ctx);
   if (ctx.check_only) return kExitOk;  // the rest have no input beyond their flags
   if (*validate) return validate_command(full);
   if (*schema) return schema_command();

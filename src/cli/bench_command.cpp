@@ -50,13 +50,25 @@ void child_run(const std::string& file, int fd) {
 
 }  // namespace
 
-int bench_command(const std::vector<std::string>& only, bool list, const Context& ctx) {
+int bench_command(const std::vector<std::string>& only, bool list, bool scale, const Context& ctx) {
   namespace fs = std::filesystem;
+  // The standard inputs, then the scale runs (8,192 hosts, minutes each),
+  // which run only with --scale or when --only names them.
+  const auto yaml_in = [](const fs::path& dir) {
+    std::vector<fs::path> found;
+    if (fs::is_directory(dir))
+      for (const auto& ent : fs::directory_iterator(dir))
+        if (ent.path().extension() == ".yaml") found.push_back(ent.path());
+    std::sort(found.begin(), found.end());
+    return found;
+  };
   const fs::path dir = find_shipped("scenarios/bench");
-  std::vector<fs::path> files;
-  for (const auto& ent : fs::directory_iterator(dir))
-    if (ent.path().extension() == ".yaml") files.push_back(ent.path());
-  std::sort(files.begin(), files.end());
+  std::vector<fs::path> files = yaml_in(dir);
+  const std::vector<fs::path> scale_files = yaml_in(dir / "scale");
+  const auto is_scale = [&](const fs::path& f) {
+    return std::find(scale_files.begin(), scale_files.end(), f) != scale_files.end();
+  };
+  files.insert(files.end(), scale_files.begin(), scale_files.end());
   for (const std::string& name : only) {
     if (std::any_of(files.begin(), files.end(), [&](const fs::path& f) { return f.stem() == name; }))
       continue;
@@ -68,16 +80,19 @@ int bench_command(const std::vector<std::string>& only, bool list, const Context
   }
   if (ctx.check_only) return kExitOk;
   if (list) {
-    for (const auto& f : files) std::printf("%s\n", f.stem().c_str());
+    for (const auto& f : files)
+      std::printf("%s%s\n", f.stem().c_str(), is_scale(f) ? "  (scale: run with --scale or --only)" : "");
     return kExitOk;
   }
-  std::printf("%-28s %9s %8s %11s %9s %13s %12s %9s %10s\n", "scenario", "simulated", "wall", "events",
+  std::printf("%-32s %9s %8s %11s %9s %13s %12s %9s %10s\n", "scenario", "simulated", "wall", "events",
               "events/s", "pkt-hops", "pkt-hops/s", "peak RSS", "flows");
-  std::printf("%-28s %9s %8s %11s %9s %13s %12s %9s %10s\n", "", "[ms]", "[s]", "", "[M/s]", "(data)",
+  std::printf("%-32s %9s %8s %11s %9s %13s %12s %9s %10s\n", "", "[ms]", "[s]", "", "[M/s]", "(data)",
               "[M/s]", "[MiB]", "done/all");
   int code = kExitOk;
   for (const auto& f : files) {
-    if (!only.empty() && std::find(only.begin(), only.end(), f.stem().string()) == only.end()) continue;
+    if (only.empty() ? is_scale(f) && !scale
+                     : std::find(only.begin(), only.end(), f.stem().string()) == only.end())
+      continue;
     std::fflush(stdout);
     int fds[2];
     if (pipe(fds) != 0) return kExitFailure;
@@ -95,11 +110,11 @@ int bench_command(const std::vector<std::string>& only, bool list, const Context
     struct rusage ru {};
     wait4(pid, &status, 0, &ru);
     if (!got || !b.ok) {
-      std::printf("%-28s FAILED\n", f.stem().c_str());
+      std::printf("%-32s FAILED\n", f.stem().c_str());
       code = kExitFailure;
       continue;
     }
-    std::printf("%-28s %9.3f %8.2f %11llu %9.2f %13llu %12.3f %9.1f %5llu/%-5llu\n", f.stem().c_str(),
+    std::printf("%-32s %9.3f %8.2f %11llu %9.2f %13llu %12.3f %9.1f %5llu/%-5llu\n", f.stem().c_str(),
                 b.sim_ms, b.wall_s, b.events, b.events / 1e6 / b.wall_s, b.hops, b.hops / 1e6 / b.wall_s,
                 ru.ru_maxrss / 1024.0, b.flows_done, b.flows);
   }

@@ -80,7 +80,7 @@ struct EvaluateCli {
   bool quiet = false;
 };
 int evaluate_command(const EvaluateCli& o, const Context& ctx);
-int bench_command(const std::vector<std::string>& only, bool list, const Context& ctx);
+int bench_command(const std::vector<std::string>& only, bool list, bool scale, const Context& ctx);
 // The scenario key reference (docs/SCENARIO.md), generated from the schema.
 [[nodiscard]] std::string key_reference();
 int schema_command();

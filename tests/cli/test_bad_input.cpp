@@ -886,6 +886,21 @@ TEST_F(CliTest, BenchOnlyAnUnknownScenarioIsRefused) {
   EXPECT_EQ(r.out, "");
 }
 
+// The 8,192-host runs (minutes each) are listed, marked, and left out of a
+// plain `bench`; --only and --scale reach them.
+TEST_F(CliTest, BenchListsTheScaleRunsApart) {
+  const CliResult r = run_cli({"bench", "--list"});
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("websearch-k8-128hosts\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("permutation-fattree-8192hosts  (scale: run with --scale or --only)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("websearch-k32-8192hosts-dcqcn  (scale: run with --scale or --only)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 // nan passes CLI11's ranges (it compares false with both bounds), and inf
 // parameters reached the simulation as undefined conversions.
 TEST_F(CliTest, RealFlagsRefuseNanAndInfinity) {

@@ -3,7 +3,8 @@
 // returns upstream, is the link's flow control (link/link_flow_control.h),
 // a part the port owns and calls. A transmission puts the packet on the wire for its serialization time and
 // schedules its arrival at the peer node; the peer's ingress latency and
-// cut-through rule are folded into that one event.
+// cut-through rule are folded into that one arrival (queued behind the
+// frames already on the wire: see wire_).
 #pragma once
 
 #include <array>

@@ -94,6 +94,28 @@ workload:
     size: 64KiB
 )";
 
+// Waits until process `pid` catches `sig` (its handler is installed, bit
+// sig-1 of SigCgt in /proc/PID/status), so that a slow start, a sanitizer
+// build on a busy machine, cannot let the signal's default action end it
+// before main() runs. False if the process ended first or never caught it.
+bool wait_until_caught(pid_t pid, int sig) {
+  const std::string status_path = "/proc/" + std::to_string(pid) + "/status";
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < give_up) {
+    std::ifstream status(status_path);
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("State:", 0) == 0 && line.find('Z') != std::string::npos) return false;
+      if (line.rfind("SigCgt:", 0) == 0) {
+        const unsigned long long caught = std::stoull(line.substr(7), nullptr, 16);
+        if (((caught >> (sig - 1)) & 1ULL) != 0) return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -109,11 +131,13 @@ class CliTest : public ::testing::Test {
   }
 
   // Runs the real binary with `args`, stdout and stderr captured in files.
-  // `stop_signal`: sent `after_ms` after the start, as a user or a batch scheduler would.
+  // `stop_signal`: sent `after_ms` after the process has installed its
+  // handler for it (or after the start, when not `after_handler`), as a user
+  // or a batch scheduler would.
   // `env`: NAME=value settings on top of this process's environment, less any
   // RDMASIM_PROGRESS_INTERVAL it has (tests set it when they mean to).
   CliResult run_cli(const std::vector<std::string>& args, int stop_signal = 0, int after_ms = 0,
-                    const std::vector<std::string>& env = {}) {
+                    const std::vector<std::string>& env = {}, bool after_handler = true) {
     CliResult r;
     const std::string out_path = (dir_ / "cli.stdout").string();
     const std::string err_path = (dir_ / "cli.stderr").string();
@@ -141,6 +165,8 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(rc, 0) << "cannot start " << RDMASIM_BINARY << ": " << std::strerror(rc);
     if (rc != 0) return r;
     if (stop_signal != 0) {
+      if (after_handler)
+        EXPECT_TRUE(wait_until_caught(pid, stop_signal)) << "the process never caught signal " << stop_signal;
       std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
       ::kill(pid, stop_signal);
     }
@@ -1233,7 +1259,7 @@ TEST_F(CliTest, SignalDuringSetupStopsBeforeRunningAndWritesNothing) {
   for (const int sig : {SIGINT, SIGTERM}) {
     SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
     const fs::path out = dir_ / ("out" + std::to_string(sig));
-    const CliResult r = run_cli({"run", scenario_, "-q", "-o", out.string()}, sig, 200);
+    const CliResult r = run_cli({"run", scenario_, "-q", "-o", out.string()}, sig, 50);
     EXPECT_EQ(r.signal, 0);
     EXPECT_EQ(r.exit_code, 4) << r.err;
     EXPECT_NE(r.err.find("interrupted while setting up: nothing ran"), std::string::npos) << r.err;
@@ -1246,9 +1272,10 @@ TEST_F(CliTest, SignalDuringSetupStopsBeforeRunningAndWritesNothing) {
 // catches it while the command line is parsed.
 TEST_F(CliTest, SignalEndsCommandsThatDoNotStopGracefully) {
   write_text(scenario_, kSlowSetup);
-  const CliResult check = run_cli({"run", scenario_, "--check"}, SIGTERM, 200);
+  // From the start: the handler may be gone before a poll could see it.
+  const CliResult check = run_cli({"run", scenario_, "--check"}, SIGTERM, 200, {}, false);
   EXPECT_EQ(check.signal, SIGTERM) << check.err;
-  const CliResult validate = run_cli({"validate"}, SIGINT, 200);
+  const CliResult validate = run_cli({"validate"}, SIGINT, 200, {}, false);
   EXPECT_EQ(validate.signal, SIGINT) << validate.err;
 }
 

@@ -1,7 +1,8 @@
-// rdmasim sweep <scenario> --grid key=v1,v2 ... [--seeds 1,2] (run/sweep.h),
-// on one machine's threads or, under `mpirun -np N`, over N ranks: rank r
-// runs cells r, r+N, ... on its own threads, rank 0 gathers them and writes
-// the merged outputs, the same bytes as a run on one machine.
+// rdmasim sweep <scenario or evaluation> --grid key=v1,v2 ... [--seeds 1,2]
+// (run/sweep.h, evaluate/evaluation_sweep.h), on one machine's threads or,
+// under `mpirun -np N`, over N ranks: rank r runs cells r, r+N, ... on its
+// own threads, rank 0 gathers them and writes the merged outputs, the same
+// bytes as a run on one machine.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,8 @@
 #include "cli/commands.h"
 #include "cli/output_paths.h"
 #include "config/error.h"
+#include "evaluate/evaluation.h"
+#include "evaluate/evaluation_sweep.h"
 #include "report/atomic_file.h"
 #include "run/mpi_world.h"
 #include "run/sweep.h"
@@ -23,15 +26,22 @@ namespace rdmasim::cli {
 void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
   auto* s = app.add_subcommand(
       "sweep",
-      "one scenario over a grid of settings x seeds, in parallel threads (and over machines under "
-      "`mpirun -np N`): sweep.json and sweep.csv");
-  s->add_option("scenario", o.scenario, "scenario YAML file")->required()->check(CLI::ExistingFile);
+      "a scenario or an evaluation over a grid of settings x seeds, in parallel threads (and over "
+      "machines under `mpirun -np N`): sweep.json and sweep.csv (an evaluation's points also write "
+      "their reports under point-<i>/)");
+  s->add_option("file", o.scenario, "scenario or evaluation YAML file (an evaluation has `fabrics:`)")
+      ->required()
+      ->check(CLI::ExistingFile);
   s->add_option("--grid", o.grid,
-                "an axis: key=value1,value2,... (any scenario key, list items included, e.g. "
-                "workload.0.qps=1,4,8 or fabric.pfc.classes=[3],[3,4]); repeatable, cells are the product")
+                "an axis: key=value1,value2,... (any key of the file, list items included, e.g. "
+                "workload.0.qps=1,4,8, fabric.pfc.classes=[3],[3,4], or in an evaluation cluster.servers=4,8 "
+                "or weights.cost=0,1,4); repeatable, cells are the product")
       ->required();
   s->add_option("--set", o.sets, "override a key in every cell, as `rdmasim run --set`");
-  s->add_option("--seeds", o.seeds, "seeds, e.g. 1,2,3: every grid point runs once per seed")->delimiter(',');
+  s->add_option("--seeds", o.seeds,
+                "seeds, e.g. 1,2,3: every grid point runs once per seed (an evaluation's `seeds:` is then "
+                "that one seed)")
+      ->delimiter(',');
   s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<scenario name>)");
   o.jobs = ThreadPool::hardware();
   s->add_option("-j,--jobs", o.jobs,
@@ -49,7 +59,7 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
   }
   const bool root = world->rank() == 0;
   SweepSpec spec;
-  spec.scenario = c.scenario;
+  spec.file = c.scenario;
   spec.sets = c.sets;
   spec.seeds = c.seeds;
   std::string dir = c.out_dir;
@@ -64,9 +74,11 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
     }
     for (long long s : spec.seeds)
       if (s < 0) throw std::invalid_argument("--seeds: expected seeds >= 0, got " + std::to_string(s));
-    check_sweep(spec);  // every cell's scenario loads, or nothing runs
-    cells = sweep_cells(spec).size();
     if (dir.empty()) dir = "out/sweep-" + std::filesystem::path(c.scenario).stem().string();
+    spec.target = is_evaluation_file(c.scenario) ? evaluation_sweep_target(c.scenario, dir)
+                                                 : scenario_sweep_target(c.scenario);
+    check_sweep(spec);  // every cell's file loads, or nothing runs
+    cells = sweep_cells(spec).size();
     if (root) {  // only rank 0 writes
       for (const char* f : {"sweep.json", "sweep.csv"})
         if (std::filesystem::exists(std::filesystem::path(dir) / f))

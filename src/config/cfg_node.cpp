@@ -736,4 +736,13 @@ void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view
   }
 }
 
+void apply_overrides(CfgNode& root, const std::vector<std::string>& overrides) {
+  for (const auto& o : overrides) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("<--set>", 0, 0, o, "expected key=value, e.g. --set topology.k=8");
+    apply_override(root, o.substr(0, eq), o.substr(eq + 1));
+  }
+}
+
 }  // namespace rdmasim

@@ -82,6 +82,10 @@ class CfgNode {
   // fixed schema.
   [[nodiscard]] std::vector<std::string> keys() const;
 
+  // The node as parsed, overrides applied: for loaders that pass parts of
+  // the document through as data (an evaluation's scenario keys).
+  [[nodiscard]] const YAML::Node& yaml() const { return node_; }
+
   // Dotted path from the document root, e.g. "workload[2].size"; "" for the root.
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] const std::string& file() const;
@@ -137,5 +141,7 @@ class CfgNode {
 // keys are set one at a time). Call before reading. Errors name the file
 // "<--set>".
 void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view value);
+// Each of `overrides` ("key=value", as --set takes them), in order.
+void apply_overrides(CfgNode& root, const std::vector<std::string>& overrides);
 
 }  // namespace rdmasim

@@ -731,19 +731,6 @@ Scenario load_scenario(const CfgNode& root) {
   return s;
 }
 
-namespace {
-
-void apply_overrides(CfgNode& root, const std::vector<std::string>& overrides) {
-  for (const auto& o : overrides) {
-    const auto eq = o.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError("<--set>", 0, 0, o, "expected key=value, e.g. --set topology.k=8");
-    apply_override(root, o.substr(0, eq), o.substr(eq + 1));
-  }
-}
-
-}  // namespace
-
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
   CfgNode root = CfgNode::load_file(path);
   apply_overrides(root, overrides);

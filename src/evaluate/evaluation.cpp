@@ -64,24 +64,44 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return s;
 }
 
+// Flattens a `set:` value into dotted keys: a nested map (`fabric: {ecn:
+// {kmin: 100KB}}`, which is also what `fabrics.1.set.fabric.ecn.kmin=100KB`
+// makes as an override) names the same key as `fabric.ecn.kmin`. A key given
+// twice keeps its place and takes the later value.
+void flatten_set(const std::string& key, const YAML::Node& v,
+                 std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.IsMap()) {
+    for (const auto& kv : v) flatten_set(key + "." + kv.first.as<std::string>(), kv.second, out);
+    return;
+  }
+  YAML::Emitter em;
+  em.SetSeqFormat(YAML::Flow);
+  em << v;
+  for (auto& [k, text] : out)
+    if (k == key) {
+      text = em.c_str();
+      return;
+    }
+  out.emplace_back(key, em.c_str());
+}
+
 // A `set:` map of dotted scenario keys: values kept as YAML text (a scalar
 // or a flow list) for the scenario loader to read as it reads --set.
 std::vector<std::pair<std::string, std::string>> read_set(const CfgNode& parent, const YAML::Node& raw) {
   std::vector<std::pair<std::string, std::string>> out;
   const std::optional<CfgNode> set = parent.opt_child("set");
   if (!set) return out;
-  for (const std::string& k : set->keys()) {
-    const YAML::Node v = raw["set"][k];
-    if (v.IsMap()) throw set->error(k, "expected a value or a list (set nested keys one at a time)");
-    YAML::Emitter em;
-    em.SetSeqFormat(YAML::Flow);
-    em << v;
-    out.emplace_back(k, em.c_str());
-    const bool fabric_key = k.rfind("fabric.", 0) == 0 || k.rfind("topology.switch.", 0) == 0;
-    if (!fabric_key || k == "fabric.profile")
-      throw set->error(k,
-                       "only fabric settings may change between compared cells (fabric.* except "
-                       "fabric.profile, topology.switch.*): the cluster and workloads stay the same");
+  for (const std::string& top : set->keys()) {
+    const size_t before = out.size();
+    flatten_set(top, raw["set"][top], out);
+    for (size_t i = before; i < out.size(); ++i) {
+      const std::string& k = out[i].first;
+      const bool fabric_key = k.rfind("fabric.", 0) == 0 || k.rfind("topology.switch.", 0) == 0;
+      if (!fabric_key || k == "fabric.profile")
+        throw set->error(top,
+                         "only fabric settings may change between compared cells (fabric.* except "
+                         "fabric.profile, topology.switch.*): the cluster and workloads stay the same");
+    }
   }
   return out;
 }
@@ -526,19 +546,27 @@ std::vector<std::string> eval_cdf_names() {
   return v;
 }
 
-Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file) {
+Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file,
+                                const std::vector<std::string>& overrides) {
   CfgNode root = CfgNode::load_string(text, pseudo_file);
-  Evaluation ev = load(root, YAML::Load(text), pseudo_file);
+  apply_overrides(root, overrides);
+  Evaluation ev = load(root, root.yaml(), pseudo_file);
   ev.text = text;
+  ev.overrides = overrides;
   return ev;
 }
 
-Evaluation load_evaluation_file(const std::string& path) {
+Evaluation load_evaluation_file(const std::string& path, const std::vector<std::string>& overrides) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, 0, "", "cannot read the evaluation file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return load_evaluation_text(ss.str(), path);
+  return load_evaluation_text(ss.str(), path, overrides);
+}
+
+bool is_evaluation_file(const std::string& path) {
+  const CfgNode root = CfgNode::load_file(path);
+  return root.has("fabrics");
 }
 
 }  // namespace rdmasim

@@ -147,7 +147,8 @@ struct EvalWeights {
 struct Evaluation {
   std::string name;
   std::string file;
-  std::string text;  // the file as read (echoed into evaluation.json)
+  std::string text;                    // the file as read (echoed into evaluation.json)
+  std::vector<std::string> overrides;  // applied over `text` (echoed too)
   std::vector<uint64_t> seeds{1};
   Time duration = Time::from_ms(1000);  // simulated-time limit of each cell
   EvalCluster cluster;
@@ -167,8 +168,15 @@ struct Evaluation {
 [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& eval_criteria();
 
 // Throws InputError located in the file for anything it cannot run.
-[[nodiscard]] Evaluation load_evaluation_file(const std::string& path);
-[[nodiscard]] Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file);
+// `overrides` ("key=value", list items by index: fabrics.1.set.fabric.ecn.kmin=100KB,
+// cluster.servers=8) are applied to the file before it is read, as `run --set` does.
+[[nodiscard]] Evaluation load_evaluation_file(const std::string& path,
+                                              const std::vector<std::string>& overrides = {});
+[[nodiscard]] Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file,
+                                              const std::vector<std::string>& overrides = {});
+// Whether `path` holds an evaluation (a top-level `fabrics:` list) rather
+// than a scenario. Throws InputError when it is not a YAML map.
+[[nodiscard]] bool is_evaluation_file(const std::string& path);
 
 // Shipped flow-size distributions by the names an evaluation uses
 // (storage, websearch, hadoop, datamining, rpc), as data/ paths.

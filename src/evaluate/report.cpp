@@ -743,6 +743,7 @@ json evaluation_json(const EvalReportInput& in) {
   j["schema_version"] = 1;
   j["generator"] = "rdmasim 0.1.0";
   j["evaluation"] = {{"name", ev.name}, {"file", ev.file}, {"text", ev.text}};
+  if (!ev.overrides.empty()) j["evaluation"]["set"] = ev.overrides;
   json fabrics = json::array();
   for (const auto& f : ev.fabrics) {
     json set = json::object();

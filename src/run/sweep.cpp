@@ -16,7 +16,7 @@ namespace {
 std::vector<std::string> cell_sets(const SweepSpec& spec, const SweepCell& c) {
   std::vector<std::string> sets = spec.sets;
   sets.insert(sets.end(), c.sets.begin(), c.sets.end());
-  if (c.seed >= 0) sets.push_back("seed=" + std::to_string(c.seed));
+  if (c.seed >= 0) sets.push_back(spec.target->seed_set(c.seed));
   return sets;
 }
 
@@ -33,6 +33,71 @@ std::string figure(const nlohmann::ordered_json& j, std::initializer_list<const 
   return "";
 }
 
+// A scenario at each point, run as `rdmasim run --set ...` runs it.
+class ScenarioSweep final : public SweepTarget {
+ public:
+  explicit ScenarioSweep(std::string path) : path_(std::move(path)) {}
+
+  [[nodiscard]] const char* kind() const override { return "scenario"; }
+  [[nodiscard]] std::string seed_set(long long seed) const override { return "seed=" + std::to_string(seed); }
+  void check(const std::vector<std::string>& sets) const override { (void)load_scenario_file(path_, sets); }
+  [[nodiscard]] bool parallel_within_point() const override { return false; }
+
+  void run(SweepCell& c, const std::vector<std::string>& sets, size_t /*index*/,
+           int /*threads*/) const override {
+    Experiment e(load_scenario_file(path_, sets));
+    e.run();
+    c.results = results_json(e);
+    c.ok = e.invariant_error().empty() && e.deadlock() == nullptr;
+    if (!e.invariant_error().empty()) c.error = "simulation invariant violated: " + e.invariant_error();
+    if (e.deadlock() != nullptr) c.error = "deadlock: cyclic buffer dependency " + e.deadlock()->text();
+  }
+
+  [[nodiscard]] std::vector<std::string> csv_columns() const override {
+    return {
+        "simulated_end_ns",    "flows_completed", "flows_total",        "fct_mean_ns",           "fct_p99_ns",
+        "slowdown_p50",        "slowdown_p99",    "goodput_gbps",       "retransmitted_packets", "timeouts",
+        "switch_buffer_drops", "pfc_xoff_frames", "collective_time_us", "collective_busbw_GBps"};
+  }
+
+  [[nodiscard]] std::vector<std::vector<std::string>> csv_rows(const SweepCell& c) const override {
+    const auto& j = c.results;
+    std::vector<std::string> row;
+    std::string end = figure(j, {"run", "simulated_end_ps"});
+    if (!end.empty()) end = fmt::format("{:.3f}", std::stod(end) / 1e3);
+    row.push_back(end);
+    for (auto path : {std::initializer_list<const char*>{"flows", "completed"},
+                      {"flows", "total"},
+                      {"flows", "fct_ns", "mean"},
+                      {"flows", "fct_ns", "p99"},
+                      {"flows", "slowdown", "p50"},
+                      {"flows", "slowdown", "p99"},
+                      {"throughput", "goodput_gbps"},
+                      {"network", "retransmitted_packets"},
+                      {"network", "timeouts"},
+                      {"network", "switch_buffer_drops"},
+                      {"network", "pfc_xoff_frames"}})
+      row.push_back(figure(j, path));
+    // The first collective's figures, when the scenario has one.
+    std::string ct, cb;
+    if (j.is_object() && j.contains("workload_results"))
+      for (const auto& w : j["workload_results"])
+        if (w.value("type", "") == "collective") {
+          ct = figure(w, {"time_us"});
+          cb = figure(w, {"busbw_GBps"});
+          break;
+        }
+    row.push_back(ct);
+    row.push_back(cb);
+    return {row};
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -40,7 +105,9 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-}  // namespace
+std::shared_ptr<const SweepTarget> scenario_sweep_target(const std::string& path) {
+  return std::make_shared<ScenarioSweep>(path);
+}
 
 std::pair<std::string, std::vector<std::string>> parse_grid_axis(const std::string& text) {
   const size_t eq = text.find('=');
@@ -95,7 +162,7 @@ std::vector<SweepCell> sweep_cells(const SweepSpec& spec) {
 void check_sweep(const SweepSpec& spec) {
   for (const SweepCell& c : sweep_cells(spec)) {
     try {
-      (void)load_scenario_file(spec.scenario, cell_sets(spec, c));
+      spec.target->check(cell_sets(spec, c));
     } catch (const InputError& e) {
       std::string at;
       for (const std::string& s : c.sets) at += (at.empty() ? "" : " ") + s;
@@ -110,20 +177,22 @@ std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int 
       cells.size() > static_cast<size_t>(rank)
           ? (cells.size() - static_cast<size_t>(rank) + ranks - 1) / static_cast<size_t>(ranks)
           : 0;
-  ThreadPool(jobs).for_each(mine, [&](size_t k) {
-    SweepCell& c = cells[static_cast<size_t>(rank) + k * static_cast<size_t>(ranks)];
+  const bool inside = spec.target->parallel_within_point();
+  const auto run_one = [&](size_t k) {
+    const size_t i = static_cast<size_t>(rank) + k * static_cast<size_t>(ranks);
+    SweepCell& c = cells[i];
     try {
-      Experiment e(load_scenario_file(spec.scenario, cell_sets(spec, c)));
-      e.run();
-      c.results = results_json(e);
-      c.ok = e.invariant_error().empty() && e.deadlock() == nullptr;
-      if (!e.invariant_error().empty()) c.error = "simulation invariant violated: " + e.invariant_error();
-      if (e.deadlock() != nullptr) c.error = "deadlock: cyclic buffer dependency " + e.deadlock()->text();
+      spec.target->run(c, cell_sets(spec, c), i, inside ? jobs : 1);
     } catch (const std::exception& err) {
       c.ok = false;
       c.error = err.what();
     }
-  });
+  };
+  if (inside) {
+    for (size_t k = 0; k < mine; ++k) run_one(k);
+  } else {
+    ThreadPool(jobs).for_each(mine, run_one);
+  }
   return cells;
 }
 
@@ -149,7 +218,7 @@ void merge_sweep_share(std::vector<SweepCell>& cells, const std::string& share) 
 std::string sweep_json(const SweepSpec& spec, const std::vector<SweepCell>& cells) {
   nlohmann::ordered_json j;
   j["schema"] = "rdmasim.sweep/1";
-  j["scenario"] = spec.scenario;
+  j[spec.target->kind()] = spec.file;
   j["set"] = spec.sets;
   nlohmann::ordered_json grid = nlohmann::ordered_json::object();
   for (const auto& [key, values] : spec.grid) grid[key] = values;
@@ -174,47 +243,26 @@ std::string sweep_json(const SweepSpec& spec, const std::vector<SweepCell>& cell
 std::string sweep_csv(const SweepSpec& spec, const std::vector<SweepCell>& cells) {
   std::string s = "cell";
   for (const auto& axis : spec.grid) s += "," + csv_field(axis.first);
-  s += ",seed,status,simulated_end_ns,flows_completed,flows_total,fct_mean_ns,fct_p99_ns,slowdown_p50,"
-       "slowdown_p99,goodput_gbps,retransmitted_packets,timeouts,switch_buffer_drops,pfc_xoff_frames,"
-       "collective_time_us,collective_busbw_GBps,error\n";
+  const std::vector<std::string> columns = spec.target->csv_columns();
+  s += ",seed,status";
+  for (const std::string& col : columns) s += "," + csv_field(col);
+  s += ",error\n";
   for (size_t i = 0; i < cells.size(); ++i) {
     const SweepCell& c = cells[i];
-    const auto& j = c.results;
-    s += std::to_string(i);
-    for (const std::string& set : c.sets) s += "," + csv_field(set.substr(set.find('=') + 1));
-    const std::string seed = c.seed >= 0 ? std::to_string(c.seed) : figure(j, {"scenario", "seed"});
-    s += "," + seed + "," + (c.ok ? "ok" : "failed");
-    std::string end = figure(j, {"run", "simulated_end_ps"});
-    if (!end.empty()) end = fmt::format("{:.3f}", std::stod(end) / 1e3);
-    s += "," + end;
-    for (auto path : {std::initializer_list<const char*>{"flows", "completed"},
-                      {"flows", "total"},
-                      {"flows", "fct_ns", "mean"},
-                      {"flows", "fct_ns", "p99"},
-                      {"flows", "slowdown", "p50"},
-                      {"flows", "slowdown", "p99"},
-                      {"throughput", "goodput_gbps"},
-                      {"network", "retransmitted_packets"},
-                      {"network", "timeouts"},
-                      {"network", "switch_buffer_drops"},
-                      {"network", "pfc_xoff_frames"}})
-      s += "," + figure(j, path);
-    // The first collective's figures, when the scenario has one.
-    std::string ct, cb;
-    if (j.is_object() && j.contains("workload_results"))
-      for (const auto& w : j["workload_results"])
-        if (w.value("type", "") == "collective") {
-          ct = figure(w, {"time_us"});
-          cb = figure(w, {"busbw_GBps"});
-          break;
-        }
-    for (const std::string* f : {&ct, &cb}) {
+    std::string head = std::to_string(i);
+    for (const std::string& set : c.sets) head += "," + csv_field(set.substr(set.find('=') + 1));
+    const std::string seed = c.seed >= 0 ? std::to_string(c.seed) : figure(c.results, {"scenario", "seed"});
+    head += "," + seed + "," + (c.ok ? "ok" : "failed");
+    std::vector<std::vector<std::string>> rows = spec.target->csv_rows(c);
+    if (rows.empty()) rows.emplace_back();
+    for (std::vector<std::string>& row : rows) {
+      row.resize(columns.size());  // a cell without results: empty fields
+      s += head;
+      for (const std::string& f : row) s += "," + csv_field(f);
       s += ',';
-      s += *f;
+      s += csv_field(c.error);
+      s += '\n';
     }
-    s += ',';
-    s += csv_field(c.error);
-    s += '\n';
   }
   return s;
 }

@@ -165,8 +165,9 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(rc, 0) << "cannot start " << RDMASIM_BINARY << ": " << std::strerror(rc);
     if (rc != 0) return r;
     if (stop_signal != 0) {
-      if (after_handler)
+      if (after_handler) {
         EXPECT_TRUE(wait_until_caught(pid, stop_signal)) << "the process never caught signal " << stop_signal;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
       ::kill(pid, stop_signal);
     }

@@ -24,7 +24,8 @@ TEST(Sweep, GridAxesKeepListValuesWhole) {
 
 SweepSpec tree_sweep() {
   SweepSpec s;
-  s.scenario = find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml");
+  s.file = find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml");
+  s.target = scenario_sweep_target(s.file);
   s.grid = {{"workload.0.size", {"64KiB", "2MiB"}}, {"workload.0.proto", {"LL", "Simple"}}};
   s.seeds = {1, 2};
   return s;
@@ -79,7 +80,8 @@ TEST(Sweep, RanksSplitTheCellsAndMergeToTheSameBytes) {
 // A cell that fails is reported in its row; the others still run.
 TEST(Sweep, AFailedCellDoesNotStopTheOthers) {
   SweepSpec s;
-  s.scenario = find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml");
+  s.file = find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml");
+  s.target = scenario_sweep_target(s.file);
   s.grid = {{"workload.0.chunk", {"1B", "auto"}}};  // 1 B chunks: refused when the plan is built
   const auto cells = run_sweep(s, 2);
   ASSERT_EQ(cells.size(), 2u);
@@ -95,7 +97,8 @@ TEST(Sweep, AFailedCellDoesNotStopTheOthers) {
 // naming the cell.
 TEST(Sweep, BadGridIsRefusedBeforeRunning) {
   SweepSpec s;
-  s.scenario = find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml");
+  s.file = find_shipped("scenarios/nccl-allreduce-tree-ib-ndr.yaml");
+  s.target = scenario_sweep_target(s.file);
   s.grid = {{"workload.0.qps", {"1", "99"}}};
   try {
     check_sweep(s);

@@ -525,6 +525,13 @@ const std::vector<std::pair<std::string, std::string>>& eval_criteria() {
       {"training", "training iteration time (training workloads)"},
       {"fct", "p99 FCT slowdown (fct workloads)"},
       {"scenario", "completion time of the user's own scenarios (scenario workloads)"},
+      {"mpi_latency",
+       "MPI small-message latency (mpi workloads of a latency benchmark: osu_latency, osu_allreduce, "
+       "osu_alltoall, osu_barrier; the smallest message)"},
+      {"mpi_bandwidth", "MPI bandwidth (mpi workloads of osu_bw, osu_bibw, osu_mbw_mr; the largest message)"},
+      {"mpi_step", "MPI application step time (halo workloads: a halo exchange or solver step)"},
+      {"storage", "NVMe-oF p99 completion latency (storage workloads)"},
+      {"stream", "real-time stream p99 message latency (stream workloads)"},
       {"resilience", "worst slowdown of a workload under the non-baseline conditions against its baseline"},
       {"cost", "total cost of ownership of the cluster's fabric over the cost model's years"},
       {"tuning",

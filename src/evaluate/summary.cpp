@@ -87,27 +87,49 @@ struct CriterionRule {
   std::vector<std::string> types;
   const char* metric;
   bool loaded;  // non-baseline conditions with background (baseline if there are none)
+  // For mpi workloads: the OSU benchmarks whose figure this is (empty: any).
+  std::vector<std::string> benchmarks;
 };
+
+const std::vector<std::string> kOsuBandwidth = {"osu_bw", "osu_bibw", "osu_mbw_mr"};
 
 const std::vector<CriterionRule>& rules() {
   static const std::vector<CriterionRule> r = {
-      {"latency", {"latency"}, "p50_us", false},
-      {"tail_latency", {"latency"}, "p999_us", true},
-      {"bandwidth", {"bandwidth"}, "gbps", false},
-      {"incast", {"incast"}, "completion_us", false},
-      {"permutation", {"permutation", "all-to-all"}, "completion_us", false},
-      {"collective", {"collective"}, "busbw_GBps", false},
-      {"training", {"training"}, "iteration_ms", false},
-      {"fct", {"fct"}, "slowdown_p99", false},
-      {"scenario", {"scenario"}, "completion_us", false},
+      {"latency", {"latency"}, "p50_us", false, {}},
+      {"tail_latency", {"latency"}, "p999_us", true, {}},
+      {"bandwidth", {"bandwidth"}, "gbps", false, {}},
+      {"incast", {"incast"}, "completion_us", false, {}},
+      {"permutation", {"permutation", "all-to-all"}, "completion_us", false, {}},
+      {"collective", {"collective"}, "busbw_GBps", false, {}},
+      {"training", {"training"}, "iteration_ms", false, {}},
+      {"fct", {"fct"}, "slowdown_p99", false, {}},
+      {"scenario", {"scenario"}, "completion_us", false, {}},
+      {"mpi_latency",
+       {"mpi"},
+       "small_latency_us",
+       false,
+       {"osu_latency", "osu_allreduce", "osu_alltoall", "osu_barrier"}},
+      {"mpi_bandwidth", {"mpi"}, "bandwidth_MBps", false, kOsuBandwidth},
+      {"mpi_step", {"halo"}, "step_us", false, {}},
+      {"storage", {"storage"}, "clat_p99_us", false, {}},
+      {"stream", {"stream"}, "stream_p99_us", false, {}},
   };
   return r;
 }
 
-// The one metric per workload type that resilience compares against its baseline.
-const char* key_metric(const std::string& type) {
+// Whether `rule` reads workload `w`'s figures.
+bool applies(const CriterionRule& rule, const EvalWorkload& w) {
+  if (std::find(rule.types.begin(), rule.types.end(), w.type) == rule.types.end()) return false;
+  if (rule.benchmarks.empty()) return true;
+  const std::string bench = w.keys["benchmark"] ? w.keys["benchmark"].Scalar() : "";
+  return std::find(rule.benchmarks.begin(), rule.benchmarks.end(), bench) != rule.benchmarks.end();
+}
+
+// The one metric per workload that resilience, tuning and scale compare
+// against its baseline.
+const char* key_metric(const EvalWorkload& w) {
   for (const auto& r : rules())
-    if (std::find(r.types.begin(), r.types.end(), type) != r.types.end()) return r.metric;
+    if (applies(r, w)) return r.metric;
   return nullptr;
 }
 
@@ -352,7 +374,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
         const MetricInfo* info = metric_info(metric);
         s.figures.push_back(EvalFigure{id, c.fabric, c.workload, c.point, c.condition, metric,
                                        info != nullptr ? info->unit : "",
-                                       info == nullptr || info->lower_is_better, 0, v, v, 0});
+                                       info == nullptr || info->lower_is_better, 0, v, v, 0, kNaN, kNaN, {}});
         it = s.figures.end() - 1;
       }
       it->mean += v;
@@ -378,7 +400,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       if (c.servers > 0) s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
       continue;
     }
-    const char* metric = key_metric(ev.workloads[c.workload].type);
+    const char* metric = key_metric(ev.workloads[c.workload]);
     if (metric == nullptr) continue;
     const int servers = c.servers > 0 ? c.servers : ev.cluster.servers;
     double value = kNaN;
@@ -444,9 +466,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       bool missing = false;
       for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
         const EvalWorkload& wl = ev.workloads[wi];
-        if (std::find(rule.types.begin(), rule.types.end(), wl.type) == rule.types.end() ||
-            !wl.fabrics.empty())
-          continue;
+        if (!applies(rule, wl) || !wl.fabrics.empty()) continue;
         for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p)
           for (size_t c = 0; c < ev.conditions.size(); ++c) {
             const bool want = rule.loaded && any_loaded ? has_background(c) : ev.conditions[c].is_baseline();
@@ -498,7 +518,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     bool measured = false;
     for (size_t f = 0; f < nf; ++f)
       for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
-        const char* metric = key_metric(ev.workloads[wi].type);
+        const char* metric = key_metric(ev.workloads[wi]);
         if (metric == nullptr || !ev.workloads[wi].fabrics.empty()) continue;
         const bool higher = !metric_info(metric)->lower_is_better;
         for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[wi].sweep_values.size()); ++p) {
@@ -582,7 +602,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     const EvalCell& c = cells[i];
     if (c.knob.empty() || c.assumption) continue;
     if (!outcomes[i].ok) s.failed_cells.push_back(c.id + ": " + outcomes[i].error);
-    const char* metric = key_metric(ev.workloads[c.workload].type);
+    const char* metric = key_metric(ev.workloads[c.workload]);
     if (metric == nullptr) continue;
     size_t ref = cells.size();
     for (size_t k = 0; k < cells.size(); ++k)

@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "config/error.h"
 #include "config/scenario.h"
@@ -712,7 +713,7 @@ workloads:
   - {type: stream, name: rt, size: 4KiB, period: 10us, count: 50, deadline: 5us}
 conditions:
   - baseline
-weights: {latency: 1}
+weights: {mpi_latency: 1, mpi_bandwidth: 1, mpi_step: 1, storage: 1, stream: 1}
 )";
   const Evaluation ev = load_evaluation_text(yaml, "beyond.yaml");
   const std::vector<EvalCell> cells = eval_cells(ev);
@@ -732,6 +733,35 @@ weights: {latency: 1}
   }
   EXPECT_NE(w.md.find("deadline misses"), std::string::npos);
   EXPECT_NE(w.md.find("clat p99 [us]"), std::string::npos);
+
+  // Each criterion scores its own workload's figure, recomputed here from
+  // evaluation.json: the value is the figure, 100 goes to the best fabric
+  // and the other gets best/value (higher is better: value/best). The
+  // bandwidth benchmark does not enter the latency criterion.
+  const std::vector<std::tuple<std::string, std::string, bool>> expected = {
+      {"mpi_latency", "lat.baseline.small_latency_us", true},
+      {"mpi_bandwidth", "bw.baseline.bandwidth_MBps", false},
+      {"mpi_step", "solver.baseline.step_us", true},
+      {"storage", "nvme.baseline.clat_p99_us", true},
+      {"stream", "rt.baseline.stream_p99_us", true}};
+  ASSERT_EQ(j["scores"].size(), expected.size());
+  double total_ib = 0;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const auto& [criterion, figure, lower] = expected[k];
+    const auto& sc = j["scores"][k];
+    EXPECT_EQ(sc["criterion"], criterion);
+    EXPECT_EQ(sc["lower_is_better"], lower) << criterion;
+    const double ib = j["figures"]["ib-ndr." + figure]["mean"].get<double>();
+    const double roce = j["figures"]["roce." + figure]["mean"].get<double>();
+    const double best = lower ? std::min(ib, roce) : std::max(ib, roce);
+    EXPECT_EQ(sc["fabrics"]["ib-ndr"]["figures"], "ib-ndr." + figure) << criterion;
+    EXPECT_DOUBLE_EQ(sc["fabrics"]["ib-ndr"]["value"].get<double>(), ib) << criterion;
+    EXPECT_DOUBLE_EQ(sc["fabrics"]["roce"]["value"].get<double>(), roce) << criterion;
+    const double score_ib = lower ? 100 * best / ib : 100 * ib / best;
+    EXPECT_NEAR(sc["fabrics"]["ib-ndr"]["score"].get<double>(), score_ib, 1e-9) << criterion;
+    total_ib += score_ib / 5;
+  }
+  EXPECT_NEAR(j["total"]["ib-ndr"].get<double>(), total_ib, 1e-9);
 }
 
 }  // namespace

@@ -240,7 +240,8 @@ TEST(TcoFamily, MapsTheShippedProfilesAndRefusesOthers) {
       {"rocev2-dcqcn", CostFamily::kRoce},      {"rocev2-dcqcn-mlx", CostFamily::kRoce},
       {"rocev2-dcqcn-400g", CostFamily::kRoce}, {"rocev2-dctcp", CostFamily::kRoce},
       {"rocev2-hpcc", CostFamily::kRoce},       {"rocev2-hpcc-400g", CostFamily::kRoce},
-      {"rocev2-ar", CostFamily::kRoce}, {"uet-nscc", CostFamily::kRoce}, {"uet-nscc-rccc", CostFamily::kRoce},         {"ib-ndr", CostFamily::kInfiniband},
+      {"rocev2-ar", CostFamily::kRoce},         {"uet-nscc", CostFamily::kRoce},
+      {"uet-nscc-rccc", CostFamily::kRoce},     {"ib-ndr", CostFamily::kInfiniband},
       {"ib-hdr", CostFamily::kInfiniband},      {"iwarp-cubic", CostFamily::kIwarp},
       {"iwarp-dctcp", CostFamily::kIwarp},
   };

@@ -66,6 +66,7 @@ struct SweepCli {
   std::vector<std::string> grid, sets;
   std::vector<long long> seeds;
   int jobs = 1;
+  bool quiet = false;
 };
 void add_sweep_subcommand(CLI::App& app, SweepCli& o);
 int sweep_command(const SweepCli& o, const Context& ctx);

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/output_paths.h"
+#include "cli/progress.h"
 #include "config/error.h"
 #include "evaluate/evaluation.h"
 #include "evaluate/evaluation_sweep.h"
@@ -42,7 +43,8 @@ void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
                 "seeds, e.g. 1,2,3: every grid point runs once per seed (an evaluation's `seeds:` is then "
                 "that one seed)")
       ->delimiter(',');
-  s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<scenario name>)");
+  s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<file name>)");
+  s->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
   o.jobs = ThreadPool::hardware();
   s->add_option("-j,--jobs", o.jobs,
                 "cells run in parallel threads, per MPI rank under mpirun (default: all cores)")
@@ -101,7 +103,16 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
     if (root) std::printf("ok: %s, %zu cells (outputs to %s)\n", c.scenario.c_str(), cells, dir.c_str());
     return kExitOk;
   }
-  std::vector<SweepCell> done = run_sweep(spec, c.jobs, world->rank(), world->size());
+  Progress progress(ctx.progress_every, c.quiet);
+  const std::string who = world->size() > 1 ? fmt::format("[sweep rank {}]", world->rank()) : "[sweep]";
+  std::vector<SweepCell> done =
+      run_sweep(spec, c.jobs, world->rank(), world->size(), [&](const SweepProgress& p) {
+        progress.tick([&] {
+          std::string line = fmt::format("{} {}/{} cells ({} failed)", who, p.done, p.total, p.failed);
+          if (p.inner_total > 0) line += fmt::format(", evaluation {}/{} cells", p.inner_done, p.inner_total);
+          return line + fmt::format(", {:.0f} s", progress.seconds());
+        });
+      });
   const std::vector<std::string> shares = world->gather(sweep_share(done, world->rank(), world->size()));
   if (!root) return kExitOk;  // rank 0 reports for the job
   for (size_t r = 1; r < shares.size(); ++r) merge_sweep_share(done, shares[r]);

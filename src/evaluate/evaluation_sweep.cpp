@@ -36,12 +36,13 @@ class EvaluationSweep final : public SweepTarget {
   }
   [[nodiscard]] bool parallel_within_point() const override { return true; }
 
-  void run(SweepCell& c, const std::vector<std::string>& sets, size_t index, int threads) const override {
+  void run(SweepCell& c, const std::vector<std::string>& sets, size_t index, int threads,
+           const std::function<void(size_t, size_t)>& inner) const override {
     const Evaluation ev = load_evaluation_file(path_, sets);
     const std::vector<EvalCell> cells = eval_cells(ev);
     const std::string dir = (fs::path(out_) / fmt::format("point-{}", index)).string();
     const std::vector<CellOutcome> outcomes = run_matrix(
-        cells, dir, threads, [](const MatrixProgress&) {}, nullptr);
+        cells, dir, threads, [&](const MatrixProgress& p) { inner(p.done, p.total); }, nullptr);
     const EvalSummary summary = summarize(ev, cells, outcomes);
     const EvalReportInput in{ev, cells, outcomes, summary};
     write_file_atomic((fs::path(dir) / "evaluation.json").string(), evaluation_json(in).dump(2) + "\n");

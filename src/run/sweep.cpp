@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
 #include <stdexcept>
 
 #include "config/error.h"
@@ -43,8 +44,8 @@ class ScenarioSweep final : public SweepTarget {
   void check(const std::vector<std::string>& sets) const override { (void)load_scenario_file(path_, sets); }
   [[nodiscard]] bool parallel_within_point() const override { return false; }
 
-  void run(SweepCell& c, const std::vector<std::string>& sets, size_t /*index*/,
-           int /*threads*/) const override {
+  void run(SweepCell& c, const std::vector<std::string>& sets, size_t /*index*/, int /*threads*/,
+           const std::function<void(size_t, size_t)>& /*inner*/) const override {
     Experiment e(load_scenario_file(path_, sets));
     e.run();
     c.results = results_json(e);
@@ -171,22 +172,37 @@ void check_sweep(const SweepSpec& spec) {
   }
 }
 
-std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int ranks) {
+std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int ranks,
+                                 const std::function<void(const SweepProgress&)>& on_progress) {
   std::vector<SweepCell> cells = sweep_cells(spec);
   const size_t mine =
       cells.size() > static_cast<size_t>(rank)
           ? (cells.size() - static_cast<size_t>(rank) + ranks - 1) / static_cast<size_t>(ranks)
           : 0;
   const bool inside = spec.target->parallel_within_point();
+  std::mutex mu;
+  SweepProgress progress;
+  progress.total = mine;
+  const auto inner = [&](size_t done, size_t total) {
+    const std::lock_guard<std::mutex> lock(mu);
+    progress.inner_done = done;
+    progress.inner_total = total;
+    if (on_progress) on_progress(progress);
+  };
   const auto run_one = [&](size_t k) {
     const size_t i = static_cast<size_t>(rank) + k * static_cast<size_t>(ranks);
     SweepCell& c = cells[i];
     try {
-      spec.target->run(c, cell_sets(spec, c), i, inside ? jobs : 1);
+      spec.target->run(c, cell_sets(spec, c), i, inside ? jobs : 1, inner);
     } catch (const std::exception& err) {
       c.ok = false;
       c.error = err.what();
     }
+    const std::lock_guard<std::mutex> lock(mu);
+    ++progress.done;
+    progress.failed += c.ok ? 0 : 1;
+    progress.inner_done = progress.inner_total = 0;
+    if (on_progress) on_progress(progress);
   };
   if (inside) {
     for (size_t k = 0; k < mine; ++k) run_one(k);

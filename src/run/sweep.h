@@ -9,6 +9,7 @@
 // a key or value the file refuses is refused before anything runs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -41,10 +42,11 @@ class SweepTarget {
   // Loads the file with `sets` applied: throws InputError for what it refuses.
   virtual void check(const std::vector<std::string>& sets) const = 0;
   // Runs cell `index` (its settings `sets`, seed included) on up to
-  // `threads` threads, filling `cell` (ok, error, results). May throw: the
-  // cell then failed with the exception's text.
-  virtual void run(SweepCell& cell, const std::vector<std::string>& sets, size_t index,
-                   int threads) const = 0;
+  // `threads` threads, filling `cell` (ok, error, results); `inner(done,
+  // total)` is told of the parts a long point has (an evaluation's cells) as
+  // they finish. May throw: the cell then failed with the exception's text.
+  virtual void run(SweepCell& cell, const std::vector<std::string>& sets, size_t index, int threads,
+                   const std::function<void(size_t, size_t)>& inner) const = 0;
   // True when a point keeps all the threads busy itself (an evaluation's
   // matrix): points then run one after another.
   [[nodiscard]] virtual bool parallel_within_point() const = 0;
@@ -79,10 +81,23 @@ struct SweepSpec {
 // Loads every cell's file: throws std::invalid_argument naming the first
 // cell the file refuses and why (file:line, key, what was expected).
 void check_sweep(const SweepSpec& spec);
+// Where a sweep is, for a progress line: this rank's cells done, failed and
+// in all, and the parts of the point running now (an evaluation's cells).
+struct SweepProgress {
+  size_t done = 0;
+  size_t failed = 0;
+  size_t total = 0;
+  size_t inner_done = 0;
+  size_t inner_total = 0;
+};
+
 // Runs the cells i with i % ranks == rank (all of them by default) on `jobs`
 // threads and returns every cell, the others unrun; never throws for a
-// cell's failure.
-[[nodiscard]] std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank = 0, int ranks = 1);
+// cell's failure. `on_progress` is called (under a lock, from any thread)
+// after each cell and each part of a point.
+[[nodiscard]] std::vector<SweepCell> run_sweep(
+    const SweepSpec& spec, int jobs, int rank = 0, int ranks = 1,
+    const std::function<void(const SweepProgress&)>& on_progress = {});
 // The cells rank `rank` of `ranks` ran, as text for the trip to rank 0, and
 // their merge into the full list there (run_sweep's cells, in place). The
 // results survive the trip byte for byte (JSON numbers round-trip exactly).

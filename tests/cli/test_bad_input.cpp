@@ -1015,6 +1015,40 @@ TEST_F(CliTest, LongRunsPrintProgressOnStderrShortRunsNone) {
 }  // namespace
 }  // namespace rdmasim
 
+namespace rdmasim {
+namespace {
+
+// A sweep says how far it is on stderr, down to the cells of the evaluation
+// at each point; -q silences it, and stdout (the merged table) is the same.
+TEST_F(CliTest, SweepPrintsProgressDownToAnEvaluationsCells) {
+  write_text(scenario_, R"(name: tiny
+cluster: {servers: 2, gpus_per_server: 1, nic_rate: 100Gbps, topology: leaf-spine}
+fabrics: [ib-ndr, rocev2-dcqcn]
+workloads: [{type: latency, iters: 20}]
+)");
+  const auto sweep = [&](const std::string& out, bool quiet) {
+    std::vector<std::string> args = {"sweep", scenario_, "--grid", "cluster.servers=2,3",
+                                     "-j",    "1",       "-o",     (dir_ / out).string()};
+    if (quiet) args.emplace_back("-q");
+    return run_cli(args, 0, 0, {"RDMASIM_PROGRESS_INTERVAL=0"});
+  };
+  const CliResult loud = sweep("loud", false);
+  expect_clean_exit(loud);
+  ASSERT_EQ(loud.exit_code, 0) << loud.err;
+  EXPECT_NE(loud.err.find("[sweep] 0/2 cells (0 failed), evaluation 1/2 cells, "), std::string::npos)
+      << loud.err;
+  EXPECT_NE(loud.err.find("[sweep] 2/2 cells (0 failed), "), std::string::npos) << loud.err;
+  const CliResult quiet = sweep("quiet", true);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  const auto table = [&](const std::string& out) { return loud.out.substr(0, loud.out.find(out)); };
+  EXPECT_EQ(table((dir_ / "loud").string()), quiet.out.substr(0, quiet.out.find((dir_ / "quiet").string())));
+  EXPECT_TRUE(fs::exists(dir_ / "loud" / "point-1" / "report.html"));
+}
+
+}  // namespace
+}  // namespace rdmasim
+
 // --- InfiniBand ----------------------------------------------------------------------------------------
 
 namespace rdmasim {

@@ -1,5 +1,6 @@
 #include "collective/algorithms.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -19,11 +20,20 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   if (r.chunk < 0) throw std::invalid_argument("chunk size must be >= 1 byte (0: the protocol's step)");
   if (r.root < 0 || r.root >= shape.ranks())
     throw std::invalid_argument("root must be a rank between 0 and " + std::to_string(shape.ranks() - 1));
-  // Every algorithm moves at most ~2 n S bytes in chunks of `chunk`: bound
-  // the plan before building it (memory grows with the number of transfers).
+  // Every algorithm moves at most ~2 n S bytes in chunks of `chunk`, and
+  // each rank takes its algorithm's steps per channel (a ring or all pairs:
+  // every other rank; a tree: the server's chain and the tree's depth; a
+  // hierarchy: the server's ring and the servers' ring). Bound the plan
+  // before building it: memory grows with the number of transfers.
   const double n = shape.ranks();
+  double steps = n;
+  if (r.algo == Algo::kTree || r.algo == Algo::kSharp) {
+    steps = shape.gpus + 2 * std::ceil(std::log2(shape.servers + 1.0));
+  } else if (r.algo == Algo::kHierarchical) {
+    steps = shape.gpus + shape.servers;
+  }
   const double estimate =
-      2 * n * (static_cast<double>(r.bytes) / static_cast<double>(r.step_bytes()) + n * r.channels);
+      2 * n * (static_cast<double>(r.bytes) / static_cast<double>(r.step_bytes()) + steps * r.channels);
   if (estimate > double(1 << 26))
     throw std::invalid_argument("the collective would split into about " + std::to_string(int64_t(estimate)) +
                                 " transfers: raise the chunk size (--chunk) or lower the message size");

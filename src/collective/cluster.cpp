@@ -1,5 +1,6 @@
 #include "collective/cluster.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -36,14 +37,16 @@ Topology make_cluster_topology(const ClusterConfig& c) {
         n.name = "srv" + std::to_string(s) + ".gpu" + std::to_string(g);
       }
   } else {
-    t = make_servers(c.servers, c.gpus_per_server, spines, c.nic_link, c.fabric_link);
+    t = make_servers(c.servers, c.gpus_per_server, spines, c.nic_link, c.fabric_link, c.servers_per_leaf);
   }
   return t;
 }
 
 int cluster_spines(const ClusterConfig& c) {
-  const double per_leaf_down = (c.topology == ClusterTopology::kLeafSpine ? c.gpus_per_server : c.servers) *
-                               static_cast<double>(c.nic_link.rate.bps());
+  const int rail_leaf_servers = c.servers_per_leaf > 0 ? std::min(c.servers, c.servers_per_leaf) : c.servers;
+  const double per_leaf_down =
+      (c.topology == ClusterTopology::kLeafSpine ? c.gpus_per_server : rail_leaf_servers) *
+      static_cast<double>(c.nic_link.rate.bps());
   return std::max(
       1, static_cast<int>(std::ceil(per_leaf_down / (c.oversubscription * c.fabric_link.rate.bps()) - 1e-9)));
 }

@@ -30,7 +30,8 @@ struct TopologySpec {
   int k = 4;
   int servers = 2;
   int gpus_per_server = 8;
-  int switches = 1;  // chain: two hosts joined through this many switches in a row
+  int servers_per_leaf = 0;  // servers: per rail leaf (a scalable unit); 0: all on one leaf per rail
+  int switches = 1;          // chain: two hosts joined through this many switches in a row
   LinkSpec link;
   LinkSpec fabric_link;
   int wan_links = 1;  // two-site: long links between the sites, spine i to spine i

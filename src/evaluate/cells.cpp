@@ -55,10 +55,14 @@ YAML::Node topology_node(const EvalCluster& c) {
       cc.topology = ClusterTopology::kRail;
       cc.oversubscription = c.oversubscription;
       cc.nic_link = cc.fabric_link = LinkSpec{c.nic_rate, c.cable_delay};
+      // Beyond one scalable unit, a leaf per rail and unit (said only then,
+      // so a cluster of one unit keeps the scenario it always had).
+      if (c.servers > c.servers_per_leaf) cc.servers_per_leaf = c.servers_per_leaf;
       t["type"] = "servers";
       t["servers"] = c.servers;
       t["gpus_per_server"] = c.gpus_per_server;
       t["spines"] = cluster_spines(cc);
+      if (cc.servers_per_leaf > 0) t["servers_per_leaf"] = cc.servers_per_leaf;
       break;
     }
     case EvalCluster::Shape::kLeafSpine:

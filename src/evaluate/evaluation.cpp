@@ -130,6 +130,8 @@ void read_cluster(const CfgNode& c, EvalCluster& cl) {
   if (cl.shape != EvalCluster::Shape::kFatTree) {
     cl.oversubscription = c.real("oversubscription", 1.0, 1.0, 64.0);
   }
+  if (cl.shape == EvalCluster::Shape::kRailOptimized)
+    cl.servers_per_leaf = static_cast<int>(c.integer("servers_per_leaf", 32, 1, 8192));
   if (cl.hosts() < 2)
     throw c.error("servers", "an evaluation needs at least two NICs (servers x gpus_per_server)");
   if (cl.shape == EvalCluster::Shape::kFatTree) {

@@ -30,7 +30,12 @@ struct EvalCluster {
   Rate nic_rate = Rate::from_gbps(400);
   Time cable_delay = Time::from_ns(1000);
   double oversubscription = 1.0;  // rail-optimized and leaf-spine
-  int k = 0;                      // fat-tree radix, from the host count
+  // Rail-optimized: servers under one rail leaf. 32, DGX SuperPOD's
+  // scalable unit on 64-port NDR leaves (NVIDIA DGX SuperPOD reference
+  // architecture: 8 SUs, 256 servers, take 64 leaves and 32 spines); a
+  // cluster that fits one unit has one leaf per rail.
+  int servers_per_leaf = 32;
+  int k = 0;  // fat-tree radix, from the host count
 
   [[nodiscard]] int hosts() const { return servers * gpus_per_server; }
   [[nodiscard]] std::string shape_name() const;

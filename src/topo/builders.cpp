@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <queue>
 #include <stdexcept>
@@ -152,27 +153,37 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
   return t;
 }
 
-Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link,
-                      LinkSpec fabric_link) {
+Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link,
+                      int servers_per_leaf) {
   require(servers >= 1 && servers <= 8192, "servers must be between 1 and 8192");
   require(gpus_per_server >= 1 && gpus_per_server <= 64, "gpus_per_server must be between 1 and 64");
   require(spines >= 0 && spines <= 4096, "spines must be between 0 and 4096");
+  require(servers_per_leaf >= 0, "servers_per_leaf must be 0 (all) or more");
+  const int per_leaf = servers_per_leaf == 0 ? servers : std::min(servers, servers_per_leaf);
+  const int units = (servers + per_leaf - 1) / per_leaf;  // scalable units: a leaf per rail each
   Topology t;
   t.description = std::to_string(servers) + " servers x " + std::to_string(gpus_per_server) +
                   " GPUs, rail-optimized, " + std::to_string(spines) + " spines";
+  if (units > 1)
+    t.description += ", " + std::to_string(units) + " units of " + std::to_string(per_leaf) + " servers";
   for (int s = 0; s < servers; ++s)
     for (int g = 0; g < gpus_per_server; ++g)
       t.add_node(TopoNodeKind::kHost, "srv" + std::to_string(s) + ".gpu" + std::to_string(g), 0, s);
+  // Rail leaves, rail-major: leaf (g, u) serves GPU g of the servers of unit u.
   const int first_rail = static_cast<int>(t.nodes.size());
-  for (int g = 0; g < gpus_per_server; ++g) t.add_node(TopoNodeKind::kSwitch, "rail" + std::to_string(g), 1);
+  for (int g = 0; g < gpus_per_server; ++g)
+    for (int u = 0; u < units; ++u)
+      t.add_node(TopoNodeKind::kSwitch,
+                 "rail" + std::to_string(g) + (units > 1 ? ".su" + std::to_string(u) : std::string()), 1);
   const int first_spine = static_cast<int>(t.nodes.size());
   for (int s = 0; s < spines; ++s) t.add_node(TopoNodeKind::kSwitch, "spine" + std::to_string(s), 2);
   for (int s = 0; s < servers; ++s)
     for (int g = 0; g < gpus_per_server; ++g)
-      t.add_link(s * gpus_per_server + g, first_rail + g, host_link.rate, host_link.delay);
-  for (int g = 0; g < gpus_per_server; ++g)
+      t.add_link(s * gpus_per_server + g, first_rail + g * units + s / per_leaf, host_link.rate,
+                 host_link.delay);
+  for (int leaf = 0; leaf < gpus_per_server * units; ++leaf)
     for (int s = 0; s < spines; ++s)
-      t.add_link(first_rail + g, first_spine + s, fabric_link.rate, fabric_link.delay);
+      t.add_link(first_rail + leaf, first_spine + s, fabric_link.rate, fabric_link.delay);
   return t;
 }
 

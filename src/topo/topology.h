@@ -71,7 +71,11 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
 Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
 // Multi-GPU servers, rail-optimized: GPU g of every server attaches (through
 // its own NIC) to rail leaf g; every leaf connects to every spine.
-Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link);
+// `servers_per_leaf` > 0 splits each rail into leaves of that many servers
+// (scalable units, as DGX SuperPOD's 32-server SUs on 64-port leaves), every
+// leaf linked once to every spine; 0: one leaf per rail for all servers.
+Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link,
+                      int servers_per_leaf = 0);
 
 // Empty string when every host can reach every other host; otherwise a
 // sentence naming a pair that cannot.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +26,7 @@
 #include "evaluate/report.h"
 #include "evaluate/summary.h"
 #include "run/experiment.h"
+#include "topo/topology.h"
 
 namespace rdmasim {
 namespace {
@@ -807,6 +809,40 @@ weights: {bandwidth: 1}
     return std::string("accepted");
   };
   EXPECT_EQ(refused_at("distance: 10km", "distance: 10"), "conditions[1].distance");
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// A rail-optimized cluster larger than a scalable unit (32 servers) gets a
+// leaf per rail and unit, so no switch needs more than its 64 ports; one
+// that fits a unit keeps the scenario it always had.
+TEST(EvaluateCells, ARailClusterBeyondOneUnitHasALeafPerRailAndUnit) {
+  const auto first_scenario = [](int servers) {
+    const Evaluation ev = load_evaluation_text(
+        "name: rails\ncluster: {servers: " + std::to_string(servers) +
+            ", gpus_per_server: 8, nic_rate: 400Gbps}\nfabrics: [ib-ndr]\nworkloads: [{type: latency}]\n",
+        "rails.yaml");
+    return eval_cells(ev).front().scenario;
+  };
+  EXPECT_EQ(first_scenario(32).find("servers_per_leaf"), std::string::npos);
+  const std::string big = first_scenario(128);
+  EXPECT_NE(big.find("servers_per_leaf: 32"), std::string::npos) << big;
+  const Topology t = build_topology(load_scenario_text(big, "big.yaml"));
+  EXPECT_EQ(t.num_hosts(), 1024);
+  int most = 0, leaves = 0;
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (t.nodes[n].kind != TopoNodeKind::kSwitch) continue;
+    leaves += t.nodes[n].tier == 1;
+    int ports = 0;
+    for (const auto& l : t.links) ports += (l.a == static_cast<int>(n)) + (l.b == static_cast<int>(n));
+    most = std::max(most, ports);
+  }
+  EXPECT_EQ(leaves, 8 * 4);
+  EXPECT_EQ(most, 64);
 }
 
 }  // namespace

@@ -58,6 +58,46 @@ TEST(Builders, ServersAreRailOptimized) {
   EXPECT_EQ(path_links(t, 0, 9), 4);
 }
 
+// Beyond one scalable unit each rail has a leaf per unit. The counts are
+// NVIDIA's for a DGX SuperPOD of 8 SUs (reference architecture, B200 edition,
+// "SU count / switch count / cable count" table): 256 servers, 2048 GPUs on
+// 64 leaf and 32 spine switches, 2048 node-leaf and 2048 leaf-spine cables,
+// every switch using its 64 ports.
+TEST(Builders, ServersInScalableUnitsMatchDgxSuperPod) {
+  const Topology t = make_servers(256, 8, 32, k400, k400, 32);
+  EXPECT_EQ(t.num_hosts(), 2048);
+  int leaves = 0, spines = 0;
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (t.nodes[n].kind != TopoNodeKind::kSwitch) continue;
+    (t.nodes[n].tier == 1 ? leaves : spines) += 1;
+    int ports = 0;
+    for (const auto& l : t.links) ports += (l.a == static_cast<int>(n)) + (l.b == static_cast<int>(n));
+    EXPECT_EQ(ports, 64) << t.nodes[n].name;
+  }
+  EXPECT_EQ(leaves, 64);
+  EXPECT_EQ(spines, 32);
+  int host_links = 0;
+  for (const auto& l : t.links) host_links += t.nodes[l.a].kind == TopoNodeKind::kHost;
+  EXPECT_EQ(host_links, 2048);
+  EXPECT_EQ(t.links.size(), 4096u);
+  // GPU g of server s on leaf (g, s / 32).
+  for (const auto& l : t.links) {
+    if (t.nodes[l.a].kind != TopoNodeKind::kHost) continue;
+    EXPECT_EQ(t.nodes[l.b].name, "rail" + std::to_string(l.a % 8) + ".su" + std::to_string(l.a / 8 / 32));
+  }
+  // Same rail and unit: 2 links; same rail, another unit, or another rail: 4.
+  EXPECT_EQ(path_links(t, 0, 8), 2);
+  EXPECT_EQ(path_links(t, 0, 32 * 8), 4);
+  EXPECT_EQ(path_links(t, 0, 9), 4);
+  EXPECT_EQ(check_connected(t), "");
+  // One unit is the one-leaf-per-rail cluster, switch names included.
+  const Topology one = make_servers(32, 8, 32, k400, k400, 32);
+  const Topology plain = make_servers(32, 8, 32, k400, k400);
+  ASSERT_EQ(one.nodes.size(), plain.nodes.size());
+  for (size_t n = 0; n < one.nodes.size(); ++n) EXPECT_EQ(one.nodes[n].name, plain.nodes[n].name);
+  EXPECT_EQ(one.links.size(), plain.links.size());
+}
+
 TEST(Builders, DisconnectedTopologyIsReported) {
   Topology t;
   t.add_node(TopoNodeKind::kHost, "a", 0);

@@ -197,10 +197,13 @@ void visit_topology(V& v, TopologySpec& ts) {
             8192);
     v.count({"gpus_per_server", "GPUs (and rails) per server"}, ts.gpus_per_server, 1, 64);
     v.count({"spines", "spines joining the rails; 0: rails are not joined"}, ts.spines, 0, 4096);
-    v.count({"servers_per_leaf",
-             "servers under one rail leaf (a scalable unit: DGX SuperPOD's is 32 servers on 64-port leaves), "
-             "each leaf linked to every spine; 0: all servers on one leaf per rail"},
-            ts.servers_per_leaf, 0, 8192);
+    // Echoed only when set: results of runs before the key stay byte-identical.
+    if (!std::is_same_v<V, ParamEcho> || ts.servers_per_leaf > 0)
+      v.count(
+          {"servers_per_leaf",
+           "servers under one rail leaf (a scalable unit: DGX SuperPOD's is 32 servers on 64-port leaves), "
+           "each leaf linked to every spine; 0: all servers on one leaf per rail"},
+          ts.servers_per_leaf, 0, 8192);
   } else if (t == "chain") {
     v.count({"switches", "switches in a row between the two hosts"}, ts.switches, 0, 16);
   } else {

@@ -249,6 +249,7 @@ void CollectiveWorkload::report(nlohmann::ordered_json& out) const {
   out["algbw_GBps"] = algbw_gbps();
   out["busbw_GBps"] = busbw_gbps();
   out["fabric_bytes"] = done_ ? fabric_bytes() : 0;
+  out["qps_per_nic_max"] = comm_->qps_per_nic_max();
 }
 
 std::string CollectiveWorkload::summary() const {

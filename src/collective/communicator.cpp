@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "sharp/sharp_data_path.h"
 
@@ -67,6 +68,18 @@ QpId Communicator::conn_for(int channel, int src, int dst, int stripe) {
   const QpId id = cl_.fabric().verbs().create_qp(src, dst, this).id();
   conns_.emplace(key, id);
   return id;
+}
+
+int Communicator::qps_per_nic_max() const {
+  std::unordered_map<int, int> per_nic;
+  for (const auto& [key, qp] : conns_) {
+    const QueuePair q = cl_.fabric().verbs().qp(qp);
+    ++per_nic[q.src()];
+    ++per_nic[q.dst()];
+  }
+  int most = 0;
+  for (const auto& [nic, n] : per_nic) most = std::max(most, n);
+  return most;
 }
 
 void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListener* listener) {

@@ -107,6 +107,9 @@ class Communicator final : public EventHandler, public CompletionSink {
   [[nodiscard]] Time last_end() const { return end_; }
   // Bytes of the last collective that crossed the fabric / NVLink.
   [[nodiscard]] int64_t fabric_bytes() const { return fabric_bytes_; }
+  // Connection state: the most QPs any one NIC holds for this communicator
+  // (a QP's context lives at both of its ends).
+  [[nodiscard]] int qps_per_nic_max() const;
   [[nodiscard]] int64_t nvlink_bytes() const { return nvlink_bytes_; }
   // --algo sharp: whether the last request fell back to ring because the
   // switches had no aggregation group left. A fabric without SHARP makes

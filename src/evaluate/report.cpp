@@ -45,7 +45,7 @@ struct Section {
 std::vector<std::string> shown_metrics(const std::string& type) {
   if (type == "latency") return {"p50_us", "p99_us", "p999_us", "jitter_us"};
   if (type == "bandwidth") return {"gbps"};
-  if (type == "collective") return {"busbw_GBps", "time_us"};
+  if (type == "collective") return {"busbw_GBps", "time_us", "qps_per_nic"};
   if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
   if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
   if (type == "mpi") return {"small_latency_us", "large_latency_us", "bandwidth_MBps"};
@@ -67,6 +67,7 @@ std::string metric_title(const std::string& m) {
       {"jitter_us", "jitter (stdev) [us]"},
       {"gbps", "bandwidth [Gb/s]"},
       {"busbw_GBps", "busbw [GB/s]"},
+      {"qps_per_nic", "QPs on the busiest NIC"},
       {"time_us", "time [us]"},
       {"iteration_ms", "iteration [ms]"},
       {"exposed_comm_ms", "exposed comm. [ms]"},
@@ -373,48 +374,53 @@ Section scale_section(const EvalReportInput& in) {
   Section sc{"Scale", {}};
   sc.para(
       "The same cluster with other server counts (same GPUs per server, NICs, topology and fabric "
-      "settings), each scale workload at baseline: how its key metric moves as the cluster grows.");
+      "settings), each scale workload at baseline: how its key metric moves as the cluster grows, and for "
+      "collectives the connection state it takes (QPs on the busiest NIC, each QP's context held at both "
+      "ends).");
+  std::vector<std::tuple<size_t, size_t, std::string>> groups;  // workload, point, metric
   for (size_t w = 0; w < ev.workloads.size(); ++w)
-    for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[w].sweep_values.size()); ++p) {
-      std::vector<int> sizes;
-      std::string metric;
+    for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[w].sweep_values.size()); ++p)
       for (const auto& x : s.scale)
-        if (x.workload == w && x.point == p) {
-          if (std::find(sizes.begin(), sizes.end(), x.servers) == sizes.end()) sizes.push_back(x.servers);
-          metric = x.metric;
-        }
-      if (sizes.empty()) continue;
-      std::sort(sizes.begin(), sizes.end());
-      std::string label = ev.workloads[w].name;
-      if (!ev.workloads[w].sweep_key.empty()) label += " " + eval_point_label(ev.workloads[w], p);
-      ReportTable t;
-      t.header = {label + ": " + metric_title(metric)};
-      for (int n : sizes)
-        t.header.push_back(fmt::format("{} servers ({} NICs)", n, n * ev.cluster.gpus_per_server));
-      LineChart chart;
-      chart.title = label + ": " + metric_title(metric) + " vs cluster size";
-      chart.x = Axis{"servers", AxisScale::kLog2, AxisUnit::kNone, {}, {}, false};
-      chart.y = Axis{metric_title(metric), AxisScale::kLinear, AxisUnit::kNone, {}, {}, true};
-      chart.markers = true;
-      for (size_t f = 0; f < ev.fabrics.size(); ++f) {
-        std::vector<std::string> row = {ev.fabrics[f].name};
-        LineSeries ser{ev.fabrics[f].name, {}};
-        for (int n : sizes) {
-          std::string v = "n/a";
-          for (const auto& x : s.scale)
-            if (x.fabric == f && x.workload == w && x.point == p && x.servers == n) {
-              v = std::isfinite(x.value) ? report_number(x.value) : "did not finish";
-              if (std::isfinite(x.value)) ser.points.push_back({static_cast<double>(n), x.value});
-            }
-          row.push_back(v);
-        }
-        t.rows.push_back(std::move(row));
-        chart.series.push_back(std::move(ser));
+        if (x.workload == w && x.point == p &&
+            std::find(groups.begin(), groups.end(), std::tuple{w, p, x.metric}) == groups.end())
+          groups.emplace_back(w, p, x.metric);
+  for (const auto& [w, p, metric] : groups) {
+    std::vector<int> sizes;
+    for (const auto& x : s.scale)
+      if (x.workload == w && x.point == p && x.metric == metric &&
+          std::find(sizes.begin(), sizes.end(), x.servers) == sizes.end())
+        sizes.push_back(x.servers);
+    std::sort(sizes.begin(), sizes.end());
+    std::string label = ev.workloads[w].name;
+    if (!ev.workloads[w].sweep_key.empty()) label += " " + eval_point_label(ev.workloads[w], p);
+    ReportTable t;
+    t.header = {label + ": " + metric_title(metric)};
+    for (int n : sizes)
+      t.header.push_back(fmt::format("{} servers ({} NICs)", n, n * ev.cluster.gpus_per_server));
+    LineChart chart;
+    chart.title = label + ": " + metric_title(metric) + " vs cluster size";
+    chart.x = Axis{"servers", AxisScale::kLog2, AxisUnit::kNone, {}, {}, false};
+    chart.y = Axis{metric_title(metric), AxisScale::kLinear, AxisUnit::kNone, {}, {}, true};
+    chart.markers = true;
+    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+      std::vector<std::string> row = {ev.fabrics[f].name};
+      LineSeries ser{ev.fabrics[f].name, {}};
+      for (int n : sizes) {
+        std::string v = "n/a";
+        for (const auto& x : s.scale)
+          if (x.fabric == f && x.workload == w && x.point == p && x.metric == metric && x.servers == n) {
+            v = std::isfinite(x.value) ? report_number(x.value) : "did not finish";
+            if (std::isfinite(x.value)) ser.points.push_back({static_cast<double>(n), x.value});
+          }
+        row.push_back(v);
       }
-      sc.table(std::move(t));
-      chart.size = {760, 360};
-      sc.chart(render_svg(chart, SeriesColors(fabric_names(ev))), "");
+      t.rows.push_back(std::move(row));
+      chart.series.push_back(std::move(ser));
     }
+    sc.table(std::move(t));
+    chart.size = {760, 360};
+    sc.chart(render_svg(chart, SeriesColors(fabric_names(ev))), "");
+  }
   return sc;
 }
 
@@ -520,7 +526,8 @@ std::vector<Section> build(const EvalReportInput& in) {
       }
       if (!ranges.empty())
         dec.para(
-            "With the unsourced defaults moved to their stated bounds (x0.5 and x2 where none is stated): " +
+            "With the unsourced defaults moved to their stated bounds (x0.5 and x2 where none is "
+            "stated): " +
             ranges +
             (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
                      : "the lead on " + sc.criterion + " holds across them."));
@@ -601,7 +608,8 @@ std::vector<Section> build(const EvalReportInput& in) {
         "x0.5 "
         "and x2; true/false flipped) and the tuning workloads ({}) run at baseline. A setting counts as a "
         "knob to "
-        "get right when a mis-set value makes a workload's key metric more than {}% worse (or keeps it from "
+        "get right when a mis-set value makes a workload's key metric more than {}% worse (or keeps it "
+        "from "
         "finishing). Values a profile refuses (e.g. an MTU above its maximum) are not tried.",
         wl, report_number(ev.tuning.threshold * 100)));
     ReportTable t;
@@ -695,7 +703,8 @@ std::vector<Section> build(const EvalReportInput& in) {
           t.rows.push_back(std::move(row));
         }
     sec.para(
-        "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not finish.");
+        "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not "
+        "finish.");
     sec.table(std::move(t));
     const std::vector<std::string> svgs =
         workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {

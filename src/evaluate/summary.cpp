@@ -66,6 +66,7 @@ constexpr MetricInfo kMetrics[] = {
     {"deadline_misses", "messages", true},
     {"stream_p99_us", "us", true},
     {"stream_jitter_us", "us", true},
+    {"qps_per_nic", "QPs", true},
 };
 
 const MetricInfo* metric_info(const std::string& name) {
@@ -231,6 +232,8 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
     m.emplace_back("unfinished_flows", unfinished);
   } else if (type == "collective") {
     if (finished) m = {{"busbw_GBps", num(wr, "busbw_GBps")}, {"time_us", num(wr, "time_us")}};
+    // Connection state: QP contexts on the busiest NIC.
+    if (finished && wr.contains("qps_per_nic_max")) m.emplace_back("qps_per_nic", num(wr, "qps_per_nic_max"));
   } else if (type == "scenario") {
     // The user's own workloads: done when the run ended with every one of
     // them finished (background traffic may still be arriving).
@@ -372,9 +375,21 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
           std::find_if(s.figures.begin(), s.figures.end(), [&](const EvalFigure& f) { return f.id == id; });
       if (it == s.figures.end()) {
         const MetricInfo* info = metric_info(metric);
-        s.figures.push_back(EvalFigure{id, c.fabric, c.workload, c.point, c.condition, metric,
+        s.figures.push_back(EvalFigure{id,
+                                       c.fabric,
+                                       c.workload,
+                                       c.point,
+                                       c.condition,
+                                       metric,
                                        info != nullptr ? info->unit : "",
-                                       info == nullptr || info->lower_is_better, 0, v, v, 0, kNaN, kNaN, {}});
+                                       info == nullptr || info->lower_is_better,
+                                       0,
+                                       v,
+                                       v,
+                                       0,
+                                       kNaN,
+                                       kNaN,
+                                       {}});
         it = s.figures.end() - 1;
       }
       it->mean += v;
@@ -403,18 +418,29 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     const char* metric = key_metric(ev.workloads[c.workload]);
     if (metric == nullptr) continue;
     const int servers = c.servers > 0 ? c.servers : ev.cluster.servers;
+    // The key metric, and beside it the connection state a collective holds.
     double value = kNaN;
-    for (const auto& [m, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results))
+    double qps = kNaN;
+    for (const auto& [m, v] : cell_metrics(ev.workloads[c.workload].type, outcomes[i].results)) {
       if (m == metric) value = v;
+      if (m == "qps_per_nic") qps = v;
+    }
     const EvalWorkload& wl = ev.workloads[c.workload];
     std::string id = "scale." + ev.fabrics[c.fabric].name + "." + wl.name;
     if (!wl.sweep_key.empty()) id += "-" + eval_point_label(wl, c.point);
-    id += "." + std::to_string(servers) + "servers." + metric;
-    s.scale.push_back(EvalScalePoint{id, c.fabric, c.workload, c.point, servers, metric, value});
+    id += "." + std::to_string(servers) + "servers.";
+    s.scale.push_back(EvalScalePoint{id + metric, c.fabric, c.workload, c.point, servers, metric, value});
+    if (std::isfinite(qps))
+      s.scale.push_back(
+          EvalScalePoint{id + "qps_per_nic", c.fabric, c.workload, c.point, servers, "qps_per_nic", qps});
   }
+  // By fabric, workload, point, then the key metric's points before the
+  // connection counts, each by server count.
   std::sort(s.scale.begin(), s.scale.end(), [](const EvalScalePoint& a, const EvalScalePoint& b) {
-    return std::tie(a.fabric, a.workload, a.point, a.servers) <
-           std::tie(b.fabric, b.workload, b.point, b.servers);
+    const bool aq = a.metric == "qps_per_nic";
+    const bool bq = b.metric == "qps_per_nic";
+    return std::tie(a.fabric, a.workload, a.point, aq, a.servers) <
+           std::tie(b.fabric, b.workload, b.point, bq, b.servers);
   });
 
   // Assumption ranges: each swept cell widens the span of the figures it

@@ -847,3 +847,45 @@ TEST(EvaluateCells, ARailClusterBeyondOneUnitHasALeafPerRailAndUnit) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Claim 4 (iWARP collectives lag at scale) quotes the connection state each
+// fabric's collective took at both ends of the scale sweep, each number
+// cited; the verdict rests on the busbw kept, not on the QP counts.
+TEST(EvaluateClaims, IwarpAtScaleQuotesTheConnectionState) {
+  const Evaluation ev = load_evaluation_text(
+      "name: big\ncluster: {servers: 2, gpus_per_server: 8, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr, iwarp-dctcp]\n"
+      "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [32MiB]}]\n"
+      "scale: {servers: [64], workloads: [ar]}\n",
+      "big.yaml");
+  EvalSummary s;
+  s.cost.resize(2);
+  s.tuning.resize(2);
+  s.total.resize(2);
+  for (size_t f = 0; f < 2; ++f)
+    for (const int n : {2, 64}) {
+      const std::string at = fmt::format("scale.f{}.ar-32MiB.{}servers.", f, n);
+      s.scale.push_back(EvalScalePoint{at + "busbw_GBps", f, 0, 0, n, "busbw_GBps",
+                                       n == 2 ? 100.0 : (f == 0 ? 50.0 : 40.0)});
+      s.scale.push_back(EvalScalePoint{at + "qps_per_nic", f, 0, 0, n, "qps_per_nic", n == 2 ? 8.0 : 16.0});
+    }
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    if (a.number == 4) {
+      EXPECT_EQ(a.verdict, "supported") << a.evidence;
+      EXPECT_NE(a.evidence.find("Connection state, QPs on the busiest NIC: ib-ndr 8 "
+                                "[scale.f0.ar-32MiB.2servers.qps_per_nic] at 2 servers, 16 "
+                                "[scale.f0.ar-32MiB.64servers.qps_per_nic] at 64; iwarp-dctcp 8 "),
+                std::string::npos)
+          << a.evidence;
+      return;
+    }
+  FAIL() << "no claim 4";
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "config/scenario.h"
+#include "evaluate/cells.h"
+#include "evaluate/evaluation.h"
 #include "run/experiment.h"
 
 namespace rdmasim {
@@ -44,6 +46,32 @@ TEST(ShippedScenarios, VictimFlowRunsAsTheValidateCaseDoes) {
   const double slowdown = static_cast<double>(victim.fct().ps()) / static_cast<double>(victim.ideal.ps());
   EXPECT_GT(slowdown, 2.0);
   EXPECT_EQ(e.invariant_error(), "");
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every evaluation the project ships loads and every cell's scenario checks.
+TEST(ShippedScenarios, EveryEvaluationLoadsAndItsCellsCheck) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(RDMASIM_SOURCE_DIR) / "evaluations")) {
+    if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(e.path().string());
+    ++n;
+    try {
+      const Evaluation ev = load_evaluation_file(e.path().string());
+      EXPECT_TRUE(is_evaluation_file(e.path().string()));
+      check_cells(ev, eval_cells(ev));
+    } catch (const std::exception& err) {
+      ADD_FAILURE() << err.what();
+    }
+  }
+  EXPECT_GE(n, 2u);
 }
 
 }  // namespace

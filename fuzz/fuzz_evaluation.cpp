@@ -4,8 +4,9 @@
 // so that libFuzzer reports it. Nothing is simulated.
 //
 // Evaluations name shipped data only by name (cdf: storage, ...), resolved
-// from the repository root, where each input runs. Clusters are capped so one
-// input cannot spend the fuzzer's time building a 500,000-host topology.
+// from the repository root, where each input runs. Clusters (and the scale
+// sweep's) are capped so one input cannot spend the fuzzer's time building a
+// 500,000-host topology.
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -40,6 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (ev.cluster.hosts() > kMaxHosts ||
         ev.fabrics.size() * ev.workloads.size() * ev.conditions.size() > 128)
       return 0;
+    // The scale sweep's clusters too (evaluations/scale-2048.yaml, a seed, has 2,048 GPUs).
+    for (const int servers : ev.scale.servers)
+      if (servers * ev.cluster.gpus_per_server > kMaxHosts) return 0;
     check_cells(ev, eval_cells(ev));
   } catch (const InputError&) {
   }

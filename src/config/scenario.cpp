@@ -230,6 +230,15 @@ void visit_topology(V& v, TopologySpec& ts) {
   v.check(hosts <= kMaxHosts, at,
           "expected at most " + std::to_string(kMaxHosts) + " hosts (this topology has " +
               std::to_string(hosts) + ")");
+  if (t == "servers") {
+    // Every rail leaf links to every spine: bound the links, not only the hosts.
+    const int64_t per_leaf = ts.servers_per_leaf > 0 ? std::min(ts.servers, ts.servers_per_leaf) : ts.servers;
+    const int64_t leaves = int64_t{ts.gpus_per_server} * ((ts.servers + per_leaf - 1) / per_leaf);
+    v.check(leaves * ts.spines <= kMaxHosts * 8, "spines",
+            "expected at most " + std::to_string(kMaxHosts * 8) + " leaf-spine links (this topology has " +
+                std::to_string(leaves) + " rail leaves x " + std::to_string(ts.spines) +
+                " spines): fewer spines, or more servers_per_leaf");
+  }
   if (t == "file") {
     v.refuse("link", "has no effect: a topology file gives every link its own rate and delay");
     return;

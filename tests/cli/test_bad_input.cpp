@@ -1314,6 +1314,17 @@ TEST_F(CliTest, SignalEndsCommandsThatDoNotStopGracefully) {
   EXPECT_EQ(validate.signal, SIGINT) << validate.err;
 }
 
+// Rail leaves in scalable units each link to every spine: a topology whose
+// leaf-spine links would exhaust memory is refused at the key, before it is built.
+TEST_F(CliTest, RailUnitsThatWouldExhaustMemoryAreRefused) {
+  expect_bad_input(
+      run_scenario(
+          edit(kGood, "topology:\n  type: star\n  hosts: 3\n",
+               "topology:\n  type: servers\n  servers: 8192\n  servers_per_leaf: 1\n  spines: 100\n")),
+      at("7:11: 'topology.spines': expected at most 1048576 leaf-spine links (this topology has 65536 rail "
+         "leaves x 100 spines): fewer spines, or more servers_per_leaf"));
+}
+
 // Inputs the loader would read forever or that no 64-bit picosecond clock
 // holds are refused by name, not read or wrapped.
 TEST_F(CliTest, DevicesAndUnboundedValuesAreRefused) {

@@ -24,6 +24,7 @@
 #include "evaluate/evaluation.h"
 #include "evaluate/matrix.h"
 #include "evaluate/report.h"
+#include "evaluate/slurp.h"
 #include "evaluate/summary.h"
 #include "run/experiment.h"
 #include "topo/topology.h"
@@ -51,12 +52,7 @@ weights: {latency: 1, tail_latency: 1, incast: 1, collective: 2, resilience: 1, 
 assumptions: {workloads: [latency]}
 )";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 class EvaluateTest : public ::testing::Test {
  protected:

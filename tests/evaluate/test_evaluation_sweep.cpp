@@ -18,6 +18,7 @@
 #include "evaluate/evaluation_sweep.h"
 #include "evaluate/matrix.h"
 #include "evaluate/report.h"
+#include "evaluate/slurp.h"
 #include "evaluate/summary.h"
 #include "run/sweep.h"
 
@@ -40,12 +41,7 @@ conditions: [baseline]
 weights: {latency: 1, incast: 1, cost: 1}
 )";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 class EvaluationSweepTest : public ::testing::Test {
  protected:

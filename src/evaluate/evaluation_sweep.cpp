@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -41,8 +42,17 @@ class EvaluationSweep final : public SweepTarget {
     const Evaluation ev = load_evaluation_file(path_, sets);
     const std::vector<EvalCell> cells = eval_cells(ev);
     const std::string dir = (fs::path(out_) / fmt::format("point-{}", index)).string();
+    // Cells another point already simulated (the same scenario: a sweep of
+    // weights or of costs changes none) are copied, not run again.
+    std::vector<std::string> others;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out_, ec))
+      if (e.is_directory(ec) && e.path().filename().string().rfind("point-", 0) == 0 &&
+          e.path() != fs::path(dir))
+        others.push_back(e.path().string());
+    std::sort(others.begin(), others.end());
     const std::vector<CellOutcome> outcomes = run_matrix(
-        cells, dir, threads, [&](const MatrixProgress& p) { inner(p.done, p.total); }, nullptr);
+        cells, dir, threads, [&](const MatrixProgress& p) { inner(p.done, p.total); }, nullptr, others);
     const EvalSummary summary = summarize(ev, cells, outcomes);
     const EvalReportInput in{ev, cells, outcomes, summary};
     write_file_atomic((fs::path(dir) / "evaluation.json").string(), evaluation_json(in).dump(2) + "\n");

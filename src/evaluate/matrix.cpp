@@ -13,6 +13,11 @@
 #include "run/thread_pool.h"
 
 namespace rdmasim {
+
+std::string cell_dir(const std::string& out_dir, const EvalCell& c) {
+  return (std::filesystem::path(out_dir) / "cells" / c.id).string();
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -43,8 +48,30 @@ std::string incident_of(const fs::path& dir) {
   return fs::exists(dir / "incident.csv", ec) ? read_text(dir / "incident.csv") : std::string();
 }
 
-CellOutcome run_cell(const EvalCell& c, const fs::path& dir) {
+// Copies a finished cell's folder from `from` into `dir`, its marker last so
+// that a copy cut short is not taken for a finished cell.
+void copy_cell(const fs::path& from, const fs::path& dir) {
+  fs::create_directories(dir);
+  fs::remove(dir / kMarker);
+  for (const auto& e : fs::directory_iterator(from))
+    if (e.is_regular_file() && e.path().filename() != kMarker)
+      fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+  fs::copy_file(from / kMarker, dir / kMarker, fs::copy_options::overwrite_existing);
+}
+
+CellOutcome run_cell(const EvalCell& c, const fs::path& dir, const std::vector<std::string>& reuse_from) {
   CellOutcome o;
+  if (reusable(dir, c).is_null())
+    for (const std::string& other : reuse_from) {
+      const fs::path from = cell_dir(other, c);
+      if (reusable(from, c).is_null()) continue;
+      try {
+        copy_cell(from, dir);
+      } catch (const fs::filesystem_error&) {
+        continue;  // not copied: run it here
+      }
+      break;
+    }
   if (auto r = reusable(dir, c); !r.is_null()) {
     o.results = std::move(r);
     o.incident_csv = incident_of(dir);
@@ -79,13 +106,10 @@ CellOutcome run_cell(const EvalCell& c, const fs::path& dir) {
 
 }  // namespace
 
-std::string cell_dir(const std::string& out_dir, const EvalCell& c) {
-  return (fs::path(out_dir) / "cells" / c.id).string();
-}
-
 std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells, const std::string& out_dir, int jobs,
                                     const std::function<void(const MatrixProgress&)>& on_cell,
-                                    const std::atomic<bool>* interrupt) {
+                                    const std::atomic<bool>* interrupt,
+                                    const std::vector<std::string>& reuse_from) {
   std::vector<CellOutcome> out(cells.size());
   std::mutex mu;
   MatrixProgress progress;
@@ -94,7 +118,7 @@ std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells, const st
     if (interrupt != nullptr && interrupt->load()) {
       out[i].error = "interrupted";
     } else {
-      out[i] = run_cell(cells[i], cell_dir(out_dir, cells[i]));
+      out[i] = run_cell(cells[i], cell_dir(out_dir, cells[i]), reuse_from);
     }
     std::lock_guard<std::mutex> lock(mu);
     ++progress.done;

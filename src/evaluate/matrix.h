@@ -34,10 +34,13 @@ struct MatrixProgress {
 // `on_cell` is called (under a lock, from any thread) after each cell.
 // `interrupt`, when set, stops cells still to start; those come back with
 // error "interrupted" and no marker, so a later run does them.
+// `reuse_from`: other evaluations' folders (a sweep's other points) whose
+// finished cells with the same scenario are copied in rather than run again.
 [[nodiscard]] std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells,
                                                   const std::string& out_dir, int jobs,
                                                   const std::function<void(const MatrixProgress&)>& on_cell,
-                                                  const std::atomic<bool>* interrupt);
+                                                  const std::atomic<bool>* interrupt,
+                                                  const std::vector<std::string>& reuse_from = {});
 
 // The folder of a cell's outputs.
 [[nodiscard]] std::string cell_dir(const std::string& out_dir, const EvalCell& c);

@@ -885,3 +885,35 @@ TEST(EvaluateClaims, IwarpAtScaleQuotesTheConnectionState) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// A cell another evaluation's folder already finished with the same scenario
+// (a sweep's other point) is copied, not run again: same results, same
+// files, nothing simulated; a cell whose scenario differs runs.
+TEST(EvaluateMatrix, FinishedCellsOfAnotherFolderAreCopiedNotRun) {
+  const fs::path dir = fs::temp_directory_path() / ("rdmasim_reuse_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const Evaluation ev = load_evaluation_text(kSmall, "small.yaml");
+  std::vector<EvalCell> cells = eval_cells(ev);
+  cells.resize(4);
+  const auto first = run_matrix(cells, (dir / "a").string(), 2, {}, nullptr);
+  std::vector<EvalCell> changed = cells;
+  changed[3].scenario += "# another scenario\n";
+  const auto second = run_matrix(changed, (dir / "b").string(), 2, {}, nullptr, {(dir / "a").string()});
+  for (size_t i = 0; i < cells.size(); ++i) {
+    ASSERT_TRUE(first[i].ok && second[i].ok) << cells[i].id;
+    EXPECT_EQ(second[i].ran, i == 3) << cells[i].id;
+    EXPECT_EQ(second[i].results, first[i].results) << cells[i].id;
+    for (const auto& e : fs::directory_iterator(cell_dir((dir / "a").string(), cells[i])))
+      if (i != 3 || e.path().filename() != "scenario.yaml")
+        EXPECT_EQ(slurp(fs::path(cell_dir((dir / "b").string(), cells[i])) / e.path().filename()),
+                  slurp(e.path()))
+            << cells[i].id << " " << e.path().filename();
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rdmasim

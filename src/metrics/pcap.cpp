@@ -87,7 +87,12 @@ void PcapCapture::on_transmit(const Port& port, const Packet& p, Time first_bit)
   e.rx_node = port.peer() != nullptr ? static_cast<uint32_t>(port.peer()->id()) : 0;
   e.rx_port = port.peer_index();
   e.first_bit = first_bit;
-  if (p.type != PktType::kPfc && p.type != PktType::kCredit) {
+  if (p.type == PktType::kSharp) {
+    // Aggregation ends at every hop (each switch reduces): the link's two ends
+    // are the frame's, named by topology id.
+    e.src_host = static_cast<int>(e.tx_node);
+    e.dst_host = static_cast<int>(e.rx_node);
+  } else if (p.type != PktType::kPfc && p.type != PktType::kCredit) {
     const QpPath path = fabric_.verbs().qp(p.conn).path();
     e.dst_host = p.dst;
     e.src_host = p.dst == path.dst ? path.src : path.dst;

@@ -142,6 +142,13 @@ void FrameBuilder::bth_and_rest(const Packet& p) {
     case PktType::kCnp:
       op = kCnpOpcode;
       break;
+    case PktType::kSharp:
+      // Sized as the simulator sizes it, an RC WRITE Only: the RETH's 16 B
+      // stand for SHARP's own aggregation header, which is not public.
+      payload = p.payload;
+      op = kWriteOnly;
+      reth = true;
+      break;
     default:  // ACK, NAK
       aeth = true;
       break;
@@ -151,14 +158,14 @@ void FrameBuilder::bth_and_rest(const Packet& p) {
   put8((solicited ? 0x80 : 0) | pad << 4);  // SE, M = 0, PadCnt, TVer = 0
   put16(0xffff);                            // default P_Key
   put8(0);
-  put24(qpn(p.conn));
+  put24(p.type == PktType::kSharp ? kSharpQpn | (p.conn & 0xffff) : qpn(p.conn));
   put8(ack_req ? 0x80 : 0);
   put24(p.type == PktType::kCnp ? 0 : static_cast<uint32_t>(p.psn & 0xffffff));
   if (reth) {
     put64(remote_va(p.aux));
     put32(kRkey);
     // The message length is not on the packet; a single-packet WRITE's is its payload.
-    put32(p.type == PktType::kData && last ? payload : 0);
+    put32((p.type == PktType::kData && last) || p.type == PktType::kSharp ? payload : 0);
   }
   if (aeth) {
     uint8_t syndrome = 0x1f;  // ACK, credit count 31: no end-to-end credits
@@ -392,7 +399,8 @@ void FrameBuilder::iwarp(const Packet& p, const FrameEnds& e) {
 
 const std::vector<uint8_t>& FrameBuilder::build(const Packet& p, const FrameEnds& e) {
   b_.clear();
-  if (p.type == PktType::kCredit) return b_;
+  // SHARP over TCP is no product's: an iWARP capture leaves its frames out.
+  if (p.type == PktType::kCredit || (p.type == PktType::kSharp && link_ == CaptureLink::kIwarp)) return b_;
   if (link_ == CaptureLink::kInfiniband) {
     erf_begin(21, e.first_bit);
     infiniband(p, e);

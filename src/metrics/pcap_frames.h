@@ -17,6 +17,10 @@
 //     malformed depending on their FCTBS, so a capture of them would mislead.
 //   iWARP (RFC 5040, 5041, 5044 over RFC 9293 TCP): Ethernet, IPv4, TCP,
 //     one MPA FPDU per segment carrying the DDP and RDMAP headers.
+//   SHARP aggregation packets (InfiniBand, or RoCEv2 where a profile enables
+//     it): RC WRITE Only frames between the two ends of each link they cross
+//     (LIDs and addresses from topology ids), sized as the simulator sizes
+//     them; left out of iWARP captures.
 // CRCs (ICRC, VCRC, MPA CRC32c) are written as zero; the IPv4 header
 // checksum is computed, since dissectors check it.
 #pragma once
@@ -68,6 +72,9 @@ class FrameBuilder {
   // short segment is followed by a gap in the byte stream).
   [[nodiscard]] uint32_t tcp_seq(bool requester_stream, uint64_t seg) const;
   [[nodiscard]] static uint32_t qpn(uint32_t conn) { return (conn + 0x100) & 0xffffff; }
+  // SHARP aggregation packets: destination QP 0xff0000 | the operation, a
+  // recognisable stand-in (the simulator keeps no QP for them).
+  static constexpr uint32_t kSharpQpn = 0xff0000;
 
  private:
   void ethernet(const FrameEnds& e, uint16_t ether_type);

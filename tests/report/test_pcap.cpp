@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/error.h"
@@ -150,6 +151,19 @@ uint64_t expected_opcode(const Sent& s) {
   if ((s.flags & kReadResponse) != 0) return f && l ? 0x10 : f ? 0x0d : l ? 0x0f : 0x0e;
   if (s.op == Opcode::kSend) return f && l ? 0x04 : f ? 0x00 : l ? 0x02 : 0x01;
   return f && l ? 0x0a : f ? 0x06 : l ? 0x08 : 0x07;
+}
+
+// Packets every port sent, and of them the InfiniBand flow-control packets.
+std::pair<uint64_t, uint64_t> packets_sent(const Fabric& f) {
+  uint64_t tx = 0, fcp = 0;
+  for (size_t n = 0; n < f.topology().nodes.size(); ++n) {
+    const Node& node = f.node_by_topo_id(static_cast<int>(n));
+    for (size_t i = 0; i < node.num_ports(); ++i) {
+      tx += node.port(i).counters().tx_packets;
+      fcp += node.port(i).credit() != nullptr ? node.port(i).credit()->ctr.fcp_sent : 0;
+    }
+  }
+  return {tx, fcp};
 }
 
 PcapSpec everything() {
@@ -294,14 +308,7 @@ TEST(Pcap, InfinibandIncastDecodesLrhAndBth) {
     EXPECT_EQ(num(r[8]) * 4 + 2, num(r[9])) << "PktLen counts LRH to ICRC; the VCRC follows";
   }
   // Every data packet is in the file; credit packets are counted instead.
-  uint64_t fcp = 0, tx = 0;
-  for (size_t n = 0; n < f.topology().nodes.size(); ++n) {
-    const Node& node = f.node_by_topo_id(static_cast<int>(n));
-    for (size_t i = 0; i < node.num_ports(); ++i) {
-      tx += node.port(i).counters().tx_packets;
-      fcp += node.port(i).credit() != nullptr ? node.port(i).credit()->ctr.fcp_sent : 0;
-    }
-  }
+  const auto [tx, fcp] = packets_sent(f);
   EXPECT_GT(fcp, 0u);
   EXPECT_EQ(cap.link_packets_skipped(), fcp);
   EXPECT_EQ(rows.size() + fcp, tx);
@@ -368,14 +375,7 @@ TEST(Pcap, SharpAggregationFramesDecodeOnInfiniband) {
   }
   // 64 KiB in 4 KiB packets: 16 up from each of 4 hosts, 16 results down to each.
   EXPECT_EQ(sharp, 2u * 4 * 16);
-  uint64_t fcp = 0, tx = 0;
-  for (size_t n = 0; n < f.topology().nodes.size(); ++n) {
-    const Node& node = f.node_by_topo_id(static_cast<int>(n));
-    for (size_t i = 0; i < node.num_ports(); ++i) {
-      tx += node.port(i).counters().tx_packets;
-      fcp += node.port(i).credit() != nullptr ? node.port(i).credit()->ctr.fcp_sent : 0;
-    }
-  }
+  const auto [tx, fcp] = packets_sent(f);
   EXPECT_EQ(rows.size() + fcp, tx);
   EXPECT_EQ(tshark_errors(file), "");
   fs::remove(file);

@@ -204,6 +204,12 @@ void visit_topology(V& v, TopologySpec& ts) {
            "servers under one rail leaf (a scalable unit: DGX SuperPOD's is 32 servers on 64-port leaves), "
            "each leaf linked to every spine; 0: all servers on one leaf per rail"},
           ts.servers_per_leaf, 0, 8192);
+    if (!std::is_same_v<V, ParamEcho> || ts.switch_radix > 0)
+      v.count({"switch_radix",
+               "ports per switch (64 on NDR InfiniBand and 51.2T Ethernet at 800G, 128 on 51.2T at 400G): "
+               "a leaf needs servers_per_leaf + spines; when a spine cannot reach every leaf, `spines` is "
+               "per pod of radix/2 leaves and a core tier joins the pods; 0: no bound"},
+              ts.switch_radix, 0, 4096);
   } else if (t == "chain") {
     v.count({"switches", "switches in a row between the two hosts"}, ts.switches, 0, 16);
   } else {
@@ -238,6 +244,13 @@ void visit_topology(V& v, TopologySpec& ts) {
             "expected at most " + std::to_string(kMaxHosts * 8) + " leaf-spine links (this topology has " +
                 std::to_string(leaves) + " rail leaves x " + std::to_string(ts.spines) +
                 " spines): fewer spines, or more servers_per_leaf");
+    if (ts.switch_radix > 0) {
+      v.check(ts.switch_radix >= 4 && ts.switch_radix % 2 == 0, "switch_radix",
+              "expected an even port count of at least 4 (a spine gives half its ports to each side)");
+      v.check(per_leaf + ts.spines <= ts.switch_radix, "switch_radix",
+              "expected at least servers_per_leaf + spines = " + std::to_string(per_leaf + ts.spines) +
+                  " ports (a rail leaf's links down and up)");
+    }
   }
   if (t == "file") {
     v.refuse("link", "has no effect: a topology file gives every link its own rate and delay");
@@ -778,7 +791,7 @@ Topology build_topology(const Scenario& s) {
       t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
     else if (ts.type == "servers")
       t = make_servers(ts.servers, ts.gpus_per_server, ts.spines, ts.link, ts.fabric_link,
-                       ts.servers_per_leaf);
+                       ts.servers_per_leaf, ts.switch_radix);
     else if (ts.type == "chain")
       t = make_chain(ts.switches, ts.link);
     else

@@ -31,6 +31,7 @@ struct TopologySpec {
   int servers = 2;
   int gpus_per_server = 8;
   int servers_per_leaf = 0;  // servers: per rail leaf (a scalable unit); 0: all on one leaf per rail
+  int switch_radix = 0;      // servers: ports per switch (a core tier when spines run out); 0: no bound
   int switches = 1;          // chain: two hosts joined through this many switches in a row
   LinkSpec link;
   LinkSpec fabric_link;

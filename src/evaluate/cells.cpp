@@ -11,7 +11,6 @@
 #include <limits>
 #include <map>
 
-#include "collective/cluster.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
@@ -49,20 +48,15 @@ YAML::Node topology_node(const EvalCluster& c) {
   YAML::Node t;
   switch (c.shape) {
     case EvalCluster::Shape::kRailOptimized: {
-      ClusterConfig cc;
-      cc.servers = c.servers;
-      cc.gpus_per_server = c.gpus_per_server;
-      cc.topology = ClusterTopology::kRail;
-      cc.oversubscription = c.oversubscription;
-      cc.nic_link = cc.fabric_link = LinkSpec{c.nic_rate, c.cable_delay};
-      // Beyond one scalable unit, a leaf per rail and unit (said only then,
-      // so a cluster of one unit keeps the scenario it always had).
-      if (c.servers > c.servers_per_leaf) cc.servers_per_leaf = c.servers_per_leaf;
       t["type"] = "servers";
       t["servers"] = c.servers;
       t["gpus_per_server"] = c.gpus_per_server;
-      t["spines"] = cluster_spines(cc);
-      if (cc.servers_per_leaf > 0) t["servers_per_leaf"] = cc.servers_per_leaf;
+      t["spines"] = c.rail_spines();
+      // Beyond one scalable unit, a leaf per rail and unit; beyond a spine's
+      // ports, a core tier. Each is said only then, so a cluster that needs
+      // neither keeps the scenario it always had.
+      if (c.servers > c.servers_per_leaf) t["servers_per_leaf"] = c.servers_per_leaf;
+      if (c.needs_core_tier()) t["switch_radix"] = c.switch_radix;
       break;
     }
     case EvalCluster::Shape::kLeafSpine:

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "collective/cluster.h"
 #include "config/cfg_node.h"
 #include "config/error.h"
 #include "config/units_parse.h"
@@ -130,8 +131,20 @@ void read_cluster(const CfgNode& c, EvalCluster& cl) {
   if (cl.shape != EvalCluster::Shape::kFatTree) {
     cl.oversubscription = c.real("oversubscription", 1.0, 1.0, 64.0);
   }
-  if (cl.shape == EvalCluster::Shape::kRailOptimized)
+  if (cl.shape == EvalCluster::Shape::kRailOptimized) {
     cl.servers_per_leaf = static_cast<int>(c.integer("servers_per_leaf", 32, 1, 8192));
+    cl.switch_radix = static_cast<int>(c.integer("switch_radix", 64, 4, 4096));
+    if (cl.switch_radix % 2 != 0)
+      throw c.error("switch_radix",
+                    "expected an even port count (a spine gives half its ports to each side)");
+    const int leaf_ports = cl.leaf_servers() + cl.rail_spines();
+    if (leaf_ports > cl.switch_radix)
+      throw c.error(
+          "switch_radix",
+          fmt::format("expected at least {} ports: a rail leaf has {} servers down and {} spines up "
+                      "(fewer servers_per_leaf, or more oversubscription)",
+                      leaf_ports, cl.leaf_servers(), cl.rail_spines()));
+  }
   if (cl.hosts() < 2)
     throw c.error("servers", "an evaluation needs at least two NICs (servers x gpus_per_server)");
   if (cl.shape == EvalCluster::Shape::kFatTree) {
@@ -503,6 +516,22 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
 }
 
 }  // namespace
+
+int EvalCluster::rail_spines() const {
+  ClusterConfig cc;
+  cc.servers = servers;
+  cc.gpus_per_server = gpus_per_server;
+  cc.topology = ClusterTopology::kRail;
+  cc.oversubscription = oversubscription;
+  cc.nic_link = cc.fabric_link = LinkSpec{nic_rate, cable_delay};
+  if (servers > servers_per_leaf) cc.servers_per_leaf = servers_per_leaf;
+  return cluster_spines(cc);
+}
+
+bool EvalCluster::needs_core_tier() const {
+  const int units = (servers + leaf_servers() - 1) / leaf_servers();
+  return shape == Shape::kRailOptimized && gpus_per_server * units > switch_radix;
+}
 
 std::string EvalCluster::shape_name() const {
   switch (shape) {

@@ -35,9 +35,19 @@ struct EvalCluster {
   // architecture: 8 SUs, 256 servers, take 64 leaves and 32 spines); a
   // cluster that fits one unit has one leaf per rail.
   int servers_per_leaf = 32;
+  // Rail-optimized: ports per switch. 64: NVIDIA Quantum-2 QM9700 (64 NDR
+  // ports) and the SuperPOD table, where 16+ units take a core tier.
+  int switch_radix = 64;
   int k = 0;  // fat-tree radix, from the host count
 
   [[nodiscard]] int hosts() const { return servers * gpus_per_server; }
+  // Rail-optimized: servers under each rail leaf, and the spines each leaf
+  // links to (from the oversubscription, as make_cluster_topology's).
+  [[nodiscard]] int leaf_servers() const { return servers > servers_per_leaf ? servers_per_leaf : servers; }
+  [[nodiscard]] int rail_spines() const;
+  // Rail-optimized: more rail leaves than a spine has ports, so the cluster
+  // takes a core tier (make_servers' switch_radix).
+  [[nodiscard]] bool needs_core_tier() const;
   [[nodiscard]] std::string shape_name() const;
 };
 

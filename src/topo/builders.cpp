@@ -154,36 +154,85 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
 }
 
 Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link,
-                      int servers_per_leaf) {
+                      int servers_per_leaf, int switch_radix) {
   require(servers >= 1 && servers <= 8192, "servers must be between 1 and 8192");
   require(gpus_per_server >= 1 && gpus_per_server <= 64, "gpus_per_server must be between 1 and 64");
   require(spines >= 0 && spines <= 4096, "spines must be between 0 and 4096");
   require(servers_per_leaf >= 0, "servers_per_leaf must be 0 (all) or more");
+  require(switch_radix == 0 || (switch_radix >= 4 && switch_radix <= 4096 && switch_radix % 2 == 0),
+          "switch_radix must be 0 (no limit) or an even port count between 4 and 4096");
   const int per_leaf = servers_per_leaf == 0 ? servers : std::min(servers, servers_per_leaf);
   const int units = (servers + per_leaf - 1) / per_leaf;  // scalable units: a leaf per rail each
+  const int leaves = gpus_per_server * units;
+  if (switch_radix > 0)
+    require(per_leaf + spines <= switch_radix,
+            "a rail leaf needs " + std::to_string(per_leaf) + " ports down and " + std::to_string(spines) +
+                " up, more than switch_radix " + std::to_string(switch_radix) +
+                ": fewer servers_per_leaf, or a larger radix");
+  // A spine linked to every leaf needs a port per leaf. When the radix cannot
+  // give that, the fabric gets a third tier as NVIDIA's SuperPOD does beyond
+  // 8 units: pods of radix/2 leaves, each with its own `spines` spines (half
+  // their ports down to the pod's leaves, half up), and spine j of every pod
+  // joined to core plane j.
+  const bool three_tier = switch_radix > 0 && spines > 0 && leaves > switch_radix;
+  const int pod_leaves = three_tier ? switch_radix / 2 : leaves;
+  const int pods = (leaves + pod_leaves - 1) / pod_leaves;
+  // A spine's radix/2 uplinks go round the cores of its plane, so a core has
+  // pods x ceil(radix/2 / cores) ports: the fewest cores that keep it within
+  // the radix (pods/2 when the division is even, as in SuperPOD's table).
+  int plane_cores = 0;
+  if (three_tier) {
+    const int up = switch_radix / 2;
+    plane_cores = (pods + 1) / 2;
+    while (plane_cores <= up && pods * ((up + plane_cores - 1) / plane_cores) > switch_radix) ++plane_cores;
+    require(plane_cores <= up, std::to_string(leaves) + " rail leaves need " + std::to_string(pods) +
+                                   " pods of " + std::to_string(pod_leaves) +
+                                   ", more than a core tier of radix " + std::to_string(switch_radix) +
+                                   " can join: a larger radix, or more servers_per_leaf");
+  }
   Topology t;
   t.description = std::to_string(servers) + " servers x " + std::to_string(gpus_per_server) +
-                  " GPUs, rail-optimized, " + std::to_string(spines) + " spines";
+                  " GPUs, rail-optimized, " + std::to_string(spines * pods) + " spines";
   if (units > 1)
     t.description += ", " + std::to_string(units) + " units of " + std::to_string(per_leaf) + " servers";
+  if (three_tier)
+    t.description += ", " + std::to_string(pods) + " pods of " + std::to_string(pod_leaves) + " leaves, " +
+                     std::to_string(spines * plane_cores) + " cores";
   for (int s = 0; s < servers; ++s)
     for (int g = 0; g < gpus_per_server; ++g)
       t.add_node(TopoNodeKind::kHost, "srv" + std::to_string(s) + ".gpu" + std::to_string(g), 0, s);
-  // Rail leaves, rail-major: leaf (g, u) serves GPU g of the servers of unit u.
+  // Rail leaves, rail-major: leaf (g, u) serves GPU g of the servers of unit
+  // u. Pods take consecutive leaves, so a rail's leaves share pods and
+  // same-rail traffic (most of a rail-aware collective's) stays below the cores.
   const int first_rail = static_cast<int>(t.nodes.size());
   for (int g = 0; g < gpus_per_server; ++g)
     for (int u = 0; u < units; ++u)
       t.add_node(TopoNodeKind::kSwitch,
                  "rail" + std::to_string(g) + (units > 1 ? ".su" + std::to_string(u) : std::string()), 1);
   const int first_spine = static_cast<int>(t.nodes.size());
-  for (int s = 0; s < spines; ++s) t.add_node(TopoNodeKind::kSwitch, "spine" + std::to_string(s), 2);
+  for (int p = 0; p < pods; ++p)
+    for (int s = 0; s < spines; ++s)
+      t.add_node(TopoNodeKind::kSwitch,
+                 (three_tier ? "pod" + std::to_string(p) + "." : std::string()) + "spine" + std::to_string(s),
+                 2);
+  const int first_core = static_cast<int>(t.nodes.size());
+  for (int j = 0; j < spines * plane_cores; ++j)
+    t.add_node(TopoNodeKind::kSwitch,
+               "core" + std::to_string(j / plane_cores) + "." + std::to_string(j % plane_cores), 3);
   for (int s = 0; s < servers; ++s)
     for (int g = 0; g < gpus_per_server; ++g)
       t.add_link(s * gpus_per_server + g, first_rail + g * units + s / per_leaf, host_link.rate,
                  host_link.delay);
-  for (int leaf = 0; leaf < gpus_per_server * units; ++leaf)
+  for (int leaf = 0; leaf < leaves; ++leaf)
     for (int s = 0; s < spines; ++s)
-      t.add_link(first_rail + leaf, first_spine + s, fabric_link.rate, fabric_link.delay);
+      t.add_link(first_rail + leaf, first_spine + (leaf / pod_leaves) * spines + s, fabric_link.rate,
+                 fabric_link.delay);
+  // Each spine's radix/2 uplinks go round the cores of its plane.
+  for (int p = 0; p < pods && three_tier; ++p)
+    for (int s = 0; s < spines; ++s)
+      for (int k = 0; k < switch_radix / 2; ++k)
+        t.add_link(first_spine + p * spines + s, first_core + s * plane_cores + k % plane_cores,
+                   fabric_link.rate, fabric_link.delay);
   return t;
 }
 

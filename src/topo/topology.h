@@ -74,8 +74,11 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
 // `servers_per_leaf` > 0 splits each rail into leaves of that many servers
 // (scalable units, as DGX SuperPOD's 32-server SUs on 64-port leaves), every
 // leaf linked once to every spine; 0: one leaf per rail for all servers.
+// `switch_radix` > 0 bounds every switch's ports: when more leaves exist than
+// a spine has ports, `spines` becomes the spines of each pod of radix/2
+// leaves and a core tier joins the pods (SuperPOD's 16+ units); 0: no bound.
 Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link,
-                      int servers_per_leaf = 0);
+                      int servers_per_leaf = 0, int switch_radix = 0);
 
 // Empty string when every host can reach every other host; otherwise a
 // sentence naming a pair that cannot.

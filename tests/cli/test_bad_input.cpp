@@ -1325,6 +1325,17 @@ TEST_F(CliTest, RailUnitsThatWouldExhaustMemoryAreRefused) {
          "leaves x 100 spines): fewer spines, or more servers_per_leaf"));
 }
 
+// A switch radix that cannot hold a rail leaf's servers and uplinks is
+// refused at the key, with the count it needs.
+TEST_F(CliTest, ARadixTooSmallForARailLeafIsRefused) {
+  expect_bad_input(
+      run_scenario(edit(kGood, "topology:\n  type: star\n  hosts: 3\n",
+                        "topology:\n  type: servers\n  servers: 64\n  servers_per_leaf: 32\n  spines: 40\n"
+                        "  switch_radix: 64\n")),
+      at("8:17: 'topology.switch_radix': expected at least servers_per_leaf + spines = 72 ports (a rail "
+         "leaf's links down and up)"));
+}
+
 // Inputs the loader would read forever or that no 64-bit picosecond clock
 // holds are refused by name, not read or wrapped.
 TEST_F(CliTest, DevicesAndUnboundedValuesAreRefused) {

@@ -841,6 +841,45 @@ TEST(EvaluateCells, ARailClusterBeyondOneUnitHasALeafPerRailAndUnit) {
   EXPECT_EQ(most, 64);
 }
 
+// Past 8 units (64 rail leaves) a 64-port spine cannot reach every leaf: the
+// cell's scenario names the radix and the cluster takes a core tier, still
+// with no switch over 64 ports. Within it the key is not said.
+TEST(EvaluateCells, ARailClusterPastEightUnitsTakesACoreTier) {
+  const auto scenario = [](const std::string& cluster) {
+    const Evaluation ev = load_evaluation_text("name: rails\ncluster: {" + cluster +
+                                                   ", gpus_per_server: 8, nic_rate: 400Gbps}\n"
+                                                   "fabrics: [ib-ndr]\nworkloads: [{type: latency}]\n",
+                                               "rails.yaml");
+    return eval_cells(ev).front().scenario;
+  };
+  EXPECT_EQ(scenario("servers: 256").find("switch_radix"), std::string::npos);
+  const std::string big = scenario("servers: 512");
+  ASSERT_NE(big.find("switch_radix: 64"), std::string::npos) << big;
+  const Topology t = build_topology(load_scenario_text(big, "big.yaml"));
+  std::vector<int> ports(t.nodes.size(), 0), tiers(4, 0);
+  for (const auto& l : t.links) {
+    ++ports[l.a];
+    ++ports[l.b];
+  }
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    ++tiers[t.nodes[n].tier];
+    if (t.nodes[n].kind == TopoNodeKind::kSwitch) {
+      EXPECT_LE(ports[n], 64) << t.nodes[n].name;
+    }
+  }
+  EXPECT_EQ(tiers[3], 64);
+  // A 128-port switch (51.2T at 400G) keeps 16 units on two tiers.
+  EXPECT_EQ(scenario("servers: 512, switch_radix: 128").find("switch_radix"), std::string::npos);
+  // A leaf that cannot hold a unit and its uplinks is refused at the key.
+  try {
+    (void)scenario("servers: 64, servers_per_leaf: 48");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "cluster.switch_radix");
+    EXPECT_NE(std::string(e.what()).find("expected at least 96 ports"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace rdmasim
 

@@ -12,6 +12,7 @@
 #include "fabric/profiles.h"
 #include "run/front_ends.h"
 #include "support/workload_errors.h"
+#include "topo/topology.h"
 
 namespace rdmasim {
 namespace {
@@ -38,6 +39,27 @@ TEST(Sharp, TreeIsLeavesPlusACommonSpine) {
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 1);
   cl.sharp().release(*g);
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 0);
+}
+
+// Trees are two levels. On a rail cluster with a core tier (16 units of 64-
+// port switches), a rail's leaves share a pod and get a pod spine as root;
+// rails in different pods have no switch above all their leaves, so no group
+// (the collective then falls back to its host algorithm and reports it).
+TEST(Sharp, ACoreTierGivesTreesWithinAPodOnly) {
+  const LinkSpec l{Rate::from_gbps(400), Time::from_ns(500)};
+  const Topology t = make_servers(512, 8, 32, l, l, 32, 64);
+  SharpConfig cfg;
+  cfg.enabled = true;
+  SharpManager groups(t, cfg);
+  // GPU 0 of every server: rail 0's 16 leaves, all in pod 0.
+  std::vector<int> rail0;
+  for (int s = 0; s < 512; ++s) rail0.push_back(s * 8);
+  const auto g = groups.allocate(rail0);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->switches.size(), 17u);
+  EXPECT_EQ(t.nodes[g->root].name, "pod0.spine0");
+  // GPUs 0 and 2 of server 0: rails 0 and 2, pods 0 and 1.
+  EXPECT_FALSE(groups.allocate({0, 2}).has_value());
 }
 
 TEST(Sharp, OutOfGroupsFallsBackToRing) {

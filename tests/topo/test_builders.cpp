@@ -98,6 +98,61 @@ TEST(Builders, ServersInScalableUnitsMatchDgxSuperPod) {
   EXPECT_EQ(one.links.size(), plain.links.size());
 }
 
+// Past 8 units a spine of 64 ports cannot reach every rail leaf, and the
+// counts are NVIDIA's again (same table): 16 SUs (512 servers) take 128 leaf,
+// 128 spine and 64 core switches with 4096 cables on each tier; 32 SUs 256,
+// 256 and 128 with 8192 each. Every switch uses exactly its 64 ports.
+TEST(Builders, ServersPastEightUnitsTakeACoreTierAsDgxSuperPod) {
+  struct Row {
+    int servers, leaves, spines, cores, cables;
+  };
+  for (const Row r : {Row{512, 128, 128, 64, 4096}, Row{1024, 256, 256, 128, 8192}}) {
+    const Topology t = make_servers(r.servers, 8, 32, k400, k400, 32, 64);
+    std::vector<int> per_tier(4, 0);
+    std::vector<int> ports(t.nodes.size(), 0);
+    std::vector<int> cables(4, 0);  // by the upper end's tier
+    for (const auto& l : t.links) {
+      ++ports[l.a];
+      ++ports[l.b];
+      ++cables[std::max(t.nodes[l.a].tier, t.nodes[l.b].tier)];
+    }
+    for (size_t n = 0; n < t.nodes.size(); ++n) {
+      ++per_tier[t.nodes[n].tier];
+      if (t.nodes[n].kind == TopoNodeKind::kSwitch) {
+        EXPECT_EQ(ports[n], 64) << t.nodes[n].name;
+      }
+    }
+    EXPECT_EQ(per_tier[0], r.servers * 8);
+    EXPECT_EQ(per_tier[1], r.leaves);
+    EXPECT_EQ(per_tier[2], r.spines);
+    EXPECT_EQ(per_tier[3], r.cores);
+    EXPECT_EQ(cables[1], r.cables);  // node-leaf
+    EXPECT_EQ(cables[2], r.cables);  // leaf-spine
+    EXPECT_EQ(cables[3], r.cables);  // spine-core
+    EXPECT_EQ(check_connected(t), "");
+    // A pod holds a rail's leaves (two rails at 16 units, one at 32), so same
+    // rail is at most 4 links, through a spine; rail 0 to rail 2 takes 6,
+    // through a core.
+    EXPECT_EQ(path_links(t, 0, 8), 2);
+    EXPECT_EQ(path_links(t, 0, (r.servers - 1) * 8), 4);
+    EXPECT_EQ(path_links(t, 0, (r.servers - 1) * 8 + 1), r.servers == 512 ? 4 : 6);
+    EXPECT_EQ(path_links(t, 0, 2), 6);
+    // ECMP: a leaf has 32 equal uplinks towards another pod, a spine one
+    // plane of cores with 32 uplinks to them.
+    const auto routes = shortest_path_routes(t);
+    const int leaf0 = t.num_hosts();
+    EXPECT_EQ(routes[leaf0].ports(2).size(), 32u);
+    EXPECT_EQ(routes[leaf0 + r.leaves].ports(2).size(), 32u);
+  }
+  // Within the radix nothing changes: 8 units stay two tiers.
+  const Topology two = make_servers(256, 8, 32, k400, k400, 32, 64);
+  const Topology unbounded = make_servers(256, 8, 32, k400, k400, 32);
+  EXPECT_EQ(two.nodes.size(), unbounded.nodes.size());
+  EXPECT_EQ(two.links.size(), unbounded.links.size());
+  // A leaf that cannot hold its servers and uplinks is refused.
+  EXPECT_THROW(make_servers(64, 8, 32, k400, k400, 48, 64), std::invalid_argument);
+}
+
 TEST(Builders, DisconnectedTopologyIsReported) {
   Topology t;
   t.add_node(TopoNodeKind::kHost, "a", 0);

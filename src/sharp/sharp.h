@@ -49,7 +49,8 @@ struct SharpConfig {
 
 struct SharpGroup {
   int id = -1;
-  std::vector<int> switches;  // topology node ids holding this group
+  std::vector<int> switches;  // topology node ids holding this group: the leaves first
+  std::vector<int> parent;    // per entry of `switches`: its parent's node id; -1 at the root
   std::vector<int> leaf_of;   // per endpoint in `hosts`: its leaf switch node id
   std::vector<int> hosts;     // endpoint indices
   int root = -1;              // topology node id
@@ -58,9 +59,12 @@ struct SharpGroup {
 class SharpManager {
  public:
   SharpManager(const Topology& topo, SharpConfig cfg);
-  // Allocates a group over the leaves of `hosts` (endpoint indices) and a
-  // common root; nullopt when SHARP is disabled, no common root exists, or a
-  // switch of the tree already holds max_groups_per_switch groups.
+  // Allocates a group over the leaves of `hosts` (endpoint indices): a
+  // switch above every leaf as root (two levels), or else, as on a fabric
+  // with a core tier, a switch above each leaf and a root above all of those
+  // (three levels); the lowest-numbered switches with room. nullopt when
+  // SHARP is disabled, no such tree exists, or a switch of it already holds
+  // max_groups_per_switch groups.
   [[nodiscard]] std::optional<SharpGroup> allocate(const std::vector<int>& hosts);
   void release(const SharpGroup& g);
   [[nodiscard]] const SharpConfig& config() const { return cfg_; }
@@ -68,8 +72,13 @@ class SharpManager {
 
  private:
   SharpConfig cfg_;
-  std::vector<int> used_;              // groups per topology node
-  std::vector<std::vector<int>> adj_;  // switch neighbours per node
+  std::vector<int> used_;  // groups per topology node
+  // Whether a tree leaves -> one switch above each -> `root` has room; fills
+  // the middle switch per leaf.
+  bool three_levels(const std::vector<int>& leaves, int root, std::vector<int>& mid) const;
+
+  std::vector<std::vector<int>> adj_;  // switch neighbours per node, sorted, once each
+  std::vector<int> tier_;              // per node: 1 leaf, 2 spine, 3 core
   std::vector<int> host_leaf_;         // per endpoint: attached switch node
   int next_id_ = 0;
 };

@@ -78,16 +78,30 @@ void SharpDataPath::start(const SharpGroup& g, const std::vector<int>& hosts, in
     op.tree.push_back(std::move(t));
     return static_cast<uint32_t>(op.tree.size() - 1);
   };
-  for (int l : leaves) add_switch(l);
-  if (!one_leaf) {
-    const uint32_t root = add_switch(g.root);
-    for (uint32_t i = 0; i < root; ++i) {
-      TreeSwitch& leaf = op.tree[i];
-      leaf.parent = root;
-      leaf.parent_port = fab_.port_towards(leaves[i], g.root);
-      op.tree[root].child_ports.push_back(static_cast<uint16_t>(fab_.port_towards(g.root, leaves[i])));
-      op.tree[root].child_index.push_back(i);
+  // The tree, level by level: these leaves, then the group's switches above
+  // them in the order first reached (two levels: the root at index
+  // leaves.size()); a parent lists its children in tree order. Switches of
+  // the group above none of these leaves take no part.
+  std::vector<int> node_of;
+  for (int l : leaves) {
+    add_switch(l);
+    node_of.push_back(l);
+  }
+  for (size_t i = 0; i < node_of.size() && !one_leaf; ++i) {
+    const int n = node_of[i];
+    const auto at =
+        static_cast<size_t>(std::find(g.switches.begin(), g.switches.end(), n) - g.switches.begin());
+    const int up = g.parent[at];
+    if (up < 0) continue;
+    auto u = static_cast<uint32_t>(std::find(node_of.begin(), node_of.end(), up) - node_of.begin());
+    if (u == node_of.size()) {
+      u = add_switch(up);
+      node_of.push_back(up);
     }
+    op.tree[i].parent = u;
+    op.tree[i].parent_port = fab_.port_towards(n, up);
+    op.tree[u].child_ports.push_back(static_cast<uint16_t>(fab_.port_towards(up, n)));
+    op.tree[u].child_index.push_back(static_cast<uint32_t>(i));
   }
   const Topology& topo = fab_.topology();
   for (int h : hosts) {

@@ -41,11 +41,10 @@ TEST(Sharp, TreeIsLeavesPlusACommonSpine) {
   for (int s : g->switches) EXPECT_EQ(cl.sharp().groups_on(s), 0);
 }
 
-// Trees are two levels. On a rail cluster with a core tier (16 units of 64-
-// port switches), a rail's leaves share a pod and get a pod spine as root;
-// rails in different pods have no switch above all their leaves, so no group
-// (the collective then falls back to its host algorithm and reports it).
-TEST(Sharp, ACoreTierGivesTreesWithinAPodOnly) {
+// On a rail cluster with a core tier (16 units of 64-port switches) a rail's
+// leaves share a pod and get a pod spine as root (two levels); rails in
+// different pods meet at a core, each leaf under its pod's spine (three).
+TEST(Sharp, ACoreTierGivesThreeLevelTreesAcrossPods) {
   const LinkSpec l{Rate::from_gbps(400), Time::from_ns(500)};
   const Topology t = make_servers(512, 8, 32, l, l, 32, 64);
   SharpConfig cfg;
@@ -58,7 +57,22 @@ TEST(Sharp, ACoreTierGivesTreesWithinAPodOnly) {
   ASSERT_TRUE(g.has_value());
   EXPECT_EQ(g->switches.size(), 17u);
   EXPECT_EQ(t.nodes[g->root].name, "pod0.spine0");
-  // GPUs 0 and 2 of server 0: rails 0 and 2, pods 0 and 1.
+  // GPUs 0 and 2 of server 0 and of server 511: rails 0 and 2, pods 0 and 1.
+  const auto across = groups.allocate({0, 2, 511 * 8, 511 * 8 + 2});
+  ASSERT_TRUE(across.has_value());
+  EXPECT_EQ(t.nodes[across->root].tier, 3);
+  ASSERT_EQ(across->switches.size(), 4u + 2 + 1);  // 4 leaves, a spine per pod, the core
+  for (size_t i = 0; i < across->switches.size(); ++i) {
+    const int s = across->switches[i], up = across->parent[i];
+    if (up < 0) {
+      EXPECT_EQ(s, across->root);
+      continue;
+    }
+    EXPECT_EQ(t.nodes[up].tier, t.nodes[s].tier + 1) << t.nodes[s].name << " under " << t.nodes[up].name;
+  }
+  // Every switch holds the groups it is in: rail 0's leaves and pod 0's
+  // first spine hold two, the maximum, so the next tree over them has none.
+  EXPECT_EQ(groups.groups_on(across->switches[0]), 2);
   EXPECT_FALSE(groups.allocate({0, 2}).has_value());
 }
 

@@ -83,6 +83,39 @@ TEST(SharpDataPath, OnePacketTakesTheTreesPipeline) {
   EXPECT_EQ(b.fab.sharp()->active(), 0u);
 }
 
+// With a core tier (6 leaves of one host, in 3 pods of 2 under 4-port
+// switches) hosts of different pods meet at a core: up host -> leaf -> pod
+// spine -> core, and down again. Six hops, five switch pipelines, and three
+// reducing switches one above the other, each adding its aggregation time.
+TEST(SharpDataPath, OnePacketTakesAThreeLevelTreesPipeline) {
+  const FabricConfig cfg = known_latencies();
+  Bed b(cfg, make_servers(6, 1, 1, kLink, kLink, 1, 4));
+  // The group over every host: 6 leaves, 3 pod spines, one core.
+  ASSERT_EQ(b.g.switches.size(), 10u);
+  EXPECT_EQ(b.fab.topology().nodes[b.g.root].tier, 3);
+  const uint32_t payload = 4096;
+  const Time ser = kLink.rate.tx_time(Bytes(cfg.framing.data_wire(payload, true)));
+  const Time alu = Rate::from_bps(95'000'000'000).tx_time(Bytes(payload));
+  const Time expected = cfg.nic.tx_latency + (ser + kLink.delay) * 6 + cfg.sw.latency * 5 +
+                        cfg.nic.rx_latency + (alu + cfg.sharp.switch_latency) * 3;
+  // Hosts 0 and 2: pods 0 and 1.
+  const Time t0 = b.sim.now();
+  b.fab.sharp()->start(b.g, {0, 2}, payload, &b.done, 0, 0);
+  while (!b.done.at) b.sim.run(b.sim.now() + Time::from_us(50));
+  EXPECT_EQ(*b.done.at - t0, expected);
+  EXPECT_EQ(b.fab.sharp()->counters().reductions, 5u);  // two leaves, two spines, the core
+  EXPECT_EQ(b.fab.sharp()->counters().results, 2u);
+  EXPECT_EQ(b.fab.check_invariants(), "");
+  EXPECT_EQ(b.fab.sharp()->active(), 0u);
+  // Over every host, a long operation still streams at the aggregation rate.
+  Bed all(cfg, make_servers(6, 1, 1, kLink, kLink, 1, 4));
+  const int64_t bytes = int64_t{16} << 20;
+  const double rate = static_cast<double>(bytes) * 8 / all.run(bytes).sec();
+  EXPECT_NEAR(rate / 95e9, 1.0, 0.02) << rate / 1e9 << " Gb/s";
+  EXPECT_EQ(all.fab.sharp()->counters().results, 6u * 4096);
+  EXPECT_EQ(all.fab.check_invariants(), "");
+}
+
 // With a window of one packet each chunk waits for the previous result:
 // the first pays the doorbell, every later one leaves the instant the
 // result before it lands, so n chunks take T1 + (n-1) x (T1 - tx latency).

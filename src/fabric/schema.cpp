@@ -764,13 +764,15 @@ void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg) {
   ParamReader r(fabric);
   visit_fabric(r, cfg);
   if (cfg.model != "flow") return;
-  if (cfg.transport != "rc" || cfg.ib.enabled)
+  if (cfg.transport != "rc")
+    throw fabric.error("model", "the flow-level model runs RC: RoCEv2, Ethernet and InfiniBand profiles; '" +
+                                    cfg.name + "' is not one (its " + cfg.transport_label() +
+                                    " is not modelled at flow level)");
+  if (cfg.ib.enabled && cfg.ib.sm.adaptive)
     throw fabric.error("model",
-                       "the flow-level model runs RoCEv2 and Ethernet profiles (ECMP forwarding, RC "
-                       "framing); '" +
-                           cfg.name + "' is not one (its " +
-                           (cfg.ib.enabled ? std::string("subnet manager's LFTs") : cfg.transport_label()) +
-                           " are not modelled at flow level)");
+                       "the flow-level model follows the subnet manager's LFTs, one port per "
+                       "destination; '" +
+                           cfg.name + "' uses adaptive routing (fabric.ib.adaptive_routing)");
   if (cfg.sw.adaptive_routing || cfg.paths.name != "per-connection")
     throw fabric.error("model", "the flow-level model follows ECMP with one path per QP; '" + cfg.name +
                                     "' uses adaptive routing or another path selection");

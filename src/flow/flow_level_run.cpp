@@ -15,6 +15,7 @@
 #include "net/unloaded_hop.h"
 #include "report/atomic_file.h"
 #include "report/results.h"
+#include "route/subnet_manager.h"
 #include "workload/flow_workloads.h"
 
 namespace rdmasim {
@@ -40,6 +41,7 @@ uint64_t packets_for(int64_t bytes, uint32_t mtu) {
 FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(s_)) {
   try {
     net_ = std::make_unique<FluidNetwork>(topo_, s_.seed, s_.fabric.sw.same_ecmp_seed);
+    if (s_.fabric.ib.enabled) net_->follow_lfts(compute_lfts(topo_, s_.fabric.ib.sm));
   } catch (const std::invalid_argument& e) {
     throw InputError(s_.file, s_.topology.line, 0, "topology", e.what());
   }

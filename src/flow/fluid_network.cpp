@@ -74,10 +74,21 @@ bool FluidNetwork::path(int src, int dst, uint32_t flow_hash, std::vector<uint32
   uint32_t l = first_[src_node];
   out.push_back(l);
   if (to_[l] == dst_node) return true;  // back to back
+  int n = to_[l];
+  if (!lfts_.empty()) {
+    // The subnet manager's choice: the LFT port, whatever the flow.
+    for (size_t hops = 0; n != dst_node; ++hops) {
+      const auto ports = lfts_[n].ports(dst);
+      if (ports.empty() || hops > topo_.nodes.size()) return false;
+      l = first_[n] + ports.front();
+      out.push_back(l);
+      n = to_[l];
+    }
+    return true;
+  }
   const int w = attach_[dst];
   if (w < 0) return false;
   const std::vector<uint8_t>& d = distances_to(w);
-  int n = to_[l];
   while (n != dst_node) {
     if (d[n] == kFar) return false;
     // The equal-cost group, in port order: at the destination's switch the
@@ -103,6 +114,7 @@ size_t FluidNetwork::memory_bytes() const {
   size_t b = to_.size() * (sizeof(int) + sizeof(Rate) + sizeof(Time)) + first_.size() * sizeof(uint32_t) +
              seed_.size() * sizeof(uint64_t) + attach_.size() * sizeof(int);
   for (const auto& [w, d] : dist_) b += d.capacity() + 32;
+  for (const RouteTable& t : lfts_) b += t.memory_bytes();
   return b;
 }
 

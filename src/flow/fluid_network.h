@@ -6,6 +6,8 @@
 // through another host, equal-cost ports in port order, and the port picked
 // by the flow hash mixed with the switch's own seed. A flow therefore takes
 // the same links in both models, which is what makes the two comparable.
+// On InfiniBand (follow_lfts) a switch forwards by its LFT instead, one port
+// per destination as the subnet manager computed it for the packet level.
 //
 // Memory grows with switches x the switches hosts attach to, never hosts^2:
 // distances are kept per attachment switch, computed when a flow first needs
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "engine/units.h"
+#include "route/route_table.h"
 #include "topo/topology.h"
 
 namespace rdmasim {
@@ -41,6 +44,10 @@ class FluidNetwork {
   // carrying `flow_hash`, written over `out`. False when there is no route.
   bool path(int src, int dst, uint32_t flow_hash, std::vector<uint32_t>& out);
 
+  // From now on switches forward by these tables (compute_lfts: the LFT port
+  // first) instead of by ECMP; the flow hash is then unused.
+  void follow_lfts(std::vector<RouteTable> lfts) { lfts_ = std::move(lfts); }
+
   [[nodiscard]] size_t memory_bytes() const;
 
  private:
@@ -57,6 +64,7 @@ class FluidNetwork {
   std::unordered_map<int, std::vector<uint8_t>> dist_;
   std::vector<int> queue_;
   std::vector<uint16_t> group_;
+  std::vector<RouteTable> lfts_;  // per node; empty: ECMP
 };
 
 }  // namespace rdmasim

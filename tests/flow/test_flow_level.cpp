@@ -10,8 +10,11 @@
 
 #include "config/error.h"
 #include "config/scenario.h"
+#include "fabric/profiles.h"
 #include "flow/flow_level_run.h"
 #include "flow/max_min.h"
+#include "route/shortest_path.h"
+#include "route/subnet_manager.h"
 #include "run/experiment.h"
 #include "support/workload_errors.h"
 
@@ -152,6 +155,39 @@ std::string ib_fat_tree(const std::string& model, const std::string& workload) {
   return "name: t\nseed: 3\nduration: 50ms\ntopology: {type: fat-tree, k: 4}\nfabric: {profile: ib-ndr" +
          (model == "flow" ? std::string(", model: flow") : std::string()) + "}\nworkload:\n  - " + workload +
          "\n";
+}
+
+// Following the LFTs, a path is the LFT port at every switch, whatever the
+// flow hash; by ECMP the same pair takes other paths for other hashes (on a
+// k=4 fat-tree every path has the same length, so only the ports tell the
+// two apart).
+TEST(FlowLevel, LftPathsAreTheSubnetManagersPortsForAnyFlow) {
+  const Topology t =
+      make_fat_tree(4, {Rate::from_gbps(400), Time::from_ns(25)}, {Rate::from_gbps(400), Time::from_ns(25)});
+  const auto lfts = compute_lfts(t, find_profile("ib-ndr").config.ib.sm);
+  const auto adj = port_adjacency(t);
+  FluidNetwork ecmp(t, 1, false);
+  FluidNetwork ib(t, 1, false);
+  ib.follow_lfts(lfts);
+  std::vector<uint32_t> a, b;
+  int ecmp_differs = 0;
+  for (int src = 0; src < t.num_hosts(); ++src)
+    for (int dst = 0; dst < t.num_hosts(); ++dst) {
+      if (src == dst) continue;
+      ASSERT_TRUE(ib.path(src, dst, 1, a));
+      ASSERT_TRUE(ib.path(src, dst, 0xdeadbeef, b));
+      EXPECT_EQ(a, b) << src << " -> " << dst;
+      // Each switch hop leaves by the port its LFT names for dst.
+      int n = ib.to(a[0]);
+      for (size_t h = 1; h < a.size(); ++h) {
+        EXPECT_EQ(ib.to(a[h]), adj[n][lfts[n].ports(dst).front()].first) << src << " -> " << dst;
+        n = ib.to(a[h]);
+      }
+      ASSERT_TRUE(ecmp.path(src, dst, 1, a));
+      ASSERT_TRUE(ecmp.path(src, dst, 0xdeadbeef, b));
+      ecmp_differs += a != b;
+    }
+  EXPECT_GT(ecmp_differs, 0);
 }
 
 // On InfiniBand the switches forward by the subnet manager's LFTs (ftree):

@@ -98,31 +98,42 @@ constexpr CableClass kCables[] = {
      "latency is not published (not modelled)"},
 };
 
+const CableClass* find_cable(std::string_view name) {
+  for (const CableClass& k : kCables)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+// The class named at `key`, or an error listing the classes.
+const CableClass& read_cable(const CfgNode& n, const char* key) {
+  const std::string name = n.str(key);
+  if (const CableClass* c = find_cable(name)) return *c;
+  std::string names;
+  for (const CableClass& k : kCables) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  throw n.error(key, "expected one of: " + names + " (got \"" + name + "\")");
+}
+
+std::string reach_text(const CableClass& c) {
+  return c.reach_m >= 1000 ? fmt::format("{:g} km", c.reach_m / 1000) : fmt::format("{:g} m", c.reach_m);
+}
+
 // link.cable: the class of cable or optic, checked against the length (and,
 // for an extender, the rate) the link block gives.
 struct CableCodec {
   static void read(const CfgNode& n, const char* key, LinkSpec& l) {
-    const std::string name = n.str(key);
-    const CableClass* c = nullptr;
-    std::string names;
-    for (const CableClass& k : kCables) {
-      if (name == k.name) c = &k;
-      names += (names.empty() ? "" : ", ") + std::string(k.name);
-    }
-    if (c == nullptr) throw n.error(key, "expected one of: " + names + " (got \"" + name + "\")");
+    const CableClass& c = read_cable(n, key);
     if (n.has("length")) {
       const double m = metres_of(n.str("length"));
-      if (m > c->reach_m)
-        throw n.error("length", fmt::format("a {} link reaches {} ({}), not {}", name,
-                                            c->reach_m >= 1000 ? fmt::format("{:g} km", c->reach_m / 1000)
-                                                               : fmt::format("{:g} m", c->reach_m),
-                                            c->source, n.str("length")));
+      if (m > c.reach_m)
+        throw n.error("length", fmt::format("a {} link reaches {} ({}), not {}", c.name, reach_text(c),
+                                            c.source, n.str("length")));
     }
     // An unset rate is the profile's, not known yet: an extender needs it said.
-    if (c->max_gbps > 0 && (!n.has("rate") || l.rate.gbps() > c->max_gbps))
+    if (c.max_gbps > 0 && (!n.has("rate") || l.rate.gbps() > c.max_gbps))
       throw n.error(key, fmt::format("{} carries at most {:g} Gb/s ({}): set the link's rate to at most that",
-                                     name, c->max_gbps, c->source));
-    l.delay = l.delay + c->added;
+                                     c.name, c.max_gbps, c.source));
+    l.delay = l.delay + c.added;
+    l.cable = c.name;
   }
   static nlohmann::ordered_json echo(const LinkSpec&) { return nullptr; }
   static std::string form() {
@@ -130,6 +141,17 @@ struct CableCodec {
     for (const CableClass& k : kCables) names += (names.empty() ? "" : " | ") + std::string(k.name);
     return names;
   }
+};
+
+// links[i].cable: the class that carries the entry's new length.
+struct LinkSettingCableCodec {
+  static void read(const CfgNode& n, const char* key, std::string& cable) {
+    if (!n.has("length"))
+      throw n.error(key, "expected beside a length: a cable class names what carries the link's new length");
+    cable = read_cable(n, key).name;
+  }
+  static nlohmann::ordered_json echo(const std::string& cable) { return cable; }
+  static std::string form() { return CableCodec::form(); }
 };
 
 // links[i].length: one link's fibre (every link's with link: all).
@@ -150,7 +172,8 @@ void visit_link(V& v, LinkSpec& l) {
   if constexpr (!std::is_same_v<V, ParamEcho>)
     v.custom({"cable",
               "cable or optic class: its reach bounds length, a coherent module (zr, zr-plus) adds its DSP "
-              "latency to the delay, an extender (metrox-3) bounds the rate"},
+              "latency to the delay, an extender (metrox-3) bounds the rate; evaluate prices the link by it. "
+              "Named per block (fabric_link and wan_link do not take link's)"},
              l, CableCodec{});
 }
 
@@ -257,7 +280,12 @@ void visit_topology(V& v, TopologySpec& ts) {
     return;
   }
   v.block({"link", "host links (the fabric profile's by default)"}, [&](auto& b) { visit_link(b, ts.link); });
-  if constexpr (V::kReads) ts.fabric_link = ts.link;
+  // A class is named per block: a fabric or WAN link is rarely the host
+  // link's cable, and a length set below would not be checked against it.
+  if constexpr (V::kReads) {
+    ts.fabric_link = ts.link;
+    ts.fabric_link.cable.clear();
+  }
   if (t == "dumbbell")
     v.block({"bottleneck", "the link between the two switches (default: as link)"},
             [&](auto& b) { visit_link(b, ts.fabric_link); });
@@ -265,13 +293,22 @@ void visit_topology(V& v, TopologySpec& ts) {
     v.block({"fabric_link", "switch-to-switch links (default: as link)"},
             [&](auto& b) { visit_link(b, ts.fabric_link); });
   if (t == "two-site") {
-    if constexpr (V::kReads) ts.wan_link = ts.fabric_link;
+    if constexpr (V::kReads) {
+      ts.wan_link = ts.fabric_link;
+      ts.wan_link.cable.clear();
+    }
     v.block({"wan_link", "the long links between the sites, e.g. {length: 40km} (default: as fabric_link)"},
             [&](auto& b) { visit_link(b, ts.wan_link); });
   }
 }
 
 }  // namespace
+
+std::vector<CableClassInfo> cable_classes() {
+  std::vector<CableClassInfo> out;
+  for (const CableClass& k : kCables) out.push_back({k.name, k.reach_m});
+  return out;
+}
 
 // 'node:port' as written, e.g. agg0_0:2: false unless `text` has that form.
 bool parse_node_port(const std::string& text, std::string& node, int& port) {
@@ -401,6 +438,11 @@ void visit_link_setting(V& v, LinkSettingSpec& l) {
               "this link's fibre length, which sets its delay (4.897 us/km) before the fabric is built: PFC "
               "headroom and InfiniBand credit buffers follow it"},
              l.length_m, LinkSettingLengthCodec{});
+  if (!std::is_same_v<V, ParamEcho> || !l.cable.empty())
+    v.custom({"cable",
+              "with length: the cable or optic class carrying it (as topology.link.cable); without it the "
+              "link keeps its class, whose reach must cover the new length"},
+             l.cable, LinkSettingCableCodec{});
   v.choice({"direction",
             "which way frames are lost: both, only those the named end sends (out), or only "
             "those it receives (in)"},
@@ -803,18 +845,36 @@ Topology build_topology(const Scenario& s) {
   if (!why.empty()) throw InputError(s.file, ts.line, 0, "topology", why);
   // links[i].length, in order (a later entry wins). A node or port the
   // topology lacks is refused where the scenario is checked.
-  for (const LinkSettingSpec& ls : s.links) {
+  // The link's class (the entry's, or the one it had) must reach the new
+  // length, and a coherent module keeps adding its DSP latency.
+  for (size_t i = 0; i < s.links.size(); ++i) {
+    const LinkSettingSpec& ls = s.links[i];
     if (ls.length_m < 0) continue;
-    const Time delay = fibre_delay(ls.length_m);
+    const auto stretch = [&](TopoLink& l) {
+      const std::string& cable = ls.cable.empty() ? l.cable : ls.cable;
+      const CableClass* c = find_cable(cable);
+      const std::string where = "links[" + std::to_string(i) + "].length";
+      if (c != nullptr && ls.length_m > c->reach_m)
+        throw InputError(
+            s.file, ls.line, 0, where,
+            fmt::format("a {} link reaches {} ({}), not {:g} m{}", c->name, reach_text(*c), c->source,
+                        ls.length_m, ls.cable.empty() ? ": name the class that carries it (cable)" : ""));
+      if (c != nullptr && c->max_gbps > 0 && l.rate.gbps() > c->max_gbps)
+        throw InputError(s.file, ls.line, 0, "links[" + std::to_string(i) + "].cable",
+                         fmt::format("{} carries at most {:g} Gb/s ({}), and the link runs at {:g} Gb/s",
+                                     c->name, c->max_gbps, c->source, l.rate.gbps()));
+      l.delay = fibre_delay(ls.length_m) + (c != nullptr ? c->added : Time());
+      l.cable = cable;
+    };
     int node = -1;
     for (size_t n = 0; n < t.nodes.size() && node < 0 && !ls.node.empty(); ++n)
       if (t.nodes[n].name == ls.node) node = static_cast<int>(n);
     int port = 0;  // a node's ports are its links in link order
     for (TopoLink& l : t.links) {
       if (ls.node.empty()) {
-        l.delay = delay;
+        stretch(l);
       } else if (l.a == node || l.b == node) {
-        if (port++ == ls.port) l.delay = delay;
+        if (port++ == ls.port) stretch(l);
       }
     }
   }

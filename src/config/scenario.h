@@ -80,6 +80,7 @@ struct LinkSettingSpec {
   double loss = 0.0;
   double ber = 0.0;      // bit-error rate, as well as or instead of loss
   double length_m = -1;  // the link's fibre, which sets its delay (build_topology); -1: the topology's
+  std::string cable;     // with length_m: the class that carries it; empty: the link keeps its own
   Direction direction = Direction::kBoth;
   int line = 0;
 };
@@ -157,6 +158,14 @@ struct Scenario {
 [[nodiscard]] bool parse_node_port(const std::string& text, std::string& node, int& port);
 // The topology node called `name` (-1 if none) and how many ports it has.
 [[nodiscard]] std::pair<int, int> find_node(const Topology& t, const std::string& name);
+
+// The classes `link.cable` accepts (docs/DISTANCE.md), in the schema's order,
+// with how far each reaches.
+struct CableClassInfo {
+  std::string name;
+  double reach_m = 0;
+};
+[[nodiscard]] std::vector<CableClassInfo> cable_classes();
 
 // Builds the topology a scenario describes. Throws InputError (located at the
 // topology section) when it cannot be built or is not connected.

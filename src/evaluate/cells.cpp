@@ -37,10 +37,11 @@ void set_dotted(const YAML::Node& root, const std::string& dotted, const std::st
   }
 }
 
-YAML::Node link_node(Rate rate, Time delay) {
+YAML::Node link_node(Rate rate, Time delay, const std::string& cable) {
   YAML::Node l;
   l["rate"] = format_rate(rate);
   l["delay"] = format_time(delay);
+  if (!cable.empty()) l["cable"] = cable;
   return l;
 }
 
@@ -71,8 +72,8 @@ YAML::Node topology_node(const EvalCluster& c) {
       t["k"] = c.k;
       break;
   }
-  t["link"] = link_node(c.nic_rate, c.cable_delay);
-  t["fabric_link"] = link_node(c.nic_rate, c.cable_delay);
+  t["link"] = link_node(c.nic_rate, c.cable_delay, c.host_cable);
+  t["fabric_link"] = link_node(c.nic_rate, c.cable_delay, c.fabric_cable);
   return t;
 }
 
@@ -212,6 +213,8 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
       YAML::Node l;
       l["rate"] = format_rate(cluster.nic_rate);
       l["length"] = cond.distance;
+      const std::string& cable = cond.cable.empty() ? cluster.fabric_cable : cond.cable;
+      if (!cable.empty()) l["cable"] = cable;
       root["topology"]["fabric_link"] = l;
     }
   }
@@ -502,7 +505,8 @@ void check_cells(const Evaluation& ev, const std::vector<EvalCell>& cells) {
       int line = ev.workloads[c.workload].line;
       std::string where = "workloads: " + ev.workloads[c.workload].name;
       if (in_set(cond.set) || (key.rfind("workload[", 0) == 0 && key.rfind("workload[0]", 0) != 0) ||
-          key.rfind("faults", 0) == 0 || key.rfind("misconfig", 0) == 0) {
+          key.rfind("faults", 0) == 0 || key.rfind("misconfig", 0) == 0 ||
+          (!cond.distance.empty() && key.rfind("topology.fabric_link", 0) == 0)) {
         line = cond.line;
         where = "conditions: " + cond.name;
       } else if (in_set(fab.set) || key.rfind("fabric", 0) == 0 || key.rfind("topology.switch", 0) == 0) {

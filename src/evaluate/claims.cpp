@@ -518,7 +518,9 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       const size_t b = roce.front();
       const double saving = 1 - s.cost[b].total / s.cost[a].total;
       std::vector<std::string> assumed;
-      for (const auto& i : cost_input_info(CostFamily::kRoce))
+      std::vector<CostInputInfo> infos = cost_input_info(CostFamily::kRoce);
+      for (const auto& [cable, usd] : ev.cost[b].cable_link_usd) infos.push_back(cable_link_info(cable));
+      for (const auto& i : infos)
         if (i.source.rfind("assumption", 0) == 0) assumed.push_back(i.key);
       out.push_back(ClaimAnswer{
           10, claim,

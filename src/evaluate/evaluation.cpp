@@ -11,6 +11,7 @@
 #include "collective/cluster.h"
 #include "config/cfg_node.h"
 #include "config/error.h"
+#include "config/scenario.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 
@@ -128,6 +129,10 @@ void read_cluster(const CfgNode& c, EvalCluster& cl) {
   cl.nic_rate = c.rate("nic_rate", Rate::from_gbps(400));
   cl.cable_delay =
       c.time("cable_delay", Time::from_ns(150));  // as ClusterConfig: 30 m of fibre, an assumption
+  std::vector<std::string> cables;
+  for (const CableClassInfo& k : cable_classes()) cables.push_back(k.name);
+  cl.host_cable = c.choice("host_cable", cables, "");
+  cl.fabric_cable = c.choice("fabric_cable", cables, "");
   if (cl.shape != EvalCluster::Shape::kFatTree) {
     cl.oversubscription = c.real("oversubscription", 1.0, 1.0, 64.0);
   }
@@ -317,6 +322,11 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
     c.distance = n.str("distance");
     if (!(c.distance.ends_with("km") || c.distance.ends_with("m")))
       throw n.error("distance", "expected a length with its unit, e.g. 10km (got \"" + c.distance + "\")");
+    std::vector<std::string> cables;
+    for (const CableClassInfo& k : cable_classes()) cables.push_back(k.name);
+    c.cable = n.choice("cable", cables, "");
+  } else if (n.has("cable")) {
+    throw n.error("cable", "has no effect without a distance: it names what carries the stretched links");
   }
   c.set = read_set(n, raw);
   // Checked where every scenario key is, when each cell loads (check_cells).
@@ -486,10 +496,18 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
     sn->finish();
   }
 
+  // Classes the evaluation's links may take, each priced once.
+  std::vector<std::string> cables;
+  const auto priced = [&](const std::string& c) {
+    if (!c.empty() && std::find(cables.begin(), cables.end(), c) == cables.end()) cables.push_back(c);
+  };
+  priced(ev.cluster.host_cable);
+  priced(ev.cluster.fabric_cable);
+  for (const EvalCondition& c : ev.conditions) priced(c.cable);
   const std::optional<CfgNode> cost = root.opt_child("cost");
   for (const EvalFabric& f : ev.fabrics) {
     const CostFamily family = cost_family_of(f.profile);
-    ev.cost.push_back(cost ? load_cost_inputs(*cost, family) : default_cost_inputs(family));
+    ev.cost.push_back(cost ? load_cost_inputs(*cost, family, cables) : default_cost_inputs(family, cables));
   }
 
   // Weights: every criterion named must be known and measured by some workload.

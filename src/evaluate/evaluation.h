@@ -39,6 +39,10 @@ struct EvalCluster {
   // ports) and the SuperPOD table, where 16+ units take a core tier.
   int switch_radix = 64;
   int k = 0;  // fat-tree radix, from the host count
+  // Cable or optic classes (link.cable) of the host and switch-to-switch
+  // links; empty: none named (priced as host_link / fabric_link).
+  std::string host_cable;
+  std::string fabric_cable;
 
   [[nodiscard]] int hosts() const { return servers * gpus_per_server; }
   // Rail-optimized: servers under each rail leaf, and the spines each leaf
@@ -106,6 +110,9 @@ struct EvalCondition {
   // The cluster's switch-to-switch links stretched to this length ("10km"),
   // as when the spines stand in another hall or site (docs/DISTANCE.md).
   std::string distance;
+  // With distance: the class carrying the stretched links; empty: the
+  // cluster's fabric_cable, whose reach must then cover the distance.
+  std::string cable;
   // Injected misconfigurations (a scenario's misconfig: list, as written):
   // per switch, NIC or port, labelled in each cell's results.
   YAML::Node misconfig;

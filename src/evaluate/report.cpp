@@ -432,14 +432,15 @@ std::vector<Section> build(const EvalReportInput& in) {
 
   Section head{"Evaluation: " + ev.name, {}};
   const EvalCluster& cl = ev.cluster;
-  head.para(
-      fmt::format("Cluster: {} servers x {} GPUs ({} NICs at {}), {}{}; cables {}. Every fabric runs on "
-                  "this same cluster and the same workloads; only the fabric changes.",
-                  cl.servers, cl.gpus_per_server, cl.hosts(), format_rate(cl.nic_rate), cl.shape_name(),
-                  cl.shape == EvalCluster::Shape::kFatTree
-                      ? fmt::format(" (k={})", cl.k)
-                      : fmt::format(", oversubscription {}:1", report_number(cl.oversubscription)),
-                  format_time(cl.cable_delay)));
+  head.para(fmt::format(
+      "Cluster: {} servers x {} GPUs ({} NICs at {}), {}{}; cables {}. Every fabric runs on "
+      "this same cluster and the same workloads; only the fabric changes.",
+      cl.servers, cl.gpus_per_server, cl.hosts(), format_rate(cl.nic_rate), cl.shape_name(),
+      cl.shape == EvalCluster::Shape::kFatTree
+          ? fmt::format(" (k={})", cl.k)
+          : fmt::format(", oversubscription {}:1", report_number(cl.oversubscription)),
+      format_time(cl.cable_delay) + (cl.host_cable.empty() ? "" : ", host links " + cl.host_cable) +
+          (cl.fabric_cable.empty() ? "" : ", switch links " + cl.fabric_cable)));
   std::string seeds;
   for (auto x : ev.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(x);
   size_t tuning = 0;
@@ -549,12 +550,14 @@ std::vector<Section> build(const EvalReportInput& in) {
   {
     Section cost{"Total cost of ownership", {}};
     const BillOfMaterials& b = s.bom;
+    std::string classed;
+    for (const auto& [cable, n] : b.cable_links) classed += fmt::format(", {} {} links", n, cable);
     cost.para(fmt::format(
         "The cluster's fabric: {} NICs, {} switches, {} switch ports in use, {} NIC-to-leaf links, "
-        "{} switch-to-switch links at {} Gb/s, owned for {} years. Every price, power and staffing "
+        "{} switch-to-switch links{} at {} Gb/s, owned for {} years. Every price, power and staffing "
         "input is listed below with its source; edit them under `cost:` in the evaluation file.",
-        b.nics, b.switches, b.switch_ports_used, b.host_links, b.fabric_links, report_number(b.link_gbps),
-        ev.cost.empty() ? 0 : ev.cost.front().years));
+        b.nics, b.switches, b.switch_ports_used, b.host_links, b.fabric_links, classed,
+        report_number(b.link_gbps), ev.cost.empty() ? 0 : ev.cost.front().years));
     ReportTable t;
     t.header = {"item"};
     for (const auto& f : ev.fabrics) t.header.push_back(f.name + " [USD]");
@@ -584,7 +587,9 @@ std::vector<Section> build(const EvalReportInput& in) {
       if (std::find(seen.begin(), seen.end(), c.family) != seen.end()) continue;
       seen.push_back(c.family);
       const nlohmann::ordered_json values = cost_inputs_json(c);
-      for (const CostInputInfo& i : cost_input_info(c.family)) {
+      std::vector<CostInputInfo> infos = cost_input_info(c.family);
+      for (const auto& [cable, usd] : c.cable_link_usd) infos.push_back(cable_link_info(cable));
+      for (const CostInputInfo& i : infos) {
         const auto it = values.find(i.key);
         in_t.rows.push_back({std::string(cost_family_name(c.family)), i.key,
                              it != values.end() && it->is_number() ? report_number(it->get<double>())

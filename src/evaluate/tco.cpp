@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <stdexcept>
@@ -195,6 +196,39 @@ std::vector<CostInputInfo> family_info(CostFamily family) {
   return {};
 }
 
+// One link of each cable or optic class with both ends, at 400 Gb/s. The
+// in-hall optics carry the one published figure (yobitel's fat-tree optics
+// bill, which at NDR is SR/DR-class OSFP modules); no list price for the
+// other classes was found in a source this project could read, so they are
+// assumptions with wide ranges, ordered as reach and technology order them.
+struct CablePrice {
+  std::string_view cable;
+  double usd;
+  double low;
+  double high;
+  std::string_view source;  // empty: the yobitel in-hall figure
+};
+constexpr CablePrice kCablePrices[] = {
+    {"dac", 200, 100, 400,
+     "assumption: one passive copper assembly, no optics; a third-party bill of materials lists FS.com's 1 m "
+     "400G breakout DAC at USD 199 (unverified)"},
+    {"acc", 350, 200, 600, "assumption: one linear active copper assembly, between a DAC and an AOC"},
+    {"aoc", 550, 350, 900, "assumption: one active optical cable, its optics built in, below two modules"},
+    {"sr8", 684, 586, 781, ""},
+    {"sr4", 684, 586, 781, ""},
+    {"dr4", 684, 586, 781, ""},
+    {"fr4", 1000, 700, 2000, "assumption: two 2 km FR4 modules, about 1.5x the in-hall modules"},
+    {"lr4", 1600, 1000, 3000, "assumption: two 6 km LR4 modules"},
+    {"lr8", 3000, 1500, 5000, "assumption: two 10 km LR8 modules (eight lasers each)"},
+    {"zr", 10000, 5000, 20000,
+     "assumption: two 400ZR coherent modules at USD 2,500-10,000 each; the amplified DWDM line system "
+     "(amplifiers, mux/demux) is not included"},
+    {"zr-plus", 14000, 7000, 30000,
+     "assumption: two OpenZR+ coherent modules, above 400ZR; the line system is not included"},
+    {"metrox-3", 80000, 40000, 160000,
+     "assumption: a NVIDIA MetroX-3 XC system at each end with its DWDM transceivers (no public price)"},
+};
+
 double CostInputs::*member_for(std::string_view key) {
   for (const InputField& f : input_fields()) {
     if (f.key == key) return f.member;
@@ -249,9 +283,32 @@ std::vector<CostInputInfo> cost_input_info(CostFamily family) {
   return out;
 }
 
-CostInputs default_cost_inputs(CostFamily family) {
+CostInputInfo cable_link_info(std::string_view cable) {
+  for (const CablePrice& p : kCablePrices)
+    if (p.cable == cable)
+      return {"link_" + std::string(cable),
+              p.usd,
+              "USD",
+              p.source.empty()
+                  ? fmt::format("{}: the in-hall 400G optics of a 1,024-GPU NDR fat-tree, 586-781 "
+                                "USD per link with both ends, midpoint 684 (as host_link)",
+                                kYobitelNdr)
+                  : std::string(p.source),
+              p.low,
+              p.high};
+  throw std::logic_error("tco: no link price for cable class " + std::string(cable));
+}
+
+double CostInputs::cable_link(std::string_view cable) const {
+  for (const auto& [c, usd] : cable_link_usd)
+    if (c == cable) return usd;
+  throw std::logic_error("tco: no link price for cable class " + std::string(cable));
+}
+
+CostInputs default_cost_inputs(CostFamily family, const std::vector<std::string>& cables) {
   CostInputs in;
   in.family = family;
+  for (const std::string& c : cables) in.cable_link_usd.emplace_back(c, cable_link_info(c).value);
   for (const CostInputInfo& i : cost_input_info(family)) {
     if (i.key == "years") {
       in.years = static_cast<int>(i.value);
@@ -285,6 +342,10 @@ CostResult compute_tco(const BillOfMaterials& bom, const CostInputs& in) {
   add("Fabric links", "capex", static_cast<double>(bom.fabric_links) * in.fabric_link_usd,
       fmt::format("{} links x {} USD", bom.fabric_links, num(in.fabric_link_usd)),
       {"bom.fabric_links", "fabric_link"});
+  for (const auto& [cable, n] : bom.cable_links)
+    add("Links (" + cable + ")", "capex", static_cast<double>(n) * in.cable_link(cable),
+        fmt::format("{} {} links x {} USD", n, cable, num(in.cable_link(cable))),
+        {"bom.cable_links." + cable, "link_" + cable});
 
   const std::string energy_tail = fmt::format("x PUE {} x {} h x {} y / 1000 x {} USD/kWh", num(in.pue),
                                               num(kHoursPerYear), years, num(in.usd_per_kwh));
@@ -325,16 +386,27 @@ double usd_per_iteration(const CostResult& r, int years, double iteration_second
   return usd_per_hour(r, years) * iteration_seconds / 3600;
 }
 
-CostInputs load_cost_inputs(const CfgNode& cost_section, CostFamily family) {
+CostInputs load_cost_inputs(const CfgNode& cost_section, CostFamily family,
+                            const std::vector<std::string>& cables) {
   const int years = static_cast<int>(cost_section.integer("years", kDefaultYears, 1, kMaxYears));
-  CostInputs chosen = default_cost_inputs(family);
+  CostInputs chosen = default_cost_inputs(family, cables);
   chosen.years = years;
   for (CostFamily f : kPricedFamilies) {
-    CostInputs in = default_cost_inputs(f);
+    CostInputs in = default_cost_inputs(f, cables);
     in.years = years;
     if (const std::optional<CfgNode> sec = cost_section.opt_child(cost_family_name(f))) {
       for (const InputField& field : input_fields()) {
         in.*field.member = sec->real(field.key, in.*field.member, field.min, field.max);
+      }
+      for (auto& [cable, usd] : in.cable_link_usd) usd = sec->real("link_" + cable, usd, 0, kMaxUsd);
+      for (const CablePrice& p : kCablePrices) {
+        const std::string key = "link_" + std::string(p.cable);
+        if (sec->has(key) &&
+            std::none_of(cables.begin(), cables.end(), [&](const std::string& c) { return c == p.cable; }))
+          throw sec->error(key,
+                           fmt::format("has no effect: the cluster names no {} links (cluster.host_cable, "
+                                       "cluster.fabric_cable or a distance condition's cable)",
+                                       p.cable));
       }
       sec->finish();
     }
@@ -350,16 +422,24 @@ nlohmann::ordered_json cost_inputs_json(const CostInputs& in) {
   if (in.family == CostFamily::kIdeal) return j;
   j["years"] = in.years;
   for (const InputField& f : input_fields()) j[std::string(f.key)] = in.*f.member;
+  for (const auto& [cable, usd] : in.cable_link_usd) j["link_" + cable] = usd;
   return j;
 }
 
 nlohmann::ordered_json bill_of_materials_json(const BillOfMaterials& bom) {
-  return {{"nics", bom.nics},
-          {"switches", bom.switches},
-          {"switch_ports_used", bom.switch_ports_used},
-          {"host_links", bom.host_links},
-          {"fabric_links", bom.fabric_links},
-          {"link_gbps", bom.link_gbps}};
+  nlohmann::ordered_json j = {{"nics", bom.nics},
+                              {"switches", bom.switches},
+                              {"switch_ports_used", bom.switch_ports_used},
+                              {"host_links", bom.host_links},
+                              {"fabric_links", bom.fabric_links},
+                              {"link_gbps", bom.link_gbps}};
+  // Only when the topology names classes: earlier results keep their bytes.
+  if (!bom.cable_links.empty()) {
+    nlohmann::ordered_json by = nlohmann::ordered_json::object();
+    for (const auto& [cable, n] : bom.cable_links) by[cable] = n;
+    j["cable_links"] = std::move(by);
+  }
+  return j;
 }
 
 nlohmann::ordered_json cost_result_json(const CostResult& r) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config/cfg_node.h"
@@ -35,9 +36,12 @@ struct BillOfMaterials {
   long nics = 0;               // host ports, one NIC (or NIC port priced as a NIC) each
   long switches = 0;           // switch boxes of any tier
   long switch_ports_used = 0;  // switch ports with a cable in them, host- and fabric-facing
-  long host_links = 0;         // NIC-to-leaf cables
-  long fabric_links = 0;       // switch-to-switch cables
-  double link_gbps = 0;        // link rate; recorded with the result, prices assume it
+  long host_links = 0;         // NIC-to-leaf cables of no named class
+  long fabric_links = 0;       // switch-to-switch cables of no named class
+  // Links whose cable or optic class the topology names (link.cable), by
+  // class in first-seen order; priced per class, not as host/fabric links.
+  std::vector<std::pair<std::string, long>> cable_links;
+  double link_gbps = 0;  // link rate; recorded with the result, prices assume it
 };
 
 // Prices and rates for one family, all per unit so the bill of materials
@@ -57,6 +61,11 @@ struct CostInputs {
   double staff_fte_per_100_switches = 0;   // staff_fte_per_100_switches: network operations staff
   double staff_salary_usd = 0;             // staff_salary: yearly salary of one such engineer
   double staff_overhead = 1;               // staff_overhead: loaded cost / salary (benefits, tools, training)
+  // link_<class>: one link of that cable or optic class with both ends, for
+  // the classes the evaluated cluster names (only those: a price for a class
+  // the cluster does not use would change nothing).
+  std::vector<std::pair<std::string, double>> cable_link_usd;
+  [[nodiscard]] double cable_link(std::string_view cable) const;
 };
 
 // One row of the defaults table a report prints.
@@ -73,7 +82,10 @@ struct CostInputInfo {
 // is listed under every family. Prices and powers are for 400 Gb/s parts
 // (NDR, 400GbE); an evaluation at another link rate must override them.
 [[nodiscard]] std::vector<CostInputInfo> cost_input_info(CostFamily family);
-[[nodiscard]] CostInputs default_cost_inputs(CostFamily family);
+[[nodiscard]] CostInputs default_cost_inputs(CostFamily family, const std::vector<std::string>& cables = {});
+// The default price of one link of a cable or optic class (link_<class>),
+// with its source and range; every class link.cable accepts has one.
+[[nodiscard]] CostInputInfo cable_link_info(std::string_view cable);
 
 struct CostLine {
   std::string item;      // e.g. "NICs"
@@ -96,6 +108,7 @@ struct CostResult {
 //          Switches      switch_ports_used x switch_port   (whole switches when every port is used)
 //          Host links    host_links x host_link
 //          Fabric links  fabric_links x fabric_link
+//          Links (<c>)   cable_links[c] x link_<c>, for each class c the topology names
 //   opex   NIC power     nics x nic_w x pue / 1000 x H x Y x usd_per_kwh
 //          Switch power  switch_ports_used x switch_port_w x pue / 1000 x H x Y x usd_per_kwh
 //          Licences      switches x licence_per_switch_year x Y
@@ -124,8 +137,11 @@ constexpr double kHoursPerYear = 8760;
 //     iwarp: {...}
 // Absent keys keep the defaults. All three family sections are checked,
 // whichever is asked for, so a typo fails every run; then finish() refuses
-// unknown keys. Throws InputError (file:line:column, key, what was expected).
-[[nodiscard]] CostInputs load_cost_inputs(const CfgNode& cost_section, CostFamily family);
+// unknown keys. `cables` are the classes the cluster names: a link_<class>
+// key for any other class is refused (it would change nothing). Throws
+// InputError (file:line:column, key, what was expected).
+[[nodiscard]] CostInputs load_cost_inputs(const CfgNode& cost_section, CostFamily family,
+                                          const std::vector<std::string>& cables = {});
 
 [[nodiscard]] nlohmann::ordered_json cost_inputs_json(const CostInputs& in);
 [[nodiscard]] nlohmann::ordered_json bill_of_materials_json(const BillOfMaterials& bom);

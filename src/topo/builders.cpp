@@ -22,7 +22,7 @@ Topology make_star(int hosts, LinkSpec link) {
   const int sw = hosts;  // hosts first, so host i is node i
   for (int i = 0; i < hosts; ++i) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(i), 0);
   t.add_node(TopoNodeKind::kSwitch, "sw0", 1);
-  for (int i = 0; i < hosts; ++i) t.add_link(i, sw, link.rate, link.delay);
+  for (int i = 0; i < hosts; ++i) t.add_link(i, sw, link);
   return t;
 }
 
@@ -35,10 +35,10 @@ Topology make_chain(int switches, LinkSpec link) {
   int prev = 0;
   for (int s = 0; s < switches; ++s) {
     const int id = t.add_node(TopoNodeKind::kSwitch, "sw" + std::to_string(s), 1);
-    t.add_link(prev, id, link.rate, link.delay);
+    t.add_link(prev, id, link);
     prev = id;
   }
-  t.add_link(prev, 1, link.rate, link.delay);
+  t.add_link(prev, 1, link);
   return t;
 }
 
@@ -50,9 +50,9 @@ Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottlen
   for (int i = 0; i < left + right; ++i) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(i), 0);
   const int s0 = t.add_node(TopoNodeKind::kSwitch, "swL", 1);
   const int s1 = t.add_node(TopoNodeKind::kSwitch, "swR", 1);
-  for (int i = 0; i < left; ++i) t.add_link(i, s0, host_link.rate, host_link.delay);
-  for (int i = left; i < left + right; ++i) t.add_link(i, s1, host_link.rate, host_link.delay);
-  t.add_link(s0, s1, bottleneck.rate, bottleneck.delay);
+  for (int i = 0; i < left; ++i) t.add_link(i, s0, host_link);
+  for (int i = left; i < left + right; ++i) t.add_link(i, s1, host_link);
+  t.add_link(s0, s1, bottleneck);
   return t;
 }
 
@@ -80,11 +80,9 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
   const int first_spine = static_cast<int>(t.nodes.size());
   for (int s = 0; s < spines; ++s) t.add_node(TopoNodeKind::kSwitch, "spine" + std::to_string(s), 2);
   for (int l = 0; l < leaves; ++l) {
-    for (int h = 0; h < hosts_per_leaf; ++h)
-      t.add_link(l * hosts_per_leaf + h, first_leaf + l, host_link.rate, host_link.delay);
+    for (int h = 0; h < hosts_per_leaf; ++h) t.add_link(l * hosts_per_leaf + h, first_leaf + l, host_link);
     if (leaves > 1)
-      for (int s = 0; s < spines; ++s)
-        t.add_link(first_leaf + l, first_spine + s, fabric_link.rate, fabric_link.delay);
+      for (int s = 0; s < spines; ++s) t.add_link(first_leaf + l, first_spine + s, fabric_link);
   }
   return t;
 }
@@ -112,13 +110,11 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
       t.add_node(TopoNodeKind::kSwitch, tag + "spine" + std::to_string(sp), 2);
     for (int l = 0; l < leaves; ++l) {
       for (int h = 0; h < hosts_per_leaf; ++h)
-        t.add_link(site * per_site + l * hosts_per_leaf + h, first_leaf + l, host_link.rate, host_link.delay);
-      for (int sp = 0; sp < spines; ++sp)
-        t.add_link(first_leaf + l, first_spine[site] + sp, fabric_link.rate, fabric_link.delay);
+        t.add_link(site * per_site + l * hosts_per_leaf + h, first_leaf + l, host_link);
+      for (int sp = 0; sp < spines; ++sp) t.add_link(first_leaf + l, first_spine[site] + sp, fabric_link);
     }
   }
-  for (int i = 0; i < wan_links; ++i)
-    t.add_link(first_spine[0] + i, first_spine[1] + i, wan_link.rate, wan_link.delay);
+  for (int i = 0; i < wan_links; ++i) t.add_link(first_spine[0] + i, first_spine[1] + i, wan_link);
   return t;
 }
 
@@ -139,17 +135,16 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
       t.add_node(TopoNodeKind::kSwitch, "agg" + std::to_string(p) + "_" + std::to_string(a), 2);
   const int first_core = static_cast<int>(t.nodes.size());
   for (int c = 0; c < half * half; ++c) t.add_node(TopoNodeKind::kSwitch, "core" + std::to_string(c), 3);
-  for (int h = 0; h < k * k * k / 4; ++h)
-    t.add_link(h, first_edge + h / half, host_link.rate, host_link.delay);
+  for (int h = 0; h < k * k * k / 4; ++h) t.add_link(h, first_edge + h / half, host_link);
   for (int p = 0; p < k; ++p)
     for (int e = 0; e < half; ++e)
       for (int a = 0; a < half; ++a)
-        t.add_link(first_edge + p * half + e, first_agg + p * half + a, fabric_link.rate, fabric_link.delay);
+        t.add_link(first_edge + p * half + e, first_agg + p * half + a, fabric_link);
   // Aggregation switch a of every pod connects to cores a*half .. a*half+half-1.
   for (int p = 0; p < k; ++p)
     for (int a = 0; a < half; ++a)
       for (int c = 0; c < half; ++c)
-        t.add_link(first_agg + p * half + a, first_core + a * half + c, fabric_link.rate, fabric_link.delay);
+        t.add_link(first_agg + p * half + a, first_core + a * half + c, fabric_link);
   return t;
 }
 
@@ -221,18 +216,15 @@ Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec hos
                "core" + std::to_string(j / plane_cores) + "." + std::to_string(j % plane_cores), 3);
   for (int s = 0; s < servers; ++s)
     for (int g = 0; g < gpus_per_server; ++g)
-      t.add_link(s * gpus_per_server + g, first_rail + g * units + s / per_leaf, host_link.rate,
-                 host_link.delay);
+      t.add_link(s * gpus_per_server + g, first_rail + g * units + s / per_leaf, host_link);
   for (int leaf = 0; leaf < leaves; ++leaf)
     for (int s = 0; s < spines; ++s)
-      t.add_link(first_rail + leaf, first_spine + (leaf / pod_leaves) * spines + s, fabric_link.rate,
-                 fabric_link.delay);
+      t.add_link(first_rail + leaf, first_spine + (leaf / pod_leaves) * spines + s, fabric_link);
   // Each spine's radix/2 uplinks go round the cores of its plane.
   for (int p = 0; p < pods && three_tier; ++p)
     for (int s = 0; s < spines; ++s)
       for (int k = 0; k < switch_radix / 2; ++k)
-        t.add_link(first_spine + p * spines + s, first_core + s * plane_cores + k % plane_cores,
-                   fabric_link.rate, fabric_link.delay);
+        t.add_link(first_spine + p * spines + s, first_core + s * plane_cores + k % plane_cores, fabric_link);
   return t;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/units.h"
@@ -19,12 +20,26 @@ struct TopoNode {
   int server = -1;  // multi-GPU servers: the server this GPU endpoint sits in
 };
 
+// One kind of link in a builder's plan: what every link of a tier gets.
+struct LinkSpec {
+  LinkSpec() = default;
+  LinkSpec(Rate r, Time d, std::string c = {}) : rate(r), delay(d), cable(std::move(c)) {}
+
+  Rate rate = Rate::from_gbps(100);
+  Time delay = Time::from_ns(1000);
+  // The cable or optic class named in the scenario (link.cable, e.g. "dr4"),
+  // empty when none is: the simulation has already folded what it does into
+  // the delay; the class is kept for what a link costs (evaluate's TCO).
+  std::string cable;
+};
+
 struct TopoLink {
   int a = 0;
   int b = 0;
   Rate rate;
   Time delay;
   double error_rate = 0.0;  // probability a frame is corrupted on the wire (the receiver discards it)
+  std::string cable;        // as LinkSpec::cable
 };
 
 struct Topology {
@@ -40,7 +55,10 @@ struct Topology {
     return id;
   }
   void add_link(int a, int b, Rate rate, Time delay, double error_rate = 0.0) {
-    links.push_back(TopoLink{a, b, rate, delay, error_rate});
+    links.push_back(TopoLink{a, b, rate, delay, error_rate, {}});
+  }
+  void add_link(int a, int b, const LinkSpec& l) {
+    links.push_back(TopoLink{a, b, l.rate, l.delay, 0.0, l.cable});
   }
   [[nodiscard]] int num_hosts() const { return static_cast<int>(hosts.size()); }
   [[nodiscard]] int num_switches() const { return static_cast<int>(nodes.size() - hosts.size()); }
@@ -48,11 +66,6 @@ struct Topology {
 
 // Builders. Each throws std::invalid_argument with a message naming the
 // offending parameter when the parameters cannot make a valid topology.
-struct LinkSpec {
-  Rate rate = Rate::from_gbps(100);
-  Time delay = Time::from_ns(1000);
-};
-
 Topology make_star(int hosts, LinkSpec link);
 // Two hosts joined through `switches` switches in a line (0: back to back).
 Topology make_chain(int switches, LinkSpec link);

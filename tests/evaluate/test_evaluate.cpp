@@ -249,6 +249,58 @@ TEST_F(EvaluateTest, WritesReportForTheBrowserCheck) {
 
 void expect_refused(const std::string& text, const std::string& where, const std::string& what);
 
+// Optics priced by class: the cluster names its host and switch link
+// classes, the cells' scenarios carry them, and the cost prices those links
+// by class (the bill counts them apart from the unnamed host/fabric links).
+TEST_F(EvaluateTest, NamedCableClassesArePricedByClass) {
+  const std::string text =
+      "name: optics\n"
+      "cluster: {servers: 2, gpus_per_server: 2, nic_rate: 400Gbps, topology: leaf-spine, cable_delay: 10ns, "
+      "host_cable: dac, fabric_cable: dr4}\n"
+      "fabrics: [ib-ndr]\n"
+      "workloads: [{type: latency, iters: 20}]\n"
+      "cost: {infiniband: {link_dr4: 1000}}\n";
+  const Evaluation ev = load_evaluation_text(text, "optics.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const std::string& sc = cells.front().scenario;
+  EXPECT_NE(sc.find("cable: dac"), std::string::npos) << sc;
+  EXPECT_NE(sc.find("cable: dr4"), std::string::npos) << sc;
+  const Written w = evaluate(ev, cells, dir_, 1);
+  const auto j = nlohmann::json::parse(w.json);
+  const auto& bom = j["cost"]["bill_of_materials"];
+  // 2 leaves (one per server) x 2 hosts; at 1:1 each leaf has 2 spines.
+  EXPECT_EQ(bom["host_links"], 0);
+  EXPECT_EQ(bom["fabric_links"], 0);
+  EXPECT_EQ(bom["cable_links"]["dac"], 4);
+  EXPECT_EQ(bom["cable_links"]["dr4"], 4);
+  EXPECT_EQ(bom["switch_ports_used"], 4 + 2 * 4);
+  double dac_usd = -1, dr4_usd = -1;
+  for (const auto& l : j["cost"]["fabrics"]["ib-ndr"]["lines"]) {
+    if (l["item"] == "Links (dac)") dac_usd = l["usd"];
+    if (l["item"] == "Links (dr4)") dr4_usd = l["usd"];
+  }
+  EXPECT_EQ(dac_usd, 4 * cable_link_info("dac").value);
+  EXPECT_EQ(dr4_usd, 1000.0 * bom["cable_links"]["dr4"].get<double>());
+  EXPECT_NE(w.md.find("link_dac"), std::string::npos);  // the inputs table lists the classes used
+  EXPECT_NE(w.md.find("4 dac links"), std::string::npos);
+
+  // A distance beyond the switch links' class is refused at the condition
+  // unless the condition names a class that reaches it.
+  expect_refused(text + "conditions: [baseline, {name: metro, distance: 10km}]\n", "conditions: metro",
+                 "a dr4 link reaches 500 m");
+  const Evaluation metro = load_evaluation_text(
+      text + "conditions: [baseline, {name: metro, distance: 10km, cable: lr8}]\n", "optics.yaml");
+  const std::vector<EvalCell> metro_cells = eval_cells(metro);
+  check_cells(metro, metro_cells);
+  EXPECT_NE(metro_cells.back().scenario.find("cable: lr8"), std::string::npos);
+  expect_refused(text + "conditions: [baseline, {name: c, incast: {senders: 2, size: 1MiB}, cable: lr8}]\n",
+                 "e.yaml:6", "has no effect without a distance");
+  // A price for a class the cluster does not use would change nothing.
+  expect_refused(edit(text, "link_dr4: 1000", "link_zr: 1000"), "cost.infiniband.link_zr", "no zr links");
+  expect_refused(edit(text, "host_cable: dac", "host_cable: dac2"), "cluster.host_cable", "expected one of");
+}
+
 // The scale sweep: the cluster's own size comes from the matrix, the others
 // from cells of their own; each point is the workload's key metric there.
 TEST_F(EvaluateTest, ScaleSweepAddsClusterSizes) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/cfg_node.h"
+#include "config/scenario.h"
 #include "evaluate/tco.h"
 #include "fabric/profiles.h"
 
@@ -270,6 +271,75 @@ TEST(TcoJson, SerialisesInputsBomAndResult) {
   EXPECT_EQ(in["years"], 2);
   EXPECT_EQ(in["usd_per_kwh"], 0.125);
   EXPECT_EQ(bill_of_materials_json(small_bom())["switch_ports_used"], 16);
+}
+
+// Optics priced by class: a link whose class the topology names costs that
+// class's price and leaves the host/fabric link lines; every class the
+// scenario accepts has a price with a source and a range.
+TEST(TcoCables, EveryClassHasAPriceAndLinksOfAClassArePricedByIt) {
+  for (const CableClassInfo& c : cable_classes()) {
+    SCOPED_TRACE(c.name);
+    const CostInputInfo i = cable_link_info(c.name);
+    EXPECT_EQ(i.key, "link_" + c.name);
+    EXPECT_FALSE(i.source.empty());
+    EXPECT_LE(i.low, i.value);
+    EXPECT_LE(i.value, i.high);
+    if (i.source.rfind("assumption:", 0) == 0) {
+      EXPECT_LT(i.low, i.high);
+    } else {
+      EXPECT_NE(i.source.find("http"), std::string::npos) << i.source;
+    }
+  }
+  // Reach costs money: each longer class at least as dear as a shorter one
+  // of the same technology.
+  EXPECT_LT(cable_link_info("dac").value, cable_link_info("aoc").value);
+  EXPECT_LE(cable_link_info("dr4").value, cable_link_info("fr4").value);
+  EXPECT_LT(cable_link_info("fr4").value, cable_link_info("lr8").value);
+  EXPECT_LT(cable_link_info("lr8").value, cable_link_info("zr").value);
+  EXPECT_LT(cable_link_info("zr").value, cable_link_info("zr-plus").value);
+
+  BillOfMaterials bom = small_bom();
+  bom.host_links = 0;                         // the 8 host links are DACs
+  bom.fabric_links = 1;                       // one of the 4 uplinks has no class
+  bom.cable_links = {{"dac", 8}, {"zr", 3}};  // 3 uplinks cross to another site
+  CostInputs in = round_inputs();
+  in.cable_link_usd = {{"dac", 100}, {"zr", 8000}};
+  const CostResult r = compute_tco(bom, in);
+  EXPECT_EQ(line(r, "Host links").usd, 0);
+  EXPECT_EQ(line(r, "Fabric links").usd, 500);
+  EXPECT_EQ(line(r, "Links (dac)").usd, 800);
+  EXPECT_EQ(line(r, "Links (zr)").usd, 24000);
+  EXPECT_EQ(line(r, "Links (zr)").formula, "3 zr links x 8000 USD");
+  EXPECT_EQ(line(r, "Links (zr)").inputs, (std::vector<std::string>{"bom.cable_links.zr", "link_zr"}));
+  EXPECT_EQ(line(r, "Links (zr)").category, "capex");
+  const CostResult plain = compute_tco(small_bom(), round_inputs());
+  // 8 x 300 + 4 x 500 before; 8 x 100 + 1 x 500 + 3 x 8000 after.
+  EXPECT_EQ(r.capex - plain.capex, (800 + 500 + 24000) - (2400 + 2000));
+  EXPECT_EQ(r.opex, plain.opex);  // power and staff follow ports and switches, not optics
+
+  EXPECT_EQ(bill_of_materials_json(bom)["cable_links"]["zr"], 3);
+  EXPECT_FALSE(bill_of_materials_json(small_bom()).contains("cable_links"));
+}
+
+TEST(TcoCables, APriceIsReadOnlyForAClassTheClusterNames) {
+  const CfgNode root = CfgNode::load_string(
+      "cost:\n"
+      "  roce: {link_zr: 9000}\n"
+      "  infiniband: {link_dac: 150}\n",
+      "eval.yaml");
+  const CostInputs roce = load_cost_inputs(root.child("cost"), CostFamily::kRoce, {"dac", "zr"});
+  EXPECT_EQ(roce.cable_link("zr"), 9000);
+  EXPECT_EQ(roce.cable_link("dac"), cable_link_info("dac").value);
+  EXPECT_EQ(cost_inputs_json(roce)["link_zr"], 9000);
+  EXPECT_EQ(load_cost_inputs(root.child("cost"), CostFamily::kInfiniband, {"dac", "zr"}).cable_link("dac"),
+            150);
+  // Without the class in the cluster the key would change nothing: refused.
+  const InputError unused =
+      input_error_of([&] { (void)load_cost_inputs(root.child("cost"), CostFamily::kRoce, {"dac"}); });
+  EXPECT_EQ(unused.key(), "cost.roce.link_zr");
+  EXPECT_EQ(unused.line(), 2);
+  EXPECT_NE(unused.message().find("no zr links"), std::string::npos) << unused.message();
+  EXPECT_FALSE(cost_inputs_json(default_cost_inputs(CostFamily::kRoce)).contains("link_dac"));
 }
 
 }  // namespace

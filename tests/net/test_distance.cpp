@@ -119,6 +119,61 @@ TEST(Distance, OneLinkGetsItsOwnLength) {
             "links[0].ber");
 }
 
+// The class is kept on the built topology (for what a link costs), named
+// per block, and a length entry must stay within it or name another.
+TEST(Distance, TheClassStaysWithTheLinkAndBoundsALengthEntry) {
+  const std::string base =
+      "name: t\nduration: 1ms\ntopology: {type: leaf-spine, leaves: 2, hosts_per_leaf: 2, spines: 2, link: "
+      "{length: 2m, cable: dac}, fabric_link: {length: 300m, cable: dr4}}\nfabric: {profile: "
+      "rocev2-dcqcn-400g}\nworkload: [{type: flow, src: 0, dst: 3, size: 1KB}]\n";
+  const Topology t = build_topology(load_scenario_text(base, "t.yaml"));
+  int dac = 0, dr4 = 0;
+  for (const TopoLink& l : t.links) {
+    const bool host = t.nodes[l.a].kind == TopoNodeKind::kHost || t.nodes[l.b].kind == TopoNodeKind::kHost;
+    EXPECT_EQ(l.cable, host ? "dac" : "dr4");
+    (host ? dac : dr4) += 1;
+  }
+  EXPECT_EQ(dac, 4);
+  EXPECT_EQ(dr4, 4);
+  // fabric_link does not take link's class: a 100 m fabric link under DAC
+  // host links has none (it would be out of a DAC's reach).
+  const Topology unnamed = build_topology(load_scenario_text(
+      "name: t\nduration: 1ms\ntopology: {type: leaf-spine, leaves: 2, hosts_per_leaf: 1, spines: 1, link: "
+      "{length: 2m, cable: dac}, fabric_link: {length: 100m}}\nfabric: {profile: rocev2-dcqcn-400g}\n"
+      "workload: [{type: flow, src: 0, dst: 1, size: 1KB}]\n",
+      "t.yaml"));
+  for (const TopoLink& l : unnamed.links)
+    EXPECT_EQ(l.cable, unnamed.nodes[l.a].kind == TopoNodeKind::kHost ? "dac" : "");
+
+  // 2 km on a DR4 link (500 m) is refused at the entry's length, naming the reach.
+  const std::string beyond = testing::scenario_error(base + "links:\n  - {link: spine1:0, length: 2km}\n");
+  EXPECT_EQ(beyond.rfind("links[0].length: ", 0), 0u) << beyond;
+  EXPECT_NE(beyond.find("a dr4 link reaches 500 m"), std::string::npos) << beyond;
+  // Naming the class that carries it: accepted, and that link alone changes class.
+  const Scenario fr4 =
+      load_scenario_text(base + "links:\n  - {link: spine1:0, length: 2km, cable: fr4}\n", "t.yaml");
+  const Topology stretched = build_topology(fr4);
+  int fr4_links = 0;
+  for (const TopoLink& l : stretched.links)
+    if (l.cable == "fr4") {
+      ++fr4_links;
+      EXPECT_EQ(l.delay.ps(), std::llround(2000 * kPsPerMetre));
+    }
+  EXPECT_EQ(fr4_links, 1);
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:0, length: 3km, cable: fr4}\n"),
+            "links[0].length");
+  // A class names what carries a new length: alone it would change nothing.
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:0, cable: fr4}\n"),
+            "links[0].loss");
+  EXPECT_EQ(testing::scenario_error_key(base + "links:\n  - {link: spine1:0, loss: 0.1, cable: fr4}\n"),
+            "links[0].cable");
+  // A coherent link stretched by an entry keeps its module's DSP latency.
+  const Topology zr = build_topology(
+      load_scenario_text(base + "links:\n  - {link: spine1:0, length: 90km, cable: zr}\n", "t.yaml"));
+  for (const TopoLink& l : zr.links)
+    if (l.cable == "zr") EXPECT_EQ(l.delay.ps(), std::llround(90'000 * kPsPerMetre) + 2'000'000);
+}
+
 // One long-haul flow at line rate into a receiver whose NIC stops draining:
 // the far switch pauses the long link and its headroom takes everything
 // still in flight. Returns the lossless drops.

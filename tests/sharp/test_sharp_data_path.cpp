@@ -15,7 +15,7 @@
 namespace rdmasim {
 namespace {
 
-constexpr LinkSpec kLink{Rate::from_gbps(100), Time::from_ns(1000)};
+const LinkSpec kLink{Rate::from_gbps(100), Time::from_ns(1000)};
 
 // Store-and-forward switches with a known pipeline and NIC latencies, so
 // that a packet's path can be worked out by hand.

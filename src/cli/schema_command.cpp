@@ -132,6 +132,7 @@ void fabric_section(std::string& out) {
     for (const FabricConfig& v : variants) {
       collect(fabric, "fabric.", fabric_param_schema(v), fabric_params_json(v), name);
       collect(sw, "topology.switch.", switch_param_schema(v.sw), switch_params_json(v.sw), name);
+      collect(sw, "topology.router.", router_param_schema(v), router_params_json(v), name);
     }
   }
   auto rows = [&](const std::vector<FabricKey>& keys, bool with_profile) {

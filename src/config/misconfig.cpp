@@ -126,6 +126,11 @@ void read_misconfig(const CfgNode& root, FabricConfig& fabric, const Topology& t
                       "'" + o.node + "' is a switch: expected a host's NIC (or switch: " + o.node + ")");
       if (o.kind != Kind::kNic && host)
         throw e.error(where, "'" + o.node + "' is a host: name its NIC with nic: " + o.node);
+      if (t.nodes[id].router)
+        throw e.error(where,
+                      "'" + o.node +
+                          "' is a router between the sites: its settings are topology.router's, not the "
+                          "fabric's switches'");
       if (o.kind == Kind::kPort && o.port >= degree)
         throw e.error(where, "expected a port of '" + o.node + "' below " + std::to_string(degree));
     }

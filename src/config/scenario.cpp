@@ -207,10 +207,23 @@ void visit_topology(V& v, TopologySpec& ts) {
     v.count(Key{"hosts_per_leaf", "hosts under each leaf", kRequired}, ts.hosts_per_leaf, 1, 4096);
     v.count(Key{"spines", "spine switches per site, each linked to every leaf of its site", kRequired},
             ts.spines, 1, 4096);
-    v.count({"wan_links", "long links between the sites: spine i of site a to spine i of site b"},
+    v.count({"wan_links",
+             "long links between the sites: spine i of site a to spine i of site b, or with routers, router "
+             "i % routers of each site"},
             ts.wan_links, 1, 4096);
-    v.check(ts.wan_links <= ts.spines, "wan_links",
-            "expected at most one long link per spine (at most spines)");
+    // Echoed only when set: results of runs before the key stay byte-identical.
+    if (!std::is_same_v<V, ParamEcho> || ts.routers > 0)
+      v.count({"routers",
+               "routed hops between the sites: this many routers per site, each linked to every spine of its "
+               "site, the long links between them (topology.router: their latency, buffer, PFC); 0: spines "
+               "joined directly (one L2 fabric / IB subnet)"},
+              ts.routers, 0, 64);
+    if (ts.routers == 0)
+      v.check(ts.wan_links <= ts.spines, "wan_links",
+              "expected at most one long link per spine (at most spines), or routers");
+    else
+      v.check(ts.wan_links >= ts.routers, "wan_links",
+              "expected at least one long link per router (at least routers)");
   } else if (t == "fat-tree") {
     v.count(Key{"k", "switch radix of a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches)", kRequired}, ts.k, 2,
             128);
@@ -557,6 +570,15 @@ void read_topology(const CfgNode& root, Scenario& s) {
     read_switch_params(*n, s.fabric.sw);
     n->finish();
   }
+  if (auto n = t.opt_child("router")) {
+    if (ts.routers == 0)
+      throw t.error("router", "has no effect: no routers in this topology (a two-site topology's routers)");
+    read_router_params(*n, s.fabric);
+    n->finish();
+  }
+  // auto, resolved here so results.json records what ran.
+  if (ts.routers > 0 && s.fabric.router.latency == Time::never())
+    s.fabric.router.latency = s.fabric.ib.enabled ? s.fabric.sw.latency : Time::from_us(2);
   t.finish();
 }
 
@@ -828,7 +850,7 @@ Topology build_topology(const Scenario& s) {
                           ts.fabric_link);
     else if (ts.type == "two-site")
       t = make_two_site(ts.leaves, ts.hosts_per_leaf, ts.spines, ts.wan_links, ts.link, ts.fabric_link,
-                        ts.wan_link);
+                        ts.wan_link, ts.routers);
     else if (ts.type == "fat-tree")
       t = make_fat_tree(ts.k, ts.link, ts.fabric_link);
     else if (ts.type == "servers")

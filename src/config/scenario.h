@@ -37,6 +37,7 @@ struct TopologySpec {
   LinkSpec fabric_link;
   int wan_links = 1;  // two-site: long links between the sites, spine i to spine i
   LinkSpec wan_link;
+  int routers = 0;   // two-site: routers per site the sites meet through (0: spines joined directly)
   std::string file;  // edge-list (HPCC ns-3 topology format)
   int line = 0;
 };

@@ -50,6 +50,18 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   // Over TCP it starts at RFC 6928's initial window and slow-starts.
   if (cfg_.cc == "dctcp" && cfg_.dctcp.initial_window == 0)
     cfg_.dctcp.initial_window = cfg_.dctcp.tcp ? 10 : bdp_packets();
+  if (std::any_of(topo_.nodes.begin(), topo_.nodes.end(), [](const TopoNode& n) { return n.router; })) {
+    router_cfg_ = std::make_unique<FabricConfig>(cfg_);
+    SwitchSettings& r = router_cfg_->sw;
+    r.latency = cfg_.router.latency == Time::never() ? (cfg_.ib.enabled ? cfg_.sw.latency : Time::from_us(2))
+                                                     : cfg_.router.latency;
+    if (!cfg_.ib.enabled) r.mmu.buffer_bytes = cfg_.router.buffer_bytes;
+    if (!cfg_.router.lossless && r.mmu.lossless_mask != 0) {
+      r.mmu.lossless_mask = 0;
+      site_edge_cfg_ = std::make_unique<FabricConfig>(cfg_);
+      site_edge_cfg_->sw.mmu.lossless_mask = 0;
+    }
+  }
   transport_ = make_transport(cfg_, net_, part_context());
   build();
   if (link_flow_control_name(cfg_) == "pfc")
@@ -122,7 +134,8 @@ void Fabric::build() {
           cfg_.sw.same_ecmp_seed ? mix64(sim_.seed()) : mix64(sim_.seed() ^ (n * 0x9e3779b97f4a7c15ull));
       auto sw = std::make_unique<Switch>(net_, static_cast<int>(n), tn.name,
                                          device_config(static_cast<int>(n)).sw.mmu, adj[n].size(), seed);
-      sw->set_forwarding(cfg_.sw.latency, cfg_.sw.cut_through ? cfg_.sw.cut_through_bytes : 0);
+      sw->set_forwarding(device_config(static_cast<int>(n)).sw.latency,
+                         cfg_.sw.cut_through ? cfg_.sw.cut_through_bytes : 0);
       switches_.push_back(sw.get());
       by_topo_id_[n] = &net_.add_node(std::move(sw));
     }
@@ -253,6 +266,7 @@ void Fabric::install_flow_control() {
 }
 
 const FabricConfig& Fabric::device_config(int node) const {
+  if (router_cfg_ != nullptr && topo_.nodes[node].router) return *router_cfg_;  // misconfig refuses routers
   if (cfg_.misconfig.empty()) return cfg_;
   const DeviceOverride::Kind kind = topo_.nodes[node].kind == TopoNodeKind::kHost
                                         ? DeviceOverride::Kind::kNic
@@ -271,6 +285,13 @@ bool Fabric::nic_misconfigured(std::string_view key) const {
 
 const FabricConfig& Fabric::port_config(int node, uint16_t port,
                                         std::initializer_list<std::string_view> keys) const {
+  // A switch port facing a lossy router neither pauses it nor is paused: the
+  // lossless class ends at the site (the topology is built by then).
+  if (site_edge_cfg_ != nullptr && !topo_.nodes[node].router && port < by_topo_id_[node]->num_ports() &&
+      std::any_of(keys.begin(), keys.end(), [](std::string_view k) { return k == "pfc.enabled"; })) {
+    const Node* peer = by_topo_id_[node]->port(port).peer();
+    if (peer != nullptr && topo_.nodes[peer->id()].router) return *site_edge_cfg_;
+  }
   for (auto it = cfg_.misconfig.rbegin(); it != cfg_.misconfig.rend(); ++it)
     if (it->kind == DeviceOverride::Kind::kPort && it->port == port && it->node == topo_.nodes[node].name &&
         std::any_of(keys.begin(), keys.end(), [&](std::string_view k) { return it->sets(k); }))

@@ -99,6 +99,17 @@ struct DeviceOverride {
   [[nodiscard]] std::string target() const;
 };
 
+// The routers a two-site topology may put between its sites
+// (topology.router, docs/DISTANCE.md): switches with their own pipeline and
+// buffer, at the edge of each site's lossless domain unless told otherwise.
+struct RouterSettings {
+  // never: auto, the fabric's switch latency on InfiniBand (an IB router is
+  // a switch forwarding by GRH), 2 us on Ethernet (a DCI router's pipeline).
+  Time latency = Time::never();
+  uint64_t buffer_bytes = 4ull << 30;  // Ethernet: a deep-buffer router's
+  bool lossless = false;               // PFC: whether the lossless class crosses the routed hop
+};
+
 struct FabricConfig {
   std::string name = "ethernet-lossy";
   Framing framing = Framing::rocev2();
@@ -106,6 +117,7 @@ struct FabricConfig {
   // topology.link and of perftest.
   LinkSpec link{Rate::from_gbps(100), Time::from_ns(1000)};
   SwitchSettings sw;
+  RouterSettings router;  // only on a topology with routers
   NicConfig nic;
   // packet: every packet through the datapath; flow: fluid max-min fair
   // rates over the same links (flow/, docs/FLOW_LEVEL.md).
@@ -329,6 +341,11 @@ class Fabric {
   Simulation& sim_;
   Topology topo_;
   FabricConfig cfg_;
+  // With routers in the topology: what a router runs (its latency and
+  // buffer; lossy on a PFC fabric unless router.lossless), and what a
+  // switch port facing a lossy router runs (the site's lossless domain ends there).
+  std::unique_ptr<FabricConfig> router_cfg_;
+  std::unique_ptr<FabricConfig> site_edge_cfg_;
   Network net_;
   std::unique_ptr<Transport> transport_;
   std::vector<Nic*> nics_;             // by endpoint index

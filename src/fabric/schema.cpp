@@ -756,6 +756,36 @@ void visit_switch(V& v, SwitchSettings& sw) {
   }
 }
 
+// topology.router: what the routers between two sites run. The keys a
+// fabric has no use for are refused: no buffer on InfiniBand (credits bound
+// each VL), no lossless choice without PFC.
+template <typename V>
+void visit_router(V& v, FabricConfig& cfg) {
+  RouterSettings& r = cfg.router;
+  v.time_auto({"latency",
+               "a router's pipeline, ingress to egress; auto: the switches' on InfiniBand (an IB router is a "
+               "switch forwarding by GRH, an assumption), 2 us on Ethernet (Juniper: fixed-pipeline routers "
+               "1-2 us, Trio-class 8-10 us)"},
+              r.latency);
+  if (!cfg.ib.enabled) {
+    v.size(Key{"buffer",
+               "a router's shared packet buffer (assumption: 4 GiB, a deep-buffer DCI router; Jericho-class "
+               "routers carry GBs of HBM)"},
+           r.buffer_bytes);
+  } else {
+    v.refuse("buffer", "has no effect on InfiniBand: credits bound each VL (fabric.ib.vl_buffer)");
+  }
+  if (cfg.sw.mmu.lossless_mask != 0) {
+    v.flag({"lossless",
+            "whether the lossless class crosses the routed hop (PFC on the routers' ports, headroom for the "
+            "long "
+            "link); false: the site's lossless domain ends at its routers, which drop as lossy switches"},
+           r.lossless);
+  } else {
+    v.refuse("lossless", "has no effect: this fabric has no PFC lossless class to extend across the routers");
+  }
+}
+
 }  // namespace
 
 void read_fabric_params(const CfgNode& fabric, FabricConfig& cfg) {
@@ -797,6 +827,28 @@ void read_device_params(const CfgNode& set, FabricConfig& cfg) {
   }
   if (congestion_control_has_params(cfg.cc))
     r.block(Key{cfg.cc.c_str()}, [&](auto& b) { visit_congestion_control_params(cfg, b); });
+}
+
+void read_router_params(const CfgNode& n, FabricConfig& cfg) {
+  ParamReader r(n);
+  visit_router(r, cfg);
+  if (cfg.router.buffer_bytes < 1500)
+    throw n.error("buffer", "expected at least one MTU-sized frame (1500B)");
+}
+
+nlohmann::ordered_json router_params_json(const FabricConfig& cfg) {
+  FabricConfig copy = cfg;
+  json j = json::object();
+  ParamEcho e(j);
+  visit_router(e, copy);
+  return j;
+}
+
+std::vector<KeyInfo> router_param_schema(const FabricConfig& cfg) {
+  FabricConfig f = cfg;
+  ParamSchema schema;
+  visit_router(schema, f);
+  return schema.keys;
 }
 
 nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg) {

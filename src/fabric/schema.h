@@ -28,6 +28,10 @@ void read_device_params(const CfgNode& set, FabricConfig& cfg);
 [[nodiscard]] nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg);
 // `topology.switch:`, the switch hardware (forwarding, latency, buffer).
 void read_switch_params(const CfgNode& sw, SwitchSettings& cfg);
+// topology.router (two-site with routers): latency, buffer, lossless.
+void read_router_params(const CfgNode& n, FabricConfig& cfg);
+[[nodiscard]] nlohmann::ordered_json router_params_json(const FabricConfig& cfg);
+[[nodiscard]] std::vector<KeyInfo> router_param_schema(const FabricConfig& cfg);
 [[nodiscard]] nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg);
 // Every key `cfg`'s parts accept, dotted from `fabric.` and `topology.switch.`.
 [[nodiscard]] std::vector<std::string> fabric_param_keys(const FabricConfig& cfg);

@@ -138,6 +138,7 @@ json scenario_json(const Scenario& s) {
   const FabricConfig& f = s.fabric;
   json topo = topology_json(t);
   topo["switch"] = switch_params_json(f.sw);
+  if (t.routers > 0) topo["router"] = router_params_json(f);
   json fabric{{"profile", s.profile}, {"framing", f.framing.name}};
   fabric.update(fabric_params_json(f));  // every key the fabric's parts declare, in declaration order
   json cites = json::array();

@@ -88,16 +88,23 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
 }
 
 Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, LinkSpec host_link,
-                       LinkSpec fabric_link, LinkSpec wan_link) {
+                       LinkSpec fabric_link, LinkSpec wan_link, int routers) {
   require(leaves >= 1 && leaves <= 2048, "leaves must be between 1 and 2048 per site");
   require(hosts_per_leaf >= 1 && hosts_per_leaf <= 4096, "hosts_per_leaf must be between 1 and 4096");
   require(spines >= 1 && spines <= 4096, "spines must be between 1 and 4096 per site");
-  require(wan_links >= 1 && wan_links <= spines,
-          "wan_links must be between 1 and spines (" + std::to_string(spines) + "): spine i meets spine i");
+  require(routers >= 0 && routers <= 64, "routers must be between 0 and 64 per site");
+  if (routers == 0)
+    require(wan_links >= 1 && wan_links <= spines,
+            "wan_links must be between 1 and spines (" + std::to_string(spines) + "): spine i meets spine i");
+  else
+    require(wan_links >= routers && wan_links <= 4096, "wan_links must be between routers (" +
+                                                           std::to_string(routers) +
+                                                           ", each router needs a long link) and 4096");
   Topology t;
   t.description = "two sites of " + std::to_string(leaves) + " leaves x " + std::to_string(hosts_per_leaf) +
                   " hosts and " + std::to_string(spines) + " spines, joined by " + std::to_string(wan_links) +
-                  " long links";
+                  " long links" +
+                  (routers > 0 ? " between " + std::to_string(routers) + " router(s) per site" : "");
   const int per_site = leaves * hosts_per_leaf;
   for (int h = 0; h < 2 * per_site; ++h) t.add_node(TopoNodeKind::kHost, "h" + std::to_string(h), 0);
   int first_spine[2] = {0, 0};
@@ -114,7 +121,24 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
       for (int sp = 0; sp < spines; ++sp) t.add_link(first_leaf + l, first_spine[site] + sp, fabric_link);
     }
   }
-  for (int i = 0; i < wan_links; ++i) t.add_link(first_spine[0] + i, first_spine[1] + i, wan_link);
+  if (routers == 0) {
+    for (int i = 0; i < wan_links; ++i) t.add_link(first_spine[0] + i, first_spine[1] + i, wan_link);
+    return t;
+  }
+  int first_router[2] = {0, 0};
+  for (int site = 0; site < 2; ++site) {
+    first_router[site] = static_cast<int>(t.nodes.size());
+    for (int r = 0; r < routers; ++r) {
+      const int id = t.add_node(TopoNodeKind::kSwitch,
+                                std::string(site == 0 ? "a_" : "b_") + "router" + std::to_string(r), 3);
+      t.nodes[id].router = true;
+    }
+    for (int sp = 0; sp < spines; ++sp)
+      for (int r = 0; r < routers; ++r)
+        t.add_link(first_spine[site] + sp, first_router[site] + r, fabric_link);
+  }
+  for (int i = 0; i < wan_links; ++i)
+    t.add_link(first_router[0] + i % routers, first_router[1] + i % routers, wan_link);
   return t;
 }
 

@@ -18,6 +18,9 @@ struct TopoNode {
   std::string name;
   int tier = 0;     // 0 host, 1 leaf/ToR/edge, 2 spine/aggregation, 3 core
   int server = -1;  // multi-GPU servers: the server this GPU endpoint sits in
+  // A routed L3 hop (Ethernet) or an IB router between two sites: a switch
+  // the fabric builds with its router settings (FabricConfig::router).
+  bool router = false;
 };
 
 // One kind of link in a builder's plan: what every link of a tier gets.
@@ -77,9 +80,12 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
                          LinkSpec host_link, LinkSpec fabric_link);
 // Two leaf-spine sites of `leaves` x `hosts_per_leaf` hosts and `spines`
 // spines each (site a's hosts first), joined by `wan_links` long links:
-// spine i of site a to spine i of site b.
+// spine i of site a to spine i of site b. With `routers` > 0 the sites meet
+// through routed hops instead: each site has that many routers
+// (a_router0...), every spine of a site links to each of its routers (on
+// fabric_link), and long link i joins router i % routers of each site.
 Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, LinkSpec host_link,
-                       LinkSpec fabric_link, LinkSpec wan_link);
+                       LinkSpec fabric_link, LinkSpec wan_link, int routers = 0);
 // Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k^3/4 hosts.
 Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
 // Multi-GPU servers, rail-optimized: GPU g of every server attaches (through

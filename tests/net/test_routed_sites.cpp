@@ -1,0 +1,172 @@
+// Two sites that meet through routers (topology.routers): a routed L3 hop
+// on Ethernet, an IB router between two subnets on InfiniBand. The router
+// is a switch with its own pipeline and buffer, and on a PFC fabric the
+// site's lossless domain ends at it unless router.lossless carries the
+// class across (docs/DISTANCE.md).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/scenario.h"
+#include "fabric/fabric.h"
+#include "net/switch.h"
+#include "run/experiment.h"
+#include "support/workload_errors.h"
+#include "topo/topology.h"
+
+namespace rdmasim {
+namespace {
+
+std::string two_site(const std::string& extra, const std::string& fabric, const std::string& workload) {
+  return "name: t\nduration: 50ms\ntopology: {type: two-site, leaves: 2, hosts_per_leaf: 2, spines: 2, " +
+         extra + "}\nfabric: " + fabric + "\nworkload:\n" + workload;
+}
+
+TEST(RoutedSites, RoutersStandBetweenEachSitesSpines) {
+  const Topology t = build_topology(load_scenario_text(
+      two_site("wan_links: 3, routers: 2, wan_link: {length: 10km}", "{profile: rocev2-dcqcn-400g}",
+               "  - {type: flow, src: 0, dst: 5, size: 4KiB}\n"),
+      "t.yaml"));
+  std::vector<int> routers;
+  for (size_t n = 0; n < t.nodes.size(); ++n)
+    if (t.nodes[n].router) {
+      routers.push_back(static_cast<int>(n));
+      EXPECT_EQ(t.nodes[n].tier, 3);
+      EXPECT_EQ(t.nodes[n].kind, TopoNodeKind::kSwitch);
+    }
+  ASSERT_EQ(routers.size(), 4u);
+  EXPECT_EQ(t.nodes[routers[0]].name, "a_router0");
+  EXPECT_EQ(t.nodes[routers[3]].name, "b_router1");
+  int spine_router = 0, long_links = 0;
+  std::vector<int> long_per_router(t.nodes.size(), 0);
+  for (const TopoLink& l : t.links) {
+    const bool ra = t.nodes[l.a].router, rb = t.nodes[l.b].router;
+    if (ra && rb) {
+      ++long_links;
+      ++long_per_router[l.a];
+      ++long_per_router[l.b];
+      EXPECT_EQ(t.nodes[l.a].name.substr(1), t.nodes[l.b].name.substr(1));  // router i meets router i
+    } else if (ra || rb) {
+      const int spine = ra ? l.b : l.a, router = ra ? l.a : l.b;
+      EXPECT_EQ(t.nodes[spine].tier, 2);
+      EXPECT_EQ(t.nodes[spine].name[0], t.nodes[router].name[0]);  // within its own site
+      ++spine_router;
+    }
+  }
+  EXPECT_EQ(spine_router, 2 * 2 * 2);  // each site: 2 spines x 2 routers
+  EXPECT_EQ(long_links, 3);
+  EXPECT_EQ(long_per_router[routers[0]], 2);  // links 0 and 2
+  EXPECT_EQ(long_per_router[routers[1]], 1);
+}
+
+// A router's pipeline is paid at each router a packet crosses: a WRITE's
+// data and its acknowledgement each cross two, so moving the latency by d
+// moves the completion by exactly 4 d; the path is 7 links.
+TEST(RoutedSites, EveryCrossingPaysTheRoutersLatency) {
+  const auto fct = [](const std::string& latency, int& links) {
+    Experiment e(load_scenario_text(
+        two_site("wan_links: 2, routers: 1, wan_link: {length: 1km}, router: {latency: " + latency + "}",
+                 "{profile: rocev2-dcqcn-400g}", "  - {type: flow, src: 0, dst: 5, size: 4KiB}\n"),
+        "t.yaml"));
+    e.run();
+    EXPECT_TRUE(e.flows()[0].finished());
+    links = e.flows()[0].links;
+    return e.flows()[0].fct();
+  };
+  int links = 0;
+  const Time two = fct("2us", links);
+  EXPECT_EQ(links, 7);  // host-leaf-spine-router, the span, router-spine-leaf-host
+  const Time five = fct("5us", links);
+  EXPECT_EQ((five - two).ps(), 4 * Time::from_us(3).ps());
+  // auto: 2 us on Ethernet, the switches' latency on InfiniBand.
+  const Scenario roce =
+      load_scenario_text(two_site("wan_links: 2, routers: 1", "{profile: rocev2-dcqcn-400g}",
+                                  "  - {type: flow, src: 0, dst: 5, size: 1KB}\n"),
+                         "t.yaml");
+  EXPECT_EQ(roce.fabric.router.latency, Time::from_us(2));
+  const Scenario ib = load_scenario_text(two_site("wan_links: 2, routers: 1", "{profile: ib-ndr}",
+                                                  "  - {type: flow, src: 0, dst: 5, size: 1KB}\n"),
+                                         "t.yaml");
+  EXPECT_EQ(ib.fabric.router.latency, ib.fabric.sw.latency);
+}
+
+struct Crossing {
+  uint64_t router_drops = 0;
+  uint64_t lossless_drops = 0;
+  uint64_t router_pause_sent = 0;  // PAUSE frames the routers sent
+  uint64_t edge_pause_sent = 0;    // PAUSE frames spines sent towards the routers
+  bool finished = true;
+};
+
+// Site a's four hosts write into one host of site b over a 100 Gb/s span
+// whose router has a small buffer, with no end-to-end congestion control.
+Crossing incast_across(const std::string& router) {
+  Experiment e(load_scenario_text(
+      two_site(
+          "wan_links: 1, routers: 1, wan_link: {rate: 100Gbps, length: 1km}, router: " + router,
+          "{profile: rocev2-dcqcn-400g, cc: none, ecn: {enabled: false}}",
+          "  - {type: flow, src: 0, dst: 4, size: 1MiB}\n  - {type: flow, src: 1, dst: 4, size: 1MiB}\n"
+          "  - {type: flow, src: 2, dst: 4, size: 1MiB}\n  - {type: flow, src: 3, dst: 4, size: 1MiB}\n"),
+      "t.yaml"));
+  e.run();
+  Crossing c;
+  const Topology& t = e.fabric().topology();
+  for (const Switch* sw : e.fabric().switches()) {
+    const bool is_router = t.nodes[sw->id()].router;
+    c.lossless_drops += sw->counters().lossless_drops;
+    if (is_router) c.router_drops += sw->counters().buffer_drops;
+    for (size_t i = 0; i < sw->num_ports(); ++i) {
+      uint64_t sent = 0;
+      for (uint64_t f : sw->port(i).counters().pfc_tx_frames) sent += f;
+      const Node* peer = sw->port(i).peer();
+      if (is_router) c.router_pause_sent += sent;
+      if (!is_router && peer != nullptr && t.nodes[peer->id()].router) c.edge_pause_sent += sent;
+    }
+  }
+  for (const auto& f : e.flows()) c.finished = c.finished && f.finished();
+  return c;
+}
+
+TEST(RoutedSites, TheLosslessDomainEndsAtTheRoutersUnlessCarriedAcross) {
+  // Default: the routers drop what their buffer cannot hold, as lossy
+  // switches; no one pauses across the routed hop, nothing lossless is lost,
+  // and go-back-N recovers every flow.
+  const Crossing lossy = incast_across("{buffer: 1MB}");
+  EXPECT_GT(lossy.router_drops, 0u);
+  EXPECT_EQ(lossy.lossless_drops, 0u);
+  EXPECT_EQ(lossy.router_pause_sent, 0u);
+  EXPECT_EQ(lossy.edge_pause_sent, 0u);
+  EXPECT_TRUE(lossy.finished);
+  // lossless: true: PFC runs on the routers' ports, with headroom for the
+  // span; the router pauses site a instead of dropping.
+  const Crossing carried = incast_across("{buffer: 16MB, lossless: true}");
+  EXPECT_EQ(carried.router_drops, 0u);
+  EXPECT_EQ(carried.lossless_drops, 0u);
+  EXPECT_GT(carried.router_pause_sent, 0u);
+  EXPECT_TRUE(carried.finished);
+}
+
+TEST(RoutedSites, SettingsWithoutUseAreRefused) {
+  const std::string flow = "  - {type: flow, src: 0, dst: 5, size: 1KB}\n";
+  const auto key_of = [&](const std::string& extra, const std::string& fabric) {
+    return testing::scenario_error_key(two_site(extra, fabric, flow));
+  };
+  EXPECT_EQ(key_of("wan_links: 2, router: {latency: 1us}", "{profile: rocev2-dcqcn-400g}"),
+            "topology.router");
+  EXPECT_EQ(key_of("wan_links: 1, routers: 2", "{profile: rocev2-dcqcn-400g}"), "topology.wan_links");
+  EXPECT_EQ(key_of("wan_links: 2, routers: 1, router: {buffer: 1GB}", "{profile: ib-ndr}"),
+            "topology.router.buffer");
+  EXPECT_EQ(key_of("wan_links: 2, routers: 1, router: {lossless: true}", "{profile: ethernet-lossy}"),
+            "topology.router.lossless");
+  EXPECT_EQ(key_of("wan_links: 2, routers: 1, router: {lossless: true}", "{profile: ib-ndr}"),
+            "topology.router.lossless");
+  EXPECT_EQ(key_of("wan_links: 2, routers: 1, router: {latency: 1us}", "{profile: ib-ndr}"), "accepted");
+  // A router is not one of the fabric's switches: misconfig cannot name it.
+  EXPECT_EQ(
+      testing::scenario_error_key(two_site("wan_links: 2, routers: 1", "{profile: rocev2-dcqcn-400g}", flow) +
+                                  "misconfig: [{switch: a_router0, set: {pfc: {headroom: 2KB}}}]\n"),
+      "misconfig[0].switch");
+}
+
+}  // namespace
+}  // namespace rdmasim

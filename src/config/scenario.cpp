@@ -570,9 +570,10 @@ void read_topology(const CfgNode& root, Scenario& s) {
     read_switch_params(*n, s.fabric.sw);
     n->finish();
   }
-  if (auto n = t.opt_child("router")) {
-    if (ts.routers == 0)
-      throw t.error("router", "has no effect: no routers in this topology (a two-site topology's routers)");
+  // Looked at only on two-site, so other topologies refuse it as unknown.
+  if (ts.type == "two-site" && ts.routers == 0 && t.has("router"))
+    throw t.error("router", "has no effect: no routers in this topology (a two-site topology's routers)");
+  if (auto n = ts.routers > 0 ? t.opt_child("router") : std::nullopt) {
     read_router_params(*n, s.fabric);
     n->finish();
   }

@@ -1225,7 +1225,7 @@ TEST_F(CliTest, LinkLossValueAndDirection) {
                    at("15:11: 'links[0].ber': expected a number in [0, 0.001] (got 0.01)"));
   expect_bad_input(run_scenario(std::string(kGood) + "links:\n  - {ber: 1e-12, los: 0.1}\n"),
                    at("15:18: 'links[0].los': unknown key; did you mean 'loss'? (accepted keys here: ber, "
-                      "direction, length, link, loss)"));
+                      "cable, direction, length, link, loss)"));
 }
 
 // A misconfiguration the profile has no use for, or on a device that does

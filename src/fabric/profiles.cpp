@@ -597,6 +597,44 @@ Profile iwarp_dctcp() {
   return p;
 }
 
+// iWARP on the 400G Ethernet of an AI cluster: iwarp-dctcp's RNIC and TCP
+// on the links and switches of rocev2-*-400g, so that an evaluation compares
+// the transports on the same hardware without setting the switch by hand.
+// The RNIC keeps its measured latency (no 400G RNIC publishes one) and the
+// RNIC default MTU; host jitter as every realistic profile has it.
+Profile iwarp_dctcp_400g() {
+  Profile p = iwarp_dctcp();
+  p.name = "iwarp-dctcp-400g";
+  p.config.name = p.name;
+  p.summary += "; 400 Gb/s links, cut-through switches as rocev2-*-400g, the RNIC's own latency";
+  FabricConfig& c = p.config;
+  c.link = {Rate::from_gbps(400), Time::from_ns(25)};
+  c.sw.cut_through = true;
+  c.sw.cut_through_bytes = 64;
+  c.sw.latency = Time::from_ns(600);
+  cite(p, "topology.link.rate",
+       "400GbE; Chelsio's T7 is its 400G-generation iWARP part (servethehome.com, 'Chelsio T7 DPU line "
+       "launched for 400G generation')");
+  cite(p, "topology.link.delay", "a 5 m in-rack cable at ~5 ns/m, as ib-ndr and rocev2-*-400g");
+  cite(p, "topology.switch.forwarding",
+       "the same Spectrum-class cut-through Ethernet switch as rocev2-*-400g (NVIDIA Spectrum-4 "
+       "announcement)");
+  cite(p, "topology.switch.latency",
+       "assumption, as rocev2-*-400g: no port-to-port figure is published for Spectrum-4 or Tomahawk 5");
+  p.ranges.push_back(
+      {"topology.switch.latency", "250ns", "1us",
+       "low: Broadcom's Tomahawk Ultra, 250 ns port-to-port (fs.com blog); high: an assumption "
+       "for deep-buffer switches (as rocev2-*-400g)"});
+  cite(p, "fabric.nic_tx_latency",
+       "Chelsio T5 about 1.5 us end-to-end RDMA latency (chelsio.com/nic/rdma-iwarp), split evenly "
+       "(assumption); no latency is published for a 400G RNIC (T7), T6 claims 'sub-us' without a figure");
+  p.ranges.push_back({"fabric.nic_tx_latency", "400ns", "800ns",
+                      "low: T6's 'sub-microsecond' claim split over two NICs; high: T5's measured 1.5 us"});
+  p.ranges.push_back({"fabric.nic_rx_latency", "400ns", "800ns", "as nic_tx_latency"});
+  host_jitter(p);
+  return p;
+}
+
 // Ultra Ethernet (UET 1.0): the PDS over lossy Ethernet at 400 Gb/s, with
 // per-packet spraying, ECN marking and packet trimming in the switches.
 // The links, NIC and switch latencies are rocev2-*-400g's, so the fabrics
@@ -708,7 +746,8 @@ Profile uet_nscc_rccc() {
 std::vector<std::string> profile_names() {
   return {"ethernet-lossy", "ideal",       "rocev2-dcqcn",     "rocev2-dcqcn-mlx", "rocev2-dcqcn-400g",
           "rocev2-dctcp",   "rocev2-hpcc", "rocev2-hpcc-400g", "rocev2-ar",        "ib-ndr",
-          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp",      "uet-nscc",         "uet-nscc-rccc"};
+          "ib-hdr",         "iwarp-cubic", "iwarp-dctcp",      "iwarp-dctcp-400g", "uet-nscc",
+          "uet-nscc-rccc"};
 }
 
 std::vector<std::string> fabric_families() {
@@ -755,6 +794,7 @@ Profile find_profile(const std::string& name) {
         "al., ISC 2020)");
   if (name == "iwarp-cubic") return iwarp_cubic();
   if (name == "iwarp-dctcp") return iwarp_dctcp();
+  if (name == "iwarp-dctcp-400g") return iwarp_dctcp_400g();
   if (name == "ideal") {
     Profile p = ethernet_base(name,
                               "the same hosts, links and framing with a buffer no workload can fill: nothing "

@@ -244,7 +244,7 @@ TEST(TcoFamily, MapsTheShippedProfilesAndRefusesOthers) {
       {"rocev2-ar", CostFamily::kRoce},         {"uet-nscc", CostFamily::kRoce},
       {"uet-nscc-rccc", CostFamily::kRoce},     {"ib-ndr", CostFamily::kInfiniband},
       {"ib-hdr", CostFamily::kInfiniband},      {"iwarp-cubic", CostFamily::kIwarp},
-      {"iwarp-dctcp", CostFamily::kIwarp},
+      {"iwarp-dctcp", CostFamily::kIwarp},      {"iwarp-dctcp-400g", CostFamily::kIwarp},
   };
   for (const auto& [name, family] : expected) EXPECT_EQ(cost_family_of(name), family) << name;
   // Every shipped profile is covered, so a new one fails here until mapped.

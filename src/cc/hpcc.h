@@ -33,6 +33,11 @@ struct HpccConfig {
   // INT bytes every data packet and ACK carries: that simulator's IntHeader
   // (5 hops x 8 B + 2 B).
   uint32_t int_header_bytes = 42;
+  // What a switch egress reports: the port's whole queue and transmitted
+  // bytes, as the paper and its ns-3 code do (false), or those of the
+  // packet's own traffic class (true), so that a class held to its ETS
+  // share sees its own queue build and HPCC settles at that share.
+  bool class_int = false;
 
   // The fabric.hpcc keys (config/params.h).
   template <class V>
@@ -53,6 +58,13 @@ struct HpccConfig {
     v.size(
         {"int_header", "INT header bytes every data packet and ACK carries (the HPCC simulator's IntHeader)"},
         int_header_bytes, 1024);
+    // Echoed only when set: results of runs before the key stay byte-identical.
+    if (!V::kEchoes || class_int)
+      v.choice({"int",
+                "what each hop's INT record reports: port, the whole port's queue and tx bytes (HPCC paper, "
+                "its ns-3 code); class, the packet's traffic class's own (with ETS weights, HPCC then keeps "
+                "each class to its share)"},
+               class_int, {{"port", false}, {"class", true}});
   }
 };
 

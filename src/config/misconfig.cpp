@@ -160,6 +160,9 @@ void read_misconfig(const CfgNode& root, FabricConfig& fabric, const Topology& t
       if (cc_key) {
         if (o.kind != Kind::kNic)
           throw k.at.error(k.leaf, "congestion-control parameters are the sending NIC's: set them with nic:");
+        // What the switches' INT records report is the fabric's: a NIC has no say in it.
+        if (k.dotted == "hpcc.int")
+          throw k.at.error(k.leaf, "what INT reports is the switches' (fabric.hpcc.int), not one NIC's");
       } else if (inj == nullptr) {
         std::string known;
         for (const Injectable& i : kInjectable) known += std::string(known.empty() ? "" : ", ") + i.key;

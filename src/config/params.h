@@ -99,6 +99,7 @@ class ParamReader {
   // perftest's size from its test) only when the visitor reads:
   //   if constexpr (V::kReads) ...
   static constexpr bool kReads = true;
+  static constexpr bool kEchoes = false;
   explicit ParamReader(const CfgNode& node) : n_(node) {}
 
   void real(const Key& k, double& x, double min, double max) {
@@ -245,6 +246,7 @@ class ParamReader {
 class ParamEcho {
  public:
   static constexpr bool kReads = false;
+  static constexpr bool kEchoes = true;  // a key echoed only when set tests this
   explicit ParamEcho(nlohmann::ordered_json& out) : j_(out) {}
 
   void real(const Key& k, const double& x, double, double) { j_[k.name] = x; }
@@ -317,6 +319,7 @@ struct KeyInfo {
 class ParamSchema {
  public:
   static constexpr bool kReads = false;
+  static constexpr bool kEchoes = false;
   void real(const Key& k, const double&, double min, double max) { add(k, "number " + range(min, max)); }
   template <typename T>
   void count(const Key& k, const T&, int64_t min, int64_t max) {

@@ -259,7 +259,7 @@ CongestionPoint make_congestion_point(const std::string& name, const FabricConfi
     return RedEcnPoint(cfg.sw.ecn, rates, sw.ecmp_seed());
   }
   if (name == "fecn") return FecnPoint(cfg.ibcc.threshold_bytes);
-  if (name == "int") return IntPoint{};
+  if (name == "int") return cfg.hpcc.class_int ? IntPoint(sw.num_ports()) : IntPoint{};
   if (name == "trim") return TrimPoint(cfg.sw.trim);
   throw std::invalid_argument("unknown congestion point '" + name + "' (expected red, fecn, int or trim)");
 }

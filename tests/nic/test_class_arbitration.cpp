@@ -226,5 +226,25 @@ TEST(NicClassArbitration, StorageOnItsOwnEtsClassSlowsAnAllReduceByNoMoreThanIts
       "1, 1, 3, 1, 1, 1, 1]}}"));
 }
 
+// HPCC's INT as published reports the port's whole queue and transmit rate,
+// so HPCC shares a link per flow and ignores the weights; with class INT
+// (fabric.hpcc.int: class) each record is the packet's class's own queue
+// and bytes, the ring's class sees the queue ETS builds for it, and HPCC
+// settles at the class's share: the bound holds as with PFC alone. With one
+// class in use the two reports are the same, to the picosecond.
+TEST(NicClassArbitration, HpccWithClassIntKeepsEachClassToItsShare) {
+  const std::string ets =
+      "{profile: rocev2-hpcc-400g, nic_jitter: {enabled: false}, scheduler: {weights: [1, 1, 1, 3, 1, 1, 1, "
+      "1]}";
+  const Convergence by_class = converge(ets + ", hpcc: {int: class}}");
+  expect_bounded_by_weights(by_class);
+  const double port_alone = allreduce_us(ets + "}", "");
+  const double port_same = allreduce_us(ets + "}", ", numjobs: 1");
+  const double port_own_4jobs = allreduce_us(ets + "}", ", traffic_class: 1, numjobs: 4");
+  EXPECT_EQ(by_class.alone_us, port_alone);
+  EXPECT_EQ(by_class.same_class_us, port_same);
+  EXPECT_GT(port_own_4jobs, 2.0 * port_alone);  // per-port INT: the weights do not hold
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -288,6 +288,9 @@ TEST(Misconfig, BadInjectionsAreRefusedAtTheirKey) {
                "does not apply to profile 'ib-ndr'");
   // A value out of the key's own range is the fabric schema's error.
   EXPECT_PRED2(has, refusal(incast("  - {nic: h0, set: {data_tc: 9}}\n")), "data_tc");
+  // What INT reports is the switches': on one NIC it would change nothing.
+  EXPECT_PRED2(has, refusal(incast("  - {nic: h0, set: {hpcc: {int: class}}}\n", "4MiB", "", "rocev2-hpcc")),
+               "not one NIC's");
 }
 
 }  // namespace

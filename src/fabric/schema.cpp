@@ -836,27 +836,39 @@ void read_router_params(const CfgNode& n, FabricConfig& cfg) {
     throw n.error("buffer", "expected at least one MTU-sized frame (1500B)");
 }
 
-nlohmann::ordered_json router_params_json(const FabricConfig& cfg) {
-  FabricConfig copy = cfg;
+namespace {
+
+// The echo and the schema of what `visit` declares on a copy of x: the
+// visits take the struct by reference, echo and schema do not write.
+template <class T, class Visit>
+json echo_with(const T& x, Visit visit) {
+  T copy = x;
   json j = json::object();
   ParamEcho e(j);
-  visit_router(e, copy);
+  visit(e, copy);
   return j;
 }
 
-std::vector<KeyInfo> router_param_schema(const FabricConfig& cfg) {
-  FabricConfig f = cfg;
+template <class T, class Visit>
+std::vector<KeyInfo> schema_with(const T& x, Visit visit) {
+  T copy = x;
   ParamSchema schema;
-  visit_router(schema, f);
+  visit(schema, copy);
   return schema.keys;
 }
 
+}  // namespace
+
+nlohmann::ordered_json router_params_json(const FabricConfig& cfg) {
+  return echo_with(cfg, [](auto& v, FabricConfig& c) { visit_router(v, c); });
+}
+
+std::vector<KeyInfo> router_param_schema(const FabricConfig& cfg) {
+  return schema_with(cfg, [](auto& v, FabricConfig& c) { visit_router(v, c); });
+}
+
 nlohmann::ordered_json fabric_params_json(const FabricConfig& cfg) {
-  FabricConfig copy = cfg;  // visit() takes the struct by reference; echo does not write
-  json j = json::object();
-  ParamEcho e(j);
-  visit_fabric(e, copy);
-  return j;
+  return echo_with(cfg, [](auto& v, FabricConfig& c) { visit_fabric(v, c); });
 }
 
 void read_switch_params(const CfgNode& sw, SwitchSettings& cfg) {
@@ -865,25 +877,15 @@ void read_switch_params(const CfgNode& sw, SwitchSettings& cfg) {
 }
 
 nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg) {
-  SwitchSettings copy = cfg;
-  json j = json::object();
-  ParamEcho e(j);
-  visit_switch(e, copy);
-  return j;
+  return echo_with(cfg, [](auto& v, SwitchSettings& c) { visit_switch(v, c); });
 }
 
 std::vector<KeyInfo> fabric_param_schema(const FabricConfig& cfg) {
-  FabricConfig f = cfg;
-  ParamSchema schema;
-  visit_fabric(schema, f);
-  return schema.keys;
+  return schema_with(cfg, [](auto& v, FabricConfig& c) { visit_fabric(v, c); });
 }
 
 std::vector<KeyInfo> switch_param_schema(const SwitchSettings& cfg) {
-  SwitchSettings s = cfg;
-  ParamSchema schema;
-  visit_switch(schema, s);
-  return schema.keys;
+  return schema_with(cfg, [](auto& v, SwitchSettings& c) { visit_switch(v, c); });
 }
 
 std::vector<std::string> fabric_param_keys(const FabricConfig& cfg) {

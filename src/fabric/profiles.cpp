@@ -626,8 +626,10 @@ Profile iwarp_dctcp_400g() {
        "low: Broadcom's Tomahawk Ultra, 250 ns port-to-port (fs.com blog); high: an assumption "
        "for deep-buffer switches (as rocev2-*-400g)"});
   cite(p, "fabric.nic_tx_latency",
-       "Chelsio T5 about 1.5 us end-to-end RDMA latency (chelsio.com/nic/rdma-iwarp), split evenly "
-       "(assumption); no latency is published for a 400G RNIC (T7), T6 claims 'sub-us' without a figure");
+       "assumption for a 400G RNIC: Chelsio T5's about 1.5 us end-to-end RDMA latency "
+       "(chelsio.com/nic/rdma-iwarp), split evenly; no latency is published for T7, T6 claims 'sub-us' "
+       "without a figure");
+  cite(p, "fabric.nic_rx_latency", "assumption: see nic_tx_latency");
   p.ranges.push_back({"fabric.nic_tx_latency", "400ns", "800ns",
                       "low: T6's 'sub-microsecond' claim split over two NICs; high: T5's measured 1.5 us"});
   p.ranges.push_back({"fabric.nic_rx_latency", "400ns", "800ns", "as nic_tx_latency"});

@@ -15,7 +15,7 @@ void require(bool ok, const std::string& what) {
 
 }  // namespace
 
-Topology make_star(int hosts, LinkSpec link) {
+Topology make_star(int hosts, const LinkSpec& link) {
   require(hosts >= 2 && hosts <= 100000, "hosts must be between 2 and 100000");
   Topology t;
   t.description = "star of " + std::to_string(hosts) + " hosts";
@@ -26,7 +26,7 @@ Topology make_star(int hosts, LinkSpec link) {
   return t;
 }
 
-Topology make_chain(int switches, LinkSpec link) {
+Topology make_chain(int switches, const LinkSpec& link) {
   require(switches >= 0 && switches <= 64, "switches must be between 0 and 64");
   Topology t;
   t.description = "2 hosts through " + std::to_string(switches) + " switch(es)";
@@ -42,7 +42,7 @@ Topology make_chain(int switches, LinkSpec link) {
   return t;
 }
 
-Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck) {
+Topology make_dumbbell(int left, int right, const LinkSpec& host_link, const LinkSpec& bottleneck) {
   require(left >= 1 && left <= 100000, "left must be between 1 and 100000");
   require(right >= 1 && right <= 100000, "right must be between 1 and 100000");
   Topology t;
@@ -57,7 +57,7 @@ Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottlen
 }
 
 Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription,
-                         LinkSpec host_link, LinkSpec fabric_link) {
+                         const LinkSpec& host_link, const LinkSpec& fabric_link) {
   require(leaves >= 1 && leaves <= 4096, "leaves must be between 1 and 4096");
   require(hosts_per_leaf >= 1 && hosts_per_leaf <= 4096, "hosts_per_leaf must be between 1 and 4096");
   if (spines <= 0) {
@@ -87,8 +87,8 @@ Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double over
   return t;
 }
 
-Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, LinkSpec host_link,
-                       LinkSpec fabric_link, LinkSpec wan_link, int routers) {
+Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, const LinkSpec& host_link,
+                       const LinkSpec& fabric_link, const LinkSpec& wan_link, int routers) {
   require(leaves >= 1 && leaves <= 2048, "leaves must be between 1 and 2048 per site");
   require(hosts_per_leaf >= 1 && hosts_per_leaf <= 4096, "hosts_per_leaf must be between 1 and 4096");
   require(spines >= 1 && spines <= 4096, "spines must be between 1 and 4096 per site");
@@ -142,7 +142,7 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
   return t;
 }
 
-Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
+Topology make_fat_tree(int k, const LinkSpec& host_link, const LinkSpec& fabric_link) {
   require(k >= 2 && k <= 128 && k % 2 == 0, "k must be an even number between 2 and 128");
   const int half = k / 2;
   Topology t;
@@ -172,8 +172,8 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link) {
   return t;
 }
 
-Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link,
-                      int servers_per_leaf, int switch_radix) {
+Topology make_servers(int servers, int gpus_per_server, int spines, const LinkSpec& host_link,
+                      const LinkSpec& fabric_link, int servers_per_leaf, int switch_radix) {
   require(servers >= 1 && servers <= 8192, "servers must be between 1 and 8192");
   require(gpus_per_server >= 1 && gpus_per_server <= 64, "gpus_per_server must be between 1 and 64");
   require(spines >= 0 && spines <= 4096, "spines must be between 0 and 4096");

@@ -69,25 +69,25 @@ struct Topology {
 
 // Builders. Each throws std::invalid_argument with a message naming the
 // offending parameter when the parameters cannot make a valid topology.
-Topology make_star(int hosts, LinkSpec link);
+Topology make_star(int hosts, const LinkSpec& link);
 // Two hosts joined through `switches` switches in a line (0: back to back).
-Topology make_chain(int switches, LinkSpec link);
+Topology make_chain(int switches, const LinkSpec& link);
 // `left` senders and `right` receivers behind two switches joined by `bottleneck`.
-Topology make_dumbbell(int left, int right, LinkSpec host_link, LinkSpec bottleneck);
+Topology make_dumbbell(int left, int right, const LinkSpec& host_link, const LinkSpec& bottleneck);
 // Two-tier Clos. When spines == 0 the spine count follows from the
 // oversubscription ratio: hosts_per_leaf*host_rate / (spines*fabric_rate) = ratio.
 Topology make_leaf_spine(int leaves, int hosts_per_leaf, int spines, double oversubscription,
-                         LinkSpec host_link, LinkSpec fabric_link);
+                         const LinkSpec& host_link, const LinkSpec& fabric_link);
 // Two leaf-spine sites of `leaves` x `hosts_per_leaf` hosts and `spines`
 // spines each (site a's hosts first), joined by `wan_links` long links:
 // spine i of site a to spine i of site b. With `routers` > 0 the sites meet
 // through routed hops instead: each site has that many routers
 // (a_router0...), every spine of a site links to each of its routers (on
 // fabric_link), and long link i joins router i % routers of each site.
-Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, LinkSpec host_link,
-                       LinkSpec fabric_link, LinkSpec wan_link, int routers = 0);
+Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links, const LinkSpec& host_link,
+                       const LinkSpec& fabric_link, const LinkSpec& wan_link, int routers = 0);
 // Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods, k^3/4 hosts.
-Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
+Topology make_fat_tree(int k, const LinkSpec& host_link, const LinkSpec& fabric_link);
 // Multi-GPU servers, rail-optimized: GPU g of every server attaches (through
 // its own NIC) to rail leaf g; every leaf connects to every spine.
 // `servers_per_leaf` > 0 splits each rail into leaves of that many servers
@@ -96,8 +96,8 @@ Topology make_fat_tree(int k, LinkSpec host_link, LinkSpec fabric_link);
 // `switch_radix` > 0 bounds every switch's ports: when more leaves exist than
 // a spine has ports, `spines` becomes the spines of each pod of radix/2
 // leaves and a core tier joins the pods (SuperPOD's 16+ units); 0: no bound.
-Topology make_servers(int servers, int gpus_per_server, int spines, LinkSpec host_link, LinkSpec fabric_link,
-                      int servers_per_leaf = 0, int switch_radix = 0);
+Topology make_servers(int servers, int gpus_per_server, int spines, const LinkSpec& host_link,
+                      const LinkSpec& fabric_link, int servers_per_leaf = 0, int switch_radix = 0);
 
 // Empty string when every host can reach every other host; otherwise a
 // sentence naming a pair that cannot.

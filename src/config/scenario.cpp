@@ -578,8 +578,7 @@ void read_topology(const CfgNode& root, Scenario& s) {
     n->finish();
   }
   // auto, resolved here so results.json records what ran.
-  if (ts.routers > 0 && s.fabric.router.latency == Time::never())
-    s.fabric.router.latency = s.fabric.ib.enabled ? s.fabric.sw.latency : Time::from_us(2);
+  if (ts.routers > 0) s.fabric.router.latency = router_latency(s.fabric);
   t.finish();
 }
 

@@ -594,6 +594,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     s.bom.nics = t.num_hosts();
     s.bom.switches = t.num_switches();
     for (const TopoLink& l : t.links) {
+      // A host link takes one switch port, a fabric link two.
+      s.bom.switch_ports_used += (t.nodes[l.a].kind == TopoNodeKind::kSwitch ? 1 : 0) +
+                                 (t.nodes[l.b].kind == TopoNodeKind::kSwitch ? 1 : 0);
       if (!l.cable.empty()) {
         auto it = std::find_if(s.bom.cable_links.begin(), s.bom.cable_links.end(),
                                [&](const auto& c) { return c.first == l.cable; });
@@ -604,10 +607,6 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       const bool host = t.nodes[l.a].kind == TopoNodeKind::kHost || t.nodes[l.b].kind == TopoNodeKind::kHost;
       (host ? s.bom.host_links : s.bom.fabric_links) += 1;
     }
-    s.bom.switch_ports_used = 0;  // a host link takes one switch port, a fabric link two
-    for (const TopoLink& l : t.links)
-      s.bom.switch_ports_used += (t.nodes[l.a].kind == TopoNodeKind::kSwitch ? 1 : 0) +
-                                 (t.nodes[l.b].kind == TopoNodeKind::kSwitch ? 1 : 0);
     s.bom.link_gbps = ev.cluster.nic_rate.gbps();
   }
   for (size_t f = 0; f < nf; ++f) s.cost.push_back(compute_tco(s.bom, ev.cost[f]));

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cc/per_host.h"
+#include "fabric/schema.h"
 #include "net/unloaded_hop.h"
 #include "route/shortest_path.h"
 #include "sharp/sharp_data_path.h"
@@ -53,8 +54,7 @@ Fabric::Fabric(Simulation& sim, Topology topo, FabricConfig cfg)
   if (std::any_of(topo_.nodes.begin(), topo_.nodes.end(), [](const TopoNode& n) { return n.router; })) {
     router_cfg_ = std::make_unique<FabricConfig>(cfg_);
     SwitchSettings& r = router_cfg_->sw;
-    r.latency = cfg_.router.latency == Time::never() ? (cfg_.ib.enabled ? cfg_.sw.latency : Time::from_us(2))
-                                                     : cfg_.router.latency;
+    r.latency = router_latency(cfg_);
     if (!cfg_.ib.enabled) r.mmu.buffer_bytes = cfg_.router.buffer_bytes;
     if (!cfg_.router.lossless && r.mmu.lossless_mask != 0) {
       r.mmu.lossless_mask = 0;

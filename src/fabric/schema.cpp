@@ -859,6 +859,11 @@ std::vector<KeyInfo> schema_with(const T& x, Visit visit) {
 
 }  // namespace
 
+Time router_latency(const FabricConfig& cfg) {
+  if (cfg.router.latency != Time::never()) return cfg.router.latency;
+  return cfg.ib.enabled ? cfg.sw.latency : Time::from_us(2);
+}
+
 nlohmann::ordered_json router_params_json(const FabricConfig& cfg) {
   return echo_with(cfg, [](auto& v, FabricConfig& c) { visit_router(v, c); });
 }

@@ -32,6 +32,9 @@ void read_switch_params(const CfgNode& sw, SwitchSettings& cfg);
 void read_router_params(const CfgNode& n, FabricConfig& cfg);
 [[nodiscard]] nlohmann::ordered_json router_params_json(const FabricConfig& cfg);
 [[nodiscard]] std::vector<KeyInfo> router_param_schema(const FabricConfig& cfg);
+// topology.router.latency as it runs: the key's value, or for auto the
+// switches' latency on InfiniBand and 2 us on Ethernet.
+[[nodiscard]] Time router_latency(const FabricConfig& cfg);
 [[nodiscard]] nlohmann::ordered_json switch_params_json(const SwitchSettings& cfg);
 // Every key `cfg`'s parts accept, dotted from `fabric.` and `topology.switch.`.
 [[nodiscard]] std::vector<std::string> fabric_param_keys(const FabricConfig& cfg);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <stdexcept>
 
 #include "cc/per_host.h"
@@ -84,35 +86,51 @@ uint32_t Fabric::bdp_packets() const {
 }
 
 Time Fabric::max_base_rtt() const {
-  // Longest host-to-host path from host 0 (fabrics here are symmetric), at the
-  // host link rate: RTT = 2 x per hop (delay + serialization of a full packet)
-  // plus the switches' pipeline and the NICs' latency both ways.
-  const auto adj = port_adjacency(topo_);
-  std::vector<int> dist(topo_.nodes.size(), -1);
-  std::vector<int> queue{topo_.hosts[0]};
-  dist[topo_.hosts[0]] = 0;
-  int longest = 1;
-  for (size_t head = 0; head < queue.size(); ++head) {
-    const int n = queue[head];
-    if (n != topo_.hosts[0] && topo_.nodes[n].kind == TopoNodeKind::kHost) {
-      longest = std::max(longest, dist[n]);
-      continue;  // hosts do not forward
-    }
-    for (const auto& [m, unused] : adj[n])
-      if (dist[m] < 0) {
-        dist[m] = dist[n] + 1;
-        queue.push_back(m);
-      }
-  }
+  // The unloaded RTT from host 0 to the host farthest from it in time (fabrics
+  // here are symmetric), store and forward at the host link rate: each way, per
+  // link its delay plus a full packet's serialization, per switch or router
+  // crossed its pipeline, and both NICs' processing latency. Per link, not per
+  // hop count: a long link or a router between two sites is most of the RTT.
   const TopoLink* host_link = nullptr;
   for (const auto& l : topo_.links)
     if (l.a == topo_.hosts[0] || l.b == topo_.hosts[0]) host_link = &l;
   if (host_link == nullptr) return Time::zero();
-  const uint32_t wire = cfg_.framing.data_wire(cfg_.rc.mtu, false);
-  const Time per_hop = host_link->delay + host_link->rate.tx_time(Bytes(wire));
-  // Each way also crosses both NICs' processing latency.
-  return per_hop * (2 * longest) + cfg_.sw.latency * (2 * (longest - 1)) +
-         (cfg_.nic.tx_latency + cfg_.nic.rx_latency) * 2;
+  const Time serialization = host_link->rate.tx_time(Bytes(cfg_.framing.data_wire(cfg_.rc.mtu, false)));
+  const Time router = router_latency(cfg_);
+  std::vector<std::vector<std::pair<int, Time>>> adj(topo_.nodes.size());
+  for (const auto& l : topo_.links) {
+    adj[l.a].emplace_back(l.b, l.delay + serialization);
+    adj[l.b].emplace_back(l.a, l.delay + serialization);
+  }
+  // Dijkstra; a node's pipeline is paid on leaving it, hosts do not forward.
+  std::vector<Time> dist(topo_.nodes.size(), Time::never());
+  using Entry = std::pair<Time, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
+  dist[topo_.hosts[0]] = Time::zero();
+  frontier.emplace(Time::zero(), topo_.hosts[0]);
+  Time longest = Time::zero();
+  while (!frontier.empty()) {
+    const auto [d, n] = frontier.top();
+    frontier.pop();
+    if (d != dist[n]) continue;
+    const TopoNode& node = topo_.nodes[n];
+    Time leave = d;
+    if (node.kind == TopoNodeKind::kHost) {
+      if (n != topo_.hosts[0]) {
+        longest = std::max(longest, d);
+        continue;
+      }
+    } else {
+      leave = d + (node.router ? router : cfg_.sw.latency);
+    }
+    for (const auto& [m, cost] : adj[n])
+      if (leave + cost < dist[m]) {
+        dist[m] = leave + cost;
+        frontier.emplace(dist[m], m);
+      }
+  }
+  if (longest == Time::zero()) longest = host_link->delay + serialization;  // a lone host
+  return longest * 2 + (cfg_.nic.tx_latency + cfg_.nic.rx_latency) * 2;
 }
 
 void Fabric::build() {

@@ -146,6 +146,29 @@ TEST(RoutedSites, TheLosslessDomainEndsAtTheRoutersUnlessCarriedAcross) {
   EXPECT_TRUE(carried.finished);
 }
 
+// HPCC's base RTT T (and the BDP that sizes IRN's window, the trim depth
+// and DCTCP's first window) is the farthest host's: across the span, each
+// way crossing the long link and two routers, not a hop count times the
+// host link's delay.
+TEST(RoutedSites, TheBaseRttSpansTheSites) {
+  const auto base_rtt = [](const std::string& extra) {
+    Experiment e(load_scenario_text(two_site("wan_links: 1, routers: 1, " + extra, "{profile: rocev2-hpcc}",
+                                             "  - {type: flow, src: 0, dst: 5, size: 4KiB}\n"),
+                                    "t.yaml"));
+    Time wan = Time::zero();
+    for (const TopoLink& l : e.fabric().topology().links)
+      if (e.fabric().topology().nodes[l.a].router && e.fabric().topology().nodes[l.b].router) wan = l.delay;
+    return std::pair{e.fabric().config().hpcc.base_rtt, wan};
+  };
+  const auto [near, wan_near] = base_rtt("wan_link: {length: 1km}, router: {latency: 2us}");
+  const auto [far, wan_far] = base_rtt("wan_link: {length: 10km}, router: {latency: 2us}");
+  const auto [slow, wan_slow] = base_rtt("wan_link: {length: 1km}, router: {latency: 5us}");
+  EXPECT_EQ(wan_near, wan_slow);
+  EXPECT_GT(near, wan_near * 2);
+  EXPECT_EQ((far - near).ps(), 2 * (wan_far - wan_near).ps());    // the span, both ways
+  EXPECT_EQ((slow - near).ps(), 4 * Time::from_us(3).ps());       // two routers each way
+}
+
 TEST(RoutedSites, SettingsWithoutUseAreRefused) {
   const std::string flow = "  - {type: flow, src: 0, dst: 5, size: 1KB}\n";
   const auto key_of = [&](const std::string& extra, const std::string& fabric) {

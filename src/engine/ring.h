@@ -24,6 +24,11 @@ class Ring {
     return v;
   }
   [[nodiscard]] const T& front() const { return buf_[head_]; }
+  [[nodiscard]] T& back() { return buf_[(head_ + size_ - 1) & (buf_.size() - 1)]; }
+  [[nodiscard]] const T& back() const { return buf_[(head_ + size_ - 1) & (buf_.size() - 1)]; }
+  // The i-th from the front.
+  [[nodiscard]] const T& operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  void pop_back() { --size_; }
 
  private:
   void grow() {

@@ -558,6 +558,15 @@ void Fabric::on_detect(const LinkChange& ch) {
   sim_.schedule_in(cfg_.reroute.bgp_convergence, &fault_agent_, kReconverge);
 }
 
+void Fabric::settle_credits() {
+  const Time now = sim_.now();
+  for (size_t n = 0; n < net_.num_nodes(); ++n) {
+    Node& node = net_.node(n);
+    for (size_t i = 0; i < node.num_ports(); ++i)
+      if (CreditFlowControl* c = node.port(i).flow_control().credit()) c->settle(node.port(i), now);
+  }
+}
+
 std::string Fabric::check_credits() const {
   bool quiet = true;  // nothing in flight: every credit must be back home
   for (const uint64_t live : net_.ledger().live) quiet = quiet && live == 0;
@@ -591,14 +600,16 @@ std::string Fabric::check_credits() const {
           return "credit conservation violated at " + at + "holds " + std::to_string(cs->held[vl]) +
                  " blocks, its packets in the buffer need " + std::to_string(queued[i][vl]);
         // Our sent blocks either arrived at the peer or are on the wire; the
-        // limit we use never exceeds what the peer can still take.
-        if (cs->fctbs[vl] < peer.abr[vl] || cs->fccl[vl] > peer.advertise(vl))
+        // limit we use, or will once the FCPs in flight land, never exceeds
+        // what the peer can still take.
+        const uint64_t fccl = cs->final_fccl(vl);
+        if (cs->fctbs[vl] < peer.abr[vl] || fccl > peer.advertise(vl))
           return "credit conservation violated at " + at + "FCTBS " + std::to_string(cs->fctbs[vl]) +
-                 ", FCCL " + std::to_string(cs->fccl[vl]) + " vs peer ABR " + std::to_string(peer.abr[vl]) +
+                 ", FCCL " + std::to_string(fccl) + " vs peer ABR " + std::to_string(peer.abr[vl]) +
                  ", peer free " + std::to_string(peer.capacity - peer.held[vl]);
-        if (quiet && p.up() && (cs->fctbs[vl] != peer.abr[vl] || cs->available(vl) != peer.capacity))
+        if (quiet && p.up() && (cs->fctbs[vl] != peer.abr[vl] || fccl - cs->fctbs[vl] != peer.capacity))
           return "credit conservation violated at " + at + "network idle but " +
-                 std::to_string(cs->available(vl)) + " of " + std::to_string(peer.capacity) +
+                 std::to_string(fccl - cs->fctbs[vl]) + " of " + std::to_string(peer.capacity) +
                  " credits are back";
       }
     }

@@ -272,6 +272,10 @@ class Fabric {
   // End-of-run invariants (packet conservation, buffer accounting). Empty
   // string when they hold.
   [[nodiscard]] std::string check_invariants() const;
+  // Reads every InfiniBand FCP that has landed by now into its port's limit
+  // and counters (they are read when a port decides what to send; a run's
+  // end reads the rest before its counters are reported).
+  void settle_credits();
   // Credit conservation on every InfiniBand link (part of check_invariants).
   [[nodiscard]] std::string check_credits() const;
 

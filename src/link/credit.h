@@ -8,12 +8,22 @@
 // carries FCCL = ABR + free blocks; the sender may send while
 // FCTBS + blocks <= FCCL. Here the counters are 64-bit instead of the wire's
 // 12-bit modular ones, which changes nothing while FCPs are not lost.
+//
+// An FCP is not an event. The receiver knows, when it frees buffer, when its
+// FCP will leave (after the frame on the wire, ahead of queued data) and when
+// it will land; it hands the FCCL to the sender's side with that arrival
+// time, and the sender reads what has landed whenever it decides what to send.
+// Only a sender blocked for credit sets a timer, for the update that unblocks
+// it. The credit loop keeps its timing; one or two events per freed buffer
+// per link go (half of an InfiniBand run's events).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "engine/ring.h"
 #include "engine/units.h"
 #include "net/tc_scheduler.h"
 
@@ -66,6 +76,7 @@ struct IbPortCounters {
   int64_t xmit_wait_ps = 0;                        // port idle while holding data it had no credit to send
   uint64_t fcp_sent = 0;
   uint64_t fcp_received = 0;
+  uint64_t fcp_lost = 0;       // waiting for the wire when the link failed, or freed while it was down
   uint64_t symbol_errors = 0;  // no bit-error model yet: stays 0
   uint64_t link_error_recovery = 0;
   uint64_t link_downed = 0;
@@ -157,21 +168,66 @@ class VlArbiter {
   bool chosen_high_ = false;
 };
 
+// An FCP on its way to the peer: when it leaves this port, when it lands,
+// and the limit it carries.
+struct PendingCredit {
+  Time leave;
+  Time arrive;
+  uint64_t fccl = 0;
+};
+
+// The credit this port returns to its peer, kept by this port, which writes
+// it on every freed buffer; the peer reads it only when the limit it last
+// read falls short, so neither touches the other's memory per packet.
+struct CreditReturn {
+  std::array<Ring<PendingCredit>, kNumVls> in_flight;  // not landed at the last fold, oldest first
+  std::array<uint64_t, kNumVls> landed{};              // the newest limit that has landed
+  uint64_t landed_count = 0;                           // FCPs landed
+  // The peer, blocked for credit, says what it waits for: bit per VL, the
+  // limit that unblocks it, and the timer it set.
+  uint8_t wait = 0;
+  std::array<uint64_t, kNumVls> need{};
+  Time wake_at = Time::never();
+
+  // Moves what has landed by `now` out of flight.
+  void fold(int vl, Time now) {
+    auto& q = in_flight[vl];
+    while (!q.empty() && q.front().arrive <= now) {
+      landed[vl] = std::max(landed[vl], q.front().fccl);
+      ++landed_count;
+      q.pop_front();
+    }
+  }
+  // The limit in force at `now`, without folding.
+  [[nodiscard]] uint64_t limit_at(int vl, Time now) const {
+    uint64_t f = landed[vl];
+    const auto& q = in_flight[vl];
+    for (size_t i = 0; i < q.size() && q[i].arrive <= now; ++i) f = std::max(f, q[i].fccl);
+    return f;
+  }
+  // The limit once every FCP in flight has landed.
+  [[nodiscard]] uint64_t final_limit(int vl) const {
+    return in_flight[vl].empty() ? landed[vl] : std::max(landed[vl], in_flight[vl].back().fccl);
+  }
+};
+
 // The credit state of one port: as a sender toward its peer (FCTBS, FCCL)
 // and as a receiver of its peer's packets (ABR, buffer held).
 struct CreditState {
   const CreditConfig* cfg = nullptr;
+  CreditState* peer = nullptr;  // the other end's state (connect_peer)
   // Sender side.
   std::array<uint64_t, kNumVls> fctbs{};
-  std::array<uint64_t, kNumVls> fccl{};
-  uint64_t peer_capacity = 0;  // the peer's buffer per VL, in blocks
+  std::array<uint64_t, kNumVls> fccl{};  // the limit as last read from the peer's CreditReturn
+  uint64_t peer_capacity = 0;            // the peer's buffer per VL, in blocks
+  bool awaiting = false;                 // blocked for credit at the last decision (the peer's ret.wait)
   // Receiver side.
   std::array<uint64_t, kNumVls> abr{};
   std::array<uint64_t, kNumVls> held{};      // blocks in our buffer, not yet freed
   uint64_t capacity = 0;                     // blocks per VL
   std::array<uint64_t, kNumVls> reported{};  // FCCL last sent to the peer
-  uint8_t fcp_queued = 0;                    // bit per VL: an FCP waits for the wire
   uint8_t batch_armed = 0;                   // bit per VL: an update-period timer is pending
+  CreditReturn ret;                          // our FCPs to the peer
   // PortXmitWait bookkeeping.
   std::array<Time, kNumVls> vl_wait_since{};
   Time port_wait_since;
@@ -180,13 +236,29 @@ struct CreditState {
   VlArbiter arbiter;
   IbPortCounters ctr;
 
+  // Credit as last read.
   [[nodiscard]] uint64_t available(int vl) const { return fccl[vl] - fctbs[vl]; }
+  // Reads the limit from the peer's FCPs landed by `now`.
+  void refresh(int vl, Time now) {
+    if (peer == nullptr) return;
+    peer->ret.fold(vl, now);
+    fccl[vl] = std::max(fccl[vl], peer->ret.landed[vl]);
+  }
+  // The limit in force at `now`.
+  [[nodiscard]] uint64_t fccl_at(int vl, Time now) const {
+    return peer == nullptr ? fccl[vl] : std::max(fccl[vl], peer->ret.limit_at(vl, now));
+  }
+  [[nodiscard]] uint64_t available_at(int vl, Time now) const { return fccl_at(vl, now) - fctbs[vl]; }
+  // The limit once every FCP in flight has landed.
+  [[nodiscard]] uint64_t final_fccl(int vl) const {
+    return peer == nullptr ? fccl[vl] : std::max(fccl[vl], peer->ret.final_limit(vl));
+  }
   [[nodiscard]] uint64_t advertise(int vl) const { return abr[vl] + capacity - held[vl]; }
   // IB CC (Annex A10): a congested port is a root of congestion unless its
   // next packet on that VL is waiting for credit, which makes it a victim of
   // congestion further downstream.
-  [[nodiscard]] bool congestion_root(int vl, uint32_t head_wire) const {
-    return head_wire == 0 || available(vl) >= credit_blocks(head_wire);
+  [[nodiscard]] bool congestion_root(int vl, uint32_t head_wire, Time now) const {
+    return head_wire == 0 || available_at(vl, now) >= credit_blocks(head_wire);
   }
 };
 

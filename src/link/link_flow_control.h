@@ -24,7 +24,7 @@
 //   on_timer(port, k, a)   a timer the part set with port.schedule_timer fired;
 //   on_corrupt(port, p)    p arrived corrupted (bad FCS) and is discarded
 //                          before on_receive: what the sender counted of it;
-//   on_link_down(), on_fault_drop(p), connect_peer/resync (link up).
+//   on_link_down(port), on_fault_drop(p), connect_peer/resync (link up).
 // The part never keeps a packet pointer. Parts are templates over the port
 // (`P`): the hot path is a switch over three alternatives with inlined bodies,
 // not a virtual call, and the parts can be unit-tested on a stub port.
@@ -84,17 +84,18 @@ class LinkFlowControl {
   }
   // std::visit throws only for a valueless variant; the alternatives never throw on move, so it never is.
   // NOLINTNEXTLINE(bugprone-exception-escape)
-  void on_link_down() noexcept {
-    std::visit([](auto& f) { f.on_link_down(); }, part_);
+  template <class P>
+  void on_link_down(P& port) noexcept {
+    std::visit([&](auto& f) { f.on_link_down(port); }, part_);
   }
   // NOLINTNEXTLINE(bugprone-exception-escape)
   void on_fault_drop(const Packet& p) noexcept {
     std::visit([&](auto& f) { f.on_fault_drop(p); }, part_);
   }
   // Both ends of a link are built: learn what the peer can take.
-  void connect_peer(const LinkFlowControl& peer) noexcept {
+  void connect_peer(LinkFlowControl& peer) noexcept {
     auto* c = std::get_if<CreditFlowControl>(&part_);
-    const auto* pc = std::get_if<CreditFlowControl>(&peer.part_);
+    auto* pc = std::get_if<CreditFlowControl>(&peer.part_);
     if (c != nullptr && pc != nullptr) c->connect_peer(*pc);
   }
   // The link came back up (both ends already up).
@@ -109,10 +110,10 @@ class LinkFlowControl {
   [[nodiscard]] Time pause_left(uint8_t tc, Time now) const noexcept {
     return std::visit([&](const auto& f) { return f.pause_left(tc, now); }, part_);
   }
-  // Bytes the peer still has room for on class `cls` (credit only; zero otherwise).
+  // Bytes the peer has room for on class `cls` at `now` (credit only; zero otherwise).
   // NOLINTNEXTLINE(bugprone-exception-escape)
-  [[nodiscard]] uint64_t credit_bytes(uint8_t cls) const noexcept {
-    return std::visit([&](const auto& f) { return f.credit_bytes(cls); }, part_);
+  [[nodiscard]] uint64_t credit_bytes(uint8_t cls, Time now) const noexcept {
+    return std::visit([&](const auto& f) { return f.credit_bytes(cls, now); }, part_);
   }
 
   [[nodiscard]] PfcFlowControl* pfc() noexcept { return std::get_if<PfcFlowControl>(&part_); }

@@ -24,7 +24,8 @@ struct NoOpLinkHooks {
   void on_timer(P& /*port*/, uint32_t /*kind*/, uint64_t /*arg*/) noexcept {}
   template <class P>
   void on_corrupt(P& /*port*/, const Packet& /*p*/) noexcept {}
-  void on_link_down() noexcept {}
+  template <class P>
+  void on_link_down(P& /*port*/) noexcept {}
   void on_fault_drop(const Packet& /*p*/) noexcept {}
 };
 

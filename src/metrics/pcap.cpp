@@ -75,6 +75,15 @@ PcapCapture::~PcapCapture() {
   for (Port* p : ports_) p->set_tap(nullptr);
 }
 
+// An InfiniBand FCP: counted, never recorded (see metrics/pcap_frames.h).
+void PcapCapture::on_link_frame(const Port& /*port*/, Time first_bit) {
+  if (first_bit < start_ || first_bit >= end_) return;
+  if (packets_ >= max_packets_)
+    ++over_cap_;
+  else
+    ++skipped_;
+}
+
 void PcapCapture::on_transmit(const Port& port, const Packet& p, Time first_bit) {
   if (first_bit < start_ || first_bit >= end_) return;
   if (packets_ >= max_packets_) {
@@ -92,7 +101,7 @@ void PcapCapture::on_transmit(const Port& port, const Packet& p, Time first_bit)
     // are the frame's, named by topology id.
     e.src_host = static_cast<int>(e.tx_node);
     e.dst_host = static_cast<int>(e.rx_node);
-  } else if (p.type != PktType::kPfc && p.type != PktType::kCredit) {
+  } else if (p.type != PktType::kPfc) {
     const QpPath path = fabric_.verbs().qp(p.conn).path();
     e.dst_host = p.dst;
     e.src_host = p.dst == path.dst ? path.src : path.dst;

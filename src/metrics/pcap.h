@@ -26,6 +26,7 @@ class PcapCapture final : public PortTap {
   PcapCapture& operator=(const PcapCapture&) = delete;
 
   void on_transmit(const Port& port, const Packet& p, Time first_bit) override;
+  void on_link_frame(const Port& port, Time first_bit) override;
 
   // The whole file: the nanosecond-resolution pcap header, then the records.
   [[nodiscard]] std::string file() const;

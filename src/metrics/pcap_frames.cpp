@@ -400,7 +400,7 @@ void FrameBuilder::iwarp(const Packet& p, const FrameEnds& e) {
 const std::vector<uint8_t>& FrameBuilder::build(const Packet& p, const FrameEnds& e) {
   b_.clear();
   // SHARP over TCP is no product's: an iWARP capture leaves its frames out.
-  if (p.type == PktType::kCredit || (p.type == PktType::kSharp && link_ == CaptureLink::kIwarp)) return b_;
+  if (p.type == PktType::kSharp && link_ == CaptureLink::kIwarp) return b_;
   if (link_ == CaptureLink::kInfiniband) {
     erf_begin(21, e.first_bit);
     infiniband(p, e);

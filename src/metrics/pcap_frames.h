@@ -59,8 +59,9 @@ class FrameBuilder {
     return link_ == CaptureLink::kInfiniband ? kLinkTypeErf : kLinkTypeEthernet;
   }
   // Builds the frame of `p` (InfiniBand: its ERF record) into an internal
-  // buffer reused from frame to frame; empty for a credit packet (see
-  // above). Valid until the next call.
+  // buffer reused from frame to frame; empty for a frame no capture of this
+  // link records (see above). Valid until the next call. Credit packets
+  // never reach it (Port::note_link_frame).
   [[nodiscard]] const std::vector<uint8_t>& build(const Packet& p, const FrameEnds& e);
 
   // Helpers shared with the tests.

@@ -5,8 +5,8 @@
 namespace rdmasim {
 
 std::string Network::check_conservation() const {
-  static constexpr const char* kNames[] = {"data", "ack",    "nak",     "read-request", "pfc",
-                                           "cnp",  "credit", "trimmed", "grant", "sharp"};
+  static constexpr const char* kNames[] = {"data", "ack",     "nak",   "read-request", "pfc",
+                                           "cnp",  "trimmed", "grant", "sharp"};
   uint64_t live_total = 0;
   for (int t = 0; t < kNumPktTypes; ++t) {
     const uint64_t accounted =

@@ -15,7 +15,6 @@ enum class PktType : uint8_t {
   kReadRequest,  // RDMA READ request (RETH, no payload)
   kPfc,          // IEEE 802.1Qbb PAUSE: tc = priority, psn = quanta (0 = XON)
   kCnp,          // RoCEv2 congestion notification packet (DCQCN NP -> RP)
-  kCredit,       // InfiniBand link flow-control packet: tc = VL, psn = FCCL (IBTA Vol.1 §7.9.4)
   kTrimmed,      // UET: a data packet a switch cut to its headers (payload 0); the target NACKs it
   kGrant,        // UET RCCC credit control packet: psn = the window granted, in bytes
   // In-network aggregation (SHARP streaming aggregation): conn = operation,

@@ -64,7 +64,7 @@ void Port::set_up(bool up) {
   if (up == up_) return;
   up_ = up;
   if (!up) {
-    fc_.on_link_down();
+    fc_.on_link_down(*this);
     while (ctrl_head_ != nullptr) {
       Packet* p = ctrl_head_;
       ctrl_head_ = p->next;
@@ -194,6 +194,8 @@ void Port::on_event(uint32_t kind, uint64_t arg) {
   kick();
 }
 
+Port& Port::peer_port() const { return peer_->port(peer_index_); }
+
 Time Port::wire_clear_at() const {
   return busy_until_ + delay_ + (peer_ != nullptr ? peer_->ingress_latency() : Time::zero());
 }
@@ -205,6 +207,7 @@ void Port::transmit(Packet* p, Time now) {
   // no earlier than it arrived.
   Time start = now;
   if (p->tail_ready > now + ser) start = p->tail_ready - ser;
+  if (hold_until_ > start) start = hold_until_;  // behind an InfiniBand FCP
   busy_until_ = start + ser;
   ctr_.tx_packets += 1;
   ctr_.tx_bytes += p->wire;
@@ -220,7 +223,7 @@ void Port::transmit(Packet* p, Time now) {
   Node* peer = peer_;
   // PAUSE frames act at the receiving MAC; only forwarded packets pay the
   // peer's pipeline latency.
-  const bool at_mac = p->type == PktType::kPfc || p->type == PktType::kCredit;
+  const bool at_mac = p->type == PktType::kPfc;
   const Time in_latency = at_mac ? Time::zero() : peer->ingress_latency();
   const Time last_bit_in = busy_until_ + delay_ + in_latency;
   Time arrive = last_bit_in;
@@ -235,7 +238,7 @@ void Port::transmit(Packet* p, Time now) {
   // MAC discards it (receive_frame); no draw at all on a loss-free link.
   if (loss_ > 0.0 && loss_rng_.uniform01() < loss_) {
     p->flags |= kWireLoss;
-  } else if (ber_log_ < 0.0 && p->type != PktType::kPfc && p->type != PktType::kCredit) [[unlikely]] {
+  } else if (ber_log_ < 0.0 && p->type != PktType::kPfc) [[unlikely]] {
     // Bit errors: the frame survives only if all its bits do, (1 - ber)^bits.
     if (loss_rng_.uniform01() < -std::expm1(ber_log_ * 8.0 * p->wire)) p->flags |= kWireLoss;
   }

@@ -7,6 +7,7 @@
 // frames already on the wire: see wire_).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +48,9 @@ class PortTap {
  public:
   // `first_bit`: when the frame's first bit leaves the port.
   virtual void on_transmit(const Port& port, const Packet& p, Time first_bit) = 0;
+  // A link flow-control frame the port sends without a Packet (an InfiniBand
+  // FCP, link/credit.h), leaving at `first_bit`.
+  virtual void on_link_frame(const Port& port, Time first_bit) = 0;
 
  protected:
   ~PortTap() = default;
@@ -174,6 +178,18 @@ class Port final : public EventHandler {
   // so credits lost with the link come back.
   void set_up(bool up);
   [[nodiscard]] Time busy_until() const { return busy_until_; }
+  // When a frame may start: after the one on the wire and any link control
+  // frame sent without an event of its own (an InfiniBand FCP, hold_wire).
+  [[nodiscard]] Time wire_free_at() const { return std::max(busy_until_, hold_until_); }
+  void hold_wire(Time until) { hold_until_ = until; }
+  // A link flow-control frame sent without a Packet leaves at `first_bit`:
+  // a tap sees it.
+  void note_link_frame(Time first_bit) {
+    if (tap_ != nullptr) [[unlikely]]
+      tap_->on_link_frame(*this, first_bit);
+  }
+  // The port at the other end of the link.
+  [[nodiscard]] Port& peer_port() const;
   // When the last packet this port put on the wire has landed at the peer.
   [[nodiscard]] Time wire_clear_at() const;
 
@@ -195,6 +211,7 @@ class Port final : public EventHandler {
   LinkFlowControl fc_;  // next to the queues: both are read on every transmit decision
   PortCounters ctr_;
   Time busy_until_;
+  Time hold_until_;
   Rate rate_;
   Time delay_;
   uint16_t index_;

@@ -222,6 +222,7 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
     }
   }
   if (incident_) incident_->finish();
+  fabric_->settle_credits();
   // The one invariant check of the run.
   bool open_ended = false;
   for (const auto& w : workloads_) open_ended = open_ended || w->open_ended();

@@ -2,6 +2,7 @@
 // frame handling without a fabric around them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <tuple>
@@ -59,6 +60,12 @@ struct StubPort {
   std::vector<Packet*> ctrl;
   std::vector<std::tuple<Time, uint32_t, uint64_t>> timers;
   int kicks = 0;
+  // The link: the other end, this end's frame on the wire, an FCP's hold.
+  StubPort* peer = nullptr;
+  Time busy, hold;
+  Time d = Time::from_ns(100);
+  bool is_up = true;
+  int link_frames = 0;
 
   StubNet& net() { return n; }
   [[nodiscard]] Time now() const { return t; }
@@ -79,6 +86,25 @@ struct StubPort {
   void schedule_timer(Time at, uint32_t kind, uint64_t arg) { timers.emplace_back(at, kind, arg); }
   void send_control_frame(Packet* p) { ctrl.push_back(p); }
   [[nodiscard]] const TcScheduler& queues() const { return q; }
+  [[nodiscard]] StubPort& peer_port() const { return *peer; }
+  [[nodiscard]] Time wire_free_at() const { return std::max(busy, hold); }
+  void hold_wire(Time until) { hold = until; }
+  void note_link_frame(Time /*first_bit*/) { ++link_frames; }
+  [[nodiscard]] Time delay() const { return d; }
+  [[nodiscard]] bool up() const { return is_up; }
+};
+
+// Two stub ports joined by a link, each with its credit part.
+struct CreditLink {
+  CreditConfig cfg;
+  StubPort a, b;
+  CreditFlowControl fa, fb;
+  CreditLink(uint64_t blocks_a, uint64_t blocks_b) : fa(&cfg, blocks_a, 256), fb(&cfg, blocks_b, 256) {
+    a.peer = &b;
+    b.peer = &a;
+    fa.connect_peer(fb);
+    fb.connect_peer(fa);
+  }
 };
 
 Packet data(uint8_t tc, uint16_t wire) {
@@ -188,12 +214,11 @@ TEST(LossyFlowControl, IgnoresPauseAndAlwaysSends) {
 }
 
 TEST(CreditFlowControl, NeverSendsWithoutCredit) {
-  CreditConfig cfg;
-  StubPort port;
-  // Our buffer 4 blocks; the peer's 4 blocks = 256 bytes of credit per VL.
-  CreditFlowControl me(&cfg, 4, 256), peer(&cfg, 4, 256);
-  me.connect_peer(peer);
-  EXPECT_EQ(me.credit_bytes(0), 256u);
+  // Both buffers 4 blocks = 256 bytes of credit per VL; a sends to b.
+  CreditLink l(4, 4);
+  StubPort& port = l.a;
+  CreditFlowControl& me = l.fa;
+  EXPECT_EQ(me.credit_bytes(0, Time::zero()), 256u);
   Packet a = data(0, 128), b = data(0, 128), c = data(0, 100);
   port.q.push(&a);
   port.q.push(&b);
@@ -204,44 +229,102 @@ TEST(CreditFlowControl, NeverSendsWithoutCredit) {
   p = me.next(port, Time::zero());
   ASSERT_EQ(p, &b);
   me.on_transmit(port, p);
-  // No credit left: nothing is sent and the port starts waiting.
-  EXPECT_EQ(me.credit_bytes(0), 0u);
+  // No credit left: nothing is sent, the port starts waiting, and with no
+  // FCP in flight it sets no timer.
+  EXPECT_EQ(me.credit_bytes(0, Time::zero()), 0u);
   EXPECT_EQ(me.next(port, Time::from_ns(10)), nullptr);
-  // The peer frees two blocks: an FCP with FCCL = 4 + 2 arrives.
-  Packet fcp;
-  fcp.type = PktType::kCredit;
-  fcp.tc = 0;
-  fcp.psn = 6;
-  EXPECT_TRUE(me.on_receive(port, &fcp));
+  EXPECT_TRUE(port.timers.empty());
+  // b's switch forwards `a` at 20 ns: its 2 blocks go back in an FCP that
+  // leaves at once (b's wire is idle), 6 bytes at 100 Gb/s = 480 ps, and
+  // lands 100 ns later with FCCL = 4 + 2. It wakes the waiting sender then.
+  l.b.t = Time::from_ns(20);
+  EXPECT_FALSE(l.fb.on_receive(l.b, &a));
+  l.fb.on_release(l.b, 0, 128);
+  const Time lands = Time::from_ps(20'000 + 480 + 100'000);
+  ASSERT_EQ(port.timers.size(), 1u);
+  EXPECT_EQ(std::get<0>(port.timers[0]), lands);
+  EXPECT_EQ(std::get<1>(port.timers[0]), CreditFlowControl::kWake);
+  EXPECT_EQ(l.b.hold, Time::from_ps(20'480));  // b's next frame starts after the FCP
+  EXPECT_EQ(l.b.ctr.tx_packets, 1u);
+  EXPECT_EQ(l.b.link_frames, 1);
+  EXPECT_EQ(l.fb.state().ctr.fcp_sent, 1u);
+  // Not before it lands.
+  EXPECT_EQ(me.credit_bytes(0, lands - Time::from_ps(1)), 0u);
+  EXPECT_EQ(me.credit_bytes(0, lands), 128u);
+  EXPECT_EQ(me.next(port, Time::from_ns(60)), nullptr);
+  me.on_timer(port, CreditFlowControl::kWake, std::get<2>(port.timers[0]));
   EXPECT_EQ(port.kicks, 1);
-  EXPECT_EQ(me.next(port, Time::from_ns(30)), &c);
+  EXPECT_EQ(me.next(port, lands), &c);
   me.on_transmit(port, &c);
-  EXPECT_EQ(me.xmit_wait(Time::from_ns(30)), Time::from_ns(20));
+  EXPECT_EQ(me.xmit_wait(lands), lands - Time::from_ns(10));
   EXPECT_EQ(me.state().ctr.sent_without_credit, 0u);
   EXPECT_EQ(me.state().fctbs[0], 6u);
+  // FCPs are counted as received when the port settles (the run's end).
+  EXPECT_EQ(me.state().ctr.fcp_received, 0u);
+  me.settle(port, lands);
   EXPECT_EQ(me.state().ctr.fcp_received, 1u);
+  EXPECT_EQ(port.ctr.rx_packets, 1u);
 }
 
 TEST(CreditFlowControl, ReceiverReturnsCreditWithTheNewestLimit) {
-  CreditConfig cfg;
-  StubPort port;
-  port.switch_port = false;  // a NIC frees what arrives at once
-  CreditFlowControl me(&cfg, 8, 256);
+  CreditLink l(4, 8);
+  StubPort& port = l.b;  // a NIC: it frees what arrives at once
+  port.switch_port = false;
+  CreditFlowControl& me = l.fb;
+  // b's wire carries a frame until 50 ns: the FCP waits for it.
+  port.busy = Time::from_ns(50);
+  port.t = Time::from_ns(10);
   Packet a = data(2, 200);  // 4 blocks
   EXPECT_FALSE(me.on_receive(port, &a));
   EXPECT_EQ(me.state().abr[2], 4u);
   EXPECT_EQ(me.state().held[2], 0u);
-  ASSERT_EQ(port.ctrl.size(), 1u);
-  Packet* f = port.ctrl[0];
-  EXPECT_EQ(f->type, PktType::kCredit);
-  EXPECT_EQ(f->tc, 2);
+  const auto& in = l.fb.state().ret.in_flight[2];  // b's FCPs to a
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in.back().leave, Time::from_ns(50));
+  EXPECT_EQ(in.back().arrive, Time::from_ps(50'000 + 480 + 100'000));
   // A second arrival before the FCP leaves rides the same FCP.
+  port.t = Time::from_ns(20);
   Packet b = data(2, 64);
   me.on_receive(port, &b);
-  EXPECT_EQ(port.ctrl.size(), 1u);
-  me.on_transmit(port, f);
-  EXPECT_EQ(f->psn, 4u + 1u + 8u);  // ABR + free blocks
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in.back().fccl, 4u + 1u + 8u);  // ABR + free blocks
   EXPECT_EQ(me.state().ctr.fcp_sent, 1u);
+  // One after it left takes the next FCP, behind the first on the wire.
+  port.t = Time::from_ps(50'100);
+  Packet c = data(2, 64);
+  me.on_receive(port, &c);
+  ASSERT_EQ(in.size(), 2u);
+  EXPECT_EQ(in.back().leave, Time::from_ps(50'480));
+  EXPECT_EQ(in.back().fccl, 6u + 8u);
+  EXPECT_EQ(me.state().ctr.fcp_sent, 2u);
+  // The sender reads both once both have landed; its limit is the newest.
+  l.fa.settle(l.a, Time::from_us(1));
+  EXPECT_EQ(l.fa.state().fccl[2], 14u);
+  EXPECT_EQ(l.fa.state().ctr.fcp_received, 2u);
+}
+
+TEST(CreditFlowControl, AnFcpWaitingForTheWireIsLostWithTheLink) {
+  CreditLink l(4, 8);
+  StubPort& port = l.b;
+  port.switch_port = false;
+  port.busy = Time::from_ns(50);
+  port.t = Time::from_ns(10);
+  Packet a = data(0, 200);
+  l.fb.on_receive(port, &a);
+  EXPECT_EQ(l.fb.state().ctr.fcp_sent, 1u);
+  port.t = Time::from_ns(20);
+  port.is_up = false;
+  l.fb.on_link_down(port);
+  EXPECT_TRUE(l.fb.state().ret.in_flight[0].empty());
+  EXPECT_EQ(l.fb.state().ctr.fcp_sent, 0u);
+  EXPECT_EQ(l.fb.state().ctr.fault_drop_packets, 1u);
+  EXPECT_EQ(port.ctr.fault_drop_packets, 1u);
+  EXPECT_EQ(port.ctr.tx_packets, 0u);
+  // While the link is down, freed buffer sends nothing.
+  Packet b = data(0, 64);
+  l.fb.on_receive(port, &b);
+  EXPECT_TRUE(l.fb.state().ret.in_flight[0].empty());
+  EXPECT_EQ(l.fb.state().ctr.fault_drop_packets, 2u);
 }
 
 TEST(CreditFlowControl, NicPullsOnlyForSlsWhoseVlHasCredit) {
@@ -272,8 +355,8 @@ TEST(LinkFlowControl, DispatchesToThePartItHolds) {
   LinkFlowControl credit(CreditFlowControl(&cfg, 4, 256));
   LinkFlowControl peer(CreditFlowControl(&cfg, 6, 256));
   credit.connect_peer(peer);
-  EXPECT_EQ(credit.credit_bytes(1), 6u * 64);
-  EXPECT_EQ(pfc.credit_bytes(1), 0u);
+  EXPECT_EQ(credit.credit_bytes(1, Time::zero()), 6u * 64);
+  EXPECT_EQ(pfc.credit_bytes(1, Time::zero()), 0u);
   LinkFlowControl lossy(LossyFlowControl{});
   Packet a = data(0, 64);
   port.q.push(&a);

@@ -121,12 +121,13 @@ class Tee final : public PortTap {
                           p.payload, port.owner().id()});
       return;
     }
-    if (p.type != PktType::kPfc && p.type != PktType::kCredit) {
+    if (p.type != PktType::kPfc) {
       const QpPath path = f_.verbs().qp(p.conn).path();
       src = p.dst == path.dst ? path.src : path.dst;
     }
     sent.push_back(Sent{p.type, p.flags, p.tc, p.sl, p.psn, p.conn, p.aux, p.dst, p.opcode, p.payload, src});
   }
+  void on_link_frame(const Port& port, Time first_bit) override { c_.on_link_frame(port, first_bit); }
   std::vector<Sent> sent;
 
  private:

@@ -16,7 +16,7 @@ struct StubQueues {
 };
 struct StubFlowControl {
   uint64_t credit = 0;
-  [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/) const { return credit; }
+  [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/, Time /*now*/) const { return credit; }
 };
 struct StubPort {
   StubQueues q;

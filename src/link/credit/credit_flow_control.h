@@ -3,7 +3,8 @@
 // it on the packet's VL, choosing among ready VLs by VL arbitration; as a
 // receiver it counts what arrives (ABR) and returns credit with flow-control
 // packets (FCPs) as its node frees the buffer. The link never drops for lack
-// of buffer. The counters and their meaning are in link/credit.h.
+// of buffer. The counters and their meaning, and why an FCP is not an event,
+// are in link/credit.h.
 #pragma once
 
 #include <algorithm>
@@ -12,14 +13,17 @@
 
 #include "engine/units.h"
 #include "link/credit.h"
+#include "net/counters.h"
 #include "net/packet.h"
 
 namespace rdmasim {
 
 class CreditFlowControl {
  public:
-  // Event kind of the credit-update batching timer on the port.
+  // Event kinds on the port: the credit-update batching timer; the landing
+  // of the FCP a port blocked for credit waits for.
   static constexpr uint32_t kBatch = 2;
+  static constexpr uint32_t kWake = 3;
 
   // `capacity_blocks`: this port's receive buffer per VL; `max_packet_bytes`:
   // the largest packet a NIC source may hand the port. `cfg` must outlive the part.
@@ -33,7 +37,8 @@ class CreditFlowControl {
   }
 
   // Link-up: all of the peer's receive buffer is credit.
-  void connect_peer(const CreditFlowControl& peer) noexcept {
+  void connect_peer(CreditFlowControl& peer) noexcept {
+    cs_->peer = peer.cs_.get();
     cs_->peer_capacity = peer.cs_->capacity;
     for (int vl = 0; vl < kNumVls; ++vl) cs_->fccl[vl] = cs_->fctbs[vl] + cs_->peer_capacity;
   }
@@ -56,7 +61,9 @@ class CreditFlowControl {
     uint32_t ready = 0;
     for (uint32_t m = queued; m != 0; m &= m - 1) {
       const int vl = __builtin_ctz(m);
-      if (cs_->available(vl) >= credit_blocks(queues.head(vl)->wire)) ready |= 1u << vl;
+      const uint32_t blocks = credit_blocks(queues.head(vl)->wire);
+      if (cs_->available(vl) < blocks) cs_->refresh(vl, now);
+      if (cs_->available(vl) >= blocks) ready |= 1u << vl;
     }
     Packet* p = nullptr;
     const int vl = cs_->arbiter.pick(ready, [&](int v) { return queues.head(v)->wire; });
@@ -64,8 +71,10 @@ class CreditFlowControl {
       p = port.dequeue_class(vl);
     } else if (port.has_source()) {
       uint32_t vl_ok = 0;
-      for (int v = 0; v < kNumVls; ++v)
+      for (int v = 0; v < kNumVls; ++v) {
+        if (cs_->available(v) < max_packet_blocks_) cs_->refresh(v, now);
         if (cs_->available(v) >= max_packet_blocks_) vl_ok |= 1u << v;
+      }
       uint32_t sl_ok = 0xff;  // the NIC's fast path: every class may send
       if (vl_ok != 0xffu) {
         sl_ok = 0;
@@ -80,20 +89,29 @@ class CreditFlowControl {
     }
     const bool has_data = queued != 0 || port.source_has_more();
     note_wait(queued & ~ready, p == nullptr && has_data, now);
+    if (p == nullptr && has_data) {
+      await_credit(port, queued & ~ready);
+    } else if (cs_->awaiting) {
+      cs_->awaiting = false;
+      cs_->peer->ret.wait = 0;
+    }
     return p;
+  }
+
+  // Reads every FCP that has landed by `now` and counts them as received
+  // (FCPs are counted here, not one by one: the run's end calls it).
+  template <class P>
+  void settle(P& port, Time now) {
+    if (cs_->peer == nullptr) return;
+    for (int vl = 0; vl < kNumVls; ++vl) cs_->refresh(vl, now);
+    const uint64_t landed = cs_->peer->ret.landed_count - cs_->ctr.fcp_received;
+    cs_->ctr.fcp_received += landed;
+    port.counters().rx_packets += landed;
+    port.counters().rx_bytes += landed * kFcpBytes;
   }
 
   template <class P>
   bool on_receive(P& port, Packet* p) {
-    if (p->type == PktType::kCredit) {
-      // FCPs travel in order on one link, so each carries a limit at least as
-      // new as the last; max() keeps that true even if a test injects one late.
-      cs_->fccl[p->tc] = std::max(cs_->fccl[p->tc], p->psn);
-      cs_->ctr.fcp_received += 1;
-      port.net().deliver(p);
-      port.kick();
-      return true;
-    }
     const uint8_t vl = p->tc;
     cs_->abr[vl] += credit_blocks(p->wire);
     cs_->held[vl] += credit_blocks(p->wire);
@@ -116,14 +134,6 @@ class CreditFlowControl {
   template <class P>
   void on_transmit(P& /*port*/, Packet* p) noexcept {
     const uint8_t vl = p->tc;
-    if (p->type == PktType::kCredit) {
-      // Sent with the newest limit, not the one current when it was queued.
-      p->psn = cs_->advertise(vl);
-      cs_->reported[vl] = p->psn;
-      cs_->fcp_queued &= static_cast<uint8_t>(~(1u << vl));
-      cs_->ctr.fcp_sent += 1;
-      return;
-    }
     const uint32_t blocks = credit_blocks(p->wire);
     if (cs_->available(vl) < blocks) ++cs_->ctr.sent_without_credit;
     cs_->fctbs[vl] += blocks;
@@ -151,7 +161,6 @@ class CreditFlowControl {
   // once, with an FCP so the sender learns of them.
   template <class P>
   void on_corrupt(P& port, const Packet& p) {
-    if (p.type == PktType::kCredit) return;  // never corrupted (Fabric::set_link_loss)
     cs_->abr[p.tc] += credit_blocks(p.wire);
     queue_fcp(port, p.tc);
   }
@@ -164,21 +173,42 @@ class CreditFlowControl {
   void on_left_buffer(P& /*port*/, uint8_t /*vl*/) noexcept {}
 
   template <class P>
-  void on_timer(P& port, uint32_t /*kind*/, uint64_t arg) {
+  void on_timer(P& port, uint32_t kind, uint64_t arg) {
+    if (kind == kWake) {
+      CreditReturn& r = cs_->peer->ret;
+      if (arg != static_cast<uint64_t>(r.wake_at.ps())) return;  // superseded by an earlier one
+      r.wake_at = Time::never();
+      port.kick();
+      return;
+    }
     const auto vl = static_cast<uint8_t>(arg);
     cs_->batch_armed &= static_cast<uint8_t>(~(1u << vl));
     if (cs_->advertise(vl) != cs_->reported[vl]) queue_fcp(port, vl);
   }
 
-  void on_link_down() noexcept { cs_->ctr.link_downed += 1; }
-  void on_fault_drop(const Packet& p) noexcept {
-    cs_->ctr.fault_drop_packets += 1;
-    if (p.type == PktType::kCredit) cs_->fcp_queued &= static_cast<uint8_t>(~(1u << p.tc));
+  // FCPs still waiting for the wire are lost with the link (those on it land).
+  template <class P>
+  void on_link_down(P& port) noexcept {
+    cs_->ctr.link_downed += 1;
+    const Time now = port.now();
+    for (int vl = 0; vl < kNumVls; ++vl) {
+      auto& q = cs_->ret.in_flight[vl];
+      if (q.empty() || q.back().leave <= now) continue;
+      q.pop_back();
+      cs_->ctr.fcp_sent -= 1;
+      PortCounters& pc = port.counters();
+      pc.tx_packets -= 1;
+      pc.tx_bytes -= kFcpBytes;
+      pc.busy_ps -= static_cast<uint64_t>(port.rate().tx_time(Bytes(kFcpBytes)).ps());
+      cs_->ctr.fcp_lost += 1;
+      count_fault_drop(port);
+    }
   }
+  void on_fault_drop(const Packet& /*p*/) noexcept { cs_->ctr.fault_drop_packets += 1; }
   [[nodiscard]] Time pause_left(uint8_t /*tc*/, Time /*now*/) const noexcept { return Time::zero(); }
-  // Room the peer still advertises on `vl`.
-  [[nodiscard]] uint64_t credit_bytes(uint8_t vl) const noexcept {
-    return cs_->available(vl) * kCreditBlockBytes;
+  // Room the peer advertises on `vl` by `now`.
+  [[nodiscard]] uint64_t credit_bytes(uint8_t vl, Time now) const noexcept {
+    return cs_->available_at(vl, now) * kCreditBlockBytes;
   }
 
   // PortXmitWait up to `now`, counting a wait still in progress.
@@ -197,14 +227,88 @@ class CreditFlowControl {
   [[nodiscard]] const CreditState& state() const noexcept { return *cs_; }
 
  private:
+  // Returns the newest limit on `vl` to the peer: the FCP leaves after the
+  // frame on the wire and any FCP before it, ahead of queued data (IBTA
+  // Vol.1 §7.9.4: flow control is never blocked by data), and holds the wire
+  // for its 6 bytes. While one waits to leave, it carries every later update.
   template <class P>
   void queue_fcp(P& port, uint8_t vl) {
-    if ((cs_->fcp_queued >> vl) & 1u) return;  // the waiting FCP will carry the newest FCCL
-    cs_->fcp_queued |= static_cast<uint8_t>(1u << vl);
-    Packet* f = port.net().new_packet(PktType::kCredit);
-    f->tc = vl;
-    f->wire = kFcpBytes;
-    port.send_control_frame(f);
+    CreditReturn& r = cs_->ret;
+    const Time now = port.now();
+    const uint64_t limit = cs_->advertise(vl);
+    r.fold(vl, now);  // keeps the queue to what is in flight
+    auto& in = r.in_flight[vl];
+    if (!in.empty() && in.back().leave > now) {
+      in.back().fccl = limit;
+      cs_->reported[vl] = limit;
+    } else {
+      if (!port.up()) {
+        cs_->ctr.fcp_lost += 1;
+        count_fault_drop(port);
+        return;
+      }
+      const Time ser = port.rate().tx_time(Bytes(kFcpBytes));
+      const Time leave = std::max(now, port.wire_free_at());
+      port.hold_wire(leave + ser);
+      port.note_link_frame(leave);
+      in.push_back(PendingCredit{leave, leave + ser + port.delay(), limit});
+      cs_->reported[vl] = limit;
+      cs_->ctr.fcp_sent += 1;
+      PortCounters& pc = port.counters();
+      pc.tx_packets += 1;
+      pc.tx_bytes += kFcpBytes;
+      pc.busy_ps += static_cast<uint64_t>(ser.ps());
+    }
+    // The peer waits for this limit and has no earlier timer: wake it when it lands.
+    const PendingCredit& c = in.back();
+    if (((r.wait >> vl) & 1u) != 0 && c.fccl >= r.need[vl] && c.arrive < r.wake_at) {
+      r.wake_at = c.arrive;
+      port.peer_port().schedule_timer(c.arrive, kWake, static_cast<uint64_t>(c.arrive.ps()));
+    }
+  }
+
+  template <class P>
+  void count_fault_drop(P& port) noexcept {
+    cs_->ctr.fault_drop_packets += 1;
+    port.counters().fault_drop_packets += 1;
+  }
+
+  // The port is blocked for credit on the VLs in `blocked` (their head
+  // packets) and, when its NIC has more, on every VL without room for a
+  // full-size packet: a timer for the first FCP in flight that unblocks one.
+  // FCPs sent later set it themselves (queue_fcp).
+  template <class P>
+  void await_credit(P& port, uint32_t blocked) {
+    if (cs_->peer == nullptr) return;
+    CreditReturn& r = cs_->peer->ret;
+    uint8_t wait = 0;
+    for (uint32_t m = blocked; m != 0; m &= m - 1) {
+      const int vl = __builtin_ctz(m);
+      wait |= static_cast<uint8_t>(1u << vl);
+      r.need[vl] = cs_->fctbs[vl] + credit_blocks(port.queues().head(vl)->wire);
+    }
+    if (port.source_has_more())
+      for (int vl = 0; vl < kNumVls; ++vl)
+        if (((wait >> vl) & 1u) == 0 && cs_->available(vl) < max_packet_blocks_) {
+          wait |= static_cast<uint8_t>(1u << vl);
+          r.need[vl] = cs_->fctbs[vl] + max_packet_blocks_;
+        }
+    r.wait = wait;
+    cs_->awaiting = wait != 0;
+    Time at = Time::never();
+    for (uint32_t m = wait; m != 0; m &= m - 1) {
+      const int vl = __builtin_ctz(m);
+      const auto& q = r.in_flight[vl];
+      for (size_t i = 0; i < q.size() && q[i].arrive < at; ++i)
+        if (q[i].fccl >= r.need[vl]) {
+          at = q[i].arrive;
+          break;
+        }
+    }
+    if (at < r.wake_at) {
+      r.wake_at = at;
+      port.schedule_timer(at, kWake, static_cast<uint64_t>(at.ps()));
+    }
   }
 
   void note_wait(uint32_t blocked_vls, bool port_blocked, Time now) noexcept {

@@ -26,7 +26,7 @@ class LossyFlowControl : public NoOpLinkHooks {
     return true;
   }
   [[nodiscard]] Time pause_left(uint8_t /*tc*/, Time /*now*/) const noexcept { return Time::zero(); }
-  [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/) const noexcept { return 0; }
+  [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/, Time /*now*/) const noexcept { return 0; }
 };
 
 }  // namespace rdmasim

@@ -164,7 +164,7 @@ class PfcFlowControl : public NoOpLinkHooks {
     }
   }
   [[nodiscard]] uint8_t stuck() const noexcept { return stuck_; }
-  [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/) const noexcept { return 0; }
+  [[nodiscard]] uint64_t credit_bytes(uint8_t /*cls*/, Time /*now*/) const noexcept { return 0; }
 
  private:
   template <class P>

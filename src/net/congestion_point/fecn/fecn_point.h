@@ -21,7 +21,7 @@ class FecnPoint {
     if (!(p.flags & kEct)) return;
     if (const auto* cs = out.credit()) {
       const Packet* head = out.queues().head(p.tc);
-      if (!cs->congestion_root(p.tc, head != nullptr ? head->wire : 0)) return;
+      if (!cs->congestion_root(p.tc, head != nullptr ? head->wire : 0, sw.now())) return;
     }
     if (sw.mmu().egress_bytes(out.index(), p.tc) > threshold_) sw.note_ecn_mark(p, out);
   }

@@ -27,7 +27,7 @@ class AdaptiveForwarding {
       if (!o.up()) continue;
       int64_t score = static_cast<int64_t>(o.queues().total_bytes());
       if (o.busy_until() > now) score += o.rate().bytes_in(o.busy_until() - now).count();
-      score -= static_cast<int64_t>(o.flow_control().credit_bytes(p.tc));
+      score -= static_cast<int64_t>(o.flow_control().credit_bytes(p.tc, now));
       if (score < best_score) {
         best_score = score;
         best = i;

@@ -83,8 +83,8 @@ class LinkFlowControl {
     std::visit([&](auto& f) { f.on_corrupt(port, p); }, part_);
   }
   // std::visit throws only for a valueless variant; the alternatives never throw on move, so it never is.
-  // NOLINTNEXTLINE(bugprone-exception-escape)
   template <class P>
+  // NOLINTNEXTLINE(bugprone-exception-escape)
   void on_link_down(P& port) noexcept {
     std::visit([&](auto& f) { f.on_link_down(port); }, part_);
   }

@@ -214,7 +214,7 @@ void Port::transmit(Packet* p, Time now) {
   ctr_.busy_ps += static_cast<uint64_t>(ser.ps());
   if (p->type == PktType::kData) ctr_.tx_data_payload_bytes += p->payload;
   fc_.on_transmit(*this, p);
-  // After the flow control: a credit packet's FCCL is filled in only now.
+  // After the flow control, which may still set fields of the frame.
   if (tap_ != nullptr) [[unlikely]]
     tap_->on_transmit(*this, *p, start);
   if (p->hops == 0 && p->type != PktType::kAck) p->sent_at = start;  // an ACK carries an echo
@@ -243,7 +243,7 @@ void Port::transmit(Packet* p, Time now) {
     if (loss_rng_.uniform01() < -std::expm1(ber_log_ * 8.0 * p->wire)) p->flags |= kWireLoss;
   }
   if (at_mac || (!wire_.empty() && arrive < wire_last_)) [[unlikely]] {
-    // PAUSE and credit frames skip the ingress latency and may overtake the
+    // PAUSE frames skip the ingress latency and may overtake the
     // frames on the wire: an event of their own (as would anything else that
     // arrived ahead of the wire's last frame, which the timing above rules out).
     net_.sim().schedule(arrive, peer, Node::kArrive, reinterpret_cast<uint64_t>(p));

@@ -14,6 +14,7 @@
 #include "fabric/parts.h"
 #include "fabric/profiles.h"
 #include "fabric/schema.h"
+#include "route/subnet_manager.h"
 #include "topo/hpcc_format.h"
 
 namespace rdmasim {
@@ -865,6 +866,16 @@ Topology build_topology(const Scenario& s) {
   }
   const std::string why = check_connected(t);
   if (!why.empty()) throw InputError(s.file, ts.line, 0, "topology", why);
+  if (s.fabric.ib.enabled) {
+    const LidUse use = largest_subnet(t);
+    if (use.lids > kMaxUnicastLids)
+      throw InputError(s.file, ts.line, 0, "topology",
+                       "an InfiniBand subnet has at most " + std::to_string(kMaxUnicastLids) +
+                           " unicast LIDs (IBTA Vol.1 4.1.3), one per endpoint and one per switch; " +
+                           (use.subnet > 0 ? "subnet " + std::to_string(use.subnet) + " of " : "") +
+                           "this topology needs " + std::to_string(use.lids) +
+                           ": routers split a fabric into subnets (two-site, routers)");
+  }
   // links[i].length, in order (a later entry wins). A node or port the
   // topology lacks is refused where the scenario is checked.
   // The link's class (the entry's, or the one it had) must reach the new

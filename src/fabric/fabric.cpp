@@ -137,6 +137,9 @@ void Fabric::build() {
   const auto adj = port_adjacency(topo_);
   // InfiniBand: the subnet manager's LFTs; Ethernet: ECMP over shortest paths.
   auto tables = cfg_.ib.enabled ? compute_lfts(topo_, cfg_.ib.sm) : shortest_path_routes(topo_);
+  int subnets = 1;
+  for (const TopoNode& n : topo_.nodes) subnets = std::max(subnets, n.subnet + 1);
+  if (cfg_.ib.enabled && subnets > 1) sm_stats_.sweeps_by_subnet.assign(static_cast<size_t>(subnets), 0);
   by_topo_id_.resize(topo_.nodes.size());
   std::vector<int> host_index(topo_.nodes.size(), -1);
   for (int i = 0; i < topo_.num_hosts(); ++i) host_index[topo_.hosts[i]] = i;
@@ -427,7 +430,10 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     b.set_up(ch.up);
     recovery_log_.push_back({sim_.now(), ch.up ? "up" : "down", link_name(ch.node, ch.port)});
     if (cfg_.ib.enabled) {
-      sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep);
+      // The subnet manager of each subnet the link touches (both, for a router's long link).
+      const uint64_t subnets =
+          uint64_t{1} << topo_.nodes[ch.node].subnet | uint64_t{1} << topo_.nodes[a.peer()->id()].subnet;
+      sim_.schedule_in(cfg_.ib.sm.detection_delay, &fault_agent_, kSmSweep, subnets);
       if (!ch.up && cfg_.ib.sm.shield) {
         // The switches at the link's ends see the port leave Active and
         // route around it in hardware (FLFR), before the SM hears of it.
@@ -471,16 +477,28 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
     return;
   }
   if (kind == kSmSweep) {
-    // A heavy sweep sees the fabric as it is now; its LFTs land later.
-    ++sm_stats_.sweeps;
-    recovery_log_.push_back({sim_.now(), "sm_sweep", ""});
-    pending_tables_.push_back(compute_lfts(topo_, cfg_.ib.sm, &down_));
+    // A heavy sweep sees the fabric as it is now; its LFTs land later. A
+    // subnet's tables depend on its own links and the routers' long links
+    // only, so one computation over the whole fabric gives each sweeping
+    // subnet what its own manager would.
+    const bool split = !sm_stats_.sweeps_by_subnet.empty();
+    for (size_t s = 0; s < (split ? sm_stats_.sweeps_by_subnet.size() : 1); ++s) {
+      if (split && (arg >> s & 1) == 0) continue;
+      ++sm_stats_.sweeps;
+      if (split) ++sm_stats_.sweeps_by_subnet[s];
+      recovery_log_.push_back({sim_.now(), "sm_sweep", split ? "subnet " + std::to_string(s) : ""});
+    }
+    pending_tables_.push_back({compute_lfts(topo_, cfg_.ib.sm, &down_), arg});
     sim_.schedule_in(cfg_.ib.sm.compute_time, &fault_agent_, kSmInstall, pending_tables_.size() - 1);
     return;
   }
-  auto& tables = pending_tables_[arg];
-  for (Switch* sw : switches_) sw->set_routes(std::move(tables[sw->id()]));
-  for (Nic* nic : nics_) nic->set_routes(std::move(tables[nic->id()]));
+  PendingLfts& lfts = pending_tables_[arg];
+  auto& tables = lfts.tables;
+  auto takes = [&](int node) { return (lfts.subnets >> topo_.nodes[node].subnet & 1) != 0; };
+  for (Switch* sw : switches_)
+    if (takes(sw->id())) sw->set_routes(std::move(tables[sw->id()]));
+  for (Nic* nic : nics_)
+    if (takes(nic->id())) nic->set_routes(std::move(tables[nic->id()]));
   tables.clear();
   tables.shrink_to_fit();
   ++sm_stats_.lft_installs;
@@ -679,10 +697,11 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
     return [=](uint64_t i) { return i == 0 ? first : i + 1 == n ? last : middle; };
   };
   const uint64_t n_there = t.forward_packets(op, bytes), n_back = t.back_packets(op, bytes);
+  const uint32_t grh = cfg_.ib.enabled ? grh_bytes(topo_, c.src, c.dst) : 0;
   const Time there =
-      pipeline(fwd, n_there, three(n_there, [&](uint64_t i) { return t.forward_wire(op, bytes, i); }));
+      pipeline(fwd, n_there, three(n_there, [&](uint64_t i) { return t.forward_wire(op, bytes, i) + grh; }));
   const Time back =
-      pipeline(rev, n_back, three(n_back, [&](uint64_t i) { return t.back_wire(op, bytes, i); }));
+      pipeline(rev, n_back, three(n_back, [&](uint64_t i) { return t.back_wire(op, bytes, i) + grh; }));
   const Time tx = cfg_.nic.tx_latency;
   // A READ response is new work at the responder's NIC: it pays the tx latency again.
   return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;
@@ -691,7 +710,8 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
 // What parts may ask of the fabric, computed when they ask (after build()).
 PartContext Fabric::part_context() const {
   return PartContext{[this] { return max_base_rtt(); }, [this] { return bdp_packets(); },
-                     [this] { return unloaded_rtt(); }};
+                     [this] { return unloaded_rtt(); },
+                     [this](int src, int dst) { return cfg_.ib.enabled ? grh_bytes(topo_, src, dst) : 0; }};
 }
 
 Time Fabric::unloaded_rtt() const {

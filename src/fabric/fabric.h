@@ -168,8 +168,9 @@ struct RecoveryEvent {
 
 // What the subnet manager did after link state changes.
 struct SmStats {
-  int sweeps = 0;        // heavy sweeps (one per detected link change)
-  int lft_installs = 0;  // times new LFTs were written to the switches
+  int sweeps = 0;                     // heavy sweeps (one per detected link change, per subnet that sees it)
+  std::vector<int> sweeps_by_subnet;  // with routers: each subnet manager's own
+  int lft_installs = 0;               // times new LFTs were written to the switches
   int flfn_notices = 0;  // SHIELD: switches that told their neighbours of unreachable destinations
   Time last_install = Time::never();
   std::vector<Time> installs;
@@ -322,9 +323,16 @@ class Fabric {
   [[nodiscard]] bool routed(int node) const;
   FaultAgent fault_agent_{*this};
   std::vector<LinkChange> link_changes_;
-  std::vector<std::vector<char>> down_;                  // per topology node and port
-  std::vector<std::vector<uint32_t>> link_gen_;          // per node and port: link-state requests seen
-  std::vector<std::vector<RouteTable>> pending_tables_;  // per sweep, until installed
+  std::vector<std::vector<char>> down_;          // per topology node and port
+  std::vector<std::vector<uint32_t>> link_gen_;  // per node and port: link-state requests seen
+  // Per sweep until installed: the new tables and the subnets that swept
+  // (bit s: subnet s's manager heard of the change; only its switches and
+  // NICs take the new tables).
+  struct PendingLfts {
+    std::vector<RouteTable> tables;
+    uint64_t subnets = 0;
+  };
+  std::vector<PendingLfts> pending_tables_;
   std::vector<FlfnNotice> flfn_pending_;
   // Ethernet: the ports each node knows are down, and the routes the routing
   // protocol last gave it (local repair prunes those).

@@ -31,7 +31,7 @@
 namespace rdmasim {
 
 std::unique_ptr<Transport> make_transport(const FabricConfig& cfg, Network& net, const PartContext& ctx) {
-  if (cfg.transport == "rc") return std::make_unique<RcEngine>(net, cfg.rc);
+  if (cfg.transport == "rc") return std::make_unique<RcEngine>(net, cfg.rc, ctx.route_header);
   if (cfg.transport == "iwarp") return std::make_unique<IwarpTransport>(net, cfg.tcp);
   if (cfg.transport == "uet") return std::make_unique<UetPds>(net, cfg.uet, ctx.unloaded_rtt);
   throw std::invalid_argument("unknown transport '" + cfg.transport + "' (expected rc, iwarp or uet)");

@@ -35,6 +35,9 @@ struct PartContext {
   std::function<Time()> max_base_rtt;     // longest unloaded host-to-host RTT (HPCC's T)
   std::function<uint32_t()> bdp_packets;  // one bandwidth-delay product of full packets
   std::function<Time()> unloaded_rtt;     // longest RTT a lone packet measures (Fabric::unloaded_rtt)
+  // Header bytes every packet between two endpoints adds for routing between
+  // subnets (InfiniBand's GRH); 0 within one.
+  std::function<uint32_t(int, int)> route_header;
 };
 
 // Throws std::invalid_argument naming the known transports for an unknown name.

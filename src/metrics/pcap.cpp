@@ -51,6 +51,9 @@ PcapCapture::PcapCapture(Fabric& fabric, const PcapSpec& spec, Time run_end)
       snaplen_(static_cast<uint32_t>(spec.snaplen)),
       frames_(capture_link(fabric.config()), iwarp_framing(fabric.config())) {
   const Topology& t = fabric.topology();
+  std::vector<int> subnet(t.hosts.size());
+  for (size_t h = 0; h < t.hosts.size(); ++h) subnet[h] = t.nodes[t.hosts[h]].subnet;
+  frames_.set_host_subnets(std::move(subnet));
   if (spec.ports.empty()) {
     for (size_t n = 0; n < t.nodes.size(); ++n) {
       Node& node = fabric.node_by_topo_id(static_cast<int>(n));

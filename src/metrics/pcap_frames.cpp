@@ -211,12 +211,39 @@ void FrameBuilder::pfc(const Packet& p, const FrameEnds& e) {
 
 void FrameBuilder::infiniband(const Packet& p, const FrameEnds& e) {
   const size_t lrh = b_.size();
-  put8((p.tc & 0xf) << 4);                       // VL, LVer 0
-  put8((p.sl & 0xf) << 4 | 0x2);                 // SL, LNH = IBA local (BTH follows)
+  auto subnet = [&](int host) {
+    return static_cast<size_t>(host) < host_subnet_.size() ? host_subnet_[static_cast<size_t>(host)] : 0;
+  };
+  const bool global = subnet(e.src_host) != subnet(e.dst_host);
+  put8((p.tc & 0xf) << 4);  // VL, LVer 0
+  // SL; LNH: IBA local (BTH follows) or IBA global (a GRH first). The LIDs
+  // are the endpoints' (a router rewrites them per subnet; not shown).
+  put8((p.sl & 0xf) << 4 | (global ? 0x3 : 0x2));
   put16(static_cast<uint32_t>(e.dst_host) + 1);  // LIDs: endpoint i has LID i + 1 (0 is reserved)
   put16(0);                                      // packet length, below
   put16(static_cast<uint32_t>(e.src_host) + 1);
+  size_t grh = 0;
+  if (global) {
+    // GRH (IBTA Vol.1 §8.3): IPVer 6, TClass, FlowLabel; PayLen (below);
+    // NxtHdr 0x1B (BTH); HopLmt; SGID and DGID, each the subnet's prefix
+    // (fec0::/64 plus the subnet number: routable, unlike fe80::) and a
+    // port GUID (the endpoint's number + 1).
+    grh = b_.size();
+    put32(6u << 28);
+    put16(0);
+    put8(0x1b);
+    put8(64);
+    for (const int host : {e.src_host, e.dst_host}) {
+      put64(0xfec0000000000000ull | static_cast<uint64_t>(subnet(host)));
+      put64(static_cast<uint64_t>(host) + 1);
+    }
+  }
   bth_and_rest(p);
+  if (global) {
+    const size_t pay = b_.size() - grh - 40;  // BTH through ICRC
+    b_[grh + 4] = static_cast<uint8_t>(pay >> 8);
+    b_[grh + 5] = static_cast<uint8_t>(pay);
+  }
   const size_t words = (b_.size() - lrh) / 4;  // LRH through ICRC
   b_[lrh + 4] = static_cast<uint8_t>(words >> 8 & 0x7);
   b_[lrh + 5] = static_cast<uint8_t>(words);

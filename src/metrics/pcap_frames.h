@@ -63,6 +63,9 @@ class FrameBuilder {
   // link records (see above). Valid until the next call. Credit packets
   // never reach it (Port::note_link_frame).
   [[nodiscard]] const std::vector<uint8_t>& build(const Packet& p, const FrameEnds& e);
+  // InfiniBand: each endpoint's subnet (TopoNode::subnet). A packet between
+  // subnets carries a GRH, as the simulator sizes it.
+  void set_host_subnets(std::vector<int> subnet) { host_subnet_ = std::move(subnet); }
 
   // Helpers shared with the tests.
   static constexpr uint32_t kTcpIsnRequester = 0x10000000;  // the requester's stream
@@ -97,6 +100,7 @@ class FrameBuilder {
 
   CaptureLink link_;
   IwarpFraming iwarp_;
+  std::vector<int> host_subnet_;
   std::vector<uint8_t> b_;
 };
 

@@ -458,6 +458,7 @@ json results_json(const Experiment& e) {
                                   {"adaptive_routing", e.fabric().config().ib.sm.adaptive},
                                   {"sm_sweeps", sm.sweeps},
                                   {"lft_installs_us", installs}};
+    if (!sm.sweeps_by_subnet.empty()) j["network"]["infiniband"]["sm_sweeps_by_subnet"] = sm.sweeps_by_subnet;
     if (e.fabric().config().ib.sm.shield) {
       j["network"]["infiniband"]["shield"] = true;
       j["network"]["infiniband"]["flfn_notices"] = sm.flfn_notices;

@@ -71,11 +71,11 @@ std::vector<int> switch_ranks(const Graph& g) {
   return rank;
 }
 
-}  // namespace
-
-std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfig& cfg,
-                                     const std::vector<std::vector<char>>* down) {
-  const Graph g{t, port_adjacency(t), down};
+// One subnet manager's tables for the endpoints of its own subnet, in every
+// subnet at once: `down` marks the links between subnets as well as failed
+// ones, so no search crosses a router's long link.
+void route_local(const Topology& t, const SubnetManagerConfig& cfg, const Graph& g,
+                 std::vector<RouteTable>& tables) {
   const size_t n_nodes = t.nodes.size();
   const std::vector<int> rank = switch_ranks(g);
   auto key = [&](int n) { return static_cast<int64_t>(rank[n]) * static_cast<int64_t>(n_nodes) + n; };
@@ -104,10 +104,6 @@ std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfi
     for (size_t l = 1; l < stride.size(); ++l) stride[l] = stride[l - 1] * std::max<int64_t>(1, ups[l - 1]);
   }
 
-  std::vector<RouteTable> tables(n_nodes);
-  // A single-port NIC has nothing to choose: no table (hosts x hosts entries otherwise).
-  for (size_t n = 0; n < n_nodes; ++n)
-    if (!g.is_host(static_cast<int>(n)) || g.adj[n].size() > 1) tables[n].reset(t.num_hosts());
   std::vector<std::vector<uint32_t>> load(n_nodes);  // destinations routed per port (balancing)
   for (size_t n = 0; n < n_nodes; ++n) load[n].assign(g.adj[n].size(), 0);
   std::vector<int> hop(n_nodes), dist_down(n_nodes), dist_any(n_nodes), queue;
@@ -204,6 +200,122 @@ std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfi
           if (c != pick) group.push_back(cands[c]);
       tables[n].set(d, group);
     }
+  }
+}
+
+// Routes to the endpoints of other subnets. A switch sends them towards the
+// router its subnet uses for that destination: the destination's index
+// modulo the routers whose long link is up (an assumption: the subnet
+// manager's path records spread remote destinations over the routers). A
+// router is each subnet's root, so these paths only go up, and the other
+// subnet's own tables take the packet down from its router: the routes stay
+// up*/down* and free of credit loops.
+void route_remote(const Topology& t, const SubnetManagerConfig& cfg, const Graph& local, const Graph& whole,
+                  std::vector<RouteTable>& tables) {
+  const size_t n_nodes = t.nodes.size();
+  int subnets = 0;
+  for (const TopoNode& n : t.nodes) subnets = std::max(subnets, n.subnet + 1);
+  std::vector<int> hop(n_nodes), queue;
+  std::vector<uint16_t> cands, group;
+  for (int s = 0; s < subnets; ++s) {
+    std::vector<int> routers;  // with a live long link, in node order
+    for (size_t n = 0; n < n_nodes; ++n) {
+      if (!t.nodes[n].router || t.nodes[n].subnet != s) continue;
+      for (size_t i = 0; i < whole.adj[n].size(); ++i)
+        if (whole.alive(n, i) && t.nodes[whole.adj[n][i].first].subnet != s) {
+          routers.push_back(static_cast<int>(n));
+          break;
+        }
+    }
+    if (routers.empty()) continue;  // cut off: other subnets' endpoints get no entry
+    for (int d = 0; d < t.num_hosts(); ++d) {
+      if (t.nodes[t.hosts[d]].subnet == s) continue;
+      const auto which = static_cast<size_t>(d) % routers.size();
+      const int r = routers[which];
+      std::fill(hop.begin(), hop.end(), kInf);
+      queue.assign(1, r);
+      hop[r] = 0;
+      for (size_t head = 0; head < queue.size(); ++head) {
+        const int n = queue[head];
+        if (local.is_host(n)) continue;
+        for (size_t i = 0; i < local.adj[n].size(); ++i) {
+          const int m = local.adj[n][i].first;
+          if (local.alive(n, i) && hop[m] == kInf) {
+            hop[m] = hop[n] + 1;
+            queue.push_back(m);
+          }
+        }
+      }
+      for (size_t nn = 0; nn < n_nodes; ++nn) {
+        const int n = static_cast<int>(nn);
+        if (t.nodes[n].subnet != s || hop[n] == kInf) continue;
+        if (local.is_host(n) && local.adj[n].size() < 2) continue;  // no table
+        cands.clear();
+        if (n == r) {
+          for (size_t i = 0; i < whole.adj[n].size(); ++i)
+            if (whole.alive(n, i) && t.nodes[whole.adj[n][i].first].subnet != s)
+              cands.push_back(static_cast<uint16_t>(i));
+        } else {
+          for (size_t i = 0; i < local.adj[n].size(); ++i) {
+            const int m = local.adj[n][i].first;
+            if (local.alive(n, i) && !local.is_host(m) && hop[m] == hop[n] - 1)
+              cands.push_back(static_cast<uint16_t>(i));
+          }
+        }
+        if (cands.empty()) continue;
+        if (local.is_host(n)) {
+          tables[n].set(d, cands);  // a multi-port NIC hashes over its ports
+          continue;
+        }
+        // Spread the destinations that share a router over its equal-cost ports.
+        const size_t pick = (static_cast<size_t>(d) / routers.size()) % cands.size();
+        group.assign(1, cands[pick]);
+        if (cfg.adaptive || cfg.shield)
+          for (size_t c = 0; c < cands.size(); ++c)
+            if (c != pick) group.push_back(cands[c]);
+        tables[n].set(d, group);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+LidUse largest_subnet(const Topology& t) {
+  std::vector<int> lids;
+  for (const TopoNode& n : t.nodes) {
+    if (static_cast<size_t>(n.subnet) >= lids.size()) lids.resize(static_cast<size_t>(n.subnet) + 1, 0);
+    ++lids[static_cast<size_t>(n.subnet)];
+  }
+  LidUse most;
+  for (size_t s = 0; s < lids.size(); ++s)
+    if (lids[s] > most.lids) most = {static_cast<int>(s), lids[s]};
+  return most;
+}
+
+std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfig& cfg,
+                                     const std::vector<std::vector<char>>* down) {
+  const Graph whole{t, port_adjacency(t), down};
+  const size_t n_nodes = t.nodes.size();
+  std::vector<RouteTable> tables(n_nodes);
+  // A single-port NIC has nothing to choose: no table (hosts x hosts entries otherwise).
+  for (size_t n = 0; n < n_nodes; ++n)
+    if (!whole.is_host(static_cast<int>(n)) || whole.adj[n].size() > 1) tables[n].reset(t.num_hosts());
+  const bool split =
+      std::any_of(t.nodes.begin(), t.nodes.end(), [](const TopoNode& n) { return n.subnet != 0; });
+  if (!split) {
+    route_local(t, cfg, whole, tables);
+  } else {
+    // Each subnet manager sees its own subnet only: the links between subnets are down to it.
+    std::vector<std::vector<char>> inside(n_nodes);
+    for (size_t n = 0; n < n_nodes; ++n) {
+      inside[n].assign(whole.adj[n].size(), 0);
+      for (size_t i = 0; i < whole.adj[n].size(); ++i)
+        inside[n][i] = !whole.alive(n, i) || t.nodes[whole.adj[n][i].first].subnet != t.nodes[n].subnet;
+    }
+    const Graph local{t, whole.adj, &inside};
+    route_local(t, cfg, local, tables);
+    route_remote(t, cfg, local, whole, tables);
   }
   for (auto& tb : tables) tb.freeze();
   return tables;

@@ -47,11 +47,36 @@ struct SubnetManagerConfig {
 // endpoint, which is the same thing under this assignment.
 [[nodiscard]] inline int lid_of_host(int host) { return host + 1; }
 
+// Unicast LIDs a subnet can give out: 0x0001-0xBFFF (IBTA Vol.1 §4.1.3).
+inline constexpr int kMaxUnicastLids = 0xBFFF;
+
+// The largest subnet's LID count, one per endpoint and one per switch or
+// router (its port 0), and which subnet that is.
+struct LidUse {
+  int subnet = 0;
+  int lids = 0;
+};
+[[nodiscard]] LidUse largest_subnet(const Topology& t);
+
+// The bytes a packet between two endpoints carries for routing between
+// subnets: the Global Route Header (40 B, IBTA Vol.1 §8.3), which a router
+// forwards by; none within a subnet.
+inline constexpr uint32_t kGrhBytes = 40;
+[[nodiscard]] inline uint32_t grh_bytes(const Topology& t, int src_host, int dst_host) {
+  return t.nodes[t.hosts[src_host]].subnet != t.nodes[t.hosts[dst_host]].subnet ? kGrhBytes : 0;
+}
+
 // One table per topology node. Switch entries hold the LFT port first and,
 // with `adaptive` or `shield`, the other equal-cost ports after it; host entries keep all
 // equal-cost ports (a multi-port NIC picks among them). `down[n][i]` marks
 // failed ports, which the SM routes around. Destinations a switch cannot
 // reach get no entry (traffic to them is dropped and counted).
+//
+// Routers (TopoNode::subnet) split a fabric into subnets, each with its own
+// subnet manager: it routes its own switches to its own endpoints, and to
+// another subnet's endpoints by way of one of its routers, whose long link
+// takes the packet to the other subnet's router and so into that subnet's
+// tables. A failure in one subnet changes only that subnet's tables.
 [[nodiscard]] std::vector<RouteTable> compute_lfts(const Topology& t, const SubnetManagerConfig& cfg,
                                                    const std::vector<std::vector<char>>* down = nullptr);
 

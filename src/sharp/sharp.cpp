@@ -15,6 +15,10 @@ SharpManager::SharpManager(const Topology& topo, SharpConfig cfg)
     const bool a_sw = topo.nodes[l.a].kind == TopoNodeKind::kSwitch;
     const bool b_sw = topo.nodes[l.b].kind == TopoNodeKind::kSwitch;
     if (a_sw && b_sw) {
+      // A router is no aggregation node and its long link no tree edge: the
+      // Aggregation Manager builds trees within one subnet, so a group across
+      // routers gets none and its collective runs the host algorithm.
+      if (topo.nodes[l.a].router || topo.nodes[l.b].router) continue;
       adj_[l.a].push_back(l.b);
       adj_[l.b].push_back(l.a);
     } else if (a_sw != b_sw) {

@@ -126,6 +126,12 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
     return t;
   }
   int first_router[2] = {0, 0};
+  const int switches_per_site = leaves + spines;
+  auto site_of = [&](int n) {
+    if (n < 2 * per_site) return n / per_site;
+    if (n < 2 * (per_site + switches_per_site)) return (n - 2 * per_site) / switches_per_site;
+    return (n - first_router[0]) / routers;
+  };
   for (int site = 0; site < 2; ++site) {
     first_router[site] = static_cast<int>(t.nodes.size());
     for (int r = 0; r < routers; ++r) {
@@ -139,6 +145,8 @@ Topology make_two_site(int leaves, int hosts_per_leaf, int spines, int wan_links
   }
   for (int i = 0; i < wan_links; ++i)
     t.add_link(first_router[0] + i % routers, first_router[1] + i % routers, wan_link);
+  // Routers split the sites into two subnets; each long link joins a router of each.
+  for (size_t n = 0; n < t.nodes.size(); ++n) t.nodes[n].subnet = site_of(static_cast<int>(n));
   return t;
 }
 

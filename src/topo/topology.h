@@ -21,6 +21,10 @@ struct TopoNode {
   // A routed L3 hop (Ethernet) or an IB router between two sites: a switch
   // the fabric builds with its router settings (FabricConfig::router).
   bool router = false;
+  // The layer-2 domain the node stands in: on InfiniBand its subnet, whose
+  // own subnet manager routes it. Only routers split a fabric (a two-site
+  // topology with routers: site a is 0, site b is 1); otherwise all are 0.
+  int subnet = 0;
 };
 
 // One kind of link in a builder's plan: what every link of a tier gets.

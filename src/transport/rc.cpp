@@ -23,6 +23,7 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   c.dst = dst;
   c.sink = sink;
   c.tc = tc;
+  if (route_header_) c.route_header = static_cast<uint8_t>(route_header_(src, dst));
   // RoCEv2 NICs derive the UDP source port from the QP number so that QPs
   // spread over ECMP paths (IBTA Annex A17 §A17.4.3); we hash the connection id.
   c.sport = static_cast<uint16_t>(49152 + mix64(net_.sim().seed() ^ (0xc0ffeeull << 32) ^ c.id) % 16384);
@@ -94,8 +95,8 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     p->payload = static_cast<uint16_t>(payload);
     p->flags = kReadResponse | (r.next_psn + 1 == r.end_psn ? kLast : 0) | (first ? kFirst : 0);
     // READ response First/Last/Only carry an AETH (IBTA Vol.1 §9.3.5).
-    p->wire =
-        static_cast<uint16_t>(fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false));
+    p->wire = static_cast<uint16_t>(
+        fr.data_wire(payload + ((p->flags & (kFirst | kLast)) ? fr.aeth : 0), false) + c.route_header);
     p->aux = static_cast<uint32_t>(r.msg);
     p->dst = c.src;
     p->conn = c.id;
@@ -160,7 +161,7 @@ Packet* RcEngine::next_packet(QpId conn, int role, bool& more) {
     p->psn = c.snd_nxt;
     p->aux = static_cast<uint32_t>(c.nxt_msg);  // the RETH's length gives the responder m.end_psn
     p->payload = 0;
-    p->wire = static_cast<uint16_t>(fr.read_request_wire());
+    p->wire = static_cast<uint16_t>(fr.read_request_wire() + c.route_header);
     c.snd_nxt = m.end_psn;
     p->opcode = m.op;
     p->dst = c.dst;
@@ -227,7 +228,8 @@ Packet* RcEngine::build_data(RcConnection& c, uint64_t psn) {
   p->payload = static_cast<uint16_t>(payload);
   // RoCEv2 NICs send data ECN-capable (ECT) so switches can mark it.
   p->flags = static_cast<uint8_t>(kEct | (k == 0 ? kFirst : 0) | (psn + 1 == m.end_psn ? kLast : 0));
-  p->wire = static_cast<uint16_t>(net_.framing().data_wire(payload, m.op == Opcode::kWrite && k == 0));
+  p->wire = static_cast<uint16_t>(net_.framing().data_wire(payload, m.op == Opcode::kWrite && k == 0) +
+                                  c.route_header);
   p->aux = static_cast<uint32_t>(mi);
   if (int_enabled_) p->int_slot = net_.telemetry().acquire();
   p->opcode = m.op;
@@ -409,7 +411,8 @@ void RcEngine::send_control(RcConnection& c, PktType t, uint64_t psn, uint8_t fl
   p->conn = c.id;
   p->tc = cfg_.ack_tc;
   p->flow_hash = c.rev_hash;
-  p->wire = static_cast<uint16_t>(t == PktType::kCnp ? net_.framing().cnp_wire() : net_.framing().ack_wire());
+  p->wire = static_cast<uint16_t>(
+      (t == PktType::kCnp ? net_.framing().cnp_wire() : net_.framing().ack_wire()) + c.route_header);
   if (t == PktType::kAck) ++c.ctr.acks_sent;
   nics_[c.dst]->send_control(c.dst_nic_port, p);
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -84,6 +85,7 @@ struct RcConnection {
   uint16_t src_nic_port = 0;
   uint16_t dst_nic_port = 0;
   uint8_t tc = 0;
+  uint8_t route_header = 0;  // on every packet of the QP, both ways: an IB GRH between subnets
   uint32_t flow_hash = 0;  // requester -> responder direction, the QP's own (its path selector may change it)
   uint32_t rev_hash = 0;   // responder -> requester direction
   CompletionSink* sink = nullptr;
@@ -150,7 +152,11 @@ class RcEngine final : public Transport, public CcHost {
   static constexpr uint32_t kRnrTimer = 1;
   static constexpr uint32_t kCcTimer = 2;
 
-  RcEngine(Network& net, RcConfig cfg) : net_(net), cfg_(cfg), recovery_(make_recovery(*this, cfg_)) {}
+  // `route_header(src, dst)`: bytes every packet between two endpoints
+  // carries beyond the framing's headers (InfiniBand's GRH between subnets);
+  // none when empty.
+  RcEngine(Network& net, RcConfig cfg, std::function<uint32_t(int, int)> route_header = {})
+      : net_(net), cfg_(cfg), route_header_(std::move(route_header)), recovery_(make_recovery(*this, cfg_)) {}
   // Transport.
   [[nodiscard]] const char* name() const override { return "rc"; }
   void attach_nics(std::vector<Nic*> nics) override { nics_ = std::move(nics); }
@@ -232,6 +238,7 @@ class RcEngine final : public Transport, public CcHost {
 
   Network& net_;
   RcConfig cfg_;
+  std::function<uint32_t(int, int)> route_header_;
   // Congestion control sees the connection's current sequence numbers.
   CcFlow& cc_view(RcConnection& c) {
     c.cc.una = c.snd_una;

@@ -5,12 +5,17 @@
 // class across (docs/DISTANCE.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "config/scenario.h"
 #include "fabric/fabric.h"
 #include "net/switch.h"
+#include "route/subnet_manager.h"
 #include "run/experiment.h"
+#include "sharp/sharp.h"
 #include "support/workload_errors.h"
 #include "topo/topology.h"
 
@@ -165,8 +170,117 @@ TEST(RoutedSites, TheBaseRttSpansTheSites) {
   const auto [slow, wan_slow] = base_rtt("wan_link: {length: 1km}, router: {latency: 5us}");
   EXPECT_EQ(wan_near, wan_slow);
   EXPECT_GT(near, wan_near * 2);
-  EXPECT_EQ((far - near).ps(), 2 * (wan_far - wan_near).ps());    // the span, both ways
-  EXPECT_EQ((slow - near).ps(), 4 * Time::from_us(3).ps());       // two routers each way
+  EXPECT_EQ((far - near).ps(), 2 * (wan_far - wan_near).ps());  // the span, both ways
+  EXPECT_EQ((slow - near).ps(), 4 * Time::from_us(3).ps());     // two routers each way
+}
+
+// The LFT path a packet for endpoint `d` follows from node `from`: the
+// names of the switches and routers it crosses, in order, then the endpoint's.
+std::vector<std::string> lft_path(const Fabric& f, int from, int d) {
+  const Topology& t = f.topology();
+  std::vector<std::string> names;
+  const Node* n = f.node_by_topo_id(from).port(0).peer();
+  while (n != nullptr && n->kind() == NodeKind::kSwitch && names.size() < 16) {
+    names.push_back(t.nodes[n->id()].name);
+    const int port = static_cast<const Switch*>(n)->routes().first(d);
+    if (port < 0) return names;
+    n = n->port(static_cast<size_t>(port)).peer();
+  }
+  if (n != nullptr) names.push_back(t.nodes[n->id()].name);
+  return names;
+}
+
+std::string ib_two_site(const std::string& faults) {
+  return two_site("wan_links: 2, routers: 2, wan_link: {length: 1km}", "{profile: ib-ndr}",
+                  // Long enough to outlast a re-sweep (detection 100 us + computation 500 us); its
+                  // data and ACKs both go by routers 1 (5 and 1 mod 2).
+                  "  - {type: flow, src: 1, dst: 5, size: 32MiB}\n") +
+         faults;
+}
+
+// On InfiniBand the routers split the sites into two subnets, each routed by
+// its own subnet manager: a site's switches reach the other site's
+// endpoints through the router its manager gives each (endpoint index mod
+// routers), whose long link leads to the other subnet's router; paths
+// within a site never touch a router.
+TEST(RoutedSites, InfinibandRoutersJoinTwoSubnets) {
+  Experiment e(load_scenario_text(ib_two_site(""), "t.yaml"));
+  const Fabric& f = e.fabric();
+  const Topology& t = f.topology();
+  for (const TopoNode& n : t.nodes) {
+    const bool b =
+        n.name.starts_with("b_") || (n.kind == TopoNodeKind::kHost && std::stoi(n.name.substr(1)) >= 4);
+    EXPECT_EQ(n.subnet, b ? 1 : 0) << n.name;
+  }
+  for (int src = 0; src < 8; ++src)
+    for (int d = 0; d < 8; ++d) {
+      if (d == src) continue;
+      const auto path = lft_path(f, t.hosts[src], d);
+      SCOPED_TRACE("h" + std::to_string(src) + " -> h" + std::to_string(d));
+      ASSERT_EQ(path.back(), "h" + std::to_string(d));
+      const bool across = (src < 4) != (d < 4);
+      if (!across) {
+        for (const auto& name : path) EXPECT_EQ(name.find("router"), std::string::npos);
+        continue;
+      }
+      ASSERT_EQ(path.size(), 7u);  // leaf, spine, router, router, spine, leaf, endpoint
+      const std::string r = "router" + std::to_string(d % 2);
+      EXPECT_EQ(path[2], (src < 4 ? "a_" : "b_") + r);
+      EXPECT_EQ(path[3], (src < 4 ? "b_" : "a_") + r);
+    }
+  // A QP between the subnets carries a GRH on every packet; none within one.
+  EXPECT_EQ(kGrhBytes, 40u);
+  EXPECT_EQ(grh_bytes(t, 0, 5), kGrhBytes);
+  EXPECT_EQ(grh_bytes(t, 5, 0), kGrhBytes);
+  EXPECT_EQ(grh_bytes(t, 0, 3), 0u);
+  // SHARP's Aggregation Manager builds trees within a subnet: a group in
+  // one site gets one, a group across the routers none (the host algorithm runs).
+  SharpManager sharp(t, f.config().sharp);
+  ASSERT_TRUE(f.config().sharp.enabled);
+  EXPECT_TRUE(sharp.allocate({0, 1, 2, 3}).has_value());
+  EXPECT_TRUE(sharp.allocate({4, 5, 6, 7}).has_value());
+  EXPECT_FALSE(sharp.allocate({0, 1, 4, 5}).has_value());
+}
+
+// What a failure costs each subnet: its own manager re-sweeps and the other
+// keeps its tables, unless the failed link is a router's long link, which
+// both managers see (and then route every remote endpoint by the routers
+// left).
+TEST(RoutedSites, AFailureResweepsOnlyTheSubnetsItTouches) {
+  const auto run = [](const std::string& link) {
+    auto e = std::make_unique<Experiment>(load_scenario_text(
+        ib_two_site("faults:\n  - {at: 2us, link: '" + link + "', action: down}\n"), "t.yaml"));
+    e->run();
+    EXPECT_TRUE(e->flows()[0].finished());
+    return e;
+  };
+  const auto inside_b = run("b_leaf0:2");  // b_leaf0 to b_spine0
+  const SmStats& sb = inside_b->fabric().sm_stats();
+  EXPECT_EQ(sb.sweeps_by_subnet, (std::vector<int>{0, 1}));
+  EXPECT_EQ(sb.sweeps, 1);
+  EXPECT_EQ(sb.lft_installs, 1);
+  // Site a keeps its first tables: every path from site a is as before, up to its router.
+  const auto untouched = std::make_unique<Experiment>(load_scenario_text(ib_two_site(""), "t.yaml"));
+  for (int src = 0; src < 4; ++src)
+    for (int d = 0; d < 8; ++d) {
+      if (d == src) continue;
+      auto before = lft_path(untouched->fabric(), untouched->fabric().topology().hosts[src], d);
+      auto after = lft_path(inside_b->fabric(), inside_b->fabric().topology().hosts[src], d);
+      before.resize(std::min<size_t>(before.size(), 3));
+      after.resize(std::min<size_t>(after.size(), 3));
+      EXPECT_EQ(before, after);
+    }
+
+  const auto long_link = run("a_router0:2");  // router 0's only long link
+  const SmStats& sl = long_link->fabric().sm_stats();
+  EXPECT_EQ(sl.sweeps_by_subnet, (std::vector<int>{1, 1}));
+  for (int src : {0, 4})
+    for (int d = 0; d < 8; ++d) {
+      if ((src < 4) == (d < 4)) continue;
+      const auto path = lft_path(long_link->fabric(), long_link->fabric().topology().hosts[src], d);
+      ASSERT_EQ(path.size(), 7u);
+      EXPECT_EQ(path[2], std::string(src < 4 ? "a_" : "b_") + "router1");  // the one router left
+    }
 }
 
 TEST(RoutedSites, SettingsWithoutUseAreRefused) {
@@ -189,6 +303,26 @@ TEST(RoutedSites, SettingsWithoutUseAreRefused) {
       testing::scenario_error_key(two_site("wan_links: 2, routers: 1", "{profile: rocev2-dcqcn-400g}", flow) +
                                   "misconfig: [{switch: a_router0, set: {pfc: {headroom: 2KB}}}]\n"),
       "misconfig[0].switch");
+}
+
+// A subnet holds at most 49,151 unicast LIDs (IBTA Vol.1 §4.1.3), one per
+// endpoint and one per switch: a larger InfiniBand fabric needs routers;
+// each of its subnets is counted on its own.
+TEST(RoutedSites, AnInfinibandSubnetHoldsAtMost49151Lids) {
+  const auto verdict = [](const std::string& topology) {
+    return testing::scenario_error_key(
+        "name: t\nduration: 1ms\ntopology: " + topology +
+        "\nfabric: {profile: ib-ndr}\nworkload:\n  - {type: flow, src: 0, dst: "
+        "1, size: 1KB}\n");
+  };
+  EXPECT_EQ(kMaxUnicastLids, 49151);
+  // 64-ary fat-tree: 65,536 endpoints and 5,120 switches in one subnet.
+  EXPECT_EQ(verdict("{type: fat-tree, k: 64}"), "topology");
+  // Per site 24,576 endpoints, 96 leaves, 32 spines and 1 router: 24,705 LIDs
+  // per subnet; without routers the two sites are one subnet of 49,408.
+  const std::string sites = "{type: two-site, leaves: 96, hosts_per_leaf: 256, spines: 32, wan_links: 1";
+  EXPECT_EQ(verdict(sites + ", routers: 1}"), "accepted");
+  EXPECT_EQ(verdict(sites + "}"), "topology");
 }
 
 }  // namespace

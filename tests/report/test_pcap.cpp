@@ -102,6 +102,7 @@ struct Sent {
   Opcode op;
   uint16_t payload;
   int src_host;
+  uint16_t wire;
 };
 
 // Passes every frame to the capture and keeps what the capture recorded.
@@ -118,14 +119,15 @@ class Tee final : public PortTap {
     if (p.type == PktType::kSharp) {
       // A SHARP frame is between the link's two ends (topology ids).
       sent.push_back(Sent{p.type, p.flags, p.tc, p.sl, p.psn, p.conn, p.aux, port.peer()->id(), p.opcode,
-                          p.payload, port.owner().id()});
+                          p.payload, port.owner().id(), p.wire});
       return;
     }
     if (p.type != PktType::kPfc) {
       const QpPath path = f_.verbs().qp(p.conn).path();
       src = p.dst == path.dst ? path.src : path.dst;
     }
-    sent.push_back(Sent{p.type, p.flags, p.tc, p.sl, p.psn, p.conn, p.aux, p.dst, p.opcode, p.payload, src});
+    sent.push_back(
+        Sent{p.type, p.flags, p.tc, p.sl, p.psn, p.conn, p.aux, p.dst, p.opcode, p.payload, src, p.wire});
   }
   void on_link_frame(const Port& port, Time first_bit) override { c_.on_link_frame(port, first_bit); }
   std::vector<Sent> sent;
@@ -318,6 +320,63 @@ TEST(Pcap, InfinibandIncastDecodesLrhAndBth) {
   EXPECT_NE(v.find("Local Route Header"), std::string::npos);
   EXPECT_NE(v.find("Base Transport Header"), std::string::npos);
   EXPECT_NE(v.find("RDMA WRITE First"), std::string::npos);
+  fs::remove(file);
+}
+
+// Between InfiniBand subnets (two sites joined by routers) every packet
+// carries a Global Route Header (IBTA Vol.1 §8.3), 40 B the simulator
+// counts on the wire: tshark reads LNH = 3 (IBA global), a GRH whose next
+// header is the BTH and whose payload length runs to the ICRC, and the two
+// subnets' GIDs; within a subnet, LNH = 2 and no GRH. Every frame is as
+// long as the packet the simulator sent.
+TEST(Pcap, InfinibandBetweenSubnetsCarriesAGrh) {
+  ASSERT_TRUE(tshark_present()) << kNoTshark;
+  Simulation sim(5);
+  const FabricConfig cfg = find_profile("ib-ndr").config;
+  const LinkSpec l{Rate::from_gbps(400), Time::from_ns(25)};
+  Fabric f(sim, make_two_site(1, 2, 1, 1, l, l, l, 1), cfg);  // hosts 0, 1 in subnet 0; 2, 3 in subnet 1
+  PcapCapture cap(f, everything(), Time::from_ms(1));
+  Tee tee(f, cap);
+  testing::Recorder rec;
+  f.verbs().create_qp(0, 1, &rec).post_write(8 << 10, 1);
+  f.verbs().create_qp(0, 3, &rec).post_write(8 << 10, 2);
+  f.verbs().create_qp(2, 1, &rec).post_read(4 << 10, 3);
+  sim.run(Time::from_ms(1));
+  ASSERT_EQ(rec.done.size(), 3u);
+
+  const std::string file = temp_path("grh");
+  write_binary(file, cap.file());
+  const auto rows = tshark_fields(
+      file, {"infiniband.lrh.lnh", "infiniband.grh.nxthdr", "infiniband.grh.paylen", "infiniband.grh.sgid",
+             "infiniband.grh.dgid", "infiniband.lrh.pktlen", "erf.wlen", "infiniband.bth.destqp"});
+  ASSERT_EQ(rows.size(), tee.sent.size());
+  int global = 0, local = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const Sent& s = tee.sent[i];
+    SCOPED_TRACE("frame " + std::to_string(i + 1));
+    EXPECT_EQ(num(r[6]), s.wire) << "the frame is as long as the simulator's packet";
+    EXPECT_EQ(num(r[5]) * 4 + 2, num(r[6])) << "PktLen counts LRH to ICRC; the VCRC follows";
+    EXPECT_EQ(num(r[7]), FrameBuilder::qpn(s.conn));
+    if ((s.src_host < 2) != (s.dst < 2)) {
+      ++global;
+      EXPECT_EQ(num(r[0]), 3u);
+      EXPECT_EQ(num(r[1]), 0x1bu);
+      EXPECT_EQ(num(r[2]), num(r[6]) - 8 - 40 - 2) << "GRH PayLen: BTH through ICRC";
+      const auto gid = [](int host) {
+        return std::string(host < 2 ? "fec0::" : "fec0:0:0:1::") + std::to_string(host + 1);
+      };
+      EXPECT_EQ(r[3], gid(s.src_host));
+      EXPECT_EQ(r[4], gid(s.dst));
+    } else {
+      ++local;
+      EXPECT_EQ(num(r[0]), 2u);
+      EXPECT_EQ(r[1], "");
+    }
+  }
+  EXPECT_GT(global, 0);
+  EXPECT_GT(local, 0);
+  EXPECT_EQ(tshark_errors(file), "");
   fs::remove(file);
 }
 

@@ -39,8 +39,7 @@ IncidentSample IncidentMonitor::sample() const {
       s.lossless_drops += static_cast<const Switch&>(node).counters().lossless_drops;
     for (size_t i = 0; i < node.num_ports(); ++i, ++k) {
       const Port& p = node.port(i);
-      s.fault_drops += p.counters().fault_drop_packets;
-      if (p.credit() != nullptr) s.fault_drops += p.credit()->ctr.fault_drop_packets;
+      s.fault_drops += p.counters().fault_drop_packets;  // on InfiniBand, the credit view's included
       // Each link once: its lower-numbered end.
       if (!p.up() && (p.peer()->id() > node.id() || (p.peer()->id() == node.id() && p.peer_index() > i)))
         ++s.links_down;

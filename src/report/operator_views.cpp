@@ -137,7 +137,7 @@ std::string ibdiagnet_report(const Experiment& e) {
         rp += c.rcv_pkts[vl];
       }
       const uint64_t rcv_errors = p.counters().corrupt_drop_packets;
-      const uint64_t discards = p.counters().fault_drop_packets + c.fault_drop_packets;
+      const uint64_t discards = p.counters().fault_drop_packets;  // c.fault_drop_packets counts the same
       const double wait_us = p.xmit_wait(now).us();
       const std::string where = fmt::format("{}/P{} (to {})", node.name(), i, p.peer()->name());
       ports += fmt::format("{:<28} {:>14} {:>14} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6} {:>8} {:>14.3f}\n",

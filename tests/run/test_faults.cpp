@@ -8,6 +8,7 @@
 
 #include "config/error.h"
 #include "config/scenario.h"
+#include "report/results.h"
 #include "run/experiment.h"
 
 namespace rdmasim {
@@ -88,7 +89,8 @@ TEST(Faults, ASpineSwitchDownIsRepairedAroundAndEveryFlowFinishes) {
   EXPECT_EQ(f.lossless_drops, 0u);
   std::printf("spine0 down: %.1f -> %.1f Gb/s, back to 90%% after %.1f us, %llu lost, %llu B resent\n",
               *f.pre_fault_gbps, f.min_gbps, f.recovered_after->us(),
-              static_cast<unsigned long long>(f.fault_drops), static_cast<unsigned long long>(f.retransmitted_bytes));
+              static_cast<unsigned long long>(f.fault_drops),
+              static_cast<unsigned long long>(f.retransmitted_bytes));
 }
 
 TEST(Faults, AGrayFailureIsFoundByBfdNotByLossOfSignal) {
@@ -140,9 +142,11 @@ TEST(Faults, AFlappingLinkGoesDownAndUpAsScheduledAndEndsUp) {
   // spine0 has two links (one per leaf), each flapping three times.
   EXPECT_EQ(downs, 6);
   EXPECT_EQ(ups, 6);
-  for (const Switch* sw : e.fabric().switches())
-    if (sw->name() == "spine0")
+  for (const Switch* sw : e.fabric().switches()) {
+    if (sw->name() == "spine0") {
       for (size_t i = 0; i < sw->num_ports(); ++i) EXPECT_TRUE(sw->port(i).up());
+    }
+  }
 }
 
 std::string refusal(const std::string& yaml) {
@@ -209,6 +213,34 @@ workload:
   ib_silent.replace(ib_silent.find(", reroute: {local_repair: 1ms}"), 30, "");
   ib_silent += "faults:\n  - {at: 10us, link: \"h0:0\", action: down, silent: true}\n";
   EXPECT_PRED2(has, refusal(ib_silent), "silent: gray failures are modelled on Ethernet");
+}
+
+// Every packet lost with a failed link is counted once: results.json's
+// link_fault_drops equals the drops by packet type (no other loss here), on
+// InfiniBand too, where the credit layer keeps its own view of the same
+// losses (network.infiniband.fault_drops).
+TEST(Faults, EachPacketLostWithALinkIsCountedOnce) {
+  for (const std::string profile : {"rocev2-dcqcn", "ib-hdr"}) {
+    SCOPED_TRACE(profile);
+    std::string yaml = leaf_spine("  - {at: 100us, link: 'spine0:0', action: down}\n", "", "4MiB");
+    yaml.replace(yaml.find("profile: rocev2-dcqcn"), 21, "profile: " + profile);
+    const size_t rr = yaml.find("  reroute:");
+    if (profile != "rocev2-dcqcn") yaml.erase(rr, yaml.find('\n', rr) - rr + 1);
+    Experiment e(load_scenario_text(yaml, "t.yaml"));
+    e.run();
+    const auto j = results_json(e);
+    uint64_t by_type = 0;
+    for (const auto& [type, c] : j["network"]["packets"].items()) by_type += c["dropped"].get<uint64_t>();
+    const uint64_t fault = j["network"]["link_fault_drops"].get<uint64_t>();
+    EXPECT_GT(fault, 0u);
+    EXPECT_EQ(
+        j["network"]["switch_buffer_drops"].get<uint64_t>() + j["network"]["no_route_drops"].get<uint64_t>(),
+        0u);
+    EXPECT_EQ(fault, by_type);
+    if (profile == "ib-hdr") {
+      EXPECT_EQ(j["network"]["infiniband"]["fault_drops"].get<uint64_t>(), fault);
+    }
+  }
 }
 
 }  // namespace

@@ -36,8 +36,10 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
   nt->add_option(
       "--algo", o.algo,
-      "NCCL_ALGO: auto (NCCL's tuner picks ring or tree per size) | ring | tree | hierarchical | sharp "
-      "(CollNet; InfiniBand fabrics, or --sharp) | pairwise (default auto)");
+      "NCCL_ALGO: auto (NCCL's tuner picks ring, tree, nvls or nvlstree per size) | ring | tree | "
+      "hierarchical "
+      "| sharp (CollNet; InfiniBand fabrics, or --sharp) | nvls | nvlstree (NVLink SHARP: H100/B200, one "
+      "server / several) | pairwise (default auto)");
   nt->add_option("--proto", o.proto, "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple");
   nt->add_flag("--no-pxn", o.no_pxn,
                "NCCL_PXN_DISABLE=1: alltoall/sendrecv chunks leave through the sending GPU's own NIC instead "

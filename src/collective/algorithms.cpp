@@ -11,6 +11,7 @@ Plan build_tree(const PlanRequest& r, const CommShape& shape);
 Plan build_hierarchical(const PlanRequest& r, const CommShape& shape);
 Plan build_pairwise(const PlanRequest& r, const CommShape& shape);
 Plan build_sharp(const PlanRequest& r, const CommShape& shape);
+Plan build_nvls(const PlanRequest& r, const CommShape& shape);
 
 void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   if (shape.servers < 1 || shape.gpus < 1)
@@ -27,7 +28,7 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   // before building it: memory grows with the number of transfers.
   const double n = shape.ranks();
   double steps = n;
-  if (r.algo == Algo::kTree || r.algo == Algo::kSharp) {
+  if (r.algo == Algo::kTree || r.algo == Algo::kSharp || r.algo == Algo::kNvls || r.algo == Algo::kNvlsTree) {
     steps = shape.gpus + 2 * std::ceil(std::log2(shape.servers + 1.0));
   } else if (r.algo == Algo::kHierarchical) {
     steps = shape.gpus + shape.servers;
@@ -37,6 +38,15 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   if (estimate > double(1 << 26))
     throw std::invalid_argument("the collective would split into about " + std::to_string(int64_t(estimate)) +
                                 " transfers: raise the chunk size (--chunk) or lower the message size");
+  if (r.algo == Algo::kNvls && shape.servers > 1)
+    throw std::invalid_argument(
+        "algorithm 'nvls' runs inside one server (across servers NCCL pairs it with IB SHARP, CollNet, not "
+        "modelled): use nvlstree");
+  if (r.algo == Algo::kNvlsTree && shape.servers < 2)
+    throw std::invalid_argument(
+        "algorithm 'nvlstree' joins servers (NCCL disables it on one node): use nvls");
+  if ((r.algo == Algo::kNvls || r.algo == Algo::kNvlsTree) && shape.gpus <= 2)
+    throw std::invalid_argument("NVLink SHARP needs more than 2 GPUs per server (NCCL disables it below)");
   if (!algo_applies(r.type, r.algo))
     throw std::invalid_argument(std::string("algorithm '") + algo_name(r.algo) + "' does not implement " +
                                 coll_name(r.type));
@@ -55,6 +65,9 @@ Plan build_plan(const PlanRequest& r, const CommShape& shape) {
       return build_pairwise(r, shape);
     case Algo::kSharp:
       return build_sharp(r, shape);
+    case Algo::kNvls:
+    case Algo::kNvlsTree:
+      return build_nvls(r, shape);
   }
   return {};
 }

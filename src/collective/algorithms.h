@@ -43,6 +43,8 @@ struct PlanRequest {
   int root = 0;
   [[nodiscard]] int64_t step_bytes() const {
     if (chunk > 0) return chunk;
+    // NVLS moves NCCL_NVLS_CHUNKSIZE, 128 KiB (NCCL src/transport/nvls.cc).
+    if (algo == Algo::kNvls || algo == Algo::kNvlsTree) return 128 << 10;
     const bool two_step_slices =
         proto == Proto::kSimple && algo == Algo::kRing &&
         (type == CollType::kAllReduce || type == CollType::kAllGather || type == CollType::kReduceScatter);

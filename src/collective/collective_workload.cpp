@@ -40,7 +40,8 @@ struct Pick {
 constexpr Names<Pick<Algo>> kAlgoNames = {
     {"auto", {true, Algo::kRing}},          {"ring", {false, Algo::kRing}},
     {"tree", {false, Algo::kTree}},         {"hierarchical", {false, Algo::kHierarchical}},
-    {"pairwise", {false, Algo::kPairwise}}, {"sharp", {false, Algo::kSharp}}};
+    {"pairwise", {false, Algo::kPairwise}}, {"sharp", {false, Algo::kSharp}},
+    {"nvls", {false, Algo::kNvls}},         {"nvlstree", {false, Algo::kNvlsTree}}};
 constexpr Names<Pick<Proto>> kProtoNames = {{"auto", {true, Proto::kSimple}},
                                             {"LL", {false, Proto::kLL}},
                                             {"LL128", {false, Proto::kLL128}},
@@ -68,8 +69,8 @@ struct CollectiveKeys {
     if constexpr (V::kReads) r.algo = default_algo(r.type);
     Pick<Algo> algo{r.tune_algo, r.tune_algo ? Algo::kRing : r.algo};
     v.choice({"algo",
-              "the algorithm (NCCL_ALGO); auto: NCCL's tuner picks ring or tree per size (pairwise for "
-              "alltoall/sendrecv)"},
+              "the algorithm (NCCL_ALGO); auto: NCCL's tuner picks ring, tree, nvls or nvlstree per size "
+              "(pairwise for alltoall/sendrecv)"},
              algo, kAlgoNames);
     if constexpr (V::kReads) {
       r.tune_algo = algo.tune;
@@ -84,9 +85,13 @@ struct CollectiveKeys {
     }
     v.check(r.tune_algo || r.algo != Algo::kSharp || r.tune_proto || r.proto == Proto::kSimple, "proto",
             "expected Simple or auto with algo sharp: NCCL's CollNet runs the Simple protocol only");
+    v.check(r.tune_algo || (r.algo != Algo::kNvls && r.algo != Algo::kNvlsTree) || r.tune_proto ||
+                r.proto == Proto::kSimple,
+            "proto",
+            "expected Simple or auto with algo nvls/nvlstree: NVLink SHARP runs the Simple protocol only");
     v.check(r.tune_algo || algo_applies(r.type, r.algo), "algo",
             std::string("expected an algorithm that implements ") + coll_name(r.type) +
-                " (ring/tree/hierarchical/sharp: all_reduce; ring/hierarchical: all_gather, "
+                " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical: all_gather, "
                 "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
     v.size(Key{"size", "bytes per rank, as nccl-tests' size", kRequired}, r.bytes);
     v.count_or(
@@ -148,6 +153,13 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
   if (p.req.algo == Algo::kSharp)
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("algo", why);
+  if (!p.req.tune_algo && (p.req.algo == Algo::kNvls || p.req.algo == Algo::kNvlsTree)) {
+    TunerSystem sys;
+    sys.shape = CommShape{hosts / p.gpus_per_server, p.gpus_per_server};
+    sys.arch = p.arch;
+    if (const std::string why = nvls_unavailable(p.req.algo, sys); !why.empty())
+      throw item.error("algo", why);
+  }
 }
 
 std::unique_ptr<Workload> make_collective(const WorkloadSpec& ws) {

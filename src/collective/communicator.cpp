@@ -47,7 +47,9 @@ StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& sh
   StepCosts c;
   c.launch = cfg.launch_latency != Time::never() ? cfg.launch_latency : us(nccl_base_latency_us(a, p));
   double nvl = nccl_hop_latency_us(a, p, Hop::kNvlink);
-  if (shape.servers > 1 && a != Algo::kTree) nvl = std::max(nvl, nccl_ring_net_overhead_us(p));
+  const bool nvls = a == Algo::kNvls || a == Algo::kNvlsTree;
+  if (nvls) nvl /= 2;  // NCCL's one NVLink latency covers both NVLS phases (reduce, multicast)
+  if (shape.servers > 1 && a != Algo::kTree && !nvls) nvl = std::max(nvl, nccl_ring_net_overhead_us(p));
   c.step =
       cfg.step_latency != Time::never() ? cfg.step_latency : std::max(Time::zero(), us(nvl) - nvlink_latency);
   c.net = cfg.net_latency != Time::never()
@@ -103,19 +105,24 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
       r.algo = default_algo(r.type);
     }
   }
+  if (r.algo == Algo::kNvls || r.algo == Algo::kNvlsTree) {
+    // The front ends refuse this before a run.
+    if (const std::string why = nvls_unavailable(r.algo, tuner_system()); !why.empty())
+      throw std::invalid_argument("algo " + std::string(algo_name(r.algo)) + ": " + why);
+  }
   if (r.tune_algo || r.tune_proto) {
     const TunerChoice c = nccl_tune(r, tuner_system());
     r.algo = c.algo;
     r.proto = c.proto;
   }
   // CollNet (SHARP) runs Simple only (NCCL's tuner disables LL/LL128 for it).
-  if (r.algo == Algo::kSharp) r.proto = Proto::kSimple;
+  if (r.algo == Algo::kSharp || r.algo == Algo::kNvls || r.algo == Algo::kNvlsTree) r.proto = Proto::kSimple;
   if (r.chunk == 0 && r.algo == Algo::kTree && r.proto == Proto::kSimple)
     r.chunk = tree_simple_chunk(r, shape_);
   last_algo_ = r.algo;
   last_proto_ = r.proto;
   predicted_us_ = 0;
-  if (r.algo == Algo::kRing || r.algo == Algo::kTree) {
+  if (r.algo == Algo::kRing || r.algo == Algo::kTree || r.algo == Algo::kNvls || r.algo == Algo::kNvlsTree) {
     PlanRequest fixed = r;
     fixed.tune_algo = fixed.tune_proto = false;
     const auto est = nccl_estimates(fixed, tuner_system());
@@ -142,13 +149,19 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
     t.src = ranks_[t.src];  // to cluster ranks
     t.dst = ranks_[t.dst];
     deps_left_[i] = t.deps;
-    const uint64_t lk = (static_cast<uint64_t>(t.sharp) << 62) | (static_cast<uint64_t>(t.channel) << 40) |
-                        (static_cast<uint64_t>(t.src) << 20) | static_cast<uint64_t>(t.dst);
+    const uint64_t lk = (static_cast<uint64_t>(t.sharp) << 62) | (static_cast<uint64_t>(t.nvls) << 60) |
+                        (static_cast<uint64_t>(t.channel) << 40) | (static_cast<uint64_t>(t.src) << 20) |
+                        static_cast<uint64_t>(t.dst);
     const auto [it, fresh] = link_ids.emplace(lk, static_cast<uint32_t>(links_.size()));
     if (fresh) links_.emplace_back();
     link_of_[i] = it->second;
     if (t.sharp) {
       fabric_bytes_ += t.bytes * shape_.servers;  // streamed into the switches by every NIC of the rail
+      continue;
+    }
+    if (t.nvls != 0) {
+      // ld_reduce: every GPU of the server gives its part; st: the owner stores it once.
+      nvlink_bytes_ += t.nvls == kNvlsReduce ? t.bytes * shape_.gpus : t.bytes;
       continue;
     }
     if (!cl_.same_server(t.src, t.dst)) {
@@ -232,6 +245,26 @@ void Communicator::transmit(uint32_t x) {
     cl_.fabric().sharp()->start(*sharp_group_, sharp_hosts_, t.bytes, this, kNvlinkArrive, x);
     return;
   }
+  if (t.nvls != 0) {
+    // NVLink SHARP at the slice's owner. ld_reduce: the NVSwitch reads the
+    // slice from every GPU of the server (each GPU's NVLink carries it) and
+    // reduces at NCCL's NVLS rate (gpu_done); st: the owner's NVLink carries
+    // it once and the switch writes it to every GPU.
+    const NvlinkConfig& nv = cl_.config().nvlink;
+    const Time wire = nv.rate.tx_time(Bytes(t.bytes));
+    Time end = sim.now();
+    int server = 0;  // the communicator's server holding the owner
+    while (server + 1 < shape_.servers && !cl_.same_server(ranks_[shape_.rank(server, 0)], t.src)) ++server;
+    const int n = t.nvls == kNvlsReduce ? shape_.gpus : 1;
+    for (int g = 0; g < n; ++g) {
+      Time& free_at = cl_.nvlink_free(t.nvls == kNvlsReduce ? ranks_[shape_.rank(server, g)] : t.src);
+      free_at = std::max(free_at, sim.now()) + wire;
+      end = std::max(end, free_at);
+    }
+    if (t.nvls == kNvlsReduce) end = std::max(end, gpu_done(x));
+    sim.schedule(end + nv.latency, this, kNvlinkArrive, x);
+    return;
+  }
   if (cl_.same_server(t.src, t.dst)) {
     // The GPU writes straight into its peer's buffer: the NVLink port and
     // the channel's GPU work stream together, the slower one decides.
@@ -242,8 +275,10 @@ void Communicator::transmit(uint32_t x) {
     sim.schedule(std::max(free_at, gpu_done(x)) + nv.latency, this, kNvlinkArrive, x);
     return;
   }
-  // Across the fabric the GPU fills the slot, then the proxy posts it.
-  const Time filled = gpu_done(x);
+  // Across the fabric the GPU fills the slot, then the proxy posts it
+  // (NVLSTree's network hop sends what its NVSwitch reduced: no GPU work).
+  const bool nvls = last_algo_ == Algo::kNvls || last_algo_ == Algo::kNvlsTree;
+  const Time filled = nvls ? sim.now() : gpu_done(x);
   if (filled > sim.now())
     sim.schedule(filled, this, kPost, x);
   else

@@ -36,6 +36,10 @@ const char* algo_name(Algo a) {
       return "pairwise";
     case Algo::kSharp:
       return "sharp";
+    case Algo::kNvls:
+      return "nvls";
+    case Algo::kNvlsTree:
+      return "nvlstree";
   }
   return "?";
 }
@@ -51,10 +55,11 @@ CollType coll_from_name(const std::string& s) {
 }
 
 Algo algo_from_name(const std::string& s) {
-  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kHierarchical, Algo::kPairwise, Algo::kSharp})
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kHierarchical, Algo::kPairwise, Algo::kSharp, Algo::kNvls,
+                 Algo::kNvlsTree})
     if (s == algo_name(a)) return a;
   throw std::invalid_argument("unknown algorithm '" + s +
-                              "' (known: ring, tree, hierarchical, pairwise, sharp)");
+                              "' (known: ring, tree, hierarchical, pairwise, sharp, nvls, nvlstree)");
 }
 
 Algo default_algo(CollType t) {
@@ -64,7 +69,8 @@ Algo default_algo(CollType t) {
 bool algo_applies(CollType t, Algo a) {
   switch (t) {
     case CollType::kAllReduce:
-      return a == Algo::kRing || a == Algo::kTree || a == Algo::kHierarchical || a == Algo::kSharp;
+      return a == Algo::kRing || a == Algo::kTree || a == Algo::kHierarchical || a == Algo::kSharp ||
+             a == Algo::kNvls || a == Algo::kNvlsTree;
     case CollType::kAllGather:
     case CollType::kReduceScatter:
       return a == Algo::kRing || a == Algo::kHierarchical;

@@ -21,7 +21,9 @@ enum class CollType : uint8_t {
   kAllToAll,
   kSendRecv
 };
-enum class Algo : uint8_t { kRing, kTree, kHierarchical, kPairwise, kSharp };
+// kNvls / kNvlsTree: NVLink SHARP (NCCL_ALGO NVLS / NVLSTree), reduction in
+// the NVSwitch inside a server (nvls.cpp).
+enum class Algo : uint8_t { kRing, kTree, kHierarchical, kPairwise, kSharp, kNvls, kNvlsTree };
 
 [[nodiscard]] const char* coll_name(CollType t);
 [[nodiscard]] const char* algo_name(Algo a);
@@ -43,8 +45,9 @@ struct Transfer {
   int dst = 0;
   int64_t bytes = 0;
   uint16_t channel = 0;
-  uint16_t deps = 0;        // transfers that must deliver before this one starts
-  bool sharp = false;       // an in-network aggregation over the rail of `src` (src == dst)
+  uint16_t deps = 0;   // transfers that must deliver before this one starts
+  bool sharp = false;  // an in-network aggregation over the rail of `src` (src == dst)
+  uint8_t nvls = 0;    // kNvlsReduce / kNvlsMulticast at `src` (src == dst), through its server's NVSwitch
   uint32_t succ_begin = 0;  // successors: Plan::succ[succ_begin, succ_end)
   uint32_t succ_end = 0;
 };
@@ -54,6 +57,13 @@ struct Plan {
   std::vector<uint32_t> succ;
   int channels = 1;
 };
+
+// NVLink SHARP, one slice at its owner GPU: the NVSwitch reads the slice
+// from every GPU of the server and returns the sum (multimem.ld_reduce), or
+// the owner stores the slice once and the switch writes it to every GPU of
+// the server (multimem.st).
+inline constexpr uint8_t kNvlsReduce = 1;
+inline constexpr uint8_t kNvlsMulticast = 2;
 
 // Builds a plan incrementally: add transfers, then edges, then finish().
 class PlanBuilder {
@@ -73,6 +83,11 @@ class PlanBuilder {
   uint32_t add_sharp(int rank, int64_t bytes, int channel) {
     const uint32_t t = add(rank, rank, bytes, channel);
     plan_.xfers[t].sharp = true;
+    return t;
+  }
+  uint32_t add_nvls(int rank, int64_t bytes, int channel, uint8_t kind) {
+    const uint32_t t = add(rank, rank, bytes, channel);
+    plan_.xfers[t].nvls = kind;
     return t;
   }
   // `after` may start only once `before` has delivered.

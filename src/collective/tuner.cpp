@@ -29,6 +29,25 @@ constexpr double kTreeCorrection[kProtos][24] = {
     {1, 1, 1, 1, 1, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1, 1, 1},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
+// NVLink SHARP (same file, l.138-144, 153-173, 205-210, 307-323): its
+// efficiency by GPU generation, hwLat (NVLink 25 us for both; network 18 us
+// NVLS, 20.9 us NVLSTree; baseLat 0) and NVLSTree's per-channel cap (N1
+// unused: NVLSTree needs two nodes).
+constexpr double kNvlsEfficiency[4] = {0, 0, 0.85, 0.74};
+constexpr double kNvlsNvlinkLat = 25, kNvlsNetLat = 18, kNvlsTreeNetLat = 20.9;
+constexpr double kPerChNvlsTree[4][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
+// The NVLS graph's search (src/graph/search.cc l.1057-1066, topo.h l.22-24):
+// per-channel speeds it tries, NVLink per link (GB/s) and 18 links per GPU
+// (NVLink 4 and 5, NVIDIA data sheets).
+constexpr double kSpeedIntra[2][12] = {{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 0},
+                                       {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18}};
+constexpr double kSpeedInter[2][20] = {
+    {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12, 0, 0, 0},
+    {96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12}};
+constexpr double kNvlinkPerLink[4] = {20.0, 20.0, 20.6, 40.1};
+constexpr int kNvlinkLinks = 18;
+
 // The N1/N2/N4 column of the per-node-count tables.
 int node_column(int nodes) { return nodes <= 2 ? nodes - 1 : 2; }
 
@@ -45,6 +64,15 @@ int log2i(int64_t v) {
     ++l;
   }
   return l;
+}
+
+// The fastest per-channel speed of `speeds` (descending, 0-terminated) at
+// or below `limit`.
+template <size_t K>
+double fastest_within(const double (&speeds)[K], double limit) {
+  for (double v : speeds)
+    if (v > 0 && v <= limit + 1e-9) return v;
+  return 0;
 }
 
 struct Model {
@@ -151,7 +179,53 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
   for (int a : algos)
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
       if (r.tune_proto || p == r.proto) out.push_back(m.estimate(a, p));
+  // NVLink SHARP, Simple only: NVLS on one node, NVLSTree across nodes.
+  const Algo nvls = sys.shape.servers == 1 ? Algo::kNvls : Algo::kNvlsTree;
+  const bool asked = r.tune_algo ? r.type == CollType::kAllReduce : r.algo == nvls;
+  if (asked && nvls_unavailable(nvls, sys).empty() && (r.tune_proto || r.proto == Proto::kSimple)) {
+    const int nodes = sys.shape.servers;
+    double lat = kNvlsNvlinkLat;
+    if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * kNvlsTreeNetLat;
+    double alg = nccl_nvls_algbw_GBps(nvls, sys);
+    // Blackwell on x86 takes the tree's correction by size (tuning.cc l.643-646).
+    const int idx = log2i(r.bytes >> 6);
+    if (nvls == Algo::kNvlsTree && sys.arch == GpuArch::kBlackwell && idx >= 0 && idx < 24)
+      alg *= kTreeCorrection[static_cast<int>(Proto::kSimple)][idx];
+    out.push_back({nvls, Proto::kSimple, lat, alg, lat + static_cast<double>(r.bytes) / (1000.0 * alg)});
+  }
   return out;
+}
+
+std::string nvls_unavailable(Algo a, const TunerSystem& sys) {
+  if (sys.arch != GpuArch::kHopper && sys.arch != GpuArch::kBlackwell)
+    return std::string("NVLink SHARP needs an NVSwitch of Hopper or later (this GPU class is ") +
+           gpu_arch_name(sys.arch) + ")";
+  if (sys.shape.gpus <= 2) return "NVLink SHARP needs more than 2 GPUs per server (NCCL disables it below)";
+  if (a == Algo::kNvls && sys.shape.servers > 1)
+    return "algo nvls runs inside one server (across servers NCCL pairs it with IB SHARP, CollNet, not "
+           "modelled): use nvlstree";
+  if (a == Algo::kNvlsTree && sys.shape.servers < 2)
+    return "algo nvlstree joins servers (NCCL disables it on one node): use nvls";
+  return "";
+}
+
+double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys) {
+  const int arch = static_cast<int>(sys.arch);
+  const int gen = sys.arch == GpuArch::kBlackwell ? 1 : 0;
+  const int ppn = sys.shape.gpus, nodes = sys.shape.servers, ranks = sys.shape.ranks();
+  // The NVLS graph: one channel per GPU (each its slice's head); the head's
+  // NVLink carries twice a channel's speed, the others once (search.cc).
+  const int ch = ppn;
+  const double bw_intra = fastest_within(kSpeedIntra[gen], kNvlinkLinks * kNvlinkPerLink[arch] / (ppn + 1));
+  const double bw_inter = fastest_within(kSpeedInter[gen], sys.nic.bps() / 8e9);
+  // AllReduce pipelines its two operations (ld_reduce and st): x2.
+  double bw = bw_intra * kNvlsEfficiency[arch] * (ch - 1) / ch * 2;
+  if (a == Algo::kNvlsTree) {
+    bw = std::min(bw, bw_inter * (nodes <= 2 ? 2 : 1));
+    bw = std::min(bw, kPerChNvlsTree[arch][node_column(nodes)]);
+  }
+  const double bus = ch * bw;
+  return bus * ranks / (2.0 * (ranks - 1));  // busbw to algbw, as a ring's
 }
 
 TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys) {
@@ -184,12 +258,14 @@ TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys) {
 constexpr double kCollNetNvlinkLat = 3.7, kCollNetNetLat = 31;
 
 double nccl_base_latency_us(Algo a, Proto p) {
-  if (a == Algo::kSharp) return 0;
+  if (a == Algo::kSharp || a == Algo::kNvls || a == Algo::kNvlsTree) return 0;
   return kBaseLat[a == Algo::kTree ? kTree : kRing][static_cast<int>(p)];
 }
 
 double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
   if (a == Algo::kSharp) return h == Hop::kNvlink ? kCollNetNvlinkLat : kCollNetNetLat;
+  if (a == Algo::kNvls || a == Algo::kNvlsTree)
+    return h == Hop::kNvlink ? kNvlsNvlinkLat : a == Algo::kNvls ? kNvlsNetLat : kNvlsTreeNetLat;
   const int ai = a == Algo::kTree ? kTree : kRing;
   return h == Hop::kNvlink ? kNvlinkLat[ai][static_cast<int>(p)] : kNetLat[ai][static_cast<int>(p)];
 }
@@ -207,6 +283,12 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
     return kPerChTree[arch][col];
   }
   if (a == Algo::kSharp || a == Algo::kPairwise) return 0;  // NCCL has no such cap for CollNet/p2p here
+  // NVLink SHARP: the NVSwitch's reduction at NCCL's rate (NVLSTree: with
+  // its per-channel cap), shared by the heads (one per GPU) and the
+  // channels; charged to each slice's reduction. The network part runs on
+  // the fabric and may be slower.
+  if (a == Algo::kNvls || a == Algo::kNvlsTree)
+    return nccl_nvls_algbw_GBps(a, sys) / (sys.shape.gpus * std::max(1, channels));
   if (p == Proto::kLL) return ll;
   if (p == Proto::kLL128) return kPerChRingLl128[arch][col];
   return 0;

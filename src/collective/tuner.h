@@ -8,12 +8,15 @@
 // the tuner predicts and what the run measures can differ (and the
 // difference is reported, never hidden).
 //
-// Scope: Ring for every collective, Tree for multi-node AllReduce; CollNet
-// (algo sharp) and hierarchical run only when asked for (NCCL uses CollNet
-// only with NCCL_COLLNET_ENABLE=1); NVLS is not modelled.
+// Scope: Ring for every collective, Tree for multi-node AllReduce, NVLS
+// (one server) and NVLSTree (several) for AllReduce where the GPU class has
+// NVLink SHARP; CollNet (algo sharp) and hierarchical run only when asked
+// for (NCCL uses CollNet only with NCCL_COLLNET_ENABLE=1). NVLS across
+// servers with IB SHARP (NCCL's multi-node NVLS) is not modelled.
 #pragma once
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "collective/algorithms.h"
@@ -71,5 +74,16 @@ enum class Hop : uint8_t { kNvlink, kNet };
 // decide). The wire overhead of LL/LL128 lines is not in here: the
 // simulation puts those bytes on the links itself.
 [[nodiscard]] double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels);
+
+// Why NVLink SHARP (algo nvls / nvlstree) cannot run on `sys`, "" when it
+// can: NCCL needs an NVSwitch of Hopper or later (search.cc) and more than 2
+// GPUs per server (nvls.cc); nvls runs on one server, nvlstree across them.
+[[nodiscard]] std::string nvls_unavailable(Algo a, const TunerSystem& sys);
+// NCCL's bandwidth for NVLS / NVLSTree AllReduce (tuning.cc), as algorithm
+// bandwidth in GB/s: the NVLS graph's per-channel NVLink and NIC bandwidth,
+// NVLink SHARP's efficiency and NVLSTree's per-channel cap, over one channel
+// per GPU of a server. The simulation's NVSwitch reduces at this rate; the
+// NVLSTree's network exchange runs on the fabric.
+[[nodiscard]] double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys);
 
 }  // namespace rdmasim

@@ -128,11 +128,11 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
 
 std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
   if (o.algo && !algo_applies(o.type, *o.algo))
-    throw std::invalid_argument(std::string("--algo ") + algo_name(*o.algo) + " does not implement " +
-                                coll_name(o.type) +
-                                " (ring/tree/hierarchical: all_reduce; ring/hierarchical: "
-                                "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
-                                "sendrecv)");
+    throw std::invalid_argument(
+        std::string("--algo ") + algo_name(*o.algo) + " does not implement " + coll_name(o.type) +
+        " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical: "
+        "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
+        "sendrecv)");
   if (o.algo == Algo::kSharp && o.proto && *o.proto != Proto::kSimple)
     throw std::invalid_argument(
         std::string("--proto ") + proto_name(*o.proto) +
@@ -141,6 +141,17 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
     if (const std::string why = sharp_unavailable(o.fabric, "pass --sharp (fabric.sharp.enabled: true)");
         !why.empty())
       throw std::invalid_argument("--algo sharp: " + why);
+  if (o.algo == Algo::kNvls || o.algo == Algo::kNvlsTree) {
+    if (o.proto && *o.proto != Proto::kSimple)
+      throw std::invalid_argument(std::string("--proto ") + proto_name(*o.proto) +
+                                  " does not apply to --algo " + algo_name(*o.algo) +
+                                  ": NVLink SHARP runs the Simple protocol only");
+    TunerSystem sys;
+    sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
+    sys.arch = o.cluster.arch;
+    if (const std::string why = nvls_unavailable(*o.algo, sys); !why.empty())
+      throw std::invalid_argument(std::string("--algo ") + algo_name(*o.algo) + ": " + why);
+  }
   const int nranks = o.cluster.ranks();
   if (o.root < 0 || o.root >= nranks)
     throw std::invalid_argument("--root must be a rank between 0 and " + std::to_string(nranks - 1));

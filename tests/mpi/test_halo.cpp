@@ -40,7 +40,9 @@ TEST(Halo, StepSendsOneFacePerNeighbourDirection) {
       for (const MpiStep& s : halo_step(r, grid, p)) {
         isend += s.kind == MpiStep::Kind::kIsend;
         irecv += s.kind == MpiStep::Kind::kIrecv;
-        if (s.kind == MpiStep::Kind::kIsend) EXPECT_NE(s.peer, r);
+        if (s.kind == MpiStep::Kind::kIsend) {
+          EXPECT_NE(s.peer, r);
+        }
       }
       EXPECT_EQ(isend, sends);
       EXPECT_EQ(irecv, sends);

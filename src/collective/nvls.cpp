@@ -1,0 +1,80 @@
+// NVLink SHARP AllReduce (NCCL 2.18+, NVIDIA/nccl src/device/all_reduce.h
+// runRing's NVLS and NVLS_TREE variants): the NVSwitch of a server reduces.
+// Each channel's data is cut into one slice per GPU of the server; the GPU
+// that owns a slice (NCCL's "head") has the switch read that slice from every
+// GPU and return the sum (multimem.ld_reduce), then stores the result once
+// for the switch to write into every GPU (multimem.st). Per GPU and
+// direction that is S (N + 1) / N bytes of NVLink for S bytes on N GPUs,
+// against a ring's 2 S (N - 1) / N.
+//
+// Across servers (NVLSTree, connect.cc): each head joins the heads of the
+// same local index on the other servers in a double binary tree (channels
+// alternate the two trees), over its own NIC. A head sends its server's sum
+// of its slice up the tree once its children's have arrived; the root's sum
+// comes back down, and each head stores it for its switch to multicast.
+// With 2 servers each NIC sends and receives S / N.
+#include "collective/algorithms.h"
+
+namespace rdmasim {
+
+Plan build_nvls(const PlanRequest& r, const CommShape& shape) {
+  PlanBuilder b(r.channels);
+  const int N = shape.servers, G = shape.gpus;
+  for (int c = 0; c < r.channels; ++c) {
+    const int64_t data = piece(r.bytes, r.channels, c);
+    std::vector<int> parent(N, -1);
+    if (N > 1) parent = binary_tree_parents(N, c % 2);
+    std::vector<std::vector<int>> children(N);
+    int root = 0;
+    for (int s = 0; s < N; ++s)
+      if (parent[s] < 0)
+        root = s;
+      else
+        children[parent[s]].push_back(s);
+    for (int l = 0; l < G; ++l) {
+      const int64_t slice = piece(data, G, l);
+      const int64_t k = std::max<int64_t>(1, (slice + r.step_bytes() - 1) / r.step_bytes());
+      std::vector<uint32_t> reduce(N), up(N), down(N);
+      for (int64_t q = 0; q < k; ++q) {
+        const int64_t bytes = piece(slice, k, q);
+        for (int s = 0; s < N; ++s) reduce[s] = b.add_nvls(shape.rank(s, l), bytes, c, kNvlsReduce);
+        // Up the tree, children before parents: a head sends once its own
+        // server's sum and its children's sums are in.
+        std::vector<int> order{root};
+        for (size_t i = 0; i < order.size(); ++i)
+          for (int ch : children[order[i]]) order.push_back(ch);
+        for (auto it = order.rbegin(); it != order.rend(); ++it) {
+          const int s = *it;
+          if (s == root) continue;
+          up[s] = b.add(shape.rank(s, l), shape.rank(parent[s], l), bytes, c);
+          b.edge(reduce[s], up[s]);
+          for (int ch : children[s]) b.edge(up[ch], up[s]);
+        }
+        // The root holds the sum once its own and its children's are in; it
+        // comes down the tree, and every head has its switch multicast it.
+        auto after_total = [&](uint32_t t) {
+          b.edge(reduce[root], t);
+          for (int ch : children[root]) b.edge(up[ch], t);
+        };
+        for (int s : order) {
+          if (s == root) continue;
+          down[s] = b.add(shape.rank(parent[s], l), shape.rank(s, l), bytes, c);
+          if (parent[s] == root)
+            after_total(down[s]);
+          else
+            b.edge(down[parent[s]], down[s]);
+        }
+        for (int s = 0; s < N; ++s) {
+          const uint32_t m = b.add_nvls(shape.rank(s, l), bytes, c, kNvlsMulticast);
+          if (s == root)
+            after_total(m);
+          else
+            b.edge(down[s], m);
+        }
+      }
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace rdmasim

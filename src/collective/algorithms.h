@@ -6,6 +6,8 @@
 // AllToAll.
 #pragma once
 
+#include <vector>
+
 #include "collective/plan.h"
 #include "collective/protocol.h"
 
@@ -74,5 +76,16 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape);
 // shares fewer leaves with tree 0, so a node that is a leaf in one tree is
 // mostly interior in the other and the two trees use nodes' links evenly.
 [[nodiscard]] std::vector<int> binary_tree_parents(int n, int tree);
+
+// Tree `tree` of binary_tree_parents(n, tree) as the builders walk it: each
+// node's parent (-1 at the root) and children, the root, and every node in
+// breadth-first order from the root (parents before children).
+struct TreeShape {
+  std::vector<int> parent;
+  std::vector<std::vector<int>> children;
+  int root = 0;
+  std::vector<int> order;
+};
+[[nodiscard]] TreeShape tree_shape(int n, int tree);
 
 }  // namespace rdmasim

@@ -22,15 +22,11 @@ Plan build_nvls(const PlanRequest& r, const CommShape& shape) {
   const int N = shape.servers, G = shape.gpus;
   for (int c = 0; c < r.channels; ++c) {
     const int64_t data = piece(r.bytes, r.channels, c);
-    std::vector<int> parent(N, -1);
-    if (N > 1) parent = binary_tree_parents(N, c % 2);
-    std::vector<std::vector<int>> children(N);
-    int root = 0;
-    for (int s = 0; s < N; ++s)
-      if (parent[s] < 0)
-        root = s;
-      else
-        children[parent[s]].push_back(s);
+    const TreeShape tree = tree_shape(N, c % 2);  // one server: a lone root
+    const std::vector<int>& parent = tree.parent;
+    const std::vector<std::vector<int>>& children = tree.children;
+    const int root = tree.root;
+    const std::vector<int>& order = tree.order;
     for (int l = 0; l < G; ++l) {
       const int64_t slice = piece(data, G, l);
       const int64_t k = std::max<int64_t>(1, (slice + r.step_bytes() - 1) / r.step_bytes());
@@ -40,9 +36,6 @@ Plan build_nvls(const PlanRequest& r, const CommShape& shape) {
         for (int s = 0; s < N; ++s) reduce[s] = b.add_nvls(shape.rank(s, l), bytes, c, kNvlsReduce);
         // Up the tree, children before parents: a head sends once its own
         // server's sum and its children's sums are in.
-        std::vector<int> order{root};
-        for (size_t i = 0; i < order.size(); ++i)
-          for (int ch : children[order[i]]) order.push_back(ch);
         for (auto it = order.rbegin(); it != order.rend(); ++it) {
           const int s = *it;
           if (s == root) continue;

@@ -46,27 +46,35 @@ std::vector<int> binary_tree_parents(int n, int tree) {
   return shared_leaves(shifted) < shared_leaves(mirrored) ? shifted : mirrored;
 }
 
+TreeShape tree_shape(int n, int tree) {
+  TreeShape t;
+  t.parent = binary_tree_parents(n, tree);
+  t.children.resize(n);
+  for (int s = 0; s < n; ++s)
+    if (t.parent[s] < 0)
+      t.root = s;
+    else
+      t.children[t.parent[s]].push_back(s);
+  t.order.assign(1, t.root);
+  for (size_t i = 0; i < t.order.size(); ++i)
+    for (int ch : t.children[t.order[i]]) t.order.push_back(ch);
+  return t;
+}
+
 Plan build_tree(const PlanRequest& r, const CommShape& shape) {
   PlanBuilder b(r.channels);
   const int N = shape.servers, G = shape.gpus;
   for (int c = 0; c < r.channels; ++c) {
     const int64_t data = piece(r.bytes, r.channels, c);
     const int64_t k = std::max<int64_t>(1, (data + r.step_bytes() - 1) / r.step_bytes());
-    const std::vector<int> parent = binary_tree_parents(N, c % 2);
-    std::vector<std::vector<int>> children(N);
-    int root = 0;
-    for (int s = 0; s < N; ++s)
-      if (parent[s] < 0)
-        root = s;
-      else
-        children[parent[s]].push_back(s);
+    const TreeShape tree = tree_shape(N, c % 2);
+    const std::vector<int>& parent = tree.parent;
+    const std::vector<std::vector<int>>& children = tree.children;
+    const int root = tree.root;
+    const std::vector<int>& order = tree.order;
     // chain[i]: local GPU at chain position i; position 0 is the leader.
     std::vector<int> chain(G);
     for (int i = 0; i < G; ++i) chain[i] = (c + i) % G;
-    // Tree order: parents before children (BFS from the root).
-    std::vector<int> order{root};
-    for (size_t i = 0; i < order.size(); ++i)
-      for (int ch : children[order[i]]) order.push_back(ch);
     for (int64_t q = 0; q < k; ++q) {
       const int64_t bytes = piece(data, k, q);
       std::vector<std::vector<uint32_t>> at_leader(N);  // reduce inputs arriving at each leader

@@ -610,10 +610,6 @@ void check_flow_model(const CfgNode& root, const Scenario& s) {
                        "'" + w.type +
                            "' is not modelled at flow level: expected incast, permutation, "
                            "all-to-all, cdf, flows-file or flow (use fabric.model: packet)");
-    if (w.op == "read")
-      throw InputError(
-          s.file, w.line, 0, "workload.op",
-          "READ is not modelled at flow level (its request/response exchange): expected write or send");
   }
 }
 

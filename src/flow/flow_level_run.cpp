@@ -108,27 +108,41 @@ Time FlowLevelRun::pipeline(const std::vector<uint32_t>& path, uint64_t n, uint3
   return done;
 }
 
+uint32_t FlowLevelRun::data_wire(Opcode op, int64_t bytes, uint64_t i) const {
+  const Framing& fr = s_.fabric.framing;
+  const uint32_t mtu = s_.fabric.rc.mtu;
+  const auto payload = static_cast<uint32_t>(std::min<int64_t>(mtu, bytes - static_cast<int64_t>(i) * mtu));
+  // A READ response's First, Last and Only packets carry an AETH (IBTA
+  // Vol.1 §9.3.5); a WRITE's first packet a RETH.
+  if (op == Opcode::kRead) {
+    const bool edge = i == 0 || i + 1 == packets_for(bytes, mtu);
+    return fr.data_wire(payload + (edge ? fr.aeth : 0), false);
+  }
+  return fr.data_wire(payload, op == Opcode::kWrite && i == 0);
+}
+
 Time FlowLevelRun::ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
                          int64_t bytes) const {
   const Framing& fr = s_.fabric.framing;
-  const uint32_t mtu = s_.fabric.rc.mtu;
-  const uint64_t n = packets_for(bytes, mtu);
-  const bool reth = op == Opcode::kWrite;
-  auto payload = [&](uint64_t i) {
-    return static_cast<uint32_t>(std::min<int64_t>(mtu, bytes - static_cast<int64_t>(i) * mtu));
-  };
-  const uint32_t first = fr.data_wire(payload(0), reth);
-  const uint32_t middle = n > 2 ? fr.data_wire(mtu, false) : first;
-  const uint32_t last = n > 1 ? fr.data_wire(payload(n - 1), false) : first;
+  const uint64_t n = packets_for(bytes, s_.fabric.rc.mtu);
+  const uint32_t first = data_wire(op, bytes, 0);
+  const uint32_t middle = n > 2 ? data_wire(op, bytes, 1) : first;
+  const uint32_t last = data_wire(op, bytes, n - 1);
+  const Time tx = s_.fabric.nic.tx_latency;
+  if (op == Opcode::kRead) {
+    // The request there, then the response stream back, new work at the
+    // responder's NIC (as Fabric::ideal_completion); no ACK follows.
+    const uint32_t req = fr.read_request_wire();
+    return tx + pipeline(fwd, 1, req, req, req) + tx + pipeline(rev, n, first, middle, last);
+  }
   const Time there = pipeline(fwd, n, first, middle, last);
   const uint32_t ack = fr.ack_wire();
   const Time back = pipeline(rev, 1, ack, ack, ack);
-  return s_.fabric.nic.tx_latency + there + back;
+  return tx + there + back;
 }
 
 void FlowLevelRun::start_flow(size_t i) {
   FlowRecord& f = flows_[i];
-  const Framing& fr = s_.fabric.framing;
   const uint32_t mtu = s_.fabric.rc.mtu;
   f.started = true;
   f.parts_left = f.qps;
@@ -149,17 +163,16 @@ void FlowLevelRun::start_flow(size_t i) {
       f.links = static_cast<int>(fwd_.size());
     }
     // The fluid is the part's wire bytes; alone it drains at the slowest
-    // link of its path, and the rest of its ideal time is fixed latency.
+    // link of its path, and the rest of its ideal time is fixed latency. A
+    // READ's data flows back, responder to requester, and nothing
+    // acknowledges it (its one request packet is left out of the fluid).
+    const bool read = f.op == Opcode::kRead;
+    const std::vector<uint32_t>& data = read ? rev_ : fwd_;
     const uint64_t n = packets_for(bytes, mtu);
-    const auto pay = [&](uint64_t k) {
-      return static_cast<uint32_t>(std::min<int64_t>(mtu, bytes - static_cast<int64_t>(k) * mtu));
-    };
-    const bool reth = f.op == Opcode::kWrite;
-    double wire = fr.data_wire(pay(0), reth);
-    if (n > 1)
-      wire += static_cast<double>(n - 2) * fr.data_wire(mtu, false) + fr.data_wire(pay(n - 1), false);
-    double bottleneck = net_->capacity(fwd_[0]);
-    for (const uint32_t l : fwd_) bottleneck = std::min(bottleneck, net_->capacity(l));
+    double wire = data_wire(f.op, bytes, 0);
+    if (n > 1) wire += static_cast<double>(n - 2) * data_wire(f.op, bytes, 1) + data_wire(f.op, bytes, n - 1);
+    double bottleneck = net_->capacity(data[0]);
+    for (const uint32_t l : data) bottleneck = std::min(bottleneck, net_->capacity(l));
     const Time whole = q == 0 && f.qps == 1 ? f.ideal : ideal(fwd_, rev_, f.op, bytes);
     const Time drain = Time::from_ps(static_cast<int64_t>(std::ceil(wire / bottleneck)));
     Part p;
@@ -169,15 +182,16 @@ void FlowLevelRun::start_flow(size_t i) {
     p.updated = now_;
     p.fixed = whole > drain ? whole - drain : Time::zero();
     p.begin = static_cast<uint32_t>(arena_link_.size());
-    for (const uint32_t l : fwd_) {
+    for (const uint32_t l : data) {
       arena_link_.push_back(l);
       arena_coef_.push_back(1.0f);
     }
     p.data_end = static_cast<uint32_t>(arena_link_.size());
-    for (const uint32_t l : rev_) {
-      arena_link_.push_back(l);
-      arena_coef_.push_back(ack_coef_);
-    }
+    if (!read)
+      for (const uint32_t l : rev_) {
+        arena_link_.push_back(l);
+        arena_coef_.push_back(ack_coef_);
+      }
     p.end = static_cast<uint32_t>(arena_link_.size());
     arena_live_ += p.end - p.begin;
     for (uint32_t e = p.begin; e < p.data_end; ++e) ++count_[arena_link_[e]];

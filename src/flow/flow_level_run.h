@@ -86,7 +86,10 @@ class FlowLevelRun {
   void finish_part(size_t k);
   void compact_arena();
   [[nodiscard]] bool next_finish(Time& at);
-  // Unloaded completion time of `bytes` over `fwd` (data) and `rev` (ACK).
+  // Unloaded completion time of `bytes` over `fwd` (data; a READ's request)
+  // and `rev` (ACK; a READ's response).
+  // Wire bytes of data packet i of a `bytes` message (a READ's: of its response).
+  [[nodiscard]] uint32_t data_wire(Opcode op, int64_t bytes, uint64_t i) const;
   [[nodiscard]] Time ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
                            int64_t bytes) const;
   [[nodiscard]] Time pipeline(const std::vector<uint32_t>& path, uint64_t n, uint32_t first, uint32_t middle,

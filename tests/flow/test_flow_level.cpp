@@ -133,7 +133,8 @@ TEST(FlowLevel, SamePathsAndIdealTimesAsThePacketLevel) {
   // as the packet-level fabric (Fabric::ideal_completion over its routes).
   for (const std::string w :
        {"{type: permutation, size: 200KB, qps: 2}", "{type: incast, senders: 7, size: 3001B}",
-        "{type: all-to-all, size: 64KB, op: send}"}) {
+        "{type: all-to-all, size: 64KB, op: send}", "{type: permutation, size: 200KB, op: read}",
+        "{type: incast, senders: 5, size: 3001B, op: read}"}) {
     Experiment packet(load_scenario_text(fat_tree("packet", w), "p.yaml"));
     packet.run();
     FlowLevelRun flow(load_scenario_text(fat_tree("flow", w), "f.yaml"));
@@ -233,14 +234,34 @@ TEST(FlowLevel, InfinibandFollowsTheSubnetManagersLfts) {
 }
 
 TEST(FlowLevel, ALoneFlowTakesExactlyItsIdealTime) {
-  for (const std::string size : {"1B", "999B", "1000B", "1001B", "77777B", "5MB"}) {
-    FlowLevelRun r(
-        load_scenario_text(fat_tree("flow", "{type: flow, src: 0, dst: 15, size: " + size + "}"), "f.yaml"));
-    r.run();
-    ASSERT_TRUE(r.flows()[0].finished());
-    EXPECT_NEAR(static_cast<double>(r.flows()[0].fct().ps()), static_cast<double>(r.flows()[0].ideal.ps()),
-                1.0)
-        << size;
+  for (const std::string op : {"write", "read"})
+    for (const std::string size : {"1B", "999B", "1000B", "1001B", "77777B", "5MB"}) {
+      FlowLevelRun r(load_scenario_text(
+          fat_tree("flow", "{type: flow, src: 0, dst: 15, size: " + size + ", op: " + op + "}"), "f.yaml"));
+      r.run();
+      ASSERT_TRUE(r.flows()[0].finished());
+      EXPECT_NEAR(static_cast<double>(r.flows()[0].fct().ps()), static_cast<double>(r.flows()[0].ideal.ps()),
+                  1.0)
+          << op << " " << size;
+    }
+}
+
+// n hosts READ from one: the responder's link carries every response, so
+// all finish together when it has carried n responses' wire bytes plus the
+// fixed latency of one, fct = ideal + (n - 1) x wire / rate; no ACK load.
+TEST(FlowLevel, ReadsFromOneHostShareItsLink) {
+  const int n = 6;
+  FlowLevelRun r(load_scenario_text(
+      fat_tree("flow", "{type: incast, senders: " + std::to_string(n) + ", size: 1000000B, op: read}"),
+      "f.yaml"));
+  r.run();
+  // 1000 responses of 1000 B, RoCEv2 framing, an AETH (4 B) on the first and the last.
+  const double wire = 1000 * (1000.0 + 62 + 20) + 2 * 4;
+  const double per_ps = 100e9 / 8e12;
+  for (const FlowRecord& f : r.flows()) {
+    ASSERT_TRUE(f.finished());
+    const double expect = static_cast<double>(f.ideal.ps()) + (n - 1) * wire / per_ps;
+    EXPECT_NEAR(static_cast<double>(f.fct().ps()), expect, expect * 1e-6) << f.spec.src;
   }
 }
 
@@ -283,7 +304,7 @@ TEST(FlowLevel, RefusesWhatItDoesNotModel) {
   EXPECT_EQ(scenario_error_key(fat_tree("flow", "{type: flow, src: 0, dst: 1, size: 1MB}", ", cc: hpcc")),
             "fabric.cc");
   EXPECT_EQ(scenario_error_key(fat_tree("flow", "{type: flow, src: 0, dst: 1, size: 1MB, op: read}")),
-            "workload.op");
+            "accepted");
   EXPECT_EQ(scenario_error_key(fat_tree("flow", "{type: perftest, test: write_lat}")), "workload.type");
   EXPECT_EQ(
       scenario_error_key(fat_tree("packet", "{type: flow, src: 0, dst: 1, size: 1MB}", ", flow_epoch: 1us")),

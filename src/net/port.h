@@ -112,8 +112,9 @@ class Port final : public EventHandler {
   void enqueue(Packet* p);
   // Starts a transmission if the port is idle and has something to send.
   void kick();
-  // Sends a link control frame (PFC PAUSE, IB FCP) ahead of all queued data,
+  // Sends a link control frame (a PFC PAUSE) ahead of all queued data,
   // ignoring flow control (IEEE 802.1Qbb: control frames are never paused).
+  // InfiniBand's FCPs are no packets: link/credit.h times them.
   void send_control_frame(Packet* p);
   // The peer sent PAUSE for `tc` with `quanta` (units of 512 bit times at this
   // port's rate; 0 resumes at once). No effect unless the link runs PFC.

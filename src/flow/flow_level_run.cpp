@@ -116,9 +116,9 @@ uint32_t FlowLevelRun::data_wire(Opcode op, int64_t bytes, uint64_t i) const {
   // Vol.1 §9.3.5); a WRITE's first packet a RETH.
   if (op == Opcode::kRead) {
     const bool edge = i == 0 || i + 1 == packets_for(bytes, mtu);
-    return fr.data_wire(payload + (edge ? fr.aeth : 0), false);
+    return fr.data_wire(payload + (edge ? fr.aeth : 0), false) + route_header_;
   }
-  return fr.data_wire(payload, op == Opcode::kWrite && i == 0);
+  return fr.data_wire(payload, op == Opcode::kWrite && i == 0) + route_header_;
 }
 
 Time FlowLevelRun::ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
@@ -132,11 +132,11 @@ Time FlowLevelRun::ideal(const std::vector<uint32_t>& fwd, const std::vector<uin
   if (op == Opcode::kRead) {
     // The request there, then the response stream back, new work at the
     // responder's NIC (as Fabric::ideal_completion); no ACK follows.
-    const uint32_t req = fr.read_request_wire();
+    const uint32_t req = fr.read_request_wire() + route_header_;
     return tx + pipeline(fwd, 1, req, req, req) + tx + pipeline(rev, n, first, middle, last);
   }
   const Time there = pipeline(fwd, n, first, middle, last);
-  const uint32_t ack = fr.ack_wire();
+  const uint32_t ack = fr.ack_wire() + route_header_;
   const Time back = pipeline(rev, 1, ack, ack, ack);
   return tx + there + back;
 }
@@ -146,6 +146,8 @@ void FlowLevelRun::start_flow(size_t i) {
   const uint32_t mtu = s_.fabric.rc.mtu;
   f.started = true;
   f.parts_left = f.qps;
+  // An InfiniBand GRH between subnets, as the packet level's RC adds it.
+  route_header_ = s_.fabric.ib.enabled ? grh_bytes(topo_, f.spec.src, f.spec.dst) : 0;
   for (int q = 0; q < f.qps; ++q) {
     const uint32_t qp = next_qp_++;
     if (q == 0) f.conn = qp;

@@ -86,10 +86,10 @@ class FlowLevelRun {
   void finish_part(size_t k);
   void compact_arena();
   [[nodiscard]] bool next_finish(Time& at);
-  // Unloaded completion time of `bytes` over `fwd` (data; a READ's request)
-  // and `rev` (ACK; a READ's response).
   // Wire bytes of data packet i of a `bytes` message (a READ's: of its response).
   [[nodiscard]] uint32_t data_wire(Opcode op, int64_t bytes, uint64_t i) const;
+  // Unloaded completion time of `bytes` over `fwd` (data; a READ's request)
+  // and `rev` (ACK; a READ's response).
   [[nodiscard]] Time ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
                            int64_t bytes) const;
   [[nodiscard]] Time pipeline(const std::vector<uint32_t>& path, uint64_t n, uint32_t first, uint32_t middle,
@@ -113,6 +113,7 @@ class FlowLevelRun {
   uint64_t arena_live_ = 0;
   std::vector<uint32_t> fwd_, rev_;  // scratch paths
   float ack_coef_ = 0;
+  uint32_t route_header_ = 0;  // the flow being started: GRH bytes on its every packet
   uint32_t next_qp_ = 0;
   Time now_;
   Time last_solve_ = Time::never();

@@ -152,6 +152,28 @@ TEST(FlowLevel, SamePathsAndIdealTimesAsThePacketLevel) {
   }
 }
 
+// InfiniBand subnets joined by routers: a flow between them carries a GRH
+// on every packet at both levels, so the ideal times still agree.
+TEST(FlowLevel, RoutedInfinibandSubnetsGiveThePacketLevelsIdealTimes) {
+  const auto yaml = [](const std::string& model) {
+    return "name: t\nseed: 3\nduration: 50ms\ntopology: {type: two-site, leaves: 2, hosts_per_leaf: 2, "
+           "spines: 2, wan_links: 2, routers: 1, wan_link: {length: 1km}}\nfabric: {profile: ib-ndr" +
+           (model == "flow" ? std::string(", model: flow") : std::string()) +
+           "}\nworkload:\n  - {type: flow, src: 0, dst: 5, size: 100KB}\n  - {type: flow, src: 1, dst: 2, "
+           "size: 100KB}\n  - {type: flow, src: 6, dst: 3, size: 10KB, op: read}\n";
+  };
+  Experiment packet(load_scenario_text(yaml("packet"), "p.yaml"));
+  packet.run();
+  FlowLevelRun flow(load_scenario_text(yaml("flow"), "f.yaml"));
+  flow.run();
+  ASSERT_EQ(packet.flows().size(), 3u);
+  ASSERT_EQ(flow.flows().size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(packet.flows()[i].ideal.ps(), flow.flows()[i].ideal.ps()) << i;
+    EXPECT_EQ(packet.flows()[i].links, flow.flows()[i].links) << i;
+  }
+}
+
 std::string ib_fat_tree(const std::string& model, const std::string& workload) {
   return "name: t\nseed: 3\nduration: 50ms\ntopology: {type: fat-tree, k: 4}\nfabric: {profile: ib-ndr" +
          (model == "flow" ? std::string(", model: flow") : std::string()) + "}\nworkload:\n  - " + workload +

@@ -34,7 +34,8 @@ struct Graph {
 // Switch ranks as OpenSM's up/down engine sets them: the roots are the
 // switches farthest from any endpoint (the spines/cores of a Clos), and a
 // switch's rank is its distance from the nearest root. Moving to a lower
-// (rank, node id) is "up".
+// (rank, node id) is "up". Each subnet has its own manager, hence its own
+// roots (its sites may differ in depth, as after a failure).
 std::vector<int> switch_ranks(const Graph& g) {
   const size_t n_nodes = g.t.nodes.size();
   std::vector<int> from_host(n_nodes, -1), queue;
@@ -51,11 +52,17 @@ std::vector<int> switch_ranks(const Graph& g) {
       queue.push_back(m);
     }
   }
-  const int top = *std::max_element(from_host.begin(), from_host.end());
+  std::vector<int> top;  // per subnet
+  for (size_t n = 0; n < n_nodes; ++n) {
+    const auto sub = static_cast<size_t>(g.t.nodes[n].subnet);
+    if (sub >= top.size()) top.resize(sub + 1, -1);
+    top[sub] = std::max(top[sub], from_host[n]);
+  }
   std::vector<int> rank(n_nodes, kInf);
   queue.clear();
   for (size_t n = 0; n < n_nodes; ++n)
-    if (!g.is_host(static_cast<int>(n)) && from_host[n] == top) {
+    if (!g.is_host(static_cast<int>(n)) && from_host[n] >= 0 &&
+        from_host[n] == top[static_cast<size_t>(g.t.nodes[n].subnet)]) {
       rank[n] = 0;
       queue.push_back(static_cast<int>(n));
     }

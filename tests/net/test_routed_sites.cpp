@@ -283,6 +283,32 @@ TEST(RoutedSites, AFailureResweepsOnlyTheSubnetsItTouches) {
     }
 }
 
+// Each subnet manager ranks its own switches: when site b's router is cut
+// off from its spines, site b's spines become its roots and its own paths
+// stand, though site a's tree is a level deeper.
+TEST(RoutedSites, ASubnetCutOffFromItsRouterStillRoutesItsOwnEndpoints) {
+  Experiment e(load_scenario_text(
+      two_site("wan_links: 2, routers: 1, wan_link: {length: 1km}", "{profile: ib-ndr}",
+               "  - {type: flow, src: 4, dst: 6, size: 32MiB}\n") +
+          "faults:\n  - {at: 1us, link: 'b_router0:0', action: down}\n  - {at: 1us, link: 'b_router0:1', "
+          "action: down}\n",
+      "t.yaml"));
+  e.run();
+  EXPECT_TRUE(e.flows()[0].finished());
+  const Fabric& f = e.fabric();
+  ASSERT_EQ(f.sm_stats().lft_installs, 2);  // one per failure
+  const Topology& t = f.topology();
+  for (int src = 4; src < 8; ++src) {
+    for (int d = 4; d < 8; ++d) {
+      if (d != src) {
+        EXPECT_EQ(lft_path(f, t.hosts[src], d).back(), "h" + std::to_string(d)) << src << " " << d;
+      }
+    }
+  }
+  // Site a cannot reach site b any more, and has no route for it.
+  EXPECT_NE(lft_path(f, t.hosts[0], 5).back(), "h5");
+}
+
 TEST(RoutedSites, SettingsWithoutUseAreRefused) {
   const std::string flow = "  - {type: flow, src: 0, dst: 5, size: 1KB}\n";
   const auto key_of = [&](const std::string& extra, const std::string& fabric) {

@@ -174,7 +174,8 @@ std::unique_ptr<CongestionControl> make_congestion_control(const FabricConfig& c
 
 std::string congestion_control_feedback(const FabricConfig& cfg) {
   // Only the name is wanted: a context that needs no topology.
-  const PartContext ctx{[] { return Time::from_us(1); }, [] { return 1u; }, [] { return Time::from_us(1); }};
+  const PartContext ctx{[] { return Time::from_us(1); }, [] { return 1u; }, [] { return Time::from_us(1); },
+                        [](int, int) { return 0u; }};
   const std::unique_ptr<CongestionControl> cc = make_congestion_control(cfg, ctx);
   return cc != nullptr ? cc->feedback() : "none";
 }

@@ -27,7 +27,7 @@ TEST(Parts, EveryRegisteredCongestionControlBuildsWithItsFeedback) {
   Simulation sim(1);
   Network net(sim, Framing::rocev2());
   const PartContext ctx{[] { return Time::from_us(10); }, [] { return 100u; },
-                        [] { return Time::from_us(10); }};
+                        [] { return Time::from_us(10); }, [](int, int) { return 0u; }};
   const std::vector<std::string> names = congestion_control_names();
   ASSERT_EQ(names.front(), "none");
   for (const std::string& n : names) {
@@ -53,7 +53,7 @@ TEST(Parts, FeedbackMatchesWhatEachAlgorithmReads) {
   Simulation sim(1);
   Network net(sim, Framing::rocev2());
   const PartContext ctx{[] { return Time::from_us(10); }, [] { return 100u; },
-                        [] { return Time::from_us(10); }};
+                        [] { return Time::from_us(10); }, [](int, int) { return 0u; }};
   const std::pair<const char*, const char*> want[] = {{"dcqcn", "cnp"},
                                                       {"dctcp", "ecn-echo"},
                                                       {"timely", "rtt-echo"},

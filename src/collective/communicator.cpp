@@ -18,6 +18,12 @@ Communicator::Communicator(GpuCluster& cluster, std::vector<int> ranks, CommShap
   if (cfg_.qps_per_conn < 1 || cfg_.qps_per_conn > 64)
     throw std::invalid_argument("qps_per_conn must be between 1 and 64");
   if (cfg_.slots < 1) throw std::invalid_argument("slots must be >= 1");
+  for (int r = 0; r < shape_.ranks(); ++r) {
+    if (ranks_[r] < 0) throw std::invalid_argument("communicator ranks must be >= 0");
+    const auto at = static_cast<size_t>(ranks_[r]);
+    if (at >= server_of_.size()) server_of_.resize(at + 1, -1);
+    server_of_[at] = r / shape_.gpus;
+  }
 }
 
 Communicator::Communicator(GpuCluster& cluster, CommConfig cfg)
@@ -253,8 +259,7 @@ void Communicator::transmit(uint32_t x) {
     const NvlinkConfig& nv = cl_.config().nvlink;
     const Time wire = nv.rate.tx_time(Bytes(t.bytes));
     Time end = sim.now();
-    int server = 0;  // the communicator's server holding the owner
-    while (server + 1 < shape_.servers && !cl_.same_server(ranks_[shape_.rank(server, 0)], t.src)) ++server;
+    const int server = server_of_[static_cast<size_t>(t.src)];  // the owner's, in this communicator
     const int n = t.nvls == kNvlsReduce ? shape_.gpus : 1;
     for (int g = 0; g < n; ++g) {
       Time& free_at = cl_.nvlink_free(t.nvls == kNvlsReduce ? ranks_[shape_.rank(server, g)] : t.src);

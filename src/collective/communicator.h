@@ -148,6 +148,7 @@ class Communicator final : public EventHandler, public CompletionSink {
 
   GpuCluster& cl_;
   std::vector<int> ranks_;
+  std::vector<int> server_of_;  // per cluster rank: its server in this communicator (-1: not a member)
   CommShape shape_;
   CommConfig cfg_;
   uint32_t id_;

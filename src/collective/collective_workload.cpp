@@ -262,12 +262,15 @@ void CollectiveWorkload::report(nlohmann::ordered_json& out) const {
   out["busbw_GBps"] = busbw_gbps();
   out["fabric_bytes"] = done_ ? fabric_bytes() : 0;
   out["qps_per_nic_max"] = comm_->qps_per_nic_max();
+  if (const std::string why = comm_->stop_reason(); !why.empty()) out["stopped"] = why;
 }
 
 std::string CollectiveWorkload::summary() const {
-  if (!done_)
-    return fmt::format("collective {} {}: {} B over {} ranks did not finish\n", coll_name(req_.type),
-                       algo_name(req_.algo), req_.bytes, ranks());
+  if (!done_) {
+    const std::string why = comm_->stop_reason();
+    return fmt::format("collective {} {}: {} B over {} ranks did not finish{}{}\n", coll_name(req_.type),
+                       algo_name(req_.algo), req_.bytes, ranks(), why.empty() ? "" : ": ", why);
+  }
   return fmt::format(
       "collective {} {}/{}: {} B over {} ranks in {:.2f} us, algbw {:.2f} GB/s, busbw {:.2f} GB/s\n",
       coll_name(req_.type), algo_name(comm_->last_algo()), proto_name(comm_->last_proto()), req_.bytes,

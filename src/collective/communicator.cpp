@@ -1,5 +1,7 @@
 #include "collective/communicator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -337,12 +339,24 @@ void Communicator::finish() {
   if (listener_) listener_->on_collective_done(id_, tag_, start_, end_);
 }
 
+std::string Communicator::stop_reason() const {
+  const SharpDataPath* dp = cl_.fabric().sharp();
+  const SharpDataPath::Stop* s = dp != nullptr ? dp->stopped(this) : nullptr;
+  if (s == nullptr) return {};
+  return fmt::format(
+      "its SHARP job was stopped at {:.1f} us: link {} of its aggregation tree went down (a job using a "
+      "failed "
+      "link is stopped, NVIDIA SHARP 3.2.0)",
+      s->at.us(), s->link);
+}
+
 Time Communicator::run_one(const PlanRequest& req) {
   start(req, 0, nullptr);
   Simulation& sim = cl_.sim();
   // Run in slices so congestion-control timers that keep ticking after the
   // data is delivered do not hold the call.
   while (running_) {
+    if (const std::string why = stop_reason(); !why.empty()) throw std::runtime_error("collective: " + why);
     if (sim.pending_events() == 0) throw std::logic_error("collective did not complete (simulation drained)");
     sim.run(sim.now() + Time::from_us(20));
   }

@@ -115,6 +115,10 @@ class Communicator final : public EventHandler, public CompletionSink {
   // switches had no aggregation group left. A fabric without SHARP makes
   // start() throw std::invalid_argument instead.
   [[nodiscard]] bool sharp_fallback() const { return sharp_fallback_; }
+  // Why the running collective cannot finish: its SHARP job was stopped
+  // when a link of its aggregation tree failed (sharp_data_path.h). Empty
+  // when nothing stopped it.
+  [[nodiscard]] std::string stop_reason() const;
   [[nodiscard]] Algo last_algo() const { return last_algo_; }
   [[nodiscard]] Proto last_proto() const { return last_proto_; }
   // NCCL's own estimate of the last collective (tuner.h), 0 where its model

@@ -445,6 +445,15 @@ void Fabric::on_fault_event(uint32_t kind, uint64_t arg) {
       const RerouteConfig& rr = cfg_.reroute;
       sim_.schedule_in(ch.silent && !ch.up ? rr.bfd_detect() : rr.link_detect, &fault_agent_, kDetect, idx);
     }
+    if (!ch.up && sharp_) {
+      // SHARP's aggregation manager learns of it with the routing: the SM's
+      // trap on InfiniBand, the switches' detection on Ethernet.
+      const RerouteConfig& rr = cfg_.reroute;
+      const Time heard = cfg_.ib.enabled ? cfg_.ib.sm.detection_delay
+                         : ch.silent     ? rr.bfd_detect()
+                                         : rr.link_detect;
+      sharp_->on_link_down(ch.node, ch.port, link_name(ch.node, ch.port), sim_.now() + heard);
+    }
     return;
   }
   if (kind == kLinkRate) {

@@ -239,6 +239,8 @@ class Fabric {
   void schedule_link_rate(Time at, int node, uint16_t port, Rate rate);
   // Every fault and recovery step so far, in time order.
   [[nodiscard]] const std::vector<RecoveryEvent>& recovery_log() const { return recovery_log_; }
+  // A recovery step a part of the fabric took (a SHARP job stopped), now.
+  void note_recovery(RecoveryEvent e) { recovery_log_.push_back(std::move(e)); }
   [[nodiscard]] const SmStats& sm_stats() const { return sm_stats_; }
   // At `at`, the NIC at port `port` of topology node `node` (a host) stops
   // draining its receive side (`stuck`) or drains again: it holds PFC XOFF

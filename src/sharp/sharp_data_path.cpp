@@ -51,6 +51,8 @@ void SharpDataPath::start(const SharpGroup& g, const std::vector<int>& hosts, in
     ops_.emplace_back();
   }
   Op& op = ops_[id];
+  ++op.generation;
+  op.stop_link.clear();
   op.bytes = bytes;
   op.packets = static_cast<uint32_t>((bytes + mtu_ - 1) / mtu_);
   op.hosts_done = 0;
@@ -121,6 +123,13 @@ void SharpDataPath::start(const SharpGroup& g, const std::vector<int>& hosts, in
     t.alu =
         Rate::from_bps(static_cast<int64_t>(static_cast<double>(port.bps()) * cfg_.aggregation_efficiency));
   }
+  // A tree over a link that is down (its hosts do not know yet, or the job
+  // is already being stopped) stops like one that was running.
+  for (const DownLink& d : down_) {
+    if (fab_.node_by_topo_id(d.node).port(d.port).up() || !crosses(op, d)) continue;
+    stop_for(id, d);
+    break;
+  }
   for (uint32_t s = 0; s < op.hosts.size(); ++s) {
     host_ops_[op.hosts[s].host].push_back({id, s});
     wake(op.hosts[s], true);
@@ -167,6 +176,10 @@ Packet* SharpDataPath::next_packet(Nic& nic, uint16_t /*port*/, bool& more) {
 void SharpDataPath::on_packet(Switch& /*sw*/, Port& in, Packet* p) {
   in.release(p->tc, p->wire);  // the aggregation unit takes it: the port's buffer frees now
   const uint32_t id = p->conn;
+  if (ops_[id].stopped) {
+    fab_.net().deliver(p);  // its job is gone: the unit discards it
+    return;
+  }
   TreeSwitch& t = ops_[id].tree[p->aux & kIndex];
   if ((p->aux & kDown) != 0) {  // a result from the parent: replicate it at once
     multicast(id, t, p);
@@ -186,8 +199,17 @@ void SharpDataPath::on_packet(Switch& /*sw*/, Port& in, Packet* p) {
   fab_.sim().schedule(alu_free + cfg_.switch_latency, this, kReduced, reinterpret_cast<uint64_t>(p));
 }
 
-void SharpDataPath::on_event(uint32_t /*kind*/, uint64_t arg) {
+void SharpDataPath::on_event(uint32_t kind, uint64_t arg) {
+  if (kind == kStop) {
+    const auto id = static_cast<uint32_t>(arg);
+    if (ops_[id].generation == arg >> 32 && !ops_[id].stop_link.empty()) stop(id);
+    return;
+  }
   auto* p = reinterpret_cast<Packet*>(arg);  // NOLINT(performance-no-int-to-ptr)
+  if (ops_[p->conn].stopped) {
+    fab_.net().deliver(p);
+    return;
+  }
   TreeSwitch& t = ops_[p->conn].tree[p->aux];
   if (t.parent_port < 0) {
     multicast(p->conn, t, p);
@@ -215,8 +237,9 @@ void SharpDataPath::multicast(uint32_t op, TreeSwitch& t, Packet* p) {
 void SharpDataPath::on_packet(Nic& /*nic*/, Packet* p) {
   const uint32_t id = p->conn;
   Op& op = ops_[id];
-  HostSlot& h = op.hosts[p->aux & kIndex];
   fab_.net().deliver(p);
+  if (op.stopped) return;
+  HostSlot& h = op.hosts[p->aux & kIndex];
   ++ctr_.results;
   if (++h.got == op.packets) {
     auto& mine = host_ops_[h.host];
@@ -229,8 +252,60 @@ void SharpDataPath::on_packet(Nic& /*nic*/, Packet* p) {
 
 void SharpDataPath::finish(uint32_t id) {
   Op& op = ops_[id];
+  op.stop_link.clear();  // complete before the stop came: nothing to stop
   fab_.sim().schedule(fab_.sim().now(), op.done, op.done_kind, op.done_arg);
   free_.push_back(id);
+}
+
+bool SharpDataPath::crosses(const Op& op, const DownLink& d) const {
+  // Tree links are known at their switch end; a host's own link at its leaf.
+  for (const TreeSwitch& t : op.tree) {
+    const int n = t.sw->id();
+    if (n != d.node && n != d.far) continue;
+    const uint16_t port = n == d.node ? d.port : d.far_port;
+    if (t.parent_port == port) return true;
+    for (const uint16_t c : t.child_ports)
+      if (c == port) return true;
+  }
+  return false;
+}
+
+void SharpDataPath::stop_for(uint32_t id, const DownLink& d) {
+  Op& op = ops_[id];
+  op.stop_link = d.link;
+  fab_.sim().schedule(std::max(d.reported, fab_.sim().now()), this, kStop,
+                      uint64_t{op.generation} << 32 | id);
+}
+
+void SharpDataPath::on_link_down(int node, uint16_t port, const std::string& link, Time reported) {
+  const Port& here = fab_.node_by_topo_id(node).port(port);
+  down_.push_back({node, here.peer()->id(), port, here.peer_index(), link, reported});
+  for (uint32_t id = 0; id < ops_.size(); ++id) {
+    Op& op = ops_[id];
+    if (op.stopped || !op.stop_link.empty() || op.hosts_done == op.hosts.size()) continue;
+    if (std::find(free_.begin(), free_.end(), id) != free_.end()) continue;
+    if (crosses(op, down_.back())) stop_for(id, down_.back());
+  }
+}
+
+void SharpDataPath::stop(uint32_t id) {
+  Op& op = ops_[id];
+  op.stopped = true;
+  for (const HostSlot& h : op.hosts) {
+    auto& mine = host_ops_[h.host];
+    mine.erase(std::remove_if(mine.begin(), mine.end(), [&](const HostEntry& e) { return e.op == id; }),
+               mine.end());
+  }
+  if (stopped(op.done) == nullptr) {
+    stops_.push_back({fab_.sim().now(), op.stop_link, op.done});
+    fab_.note_recovery({fab_.sim().now(), "sharp_job_stopped", op.stop_link});
+  }
+}
+
+const SharpDataPath::Stop* SharpDataPath::stopped(const EventHandler* done) const {
+  for (const Stop& s : stops_)
+    if (s.done == done) return &s;
+  return nullptr;
 }
 
 }  // namespace rdmasim

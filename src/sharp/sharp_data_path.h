@@ -17,14 +17,22 @@
 // (sent, result not yet back), SHARP's outstanding transactions (OSTs). That
 // bounds what each switch's aggregation buffer holds per operation to one
 // window, which is how the switch's limited aggregation buffer is shared.
-// Stated approximations: a packet lost on the tree (a failed link) is not
-// retransmitted, so an operation over a failed tree link does not complete
-// (real SHARP fails the job and NCCL falls back); results leave the
+// A failed link: NVIDIA SHARP stops a job whose tree uses a link that went
+// down (SHARP 3.2.0 release notes, ref. 3236363: "a SHARP job utilizing the
+// link has to be stopped"; other jobs are unaffected), and NCCL's CollNet
+// reports the error rather than falling back mid-operation. Here every
+// operation whose tree crosses the link stops when the subnet manager hears
+// of the failure (fabric.ib.sm.detection_delay; that the aggregation manager
+// acts on the SM's trap at once is an assumption): its hosts send no more,
+// what is still in flight is discarded, its collective never completes, and
+// the stop is logged as a recovery step ("sharp_job_stopped") and named in
+// the collective's result. Stated approximation: results leave the
 // aggregation unit's own buffer, never the switch's shared buffer.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "engine/event_queue.h"
@@ -67,6 +75,20 @@ class SharpDataPath final : public AggregationNode, public NicOffload, public Ev
   // Packets each host may have outstanding per operation (the window in MTUs).
   [[nodiscard]] uint32_t window_packets() const { return window_; }
 
+  // The link at port `port` of topology node `node` (named `link` in the
+  // reports) went down now. Every operation whose tree crosses it, running
+  // or started while it stays down, stops at `reported` (see above) or at
+  // its start if later.
+  void on_link_down(int node, uint16_t port, const std::string& link, Time reported);
+  // Why the operations reporting to `done` stopped: when, and the link.
+  struct Stop {
+    Time at;
+    std::string link;
+    const EventHandler* done = nullptr;
+  };
+  [[nodiscard]] const Stop* stopped(const EventHandler* done) const;
+  [[nodiscard]] const std::vector<Stop>& stops() const { return stops_; }
+
   void on_packet(Switch& sw, Port& in, Packet* p) override;
   Packet* next_packet(Nic& nic, uint16_t port, bool& more) override;
   void on_packet(Nic& nic, Packet* p) override;
@@ -75,6 +97,7 @@ class SharpDataPath final : public AggregationNode, public NicOffload, public Ev
 
  private:
   static constexpr uint32_t kReduced = 0;  // arg: the reduced packet, aux = its tree switch
+  static constexpr uint32_t kStop = 1;     // arg: generation << 32 | operation
   static constexpr uint32_t kDown = 0x80000000u;
   static constexpr uint32_t kIndex = 0x7fffffffu;
 
@@ -104,6 +127,9 @@ class SharpDataPath final : public AggregationNode, public NicOffload, public Ev
     EventHandler* done = nullptr;
     uint32_t done_kind = 0;
     uint64_t done_arg = 0;
+    uint32_t generation = 0;  // bumps when the slot is reused: a pending stop names its operation
+    bool stopped = false;     // its slot is never reused: packets of it may still arrive
+    std::string stop_link;    // the failed link, once a stop is pending
   };
   struct HostEntry {
     uint32_t op;
@@ -121,6 +147,17 @@ class SharpDataPath final : public AggregationNode, public NicOffload, public Ev
   // Sends `p` (a result at tree switch `t`) down to every child of `t`.
   void multicast(uint32_t op, TreeSwitch& t, Packet* p);
   void finish(uint32_t op);
+  void stop(uint32_t op);
+  struct DownLink {
+    int node, far;
+    uint16_t port, far_port;
+    std::string link;
+    Time reported;
+  };
+  // Whether `op`'s tree crosses link `d` (named at either end).
+  [[nodiscard]] bool crosses(const Op& op, const DownLink& d) const;
+  // Stops `op` at d.reported, or now if that has passed.
+  void stop_for(uint32_t op, const DownLink& d);
 
   Fabric& fab_;
   SharpConfig cfg_;
@@ -139,6 +176,8 @@ class SharpDataPath final : public AggregationNode, public NicOffload, public Ev
   // parallel.
   std::map<std::vector<int>, std::vector<Time>> alu_free_;
   SharpCounters ctr_;
+  std::vector<Stop> stops_;
+  std::vector<DownLink> down_;  // links that went down, in order (one may since be up again)
 };
 
 }  // namespace rdmasim

@@ -7,6 +7,8 @@
 #include "config/cfg_node.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
+#include "fabric/fabric.h"
+#include "sharp/sharp_data_path.h"
 #include "training/presets.h"
 #include "workload/workload_keys.h"
 
@@ -150,9 +152,17 @@ void TrainingWorkload::report(nlohmann::ordered_json& out) const {
 
 std::string TrainingWorkload::summary() const {
   const auto& par = p_.run.train.par;
-  if (!finished())
-    return fmt::format("training {} tp {} pp {} dp {} ep {}: the iteration did not finish\n",
-                       p_.run.train.model.name, par.tp, par.pp, par.dp, par.ep);
+  if (!finished()) {
+    // A stopped SHARP job (sharp_data_path.h) is the one cause the run can name.
+    const SharpDataPath* dp = cluster_->fabric().sharp();
+    const std::string why =
+        dp == nullptr || dp->stops().empty()
+            ? ""
+            : fmt::format(": its SHARP job was stopped at {:.1f} us (link {} of its tree went down)",
+                          dp->stops().front().at.us(), dp->stops().front().link);
+    return fmt::format("training {} tp {} pp {} dp {} ep {}: the iteration did not finish{}\n",
+                       p_.run.train.model.name, par.tp, par.pp, par.dp, par.ep, why);
+  }
   const TrainingResult& r = result();
   return fmt::format(
       "training {} tp {} pp {} dp {} ep {}: iteration {:.3f} ms, exposed communication {:.3f} ms "

@@ -217,5 +217,91 @@ TEST(SharpDataPath, KeepsInfinibandCreditsWhole) {
     }
 }
 
+// NVIDIA SHARP stops a job whose tree uses a link that fails (SHARP 3.2.0
+// release notes): the operation stops when the subnet manager has heard of
+// it, its hosts send nothing more, what was in flight is discarded with
+// every packet and credit accounted for, and the stop is logged.
+TEST(SharpDataPath, AFailedTreeLinkStopsTheJobWhenTheManagerHearsOfIt) {
+  FabricConfig cfg = find_profile("ib-ndr").config;
+  cfg.nic.jitter.enabled = false;
+  Bed b(cfg, make_leaf_spine(2, 2, 1, 1.0, {Rate::from_gbps(400), Time::from_ns(150)},
+                             {Rate::from_gbps(400), Time::from_ns(150)}));
+  // leaf0's uplink: ports 0-1 face its hosts, port 2 the spine.
+  const int leaf0 = b.fab.num_hosts();  // the builder numbers hosts first, then leaves
+  b.fab.schedule_link_state(Time::from_us(10), leaf0, 2, false);
+  b.fab.sharp()->start(b.g, b.g.hosts, int64_t{64} << 20, &b.done, 0, 0);  // ~1.4 ms alone
+  b.sim.run(Time::from_us(10) + cfg.ib.sm.detection_delay);
+  const uint64_t sent_at_stop = b.fab.sharp()->counters().packets_sent;
+  b.sim.run(Time::from_ms(20));
+  EXPECT_FALSE(b.done.at.has_value());
+  ASSERT_EQ(b.fab.sharp()->stops().size(), 1u);
+  const SharpDataPath::Stop& s = b.fab.sharp()->stops().front();
+  EXPECT_EQ(s.at, Time::from_us(10) + cfg.ib.sm.detection_delay);
+  EXPECT_EQ(s.link, b.fab.topology().nodes[leaf0].name + ":2");
+  EXPECT_EQ(b.fab.sharp()->stopped(&b.done), &s);
+  EXPECT_EQ(b.fab.sharp()->counters().packets_sent, sent_at_stop);  // nothing sent after the stop
+  EXPECT_LT(sent_at_stop, 4u * ((64u << 20) / cfg.rc.mtu));
+  bool logged = false;
+  for (const RecoveryEvent& e : b.fab.recovery_log())
+    logged = logged || (e.what == "sharp_job_stopped" && e.at == s.at && e.link == s.link);
+  EXPECT_TRUE(logged);
+  EXPECT_EQ(b.fab.check_invariants(), "");
+  EXPECT_EQ(b.sim.pending_events(), 0u);  // nothing left running
+}
+
+// An operation that starts on a tree whose link is down is stopped as one
+// that was running: when the manager hears of the failure, or at once if it
+// already has.
+TEST(SharpDataPath, AnOperationStartedOverADownLinkStopsToo) {
+  FabricConfig cfg = find_profile("ib-ndr").config;
+  cfg.nic.jitter.enabled = false;
+  const LinkSpec l{Rate::from_gbps(400), Time::from_ns(150)};
+  Bed b(cfg, make_leaf_spine(2, 2, 1, 1.0, l, l));
+  const int leaf0 = b.fab.num_hosts();
+  const Time heard = Time::from_us(10) + cfg.ib.sm.detection_delay;
+  b.fab.schedule_link_state(Time::from_us(10), leaf0 + 1, 2, false);  // leaf1's uplink
+  b.sim.run(Time::from_us(20));
+  b.fab.sharp()->start(b.g, b.g.hosts, int64_t{1} << 20, &b.done, 0, 0);  // before the report
+  Done late;
+  late.sim = &b.sim;
+  b.sim.run(heard + Time::from_us(50));
+  b.fab.sharp()->start(b.g, b.g.hosts, int64_t{1} << 20, &late, 0, 0);  // after it
+  b.sim.run(Time::from_ms(10));
+  EXPECT_FALSE(b.done.at.has_value());
+  EXPECT_FALSE(late.at.has_value());
+  ASSERT_NE(b.fab.sharp()->stopped(&b.done), nullptr);
+  ASSERT_NE(b.fab.sharp()->stopped(&late), nullptr);
+  EXPECT_EQ(b.fab.sharp()->stopped(&b.done)->at, heard);
+  EXPECT_EQ(b.fab.sharp()->stopped(&late)->at, heard + Time::from_us(50));
+  EXPECT_EQ(b.fab.check_invariants(), "");
+}
+
+// An operation the failure does not touch (a tree elsewhere, or one that
+// finished first) completes as if nothing had happened.
+TEST(SharpDataPath, AFailureOffTheTreeOrAfterTheOperationStopsNothing) {
+  FabricConfig cfg = find_profile("ib-ndr").config;
+  cfg.nic.jitter.enabled = false;
+  const LinkSpec l{Rate::from_gbps(400), Time::from_ns(150)};
+  Bed alone(cfg, make_leaf_spine(2, 2, 1, 1.0, l, l));
+  const Time t = alone.run(int64_t{1} << 20);
+  Bed b(cfg, make_leaf_spine(2, 2, 1, 1.0, l, l));
+  const int leaf0 = b.fab.num_hosts();  // the builder numbers hosts first, then leaves
+  b.fab.schedule_link_state(t + Time::from_ns(1), leaf0, 2, false);  // just after it completes
+  EXPECT_EQ(b.run(int64_t{1} << 20), t);
+  b.sim.run(Time::from_ms(5));
+  EXPECT_TRUE(b.fab.sharp()->stops().empty());
+  // Two hosts of one leaf: their tree is that leaf alone, off the uplink.
+  SharpManager groups(b.fab.topology(), b.fab.config().sharp);
+  std::optional<SharpGroup> g = groups.allocate({0, 1});
+  ASSERT_TRUE(g.has_value());
+  Done done;
+  done.sim = &b.sim;
+  const Time t0 = b.sim.now();
+  b.fab.sharp()->start(*g, {0, 1}, int64_t{1} << 20, &done, 0, 0);
+  b.sim.run(t0 + Time::from_ms(5));
+  ASSERT_TRUE(done.at.has_value());
+  EXPECT_TRUE(b.fab.sharp()->stops().empty());
+}
+
 }  // namespace
 }  // namespace rdmasim

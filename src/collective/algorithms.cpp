@@ -38,6 +38,10 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   if (estimate > double(1 << 26))
     throw std::invalid_argument("the collective would split into about " + std::to_string(int64_t(estimate)) +
                                 " transfers: raise the chunk size (--chunk) or lower the message size");
+  if (r.algo == Algo::kNvls && shape.servers > 1 && r.type != CollType::kAllReduce)
+    throw std::invalid_argument(std::string("algorithm 'nvls' runs ") + coll_name(r.type) +
+                                " inside one server (across servers NCCL runs it with CollNet, IB SHARP, not "
+                                "modelled): use ring");
   if (r.algo == Algo::kNvls && shape.servers > 1)
     throw std::invalid_argument(
         "algorithm 'nvls' runs inside one server (across servers NCCL pairs it with IB SHARP, CollNet, not "

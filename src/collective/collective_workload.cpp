@@ -89,10 +89,11 @@ struct CollectiveKeys {
                 r.proto == Proto::kSimple,
             "proto",
             "expected Simple or auto with algo nvls/nvlstree: NVLink SHARP runs the Simple protocol only");
-    v.check(r.tune_algo || algo_applies(r.type, r.algo), "algo",
-            std::string("expected an algorithm that implements ") + coll_name(r.type) +
-                " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical: all_gather, "
-                "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
+    v.check(
+        r.tune_algo || algo_applies(r.type, r.algo), "algo",
+        std::string("expected an algorithm that implements ") + coll_name(r.type) +
+            " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical/nvls: all_gather, "
+            "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
     v.size(Key{"size", "bytes per rank, as nccl-tests' size", kRequired}, r.bytes);
     v.count_or(
         {"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
@@ -157,7 +158,7 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
     TunerSystem sys;
     sys.shape = CommShape{hosts / p.gpus_per_server, p.gpus_per_server};
     sys.arch = p.arch;
-    if (const std::string why = nvls_unavailable(p.req.algo, sys); !why.empty())
+    if (const std::string why = nvls_unavailable(p.req.algo, sys, p.req.type); !why.empty())
       throw item.error("algo", why);
   }
 }

@@ -115,7 +115,7 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   }
   if (r.algo == Algo::kNvls || r.algo == Algo::kNvlsTree) {
     // The front ends refuse this before a run.
-    if (const std::string why = nvls_unavailable(r.algo, tuner_system()); !why.empty())
+    if (const std::string why = nvls_unavailable(r.algo, tuner_system(), r.type); !why.empty())
       throw std::invalid_argument("algo " + std::string(algo_name(r.algo)) + ": " + why);
   }
   if (r.tune_algo || r.tune_proto) {
@@ -139,7 +139,10 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   costs_ = step_costs(cfg_, r.algo, r.proto, shape_, cl_.config().nvlink.latency);
   slots_ = static_cast<int>(std::min<int64_t>(
       1 << 20, cfg_.slots * std::max<int64_t>(1, proto_step_bytes(r.proto) / r.step_bytes())));
-  cap_Bps_ = nccl_channel_cap_GBps(r.algo, r.proto, tuner_system(), r.channels) * 1e9;
+  cap_Bps_ = nccl_channel_cap_GBps(r.algo, r.proto, tuner_system(), r.channels, r.type) * 1e9;
+  // An NVLS AllGather is all multicasts: NCCL's rate paces them, as it paces
+  // the reductions of the others.
+  nvls_paced_st_ = r.type == CollType::kAllGather;
   plan_ = build_plan(r, shape_);
   const size_t nx = plan_.xfers.size();
   deps_left_.assign(nx, 0);
@@ -268,7 +271,7 @@ void Communicator::transmit(uint32_t x) {
       free_at = std::max(free_at, sim.now()) + wire;
       end = std::max(end, free_at);
     }
-    if (t.nvls == kNvlsReduce) end = std::max(end, gpu_done(x));
+    if (t.nvls == kNvlsReduce || nvls_paced_st_) end = std::max(end, gpu_done(x));
     sim.schedule(end + nv.latency, this, kNvlinkArrive, x);
     return;
   }

@@ -182,6 +182,7 @@ class Communicator final : public EventHandler, public CompletionSink {
   StepCosts costs_;
   int slots_ = 8;                   // transfers in flight per peer for this run
   double cap_Bps_ = 0;              // per channel, 0: none (nccl_channel_cap_GBps)
+  bool nvls_paced_st_ = false;      // NVLS multicasts take the cap too (an AllGather's)
   std::vector<uint32_t> gpu_slot_;  // per transfer: (sending rank, channel)
   std::vector<Time> gpu_free_;      // per (rank, channel): when its GPU work is next free
   std::vector<int> sharp_hosts_;    // scratch: the hosts of one SHARP operation

@@ -13,11 +13,38 @@
 // of its slice up the tree once its children's have arrived; the root's sum
 // comes back down, and each head stores it for its switch to multicast.
 // With 2 servers each NIC sends and receives S / N.
+//
+// ReduceScatter and AllGather (one server: NCCL runs them across servers
+// only with CollNet; reduce_scatter.h / all_gather.h, NVLS variants): each
+// GPU owns the slice of the output it keeps (ReduceScatter: the switch reads
+// it from every GPU and returns the sum, ld_reduce) or it holds (AllGather:
+// it stores its slice once and the switch writes it into every GPU, st).
+#include <algorithm>
+
 #include "collective/algorithms.h"
 
 namespace rdmasim {
 
+namespace {
+
+Plan build_nvls_one_pass(const PlanRequest& r, const CommShape& shape, uint8_t kind) {
+  PlanBuilder b(r.channels);
+  for (int c = 0; c < r.channels; ++c) {
+    const int64_t data = piece(r.bytes, r.channels, c);
+    for (int l = 0; l < shape.gpus; ++l) {
+      const int64_t slice = piece(data, shape.gpus, l);
+      const int64_t k = std::max<int64_t>(1, (slice + r.step_bytes() - 1) / r.step_bytes());
+      for (int64_t q = 0; q < k; ++q) b.add_nvls(shape.rank(0, l), piece(slice, k, q), c, kind);
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace
+
 Plan build_nvls(const PlanRequest& r, const CommShape& shape) {
+  if (r.type == CollType::kReduceScatter) return build_nvls_one_pass(r, shape, kNvlsReduce);
+  if (r.type == CollType::kAllGather) return build_nvls_one_pass(r, shape, kNvlsMulticast);
   PlanBuilder b(r.channels);
   const int N = shape.servers, G = shape.gpus;
   for (int c = 0; c < r.channels; ++c) {

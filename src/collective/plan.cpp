@@ -73,7 +73,7 @@ bool algo_applies(CollType t, Algo a) {
              a == Algo::kNvls || a == Algo::kNvlsTree;
     case CollType::kAllGather:
     case CollType::kReduceScatter:
-      return a == Algo::kRing || a == Algo::kHierarchical;
+      return a == Algo::kRing || a == Algo::kHierarchical || a == Algo::kNvls;
     case CollType::kBroadcast:
     case CollType::kReduce:
       return a == Algo::kRing;

@@ -181,12 +181,13 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
       if (r.tune_proto || p == r.proto) out.push_back(m.estimate(a, p));
   // NVLink SHARP, Simple only: NVLS on one node, NVLSTree across nodes.
   const Algo nvls = sys.shape.servers == 1 ? Algo::kNvls : Algo::kNvlsTree;
-  const bool asked = r.tune_algo ? r.type == CollType::kAllReduce : r.algo == nvls;
-  if (asked && nvls_unavailable(nvls, sys).empty() && (r.tune_proto || r.proto == Proto::kSimple)) {
+  const bool gather = r.type == CollType::kAllGather || r.type == CollType::kReduceScatter;
+  const bool asked = r.tune_algo ? r.type == CollType::kAllReduce || gather : r.algo == nvls;
+  if (asked && nvls_unavailable(nvls, sys, r.type).empty() && (r.tune_proto || r.proto == Proto::kSimple)) {
     const int nodes = sys.shape.servers;
     double lat = kNvlsNvlinkLat;
     if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * kNvlsTreeNetLat;
-    double alg = nccl_nvls_algbw_GBps(nvls, sys);
+    double alg = nccl_nvls_algbw_GBps(nvls, sys, r.type);
     // Blackwell on x86 takes the tree's correction by size (tuning.cc l.643-646).
     const int idx = log2i(r.bytes >> 6);
     if (nvls == Algo::kNvlsTree && sys.arch == GpuArch::kBlackwell && idx >= 0 && idx < 24)
@@ -196,11 +197,20 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
   return out;
 }
 
-std::string nvls_unavailable(Algo a, const TunerSystem& sys) {
+std::string nvls_unavailable(Algo a, const TunerSystem& sys, CollType t) {
   if (sys.arch != GpuArch::kHopper && sys.arch != GpuArch::kBlackwell)
     return std::string("NVLink SHARP needs an NVSwitch of Hopper or later (this GPU class is ") +
            gpu_arch_name(sys.arch) + ")";
   if (sys.shape.gpus <= 2) return "NVLink SHARP needs more than 2 GPUs per server (NCCL disables it below)";
+  if (t == CollType::kAllGather || t == CollType::kReduceScatter) {
+    if (a == Algo::kNvlsTree)
+      return std::string("algo nvlstree does not implement ") + coll_name(t) + ": use nvls";
+    if (sys.shape.servers > 1)
+      return std::string("NCCL runs NVLS ") + coll_name(t) +
+             " inside one server only (across servers with CollNet, IB SHARP, not modelled): use ring";
+  } else if (t != CollType::kAllReduce) {
+    return std::string("NVLink SHARP does not implement ") + coll_name(t);
+  }
   if (a == Algo::kNvls && sys.shape.servers > 1)
     return "algo nvls runs inside one server (across servers NCCL pairs it with IB SHARP, CollNet, not "
            "modelled): use nvlstree";
@@ -209,7 +219,7 @@ std::string nvls_unavailable(Algo a, const TunerSystem& sys) {
   return "";
 }
 
-double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys) {
+double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys, CollType t) {
   const int arch = static_cast<int>(sys.arch);
   const int gen = sys.arch == GpuArch::kBlackwell ? 1 : 0;
   const int ppn = sys.shape.gpus, nodes = sys.shape.servers, ranks = sys.shape.ranks();
@@ -218,8 +228,14 @@ double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys) {
   const int ch = ppn;
   const double bw_intra = fastest_within(kSpeedIntra[gen], kNvlinkLinks * kNvlinkPerLink[arch] / (ppn + 1));
   const double bw_inter = fastest_within(kSpeedInter[gen], sys.nic.bps() / 8e9);
-  // AllReduce pipelines its two operations (ld_reduce and st): x2.
-  double bw = bw_intra * kNvlsEfficiency[arch] * (ch - 1) / ch * 2;
+  double bw = bw_intra * kNvlsEfficiency[arch] * (ch - 1) / ch;
+  if (t == CollType::kAllGather || t == CollType::kReduceScatter) {
+    // One operation, on (ppn - 1) / ppn of the data; NCCL converts no
+    // bus bandwidth to algorithm bandwidth for a non-ring AllGather or
+    // ReduceScatter, so its figure is the algorithm's.
+    return ch * bw * (ppn - 1) / ppn;
+  }
+  bw *= 2;  // AllReduce pipelines its two operations (ld_reduce and st)
   if (a == Algo::kNvlsTree) {
     bw = std::min(bw, bw_inter * (nodes <= 2 ? 2 : 1));
     bw = std::min(bw, kPerChNvlsTree[arch][node_column(nodes)]);
@@ -270,7 +286,7 @@ double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
   return h == Hop::kNvlink ? kNvlinkLat[ai][static_cast<int>(p)] : kNetLat[ai][static_cast<int>(p)];
 }
 
-double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels) {
+double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels, CollType t) {
   const int col = node_column(sys.shape.servers), arch = static_cast<int>(sys.arch);
   const double ll = ll_max_bw(sys) / std::max(1, channels);
   // A tree rank's channel both reduces up and broadcasts down: its GPU work
@@ -288,7 +304,7 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
   // channels; charged to each slice's reduction. The network part runs on
   // the fabric and may be slower.
   if (a == Algo::kNvls || a == Algo::kNvlsTree)
-    return nccl_nvls_algbw_GBps(a, sys) / (sys.shape.gpus * std::max(1, channels));
+    return nccl_nvls_algbw_GBps(a, sys, t) / (sys.shape.gpus * std::max(1, channels));
   if (p == Proto::kLL) return ll;
   if (p == Proto::kLL128) return kPerChRingLl128[arch][col];
   return 0;

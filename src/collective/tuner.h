@@ -73,17 +73,22 @@ enum class Hop : uint8_t { kNvlink, kNet };
 // channel sends up and down, NCCL's tree bus bandwidth in all). 0: no cap (ring Simple: the links
 // decide). The wire overhead of LL/LL128 lines is not in here: the
 // simulation puts those bytes on the links itself.
-[[nodiscard]] double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels);
+// `t` matters to NVLS only (its AllGather and ReduceScatter rates).
+[[nodiscard]] double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels,
+                                           CollType t = CollType::kAllReduce);
 
 // Why NVLink SHARP (algo nvls / nvlstree) cannot run on `sys`, "" when it
 // can: NCCL needs an NVSwitch of Hopper or later (search.cc) and more than 2
 // GPUs per server (nvls.cc); nvls runs on one server, nvlstree across them.
-[[nodiscard]] std::string nvls_unavailable(Algo a, const TunerSystem& sys);
-// NCCL's bandwidth for NVLS / NVLSTree AllReduce (tuning.cc), as algorithm
-// bandwidth in GB/s: the NVLS graph's per-channel NVLink and NIC bandwidth,
-// NVLink SHARP's efficiency and NVLSTree's per-channel cap, over one channel
-// per GPU of a server. The simulation's NVSwitch reduces at this rate; the
-// NVLSTree's network exchange runs on the fabric.
-[[nodiscard]] double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys);
+// AllGather and ReduceScatter: nvls on one server only (NCCL needs CollNet
+// for them across servers, tuning.cc), never nvlstree.
+[[nodiscard]] std::string nvls_unavailable(Algo a, const TunerSystem& sys, CollType t = CollType::kAllReduce);
+// NCCL's bandwidth for NVLS / NVLSTree AllReduce, or NVLS AllGather /
+// ReduceScatter on one server (tuning.cc), as algorithm bandwidth in GB/s:
+// the NVLS graph's per-channel NVLink and NIC bandwidth, NVLink SHARP's
+// efficiency and NVLSTree's per-channel cap, over one channel per GPU of a
+// server. The simulation's NVSwitch reduces (AllGather: multicasts) at this
+// rate; the NVLSTree's network exchange runs on the fabric.
+[[nodiscard]] double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys, CollType t = CollType::kAllReduce);
 
 }  // namespace rdmasim

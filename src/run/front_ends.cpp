@@ -130,7 +130,7 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
   if (o.algo && !algo_applies(o.type, *o.algo))
     throw std::invalid_argument(
         std::string("--algo ") + algo_name(*o.algo) + " does not implement " + coll_name(o.type) +
-        " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical: "
+        " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical/nvls: "
         "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
         "sendrecv)");
   if (o.algo == Algo::kSharp && o.proto && *o.proto != Proto::kSimple)
@@ -149,7 +149,7 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
     TunerSystem sys;
     sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
     sys.arch = o.cluster.arch;
-    if (const std::string why = nvls_unavailable(*o.algo, sys); !why.empty())
+    if (const std::string why = nvls_unavailable(*o.algo, sys, o.type); !why.empty())
       throw std::invalid_argument(std::string("--algo ") + algo_name(*o.algo) + ": " + why);
   }
   const int nranks = o.cluster.ranks();

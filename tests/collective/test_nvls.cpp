@@ -132,5 +132,76 @@ TEST(Nvls, OneH100ServerReachesThePublishedBusbw) {
   EXPECT_LT(row.busbw, 8 * 59.5);
 }
 
+// ReduceScatter and AllGather on one server (reduce_scatter.h, all_gather.h,
+// NVLS): every transfer is the switch's. ReduceScatter has each owner's
+// slice read from every GPU (S over each GPU's NVLink); AllGather has each
+// GPU store its slice once (S / 8), for the switch to write to all.
+TEST(Nvls, ReduceScatterAndAllGatherMoveOneOperationEach) {
+  const int64_t S = int64_t{64} << 20;
+  for (const CollType type : {CollType::kReduceScatter, CollType::kAllGather}) {
+    PlanRequest r = nvls_request(Algo::kNvls, S, 4);
+    r.type = type;
+    const Plan p = build_plan(r, CommShape{1, 8});
+    std::map<int, int64_t> nvlink_out;
+    int64_t total = 0;
+    for (const Transfer& t : p.xfers) {
+      EXPECT_EQ(t.nvls, type == CollType::kReduceScatter ? kNvlsReduce : kNvlsMulticast);
+      EXPECT_EQ(t.deps, 0);
+      total += t.bytes;
+      if (t.nvls == kNvlsReduce)
+        for (int g = 0; g < 8; ++g) nvlink_out[g] += t.bytes;
+      else
+        nvlink_out[t.src] += t.bytes;
+    }
+    EXPECT_EQ(total, S);
+    for (int g = 0; g < 8; ++g)
+      EXPECT_EQ(nvlink_out[g], type == CollType::kReduceScatter ? S : S / 8)
+          << coll_name(type) << " GPU " << g;
+    // Across servers NCCL needs CollNet for them.
+    EXPECT_THROW((void)build_plan(r, CommShape{2, 8}), std::invalid_argument);
+  }
+}
+
+// tuning.cc for NVLS AllGather / ReduceScatter: bw = bwIntra x
+// nvlsEfficiency x (nCh - 1) / nCh x (ppn - 1) / ppn, busBw = nCh x bw, and
+// no conversion to algorithm bandwidth (a non-ring AllGather/ReduceScatter);
+// latency the NVLink hop's 25 us. Only on one server, never NVLSTree.
+TEST(Nvls, ReduceScatterAndAllGatherUseNcclsFigures) {
+  const TunerSystem h1 = system_of("h100", 1, 8, 400);
+  const TunerSystem h2 = system_of("h100", 2, 8, 400);
+  for (const CollType type : {CollType::kReduceScatter, CollType::kAllGather}) {
+    EXPECT_NEAR(nccl_nvls_algbw_GBps(Algo::kNvls, h1, type), 8 * 40 * 0.85 * 7 / 8 * 7 / 8, 1e-9);
+    EXPECT_TRUE(nvls_unavailable(Algo::kNvls, h1, type).empty());
+    EXPECT_FALSE(nvls_unavailable(Algo::kNvls, h2, type).empty());
+    EXPECT_FALSE(nvls_unavailable(Algo::kNvlsTree, h2, type).empty());
+    PlanRequest r = nvls_request(Algo::kNvls, int64_t{1} << 30, 8);
+    r.type = type;
+    const std::vector<TunerEstimate> est = nccl_estimates(r, h1);
+    ASSERT_EQ(est.size(), 1u);
+    EXPECT_EQ(est[0].algo, Algo::kNvls);
+    EXPECT_NEAR(est[0].latency_us, 25, 1e-9);
+  }
+  EXPECT_FALSE(nvls_unavailable(Algo::kNvls, h1, CollType::kBroadcast).empty());
+}
+
+// Run on one H100 server, an NVLS ReduceScatter / AllGather of 1 GiB takes
+// NCCL's own estimate within 1%: the switch works at NCCL's rate; the fixed
+// costs differ (NCCL charges its 25 us NVLink hop once, the simulation its
+// step costs per chunk and the pipeline's fill).
+TEST(Nvls, ReduceScatterAndAllGatherRunAtNcclsRate) {
+  for (const CollType type : {CollType::kReduceScatter, CollType::kAllGather}) {
+    NcclTestsOptions o;
+    o.type = type;
+    o.algo = Algo::kNvls;
+    o.min_bytes = o.max_bytes = int64_t{1} << 30;
+    o.cluster.servers = 1;
+    o.fabric = find_profile("ib-ndr").config;
+    const NcclTestsRow row = run_nccl_tests(o).rows[0];
+    EXPECT_EQ(row.algo, Algo::kNvls);
+    ASSERT_GT(row.nccl_model_us, 0);
+    EXPECT_NEAR(row.time_us, row.nccl_model_us, 0.01 * row.nccl_model_us) << coll_name(type);
+  }
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -65,18 +65,31 @@ GpuCluster::GpuCluster(const ClusterConfig& c, const FabricConfig& fabric, uint6
       own_fabric_(std::make_unique<Fabric>(*own_sim_, make_cluster_topology(c), fabric)),
       sim_(own_sim_.get()),
       fabric_(own_fabric_.get()),
+      own_net_(std::make_unique<FabricNetwork>(*fabric_)),
+      net_(own_net_.get()),
       nvlink_free_(c.ranks()),
       sharp_(std::make_unique<SharpManager>(fabric_->topology(), fabric_->config().sharp)) {}
 
 GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric)
+    : GpuCluster(c, sim, std::make_unique<FabricNetwork>(fabric), nullptr) {
+  fabric_ = &fabric;
+}
+
+GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, CollectiveNetwork& net)
+    : GpuCluster(c, sim, nullptr, &net) {}
+
+GpuCluster::GpuCluster(const ClusterConfig& c, Simulation& sim, std::unique_ptr<FabricNetwork> own,
+                       CollectiveNetwork* net)
     : cfg_(c),
       sim_(&sim),
-      fabric_(&fabric),
+      fabric_(nullptr),
+      own_net_(std::move(own)),
+      net_(own_net_ ? own_net_.get() : net),
       nvlink_free_(c.ranks()),
-      sharp_(std::make_unique<SharpManager>(fabric.topology(), fabric.config().sharp)) {
-  if (fabric.topology().num_hosts() < c.ranks())
+      sharp_(std::make_unique<SharpManager>(net_->topology(), net_->fabric_config().sharp)) {
+  if (net_->topology().num_hosts() < c.ranks())
     throw std::invalid_argument("the cluster has " + std::to_string(c.ranks()) +
-                                " GPUs but the fabric only " + std::to_string(fabric.topology().num_hosts()) +
+                                " GPUs but the fabric only " + std::to_string(net_->topology().num_hosts()) +
                                 " endpoints");
 }
 

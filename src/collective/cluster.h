@@ -78,6 +78,49 @@ struct ClusterConfig {
 // user turns it on, e.g. "set fabric.sharp.enabled: true".
 [[nodiscard]] std::string sharp_unavailable(const FabricConfig& fabric, const std::string& how);
 
+// What a communicator needs of the network between servers: connections,
+// RDMA WRITEs and their arrival, and the switches' aggregation where the
+// fabric has it. The packet-level fabric gives it through its verbs
+// (FabricNetwork); the flow-level model (fabric.model: flow) as fluid flows.
+class CollectiveNetwork {
+ public:
+  // A connection from endpoint src to dst; the arrival of each WRITE posted
+  // on it reaches sink->on_receive with the work request's id.
+  virtual QpId connect(int src, int dst, CompletionSink* sink) = 0;
+  virtual void post_write(QpId qp, int64_t bytes, uint64_t wr_id) = 0;
+  // A connection's (src, dst) endpoints.
+  [[nodiscard]] virtual std::pair<int, int> endpoints(QpId qp) const = 0;
+  [[nodiscard]] virtual const FabricConfig& fabric_config() const = 0;
+  [[nodiscard]] virtual const Topology& topology() const = 0;
+  // The switches' aggregation data path; nullptr where there is none.
+  [[nodiscard]] virtual SharpDataPath* sharp() = 0;
+
+ protected:
+  ~CollectiveNetwork() = default;
+};
+
+// The packet-level fabric, through its verbs.
+class FabricNetwork final : public CollectiveNetwork {
+ public:
+  explicit FabricNetwork(Fabric& f) : f_(f) {}
+  QpId connect(int src, int dst, CompletionSink* sink) override {
+    return f_.verbs().create_qp(src, dst, sink).id();
+  }
+  void post_write(QpId qp, int64_t bytes, uint64_t wr_id) override {
+    f_.verbs().qp(qp).post_write(bytes, wr_id);
+  }
+  [[nodiscard]] std::pair<int, int> endpoints(QpId qp) const override {
+    const QueuePair q = f_.verbs().qp(qp);
+    return {q.src(), q.dst()};
+  }
+  [[nodiscard]] const FabricConfig& fabric_config() const override { return f_.config(); }
+  [[nodiscard]] const Topology& topology() const override { return f_.topology(); }
+  [[nodiscard]] SharpDataPath* sharp() override { return f_.sharp(); }
+
+ private:
+  Fabric& f_;
+};
+
 // A simulation, its fabric and the cluster geometry: everything a
 // communicator needs. Its SHARP groups come from the fabric's fabric.sharp.
 class GpuCluster {
@@ -90,8 +133,14 @@ class GpuCluster {
   // Both must outlive the cluster. Throws std::invalid_argument when the
   // fabric has fewer than c.ranks() endpoints.
   GpuCluster(const ClusterConfig& c, Simulation& sim, Fabric& fabric);
+  // The same over another network (the flow-level model), which must
+  // outlive the cluster. Throws as above.
+  GpuCluster(const ClusterConfig& c, Simulation& sim, CollectiveNetwork& net);
   [[nodiscard]] Simulation& sim() { return *sim_; }
+  // The packet-level fabric. Precondition: the cluster runs on one (not
+  // on the flow-level model).
   [[nodiscard]] Fabric& fabric() { return *fabric_; }
+  [[nodiscard]] CollectiveNetwork& net() { return *net_; }
   [[nodiscard]] const ClusterConfig& config() const { return cfg_; }
   [[nodiscard]] int ranks() const { return cfg_.ranks(); }
   [[nodiscard]] int gpus_per_server() const { return cfg_.gpus_per_server; }
@@ -104,11 +153,17 @@ class GpuCluster {
   [[nodiscard]] SharpManager& sharp() { return *sharp_; }
 
  private:
+  // The borrowed-simulation constructors': `own` (a fabric's) or `net`.
+  GpuCluster(const ClusterConfig& c, Simulation& sim, std::unique_ptr<FabricNetwork> own,
+             CollectiveNetwork* net);
+
   ClusterConfig cfg_;
   std::unique_ptr<Simulation> own_sim_;  // null when borrowed
   std::unique_ptr<Fabric> own_fabric_;
   Simulation* sim_;
-  Fabric* fabric_;
+  Fabric* fabric_;                          // null on the flow-level model
+  std::unique_ptr<FabricNetwork> own_net_;  // fabric_'s, when there is one
+  CollectiveNetwork* net_;
   std::vector<Time> nvlink_free_;
   std::unique_ptr<SharpManager> sharp_;
 };

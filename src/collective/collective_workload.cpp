@@ -205,26 +205,42 @@ CollectiveWorkload::CollectiveWorkload(const WorkloadSpec& spec)
 
 CollectiveWorkload::~CollectiveWorkload() = default;
 
-void CollectiveWorkload::setup(WorkloadContext& ctx) {
-  sim_ = &ctx.sim;
+ClusterConfig CollectiveWorkload::cluster_config(const Topology& t, Rate nic_rate) const {
   ClusterConfig cc;
   cc.gpus_per_server = p_.gpus_per_server;
-  cc.servers = ctx.fabric.topology().num_hosts() / p_.gpus_per_server;
+  cc.servers = t.num_hosts() / p_.gpus_per_server;
   cc.nvlink = p_.nvlink;
   cc.arch = p_.arch;
-  cc.nic_link.rate = ctx.fabric.nic(0).port(0).rate();
-  cluster_ = std::make_unique<GpuCluster>(cc, ctx.sim, ctx.fabric);
+  cc.nic_link.rate = nic_rate;
+  return cc;
+}
+
+void CollectiveWorkload::setup(WorkloadContext& ctx) {
+  cluster_ = std::make_unique<GpuCluster>(
+      cluster_config(ctx.fabric.topology(), ctx.fabric.nic(0).port(0).rate()), ctx.sim, ctx.fabric);
+  finish_setup(ctx.sim);
+}
+
+void CollectiveWorkload::setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate) {
+  cluster_ = std::make_unique<GpuCluster>(cluster_config(net.topology(), nic_rate), sim, net);
+  finish_setup(sim);
+}
+
+void CollectiveWorkload::finish_setup(Simulation& sim) {
+  sim_ = &sim;
   comm_ = std::make_unique<Communicator>(*cluster_, p_.comm);
   req_.channels = resolved_channels(p_.req, p_.gpus_per_server);
 }
 
-void CollectiveWorkload::start(WorkloadContext& ctx) {
+void CollectiveWorkload::start(WorkloadContext& ctx) { start_on(ctx.sim); }
+
+void CollectiveWorkload::start_on(Simulation& sim) {
   // At time zero the launch happens before any event runs, as a stand-alone
   // nccl-tests run does.
-  if (spec_.start <= ctx.sim.now())
+  if (spec_.start <= sim.now())
     on_event(0, 0);
   else
-    ctx.sim.schedule(spec_.start, this, 0, 0);
+    sim.schedule(spec_.start, this, 0, 0);
 }
 
 void CollectiveWorkload::on_event(uint32_t, uint64_t) {

@@ -41,6 +41,10 @@ class CollectiveWorkload final : public Workload, public EventHandler, public Co
 
   void setup(WorkloadContext& ctx) override;
   void start(WorkloadContext& ctx) override;
+  // setup() and start() on another network than a packet-level fabric (the
+  // flow-level model), whose hosts' NICs run at `nic_rate`.
+  void setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate);
+  void start_on(Simulation& sim);
   [[nodiscard]] bool finished() const override { return done_; }
   // The granularity at which the stand-alone nccl-tests loop used to poll;
   // keeping it keeps its end-of-run state.
@@ -64,6 +68,9 @@ class CollectiveWorkload final : public Workload, public EventHandler, public Co
   void on_collective_done(uint32_t comm_id, uint64_t tag, Time start, Time end) override;
 
  private:
+  [[nodiscard]] ClusterConfig cluster_config(const Topology& t, Rate nic_rate) const;
+  void finish_setup(Simulation& sim);
+
   const WorkloadSpec& spec_;
   const CollectiveParams& p_;
   PlanRequest req_;

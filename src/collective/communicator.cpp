@@ -75,7 +75,7 @@ QpId Communicator::conn_for(int channel, int src, int dst, int stripe) {
                        (static_cast<uint64_t>(src) << 20) | static_cast<uint64_t>(dst);
   auto it = conns_.find(key);
   if (it != conns_.end()) return it->second;
-  const QpId id = cl_.fabric().verbs().create_qp(src, dst, this).id();
+  const QpId id = cl_.net().connect(src, dst, this);
   conns_.emplace(key, id);
   return id;
 }
@@ -83,9 +83,9 @@ QpId Communicator::conn_for(int channel, int src, int dst, int stripe) {
 int Communicator::qps_per_nic_max() const {
   std::unordered_map<int, int> per_nic;
   for (const auto& [key, qp] : conns_) {
-    const QueuePair q = cl_.fabric().verbs().qp(qp);
-    ++per_nic[q.src()];
-    ++per_nic[q.dst()];
+    const auto [src, dst] = cl_.net().endpoints(qp);
+    ++per_nic[src];
+    ++per_nic[dst];
   }
   int most = 0;
   for (const auto& [nic, n] : per_nic) most = std::max(most, n);
@@ -98,7 +98,8 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   sharp_fallback_ = false;
   if (r.algo == Algo::kSharp) {
     // The front ends refuse this before a run; never fall back for it.
-    if (const std::string why = sharp_unavailable(cl_.fabric().config(), "set fabric.sharp.enabled: true");
+    if (const std::string why =
+            sharp_unavailable(cl_.net().fabric_config(), "set fabric.sharp.enabled: true");
         !why.empty())
       throw std::invalid_argument("algo sharp: " + why);
     // NCCL CollNet: one aggregation group per communicator, set up on first
@@ -253,7 +254,7 @@ void Communicator::transmit(uint32_t x) {
     const int local = cl_.local_of(t.src);
     for (int s = 0; s < shape_.servers; ++s)
       sharp_hosts_.push_back(ranks_[shape_.rank(s, 0)] - cl_.local_of(ranks_[shape_.rank(s, 0)]) + local);
-    cl_.fabric().sharp()->start(*sharp_group_, sharp_hosts_, t.bytes, this, kNvlinkArrive, x);
+    cl_.net().sharp()->start(*sharp_group_, sharp_hosts_, t.bytes, this, kNvlinkArrive, x);
     return;
   }
   if (t.nvls != 0) {
@@ -305,11 +306,11 @@ Time Communicator::gpu_done(uint32_t x) {
 
 void Communicator::post(uint32_t x) {
   const Transfer& t = plan_.xfers[x];
-  const Verbs verbs = cl_.fabric().verbs();
+  CollectiveNetwork& net = cl_.net();
   const int parts = parts_left_[x];
   for (int s = 0; s < parts; ++s) {
     const QpId conn = s == 0 ? first_conn_[x] : conn_for(t.channel, t.src, t.dst, s);
-    verbs.qp(conn).post_write(proto_wire_bytes(last_proto_, piece(t.bytes, parts, s)), x);
+    net.post_write(conn, proto_wire_bytes(last_proto_, piece(t.bytes, parts, s)), x);
   }
 }
 
@@ -343,7 +344,7 @@ void Communicator::finish() {
 }
 
 std::string Communicator::stop_reason() const {
-  const SharpDataPath* dp = cl_.fabric().sharp();
+  const SharpDataPath* dp = cl_.net().sharp();
   const SharpDataPath::Stop* s = dp != nullptr ? dp->stopped(this) : nullptr;
   if (s == nullptr) return {};
   return fmt::format(

@@ -2,8 +2,9 @@
 // the way NCCL's kernels do — a Plan's transfers start when their inputs have
 // arrived plus a per-step GPU latency (the kernel's reduce/copy and flag
 // handling), and leave either over NVLink (same server) or as RDMA WRITEs on
-// the channel's RC QPs (other servers). It talks to the fabric only through
-// the verbs layer (QueuePair-style connect/post and completions).
+// the channel's RC QPs (other servers). It talks to the network only through
+// the cluster's CollectiveNetwork (connect, post a WRITE, its arrival): the
+// packet-level fabric's verbs, or the flow-level model's fluid flows.
 //
 // NVLink is modelled analytically, not as topology links: each GPU has one
 // egress FIFO at the NVLink rate (450 GB/s per direction on H100) and a fixed

@@ -600,16 +600,16 @@ void check_flow_model(const CfgNode& root, const Scenario& s) {
   if (auto out = root.opt_child("output"))
     for (const char* key : {"timeseries_interval", "pcap", "ports_csv"})
       if (out->has(key)) throw out->error(key, why + ": there are no packets or queues to record");
-  static constexpr std::string_view kFlowTypes[] = {"incast", "permutation", "all-to-all",
-                                                    "cdf",    "flows-file",  "flow"};
+  static constexpr std::string_view kFlowTypes[] = {"incast",     "permutation", "all-to-all", "cdf",
+                                                    "flows-file", "flow",        "collective"};
   for (const WorkloadSpec& w : s.workloads) {
-    bool flow_style = false;
-    for (const std::string_view t : kFlowTypes) flow_style = flow_style || w.type == t;
-    if (!flow_style)
+    bool modelled = false;
+    for (const std::string_view t : kFlowTypes) modelled = modelled || w.type == t;
+    if (!modelled)
       throw InputError(s.file, w.line, 0, "workload.type",
                        "'" + w.type +
                            "' is not modelled at flow level: expected incast, permutation, "
-                           "all-to-all, cdf, flows-file or flow (use fabric.model: packet)");
+                           "all-to-all, cdf, flows-file, flow or collective (use fabric.model: packet)");
   }
 }
 

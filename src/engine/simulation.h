@@ -24,6 +24,8 @@ class Simulation {
   [[nodiscard]] uint64_t seed() const { return seed_; }
   [[nodiscard]] uint64_t events_processed() const { return events_; }
   [[nodiscard]] size_t pending_events() const { return queue_.size(); }
+  // When the next event is due; Time::never() when none is.
+  [[nodiscard]] Time next_event_time() const { return queue_.empty() ? Time::never() : queue_.top_time(); }
 
   // Schedules `h->on_event(kind, arg)` at absolute time `at` (>= now).
   void schedule(Time at, EventHandler* h, uint32_t kind, uint64_t arg = 0) { queue_.push(at, h, kind, arg); }

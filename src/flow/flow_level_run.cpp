@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "collective/collective_workload.h"
 #include "config/error.h"
 #include "config/units_parse.h"
 #include "engine/rng.h"
@@ -38,7 +39,7 @@ uint64_t packets_for(int64_t bytes, uint32_t mtu) {
 
 }  // namespace
 
-FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(s_)) {
+FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(s_)), sim_(s_.seed) {
   try {
     net_ = std::make_unique<FluidNetwork>(topo_, s_.seed, s_.fabric.sw.same_ecmp_seed);
     if (s_.fabric.ib.enabled) net_->follow_lfts(compute_lfts(topo_, s_.fabric.ib.sm));
@@ -57,7 +58,22 @@ FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(
   // The same flows the packet-level run makes: same generators, same streams.
   const Rate host_rate = topo_.hosts.empty() ? Rate{} : net_->rate(0);
   for (size_t i = 0; i < s_.workloads.size(); ++i) {
-    const FlowGenContext g{s_, s_.workloads[i], static_cast<int>(i), topo_, host_rate};
+    const WorkloadSpec& w = s_.workloads[i];
+    if (w.type == "collective") {
+      const auto& p = static_cast<const CollectiveParams&>(*w.params);
+      if (!p.req.tune_algo && p.req.algo == Algo::kSharp)
+        throw InputError(s_.file, w.line, 0, "algo",
+                         "SHARP is not modelled at flow level (fabric.model: flow): use the packet level");
+      auto c = std::make_unique<CollectiveWorkload>(w);
+      try {
+        c->setup_on(sim_, *this, host_rate);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(s_.file, w.line, 0, "workload", e.what());
+      }
+      collectives_.push_back(std::move(c));
+      continue;
+    }
+    const FlowGenContext g{s_, w, static_cast<int>(i), topo_, host_rate};
     if (!generate_flows(g, flows_))
       throw InputError(s_.file, s_.workloads[i].line, 0, "workload.type",
                        "'" + s_.workloads[i].type + "' is not modelled at flow level");
@@ -65,7 +81,7 @@ FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(
   std::stable_sort(flows_.begin(), flows_.end(),
                    [](const FlowRecord& a, const FlowRecord& b) { return a.spec.start < b.spec.start; });
   for (size_t i = 0; i < flows_.size(); ++i) flows_[i].spec.id = static_cast<int64_t>(i);
-  if (flows_.empty() || flows_.front().spec.start >= s_.duration)
+  if (collectives_.empty() && (flows_.empty() || flows_.front().spec.start >= s_.duration))
     throw InputError(s_.file, s_.workloads.empty() ? 0 : s_.workloads[0].line, 0, "workload",
                      "no flow starts before the end of the run: nothing would run");
   latest_end_.assign(flows_.size(), Time::zero());
@@ -122,7 +138,7 @@ uint32_t FlowLevelRun::data_wire(Opcode op, int64_t bytes, uint64_t i) const {
 }
 
 Time FlowLevelRun::ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
-                         int64_t bytes) const {
+                         int64_t bytes, bool arrival) const {
   const Framing& fr = s_.fabric.framing;
   const uint64_t n = packets_for(bytes, s_.fabric.rc.mtu);
   const uint32_t first = data_wire(op, bytes, 0);
@@ -136,20 +152,24 @@ Time FlowLevelRun::ideal(const std::vector<uint32_t>& fwd, const std::vector<uin
     return tx + pipeline(fwd, 1, req, req, req) + tx + pipeline(rev, n, first, middle, last);
   }
   const Time there = pipeline(fwd, n, first, middle, last);
+  if (arrival) return tx + there;
   const uint32_t ack = fr.ack_wire() + route_header_;
   const Time back = pipeline(rev, 1, ack, ack, ack);
   return tx + there + back;
 }
 
-void FlowLevelRun::start_flow(size_t i) {
-  FlowRecord& f = flows_[i];
+void FlowLevelRun::start_flow(uint32_t ref) {
+  FlowRecord& f = record(ref);
+  const bool transfer = (ref & kTransfer) != 0;
   const uint32_t mtu = s_.fabric.rc.mtu;
   f.started = true;
   f.parts_left = f.qps;
   // An InfiniBand GRH between subnets, as the packet level's RC adds it.
   route_header_ = s_.fabric.ib.enabled ? grh_bytes(topo_, f.spec.src, f.spec.dst) : 0;
   for (int q = 0; q < f.qps; ++q) {
-    const uint32_t qp = next_qp_++;
+    // A transfer goes on its connection's QP (one path per connection, as
+    // at packet level); a flow's QPs are numbered as they start.
+    const uint32_t qp = transfer ? f.conn : next_qp_++;
     if (q == 0) f.conn = qp;
     const int64_t bytes = f.spec.size_bytes / f.qps + (q < f.spec.size_bytes % f.qps ? 1 : 0);
     const uint16_t sport = source_port(s_.seed, qp);
@@ -161,7 +181,7 @@ void FlowLevelRun::start_flow(size_t i) {
       throw std::runtime_error("flow " + std::to_string(f.spec.id) + ": no route between hosts " +
                                std::to_string(f.spec.src) + " and " + std::to_string(f.spec.dst));
     if (q == 0) {
-      f.ideal = ideal(fwd_, rev_, f.op, f.spec.size_bytes);
+      f.ideal = ideal(fwd_, rev_, f.op, f.spec.size_bytes, transfer);
       f.links = static_cast<int>(fwd_.size());
     }
     // The fluid is the part's wire bytes; alone it drains at the slowest
@@ -178,7 +198,7 @@ void FlowLevelRun::start_flow(size_t i) {
     const Time whole = q == 0 && f.qps == 1 ? f.ideal : ideal(fwd_, rev_, f.op, bytes);
     const Time drain = Time::from_ps(static_cast<int64_t>(std::ceil(wire / bottleneck)));
     Part p;
-    p.flow = static_cast<uint32_t>(i);
+    p.flow = ref;
     p.id = static_cast<uint32_t>(index_of_.size());
     p.remaining = wire;
     p.updated = now_;
@@ -230,11 +250,18 @@ void FlowLevelRun::provisional_rate(Part& p) {
 void FlowLevelRun::finish_part(size_t k) {
   Part& p = parts_[k];
   p.remaining -= p.rate * static_cast<double>((now_ - p.updated).ps());
-  FlowRecord& f = flows_[p.flow];
-  latest_end_[p.flow] = std::max(latest_end_[p.flow], now_ + p.fixed);
+  FlowRecord& f = record(p.flow);
+  Time& latest = latest_end(p.flow);
+  latest = std::max(latest, now_ + p.fixed);
   if (--f.parts_left == 0) {
-    f.end = latest_end_[p.flow];
-    ++completed_;
+    f.end = latest;
+    if ((p.flow & kTransfer) != 0) {
+      ++transfers_done_;
+      sim_.schedule(f.end, this, 0, p.flow & ~kTransfer);
+      released_.push_back(f.conn);
+    } else {
+      ++completed_;
+    }
   }
   for (uint32_t e = p.begin; e < p.end; ++e) load_[arena_link_[e]] -= arena_coef_[e] * p.rate;
   for (uint32_t e = p.begin; e < p.data_end; ++e) --count_[arena_link_[e]];
@@ -302,11 +329,13 @@ void FlowLevelRun::run(const std::function<void(const FlowLevelRun&)>& progress,
   size_t next = 0;
   bool pending = false;  // arrivals or completions the rates do not yet reflect
   now_ = Time::zero();
-  while (completed_ < flows_.size()) {
+  for (const auto& c : collectives_) static_cast<CollectiveWorkload&>(*c).start_on(sim_);
+  while (completed_ < flows_.size() || !collectives_done()) {
     Time t = next < flows_.size() ? flows_[next].spec.start : Time::never();
     Time fin;
     if (next_finish(fin)) t = std::min(t, fin);
     if (pending) t = std::min(t, last_solve_ + epoch);
+    t = std::min(t, sim_.next_event_time());
     if (t == Time::never() || t > s_.duration) {
       now_ = t == Time::never() ? now_ : s_.duration;
       break;
@@ -321,6 +350,23 @@ void FlowLevelRun::run(const std::function<void(const FlowLevelRun&)>& progress,
       changed = true;
     }
     const size_t first_new = parts_.size();
+    // Transfers queued behind one that drained start on their QP now.
+    for (const QpId q : released_) {
+      Connection& c = conns_[q];
+      c.busy = !c.waiting.empty();
+      if (!c.busy) continue;
+      const uint32_t ref = c.waiting.front();
+      c.waiting.pop_front();
+      record(ref).spec.start = now_;
+      start_flow(ref);
+    }
+    released_.clear();
+    // The collectives' events now (arrivals just scheduled among them):
+    // the WRITEs they post start now.
+    if (sim_.next_event_time() <= now_) {
+      sim_.run(now_);
+      changed = changed || parts_.size() > first_new;
+    }
     while (next < flows_.size() && flows_[next].spec.start <= now_) {
       start_flow(next++);
       changed = true;
@@ -343,6 +389,60 @@ void FlowLevelRun::run(const std::function<void(const FlowLevelRun&)>& progress,
   }
 }
 
+QpId FlowLevelRun::connect(int src, int dst, CompletionSink* sink) {
+  conns_.push_back({src, dst, sink, false, {}});
+  return static_cast<QpId>(conns_.size() - 1);
+}
+
+void FlowLevelRun::post_write(QpId qp, int64_t bytes, uint64_t wr_id) {
+  FlowRecord f;
+  f.spec.src = conns_[qp].src;
+  f.spec.dst = conns_[qp].dst;
+  f.spec.size_bytes = bytes;
+  f.spec.start = now_;
+  f.spec.id = static_cast<int64_t>(transfers_posted_++);
+  f.conn = qp;
+  f.qps = 1;
+  uint32_t slot = 0;
+  if (free_transfers_.empty()) {
+    slot = static_cast<uint32_t>(transfers_.size());
+    transfers_.push_back(f);
+    transfer_end_.push_back(Time::zero());
+    transfer_wr_.push_back(wr_id);
+  } else {
+    slot = free_transfers_.back();
+    free_transfers_.pop_back();
+    transfers_[slot] = f;
+    transfer_end_[slot] = Time::zero();
+    transfer_wr_[slot] = wr_id;
+  }
+  const uint32_t ref = kTransfer | slot;
+  Connection& c = conns_[qp];
+  if (c.busy) {
+    c.waiting.push_back(ref);
+    return;
+  }
+  c.busy = true;
+  start_flow(ref);
+}
+
+void FlowLevelRun::on_event(uint32_t /*kind*/, uint64_t arg) {
+  const FlowRecord& f = transfers_[arg];
+  Completion c;
+  c.conn = f.conn;
+  c.wr_id = transfer_wr_[arg];
+  c.bytes = f.spec.size_bytes;
+  c.posted = f.spec.start;
+  c.completed = f.end;
+  free_transfers_.push_back(static_cast<uint32_t>(arg));  // f may be reused from here on
+  conns_[c.conn].sink->on_receive(c);
+}
+
+bool FlowLevelRun::collectives_done() const {
+  return std::all_of(collectives_.begin(), collectives_.end(),
+                     [](const std::unique_ptr<Workload>& w) { return w->finished(); });
+}
+
 uint64_t FlowLevelRun::data_packet_hops() const {
   uint64_t hops = 0;
   for (const auto& f : flows_)
@@ -354,7 +454,9 @@ uint64_t FlowLevelRun::data_packet_hops() const {
 size_t FlowLevelRun::memory_bytes() const {
   return net_->memory_bytes() + flows_.capacity() * sizeof(FlowRecord) + parts_.capacity() * sizeof(Part) +
          index_of_.capacity() * sizeof(uint32_t) + finishes_.capacity() * sizeof(Finish) +
-         arena_link_.capacity() * (sizeof(uint32_t) + sizeof(float)) + net_->num_links() * 48;
+         arena_link_.capacity() * (sizeof(uint32_t) + sizeof(float)) + net_->num_links() * 48 +
+         transfers_.capacity() * (sizeof(FlowRecord) + sizeof(Time) + sizeof(uint64_t)) +
+         conns_.capacity() * sizeof(Connection);
 }
 
 nlohmann::ordered_json flow_level_results_json(const FlowLevelRun& r) {
@@ -384,6 +486,19 @@ nlohmann::ordered_json flow_level_results_json(const FlowLevelRun& r) {
               {"all_flows_completed", r.completed() == r.flows().size()}};
   j["flows"] = std::move(tables.flows);
   j["throughput"] = std::move(tables.throughput);
+  if (!r.collectives().empty()) {
+    // As at packet level: one entry per workload, the collectives' filled in.
+    json measured = json::array();
+    size_t c = 0;
+    for (const WorkloadSpec& w : r.scenario().workloads) {
+      json m = json::object();
+      if (w.type == "collective") r.collectives()[c++]->report(m);
+      measured.push_back(std::move(m));
+    }
+    j["workload_results"] = std::move(measured);
+    j["run"]["collective_transfers"] = r.transfers();
+    j["run"]["collective_transfers_arrived"] = r.transfers_done();
+  }
   return j;
 }
 
@@ -395,13 +510,20 @@ std::string flow_level_summary(const FlowLevelRun& r) {
                    r.topology().description, r.scenario().profile);
   s += fmt::format("simulated  {:.3f} us  events {}  rate solves {}  {}\n", r.now().ps() / 1e6, r.events(),
                    r.solves(), r.interrupted() ? "(INTERRUPTED)" : "");
-  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
-                   fl["total"].get<size_t>());
-  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
-                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
-  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
-                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
-  s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  if (!r.flows().empty()) {
+    s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
+                     fl["total"].get<size_t>());
+    s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n",
+                     fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
+                     fl["fct_ns"]["max"].get<double>() / 1e3);
+    s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                     fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+    s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  }
+  for (const auto& c : r.collectives()) s += c->summary();
+  if (!r.collectives().empty())
+    s += fmt::format("transfers  {} WRITEs of the collectives as fluid flows, {} arrived\n", r.transfers(),
+                     r.transfers_done());
   return s;
 }
 

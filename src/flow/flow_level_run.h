@@ -13,16 +13,28 @@
 // buffers, PFC, ECN, congestion control, loss and its recovery. A lone flow
 // completes at exactly its ideal time; flows that share a link split it as
 // max-min fairness says, from the instant they start.
+//
+// Collectives run on it too: the same Communicator as at packet level (its
+// plan, GPU and proxy step costs, NVLink and slots) on a simulation of its
+// own for those events, with every RDMA WRITE it posts a fluid "transfer"
+// that arrives (on_receive) when its last byte would: the fluid's drain
+// plus the unloaded pipeline to the receiver, no ACK wait. Transfers share
+// links with the workloads' flows but are not flows: flows.csv and the FCT
+// tables keep to the flows, and each collective reports as at packet level
+// (workload_results). SHARP is not modelled here.
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "collective/cluster.h"
 #include "config/scenario.h"
+#include "engine/simulation.h"
 #include "flow/fluid_network.h"
 #include "flow/max_min.h"
 #include "topo/topology.h"
@@ -30,7 +42,7 @@
 
 namespace rdmasim {
 
-class FlowLevelRun {
+class FlowLevelRun final : private CollectiveNetwork, private EventHandler {
  public:
   // Builds the topology and every workload's flows. Throws InputError for
   // what only now shows (a flow with no route, no flows at all).
@@ -44,8 +56,13 @@ class FlowLevelRun {
            const std::atomic<bool>* interrupt = nullptr);
 
   [[nodiscard]] const Scenario& scenario() const { return s_; }
-  [[nodiscard]] const Topology& topology() const { return topo_; }
+  [[nodiscard]] const Topology& topology() const override { return topo_; }
   [[nodiscard]] const std::vector<FlowRecord>& flows() const { return flows_; }
+  // The collective workloads (results and summary as at packet level).
+  [[nodiscard]] const std::vector<std::unique_ptr<Workload>>& collectives() const { return collectives_; }
+  // WRITEs the collectives posted (fluid transfers) and those that arrived.
+  [[nodiscard]] size_t transfers() const { return transfers_posted_; }
+  [[nodiscard]] size_t transfers_done() const { return transfers_done_; }
   [[nodiscard]] Time now() const { return now_; }
   [[nodiscard]] size_t completed() const { return completed_; }
   [[nodiscard]] bool interrupted() const { return interrupted_; }
@@ -58,8 +75,8 @@ class FlowLevelRun {
   [[nodiscard]] size_t memory_bytes() const;
 
  private:
-  struct Part {  // one QP of a flow
-    uint32_t flow = 0;
+  struct Part {            // one QP of a flow
+    uint32_t flow = 0;     // a flow's index, or kTransfer | a transfer's
     uint32_t id = 0;       // stable while its index in parts_ moves
     double remaining = 0;  // wire bytes still to send, as of `updated`
     double rate = 0;       // bytes per ps
@@ -76,7 +93,25 @@ class FlowLevelRun {
     uint32_t version;
     bool operator>(const Finish& o) const { return at > o.at || (at == o.at && id > o.id); }
   };
-  void start_flow(size_t i);
+  static constexpr uint32_t kTransfer = 0x80000000u;
+  [[nodiscard]] FlowRecord& record(uint32_t ref) {
+    return (ref & kTransfer) != 0 ? transfers_[ref & ~kTransfer] : flows_[ref];
+  }
+  [[nodiscard]] Time& latest_end(uint32_t ref) {
+    return (ref & kTransfer) != 0 ? transfer_end_[ref & ~kTransfer] : latest_end_[ref];
+  }
+  void start_flow(uint32_t ref);
+  [[nodiscard]] bool collectives_done() const;
+  // CollectiveNetwork: the collectives' connections and WRITEs.
+  QpId connect(int src, int dst, CompletionSink* sink) override;
+  void post_write(QpId qp, int64_t bytes, uint64_t wr_id) override;
+  [[nodiscard]] std::pair<int, int> endpoints(QpId qp) const override {
+    return {conns_[qp].src, conns_[qp].dst};
+  }
+  [[nodiscard]] const FabricConfig& fabric_config() const override { return s_.fabric; }
+  [[nodiscard]] SharpDataPath* sharp() override { return nullptr; }
+  // A transfer (arg) has arrived: its sink hears of it.
+  void on_event(uint32_t kind, uint64_t arg) override;
   void solve();
   // Between solves (flow_epoch > 0) a new part starts at once at an
   // estimate of its share: on each of its data links the larger of what is
@@ -89,9 +124,10 @@ class FlowLevelRun {
   // Wire bytes of data packet i of a `bytes` message (a READ's: of its response).
   [[nodiscard]] uint32_t data_wire(Opcode op, int64_t bytes, uint64_t i) const;
   // Unloaded completion time of `bytes` over `fwd` (data; a READ's request)
-  // and `rev` (ACK; a READ's response).
+  // and `rev` (ACK; a READ's response); `arrival`: until the last byte is at
+  // the receiver instead (a WRITE's, without its ACK).
   [[nodiscard]] Time ideal(const std::vector<uint32_t>& fwd, const std::vector<uint32_t>& rev, Opcode op,
-                           int64_t bytes) const;
+                           int64_t bytes, bool arrival = false) const;
   [[nodiscard]] Time pipeline(const std::vector<uint32_t>& path, uint64_t n, uint32_t first, uint32_t middle,
                               uint32_t last) const;
 
@@ -122,6 +158,26 @@ class FlowLevelRun {
   uint64_t events_ = 0;
   uint64_t solves_ = 0;
   size_t peak_active_ = 0;
+
+  Simulation sim_;  // the collectives' own events
+  std::vector<std::unique_ptr<Workload>> collectives_;
+  // A connection is one RC QP: its WRITEs leave one after the other, so a
+  // transfer posted while another drains waits for it.
+  struct Connection {
+    int src, dst;
+    CompletionSink* sink;
+    bool busy = false;
+    std::deque<uint32_t> waiting;  // transfers posted behind the draining one
+  };
+  std::vector<Connection> conns_;
+  // Per transfer slot (reused once its arrival is told: memory follows the
+  // transfers in flight, not all a collective posts).
+  std::vector<FlowRecord> transfers_;
+  std::vector<Time> transfer_end_;
+  std::vector<uint64_t> transfer_wr_;
+  std::vector<uint32_t> free_transfers_;
+  size_t transfers_posted_ = 0, transfers_done_ = 0;
+  std::vector<QpId> released_;  // connections whose transfer just drained: the next one starts
 };
 
 // results.json of a flow-level run: the scenario's echo, the model and what

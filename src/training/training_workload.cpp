@@ -154,7 +154,7 @@ std::string TrainingWorkload::summary() const {
   const auto& par = p_.run.train.par;
   if (!finished()) {
     // A stopped SHARP job (sharp_data_path.h) is the one cause the run can name.
-    const SharpDataPath* dp = cluster_->fabric().sharp();
+    const SharpDataPath* dp = cluster_->net().sharp();
     const std::string why =
         dp == nullptr || dp->stops().empty()
             ? ""

@@ -13,6 +13,9 @@
 // flows' packets in credit-blocked input buffers (IB switches arbitrate
 // among ports, not flows), a delay the fluid has no part of
 // (docs/FLOW_LEVEL.md); flows from 100 KB are held to H.1's tolerances.
+// H.3: collectives at flow level (the same Communicator on fluid transfers)
+// against the packet level on a 128-GPU k=8 fat-tree of ib-ndr: each
+// collective's time within 5%.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "collective/collective_workload.h"
 #include "config/scenario.h"
 #include "flow/flow_level_run.h"
 #include "metrics/distribution.h"
@@ -92,11 +96,35 @@ void compare(std::vector<ValidationResult>& out, const char* id, const std::stri
   }
 }
 
+void compare_collective(std::vector<ValidationResult>& out, const std::string& w) {
+  auto yaml = [&](bool flow) {
+    return std::string(
+               "name: h3\nseed: 1\nduration: 1s\ntopology: {type: fat-tree, k: 8, link: {rate: "
+               "400Gbps, delay: 150ns}}\nfabric: {profile: ib-ndr, mtu: 4KiB") +
+           (flow ? ", model: flow, flow_epoch: 1us" : "") +
+           "}\nworkload:\n  - {type: collective, gpus_per_server: 8, " + w + "}\n";
+  };
+  Experiment packet(load_scenario_text(yaml(false), "h3-packet.yaml"));
+  packet.run();
+  FlowLevelRun flow(load_scenario_text(yaml(true), "h3-flow.yaml"));
+  flow.run();
+  const auto& p = static_cast<const CollectiveWorkload&>(*packet.workloads()[0]);
+  const auto& f = static_cast<const CollectiveWorkload&>(*flow.collectives()[0]);
+  const double pu = p.duration().us(), fu = f.duration().us();
+  out.emplace_back("H.3", fmt::format("flow vs packet level, 16 x 8 H100 on a k=8 ib-ndr fat-tree: {}", w),
+                   fmt::format("{:.1f} us ({:+.1f}%)", fu, (fu / pu - 1) * 100),
+                   fmt::format("{:.1f} us +-5% (packet level)", pu),
+                   p.finished() && f.finished() && std::abs(fu / pu - 1) <= 0.05);
+}
+
 }  // namespace
 
 void flow_cases(std::vector<ValidationResult>& out) {
   compare(out, "H.1", "rocev2-hpcc", 0);
   compare(out, "H.2", "ib-ndr", 2);
+  for (const char* w : {"op: all_reduce, algo: ring, size: 64MiB", "op: all_reduce, algo: tree, size: 64MiB",
+                        "op: alltoall, size: 16MiB"})
+    compare_collective(out, w);
 }
 
 }  // namespace rdmasim

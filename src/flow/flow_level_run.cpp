@@ -504,22 +504,12 @@ nlohmann::ordered_json flow_level_results_json(const FlowLevelRun& r) {
 
 std::string flow_level_summary(const FlowLevelRun& r) {
   const auto j = flow_level_results_json(r);
-  const auto& fl = j["flows"];
   std::string s;
   s += fmt::format("scenario   {}  ({}, profile {}, flow-level model)\n", r.scenario().name,
                    r.topology().description, r.scenario().profile);
   s += fmt::format("simulated  {:.3f} us  events {}  rate solves {}  {}\n", r.now().ps() / 1e6, r.events(),
                    r.solves(), r.interrupted() ? "(INTERRUPTED)" : "");
-  if (!r.flows().empty()) {
-    s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
-                     fl["total"].get<size_t>());
-    s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n",
-                     fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
-                     fl["fct_ns"]["max"].get<double>() / 1e3);
-    s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
-                     fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
-    s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
-  }
+  if (!r.flows().empty()) s += flow_summary_lines(j);
   for (const auto& c : r.collectives()) s += c->summary();
   if (!r.collectives().empty())
     s += fmt::format("transfers  {} WRITEs of the collectives as fluid flows, {} arrived\n", r.transfers(),

@@ -599,9 +599,21 @@ std::string incident_text(const json& inc) {
 
 }  // namespace
 
+std::string flow_summary_lines(const json& j) {
+  const auto& fl = j["flows"];
+  std::string s;
+  s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
+                   fl["total"].get<size_t>());
+  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
+                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
+  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+  s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
+  return s;
+}
+
 std::string summary_text(const Experiment& e) {
   const json j = results_json(e);
-  const auto& fl = j["flows"];
   const auto& nw = j["network"];
   std::string s;
   s += fmt::format("scenario   {}  ({}, profile {})\n", e.scenario().name, e.fabric().topology().description,
@@ -621,16 +633,7 @@ std::string summary_text(const Experiment& e) {
   // A run of collectives or training alone has no flows to describe.
   const bool flow_lines =
       !e.flows().empty() || e.workloads().empty() || e.workloads().front()->summary().empty();
-  if (flow_lines) {
-    s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
-                     fl["total"].get<size_t>());
-    s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n",
-                     fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
-                     fl["fct_ns"]["max"].get<double>() / 1e3);
-    s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
-                     fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
-    s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
-  }
+  if (flow_lines) s += flow_summary_lines(j);
   // Every cause of loss, so a lossless fabric that dropped says why. Buffer
   // drops include the lossless class's (shown beside them, not added twice).
   const uint64_t fault = nw["link_fault_drops"].get<uint64_t>();

@@ -32,6 +32,9 @@ struct FlowTables {
   nlohmann::ordered_json throughput;
 };
 [[nodiscard]] FlowTables flow_tables(const std::vector<FlowRecord>& flows, uint64_t data_packet_hops);
+// The summary's flow lines (completed, FCT, slowdown, goodput) from a
+// results.json's "flows" and "throughput" tables, as both models print them.
+[[nodiscard]] std::string flow_summary_lines(const nlohmann::ordered_json& results);
 [[nodiscard]] std::string ports_csv(const Experiment& e);
 // InfiniBand fabrics: per port and VL, the counters perfquery shows
 // (PortXmitData/PortRcvData in 4-byte words, packets, PortVLXmitWait) and the

@@ -159,7 +159,9 @@ TEST_P(IwarpWorkloads, RunToCompletion) {
   EXPECT_GT(j["tcp"]["segments_sent"].get<uint64_t>(), 0u);
   if (j.contains("workload_results"))
     for (const auto& r : j["workload_results"])
-      if (r.contains("finished")) EXPECT_EQ(r["finished"], true) << r.dump();
+      if (r.contains("finished")) {
+        EXPECT_EQ(r["finished"], true) << r.dump();
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -99,6 +99,18 @@ class CollectiveNetwork {
   ~CollectiveNetwork() = default;
 };
 
+// A GPU job a scenario runs (collective, training): set up over any
+// CollectiveNetwork and started on the simulation its events run on (the
+// flow-level model's entry; the packet level goes through Workload).
+class GpuJob {
+ public:
+  virtual void setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate) = 0;
+  virtual void start_on(Simulation& sim) = 0;
+
+ protected:
+  ~GpuJob() = default;
+};
+
 // The packet-level fabric, through its verbs.
 class FabricNetwork final : public CollectiveNetwork {
  public:

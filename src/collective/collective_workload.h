@@ -34,7 +34,10 @@ struct BackgroundParams final : WorkloadParams {
 // The channels a request runs with once `channels` 0 is resolved.
 [[nodiscard]] int resolved_channels(const PlanRequest& r, int gpus_per_server);
 
-class CollectiveWorkload final : public Workload, public EventHandler, public CollectiveListener {
+class CollectiveWorkload final : public Workload,
+                                 public EventHandler,
+                                 public CollectiveListener,
+                                 public GpuJob {
  public:
   explicit CollectiveWorkload(const WorkloadSpec& spec);
   ~CollectiveWorkload() override;
@@ -43,8 +46,8 @@ class CollectiveWorkload final : public Workload, public EventHandler, public Co
   void start(WorkloadContext& ctx) override;
   // setup() and start() on another network than a packet-level fabric (the
   // flow-level model), whose hosts' NICs run at `nic_rate`.
-  void setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate);
-  void start_on(Simulation& sim);
+  void setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate) override;
+  void start_on(Simulation& sim) override;
   [[nodiscard]] bool finished() const override { return done_; }
   // The granularity at which the stand-alone nccl-tests loop used to poll;
   // keeping it keeps its end-of-run state.

@@ -601,7 +601,7 @@ void check_flow_model(const CfgNode& root, const Scenario& s) {
     for (const char* key : {"timeseries_interval", "pcap", "ports_csv"})
       if (out->has(key)) throw out->error(key, why + ": there are no packets or queues to record");
   static constexpr std::string_view kFlowTypes[] = {"incast",     "permutation", "all-to-all", "cdf",
-                                                    "flows-file", "flow",        "collective"};
+                                                    "flows-file", "flow",        "collective", "training"};
   for (const WorkloadSpec& w : s.workloads) {
     bool modelled = false;
     for (const std::string_view t : kFlowTypes) modelled = modelled || w.type == t;
@@ -609,7 +609,8 @@ void check_flow_model(const CfgNode& root, const Scenario& s) {
       throw InputError(s.file, w.line, 0, "workload.type",
                        "'" + w.type +
                            "' is not modelled at flow level: expected incast, permutation, "
-                           "all-to-all, cdf, flows-file, flow or collective (use fabric.model: packet)");
+                           "all-to-all, cdf, flows-file, flow, collective or training (use fabric.model: "
+                           "packet)");
   }
 }
 

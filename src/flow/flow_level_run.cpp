@@ -17,6 +17,7 @@
 #include "report/atomic_file.h"
 #include "report/results.h"
 #include "route/subnet_manager.h"
+#include "training/training_workload.h"
 #include "workload/flow_workloads.h"
 
 namespace rdmasim {
@@ -59,18 +60,31 @@ FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(
   const Rate host_rate = topo_.hosts.empty() ? Rate{} : net_->rate(0);
   for (size_t i = 0; i < s_.workloads.size(); ++i) {
     const WorkloadSpec& w = s_.workloads[i];
-    if (w.type == "collective") {
-      const auto& p = static_cast<const CollectiveParams&>(*w.params);
-      if (!p.req.tune_algo && p.req.algo == Algo::kSharp)
-        throw InputError(s_.file, w.line, 0, "algo",
+    if (w.type == "collective" || w.type == "training") {
+      const bool collective = w.type == "collective";
+      const bool sharp = collective
+                             ? !static_cast<const CollectiveParams&>(*w.params).req.tune_algo &&
+                                   static_cast<const CollectiveParams&>(*w.params).req.algo == Algo::kSharp
+                             : static_cast<const TrainingParams&>(*w.params).run.dp_algo == Algo::kSharp;
+      if (sharp)
+        throw InputError(s_.file, w.line, 0, collective ? "algo" : "dp_algo",
                          "SHARP is not modelled at flow level (fabric.model: flow): use the packet level");
-      auto c = std::make_unique<CollectiveWorkload>(w);
+      GpuJob* job = nullptr;
+      if (collective) {
+        auto c = std::make_unique<CollectiveWorkload>(w);
+        job = c.get();
+        jobs_.push_back(std::move(c));
+      } else {
+        auto t = std::make_unique<TrainingWorkload>(w);
+        job = t.get();
+        jobs_.push_back(std::move(t));
+      }
+      job_of_.push_back(job);
       try {
-        c->setup_on(sim_, *this, host_rate);
+        job->setup_on(sim_, *this, host_rate);
       } catch (const std::invalid_argument& e) {
         throw InputError(s_.file, w.line, 0, "workload", e.what());
       }
-      collectives_.push_back(std::move(c));
       continue;
     }
     const FlowGenContext g{s_, w, static_cast<int>(i), topo_, host_rate};
@@ -81,7 +95,7 @@ FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(
   std::stable_sort(flows_.begin(), flows_.end(),
                    [](const FlowRecord& a, const FlowRecord& b) { return a.spec.start < b.spec.start; });
   for (size_t i = 0; i < flows_.size(); ++i) flows_[i].spec.id = static_cast<int64_t>(i);
-  if (collectives_.empty() && (flows_.empty() || flows_.front().spec.start >= s_.duration))
+  if (jobs_.empty() && (flows_.empty() || flows_.front().spec.start >= s_.duration))
     throw InputError(s_.file, s_.workloads.empty() ? 0 : s_.workloads[0].line, 0, "workload",
                      "no flow starts before the end of the run: nothing would run");
   latest_end_.assign(flows_.size(), Time::zero());
@@ -329,8 +343,8 @@ void FlowLevelRun::run(const std::function<void(const FlowLevelRun&)>& progress,
   size_t next = 0;
   bool pending = false;  // arrivals or completions the rates do not yet reflect
   now_ = Time::zero();
-  for (const auto& c : collectives_) static_cast<CollectiveWorkload&>(*c).start_on(sim_);
-  while (completed_ < flows_.size() || !collectives_done()) {
+  for (GpuJob* j : job_of_) j->start_on(sim_);
+  while (completed_ < flows_.size() || !jobs_done()) {
     Time t = next < flows_.size() ? flows_[next].spec.start : Time::never();
     Time fin;
     if (next_finish(fin)) t = std::min(t, fin);
@@ -438,8 +452,8 @@ void FlowLevelRun::on_event(uint32_t /*kind*/, uint64_t arg) {
   conns_[c.conn].sink->on_receive(c);
 }
 
-bool FlowLevelRun::collectives_done() const {
-  return std::all_of(collectives_.begin(), collectives_.end(),
+bool FlowLevelRun::jobs_done() const {
+  return std::all_of(jobs_.begin(), jobs_.end(),
                      [](const std::unique_ptr<Workload>& w) { return w->finished(); });
 }
 
@@ -486,13 +500,13 @@ nlohmann::ordered_json flow_level_results_json(const FlowLevelRun& r) {
               {"all_flows_completed", r.completed() == r.flows().size()}};
   j["flows"] = std::move(tables.flows);
   j["throughput"] = std::move(tables.throughput);
-  if (!r.collectives().empty()) {
-    // As at packet level: one entry per workload, the collectives' filled in.
+  if (!r.jobs().empty()) {
+    // As at packet level: one entry per workload, the GPU jobs' filled in.
     json measured = json::array();
     size_t c = 0;
     for (const WorkloadSpec& w : r.scenario().workloads) {
       json m = json::object();
-      if (w.type == "collective") r.collectives()[c++]->report(m);
+      if (w.type == "collective" || w.type == "training") r.jobs()[c++]->report(m);
       measured.push_back(std::move(m));
     }
     j["workload_results"] = std::move(measured);
@@ -510,8 +524,8 @@ std::string flow_level_summary(const FlowLevelRun& r) {
   s += fmt::format("simulated  {:.3f} us  events {}  rate solves {}  {}\n", r.now().ps() / 1e6, r.events(),
                    r.solves(), r.interrupted() ? "(INTERRUPTED)" : "");
   if (!r.flows().empty()) s += flow_summary_lines(j);
-  for (const auto& c : r.collectives()) s += c->summary();
-  if (!r.collectives().empty())
+  for (const auto& c : r.jobs()) s += c->summary();
+  if (!r.jobs().empty())
     s += fmt::format("transfers  {} WRITEs of the collectives as fluid flows, {} arrived\n", r.transfers(),
                      r.transfers_done());
   return s;

@@ -14,7 +14,8 @@
 // completes at exactly its ideal time; flows that share a link split it as
 // max-min fairness says, from the instant they start.
 //
-// Collectives run on it too: the same Communicator as at packet level (its
+// Collectives and training iterations run on it too: the same Communicator
+// as at packet level (its
 // plan, GPU and proxy step costs, NVLink and slots) on a simulation of its
 // own for those events, with every RDMA WRITE it posts a fluid "transfer"
 // that arrives (on_receive) when its last byte would: the fluid's drain
@@ -58,8 +59,9 @@ class FlowLevelRun final : private CollectiveNetwork, private EventHandler {
   [[nodiscard]] const Scenario& scenario() const { return s_; }
   [[nodiscard]] const Topology& topology() const override { return topo_; }
   [[nodiscard]] const std::vector<FlowRecord>& flows() const { return flows_; }
-  // The collective workloads (results and summary as at packet level).
-  [[nodiscard]] const std::vector<std::unique_ptr<Workload>>& collectives() const { return collectives_; }
+  // The GPU jobs (collective and training workloads), in workload order;
+  // their results and summaries are as at packet level.
+  [[nodiscard]] const std::vector<std::unique_ptr<Workload>>& jobs() const { return jobs_; }
   // WRITEs the collectives posted (fluid transfers) and those that arrived.
   [[nodiscard]] size_t transfers() const { return transfers_posted_; }
   [[nodiscard]] size_t transfers_done() const { return transfers_done_; }
@@ -101,7 +103,7 @@ class FlowLevelRun final : private CollectiveNetwork, private EventHandler {
     return (ref & kTransfer) != 0 ? transfer_end_[ref & ~kTransfer] : latest_end_[ref];
   }
   void start_flow(uint32_t ref);
-  [[nodiscard]] bool collectives_done() const;
+  [[nodiscard]] bool jobs_done() const;
   // CollectiveNetwork: the collectives' connections and WRITEs.
   QpId connect(int src, int dst, CompletionSink* sink) override;
   void post_write(QpId qp, int64_t bytes, uint64_t wr_id) override;
@@ -159,8 +161,9 @@ class FlowLevelRun final : private CollectiveNetwork, private EventHandler {
   uint64_t solves_ = 0;
   size_t peak_active_ = 0;
 
-  Simulation sim_;  // the collectives' own events
-  std::vector<std::unique_ptr<Workload>> collectives_;
+  Simulation sim_;  // the GPU jobs' own events
+  std::vector<std::unique_ptr<Workload>> jobs_;
+  std::vector<GpuJob*> job_of_;  // jobs_[i] as a GpuJob
   // A connection is one RC QP: its WRITEs leave one after the other, so a
   // transfer posted while another drains waits for it.
   struct Connection {

@@ -118,15 +118,27 @@ TrainingWorkload::TrainingWorkload(const WorkloadSpec& spec)
 
 TrainingWorkload::~TrainingWorkload() = default;
 
-void TrainingWorkload::setup(WorkloadContext& ctx) {
+ClusterConfig TrainingWorkload::cluster_config(Rate nic_rate) const {
   ClusterConfig cc = p_.run.cluster;
   cc.servers = servers_needed(p_.run);
-  cc.nic_link.rate = ctx.fabric.nic(0).port(0).rate();
-  cluster_ = std::make_unique<GpuCluster>(cc, ctx.sim, ctx.fabric);
+  cc.nic_link.rate = nic_rate;
+  return cc;
+}
+
+void TrainingWorkload::setup(WorkloadContext& ctx) {
+  cluster_ =
+      std::make_unique<GpuCluster>(cluster_config(ctx.fabric.nic(0).port(0).rate()), ctx.sim, ctx.fabric);
+  iteration_ = std::make_unique<TrainingIteration>(*cluster_, p_.run);
+}
+
+void TrainingWorkload::setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate) {
+  cluster_ = std::make_unique<GpuCluster>(cluster_config(nic_rate), sim, net);
   iteration_ = std::make_unique<TrainingIteration>(*cluster_, p_.run);
 }
 
 void TrainingWorkload::start(WorkloadContext&) { iteration_->start(); }
+
+void TrainingWorkload::start_on(Simulation&) { iteration_->start(); }
 
 const TrainingResult& TrainingWorkload::result() const {
   if (!result_) result_ = iteration_->summarize();

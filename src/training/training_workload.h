@@ -17,13 +17,16 @@ struct TrainingParams final : WorkloadParams {
   TrainingRunOptions run;
 };
 
-class TrainingWorkload final : public Workload {
+class TrainingWorkload final : public Workload, public GpuJob {
  public:
   explicit TrainingWorkload(const WorkloadSpec& spec);
   ~TrainingWorkload() override;
 
   void setup(WorkloadContext& ctx) override;
   void start(WorkloadContext& ctx) override;
+  // The same on the flow-level model (GpuJob).
+  void setup_on(Simulation& sim, CollectiveNetwork& net, Rate nic_rate) override;
+  void start_on(Simulation& sim) override;
   [[nodiscard]] bool finished() const override { return iteration_->finished(); }
   [[nodiscard]] double done_fraction() const override { return iteration_->done_fraction(); }
   // The granularity at which the stand-alone train loop used to poll;
@@ -37,6 +40,8 @@ class TrainingWorkload final : public Workload {
   [[nodiscard]] const TrainingRunOptions& options() const { return p_.run; }
 
  private:
+  [[nodiscard]] ClusterConfig cluster_config(Rate nic_rate) const;
+
   const TrainingParams& p_;
   std::unique_ptr<GpuCluster> cluster_;
   std::unique_ptr<TrainingIteration> iteration_;

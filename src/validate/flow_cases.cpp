@@ -109,7 +109,7 @@ void compare_collective(std::vector<ValidationResult>& out, const std::string& w
   FlowLevelRun flow(load_scenario_text(yaml(true), "h3-flow.yaml"));
   flow.run();
   const auto& p = static_cast<const CollectiveWorkload&>(*packet.workloads()[0]);
-  const auto& f = static_cast<const CollectiveWorkload&>(*flow.collectives()[0]);
+  const auto& f = static_cast<const CollectiveWorkload&>(*flow.jobs()[0]);
   const double pu = p.duration().us(), fu = f.duration().us();
   out.emplace_back("H.3", fmt::format("flow vs packet level, 16 x 8 H100 on a k=8 ib-ndr fat-tree: {}", w),
                    fmt::format("{:.1f} us ({:+.1f}%)", fu, (fu / pu - 1) * 100),

@@ -18,6 +18,7 @@
 #include "route/subnet_manager.h"
 #include "run/experiment.h"
 #include "support/workload_errors.h"
+#include "training/training_workload.h"
 
 namespace rdmasim {
 namespace {
@@ -371,8 +372,8 @@ TEST(FlowLevel, CollectivesTakeThePacketLevelsTimeOnInfiniband) {
     FlowLevelRun flow(load_scenario_text(collective("flow", topo, w), "f.yaml"));
     flow.run();
     const auto& p = static_cast<const CollectiveWorkload&>(*packet.workloads()[0]);
-    ASSERT_EQ(flow.collectives().size(), 1u);
-    const auto& f = static_cast<const CollectiveWorkload&>(*flow.collectives()[0]);
+    ASSERT_EQ(flow.jobs().size(), 1u);
+    const auto& f = static_cast<const CollectiveWorkload&>(*flow.jobs()[0]);
     ASSERT_TRUE(p.finished() && f.finished()) << w;
     EXPECT_EQ(f.algo_run(), p.algo_run()) << w;
     EXPECT_EQ(f.proto_run(), p.proto_run()) << w;
@@ -406,6 +407,39 @@ TEST(FlowLevel, RefusesSharpCollectives) {
       collective("flow", "{type: fat-tree, k: 4}", "op: all_reduce, algo: sharp, size: 4MiB");
   try {
     FlowLevelRun r(load_scenario_text(yaml, "f.yaml"));
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("SHARP is not modelled at flow level"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A training iteration (scenarios/training-gpt3-xl-ib-ndr.yaml's) at flow
+// level: its TP/PP/DP communicators on fluid WRITEs give the packet level's
+// iteration and exposed communication within 1%.
+TEST(FlowLevel, ATrainingIterationTakesThePacketLevelsTime) {
+  auto yaml = [](bool flow) {
+    return std::string(
+               "name: t\nseed: 1\nduration: 1s\ntopology: {type: servers, servers: 2, gpus_per_server: "
+               "8, spines: 2, link: {rate: 400Gbps, delay: 150ns}}\nfabric: {profile: ib-ndr, mtu: 4KiB") +
+           (flow ? ", model: flow" : "") +
+           "}\nworkload:\n  - {type: training, model: gpt3-xl, tp: 2, pp: 2, dp: 4}\n";
+  };
+  Experiment packet(load_scenario_text(yaml(false), "p.yaml"));
+  packet.run();
+  FlowLevelRun flow(load_scenario_text(yaml(true), "f.yaml"));
+  flow.run();
+  const auto& p = static_cast<const TrainingWorkload&>(*packet.workloads()[0]);
+  ASSERT_EQ(flow.jobs().size(), 1u);
+  const auto& f = static_cast<const TrainingWorkload&>(*flow.jobs()[0]);
+  ASSERT_TRUE(p.finished() && f.finished());
+  EXPECT_NEAR(f.result().iteration.us(), p.result().iteration.us(), 0.01 * p.result().iteration.us());
+  EXPECT_NEAR(f.result().exposed_comm.us(), p.result().exposed_comm.us(),
+              0.01 * p.result().exposed_comm.us());
+  EXPECT_GT(flow.transfers(), 0u);
+  const std::string sharp = yaml(true).replace(yaml(true).find("dp: 4}"), 6, "dp: 4, dp_algo: sharp}");
+  try {
+    FlowLevelRun r(load_scenario_text(sharp, "s.yaml"));
     FAIL() << "accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("SHARP is not modelled at flow level"), std::string::npos)

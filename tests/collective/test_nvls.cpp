@@ -120,13 +120,19 @@ TEST(Nvls, TheTunerUsesNcclsFigures) {
 // busBw of ~480GB/s (algbw ~275GB/s)" on 8 GPUs (NVIDIA/nccl-tests#212).
 // The simulation's busbw at 4 GiB is within 5% of it, and below NCCL's own
 // model (476 GB/s), which it can only approach as the pipeline fills.
-TEST(Nvls, OneH100ServerReachesThePublishedBusbw) {
+// One size of nccl-tests `type` with algo nvls on one 8 x H100 server.
+NcclTestsRow one_server_nvls(CollType type, int64_t bytes) {
   NcclTestsOptions o;
+  o.type = type;
   o.algo = Algo::kNvls;
-  o.min_bytes = o.max_bytes = int64_t{4} << 30;
+  o.min_bytes = o.max_bytes = bytes;
   o.cluster.servers = 1;
   o.fabric = find_profile("ib-ndr").config;
-  const NcclTestsRow row = run_nccl_tests(o).rows[0];
+  return run_nccl_tests(o).rows[0];
+}
+
+TEST(Nvls, OneH100ServerReachesThePublishedBusbw) {
+  const NcclTestsRow row = one_server_nvls(CollType::kAllReduce, int64_t{4} << 30);
   EXPECT_EQ(row.algo, Algo::kNvls);
   EXPECT_NEAR(row.busbw, 480.0, 0.05 * 480.0);
   EXPECT_LT(row.busbw, 8 * 59.5);
@@ -190,13 +196,7 @@ TEST(Nvls, ReduceScatterAndAllGatherUseNcclsFigures) {
 // step costs per chunk and the pipeline's fill).
 TEST(Nvls, ReduceScatterAndAllGatherRunAtNcclsRate) {
   for (const CollType type : {CollType::kReduceScatter, CollType::kAllGather}) {
-    NcclTestsOptions o;
-    o.type = type;
-    o.algo = Algo::kNvls;
-    o.min_bytes = o.max_bytes = int64_t{1} << 30;
-    o.cluster.servers = 1;
-    o.fabric = find_profile("ib-ndr").config;
-    const NcclTestsRow row = run_nccl_tests(o).rows[0];
+    const NcclTestsRow row = one_server_nvls(type, int64_t{1} << 30);
     EXPECT_EQ(row.algo, Algo::kNvls);
     ASSERT_GT(row.nccl_model_us, 0);
     EXPECT_NEAR(row.time_us, row.nccl_model_us, 0.01 * row.nccl_model_us) << coll_name(type);

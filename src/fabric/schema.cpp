@@ -595,7 +595,8 @@ void visit_model(V& v, FabricConfig& c) {
     if (c.model == "packet") return;
   v.choice({"model",
             "packet: every packet through NICs, ports, queues and switches; flow: each flow a fluid at its "
-            "max-min fair share of the links its packets would cross (docs/FLOW_LEVEL.md)"},
+            "max-min fair share of the links its packets would cross, and collectives and training "
+            "iterations with each RDMA WRITE such a fluid (docs/FLOW_LEVEL.md)"},
            c.model, {"packet", "flow"});
   if (c.model == "flow") {
     v.time({"flow_epoch",

@@ -420,16 +420,12 @@ void FlowLevelRun::post_write(QpId qp, int64_t bytes, uint64_t wr_id) {
   uint32_t slot = 0;
   if (free_transfers_.empty()) {
     slot = static_cast<uint32_t>(transfers_.size());
-    transfers_.push_back(f);
-    transfer_end_.push_back(Time::zero());
-    transfer_wr_.push_back(wr_id);
+    transfers_.emplace_back();
   } else {
     slot = free_transfers_.back();
     free_transfers_.pop_back();
-    transfers_[slot] = f;
-    transfer_end_[slot] = Time::zero();
-    transfer_wr_[slot] = wr_id;
   }
+  transfers_[slot] = Transfer{f, Time::zero(), wr_id};
   const uint32_t ref = kTransfer | slot;
   Connection& c = conns_[qp];
   if (c.busy) {
@@ -441,10 +437,10 @@ void FlowLevelRun::post_write(QpId qp, int64_t bytes, uint64_t wr_id) {
 }
 
 void FlowLevelRun::on_event(uint32_t /*kind*/, uint64_t arg) {
-  const FlowRecord& f = transfers_[arg];
+  const FlowRecord& f = transfers_[arg].record;
   Completion c;
   c.conn = f.conn;
-  c.wr_id = transfer_wr_[arg];
+  c.wr_id = transfers_[arg].wr_id;
   c.bytes = f.spec.size_bytes;
   c.posted = f.spec.start;
   c.completed = f.end;
@@ -469,8 +465,7 @@ size_t FlowLevelRun::memory_bytes() const {
   return net_->memory_bytes() + flows_.capacity() * sizeof(FlowRecord) + parts_.capacity() * sizeof(Part) +
          index_of_.capacity() * sizeof(uint32_t) + finishes_.capacity() * sizeof(Finish) +
          arena_link_.capacity() * (sizeof(uint32_t) + sizeof(float)) + net_->num_links() * 48 +
-         transfers_.capacity() * (sizeof(FlowRecord) + sizeof(Time) + sizeof(uint64_t)) +
-         conns_.capacity() * sizeof(Connection);
+         transfers_.capacity() * sizeof(Transfer) + conns_.capacity() * sizeof(Connection);
 }
 
 nlohmann::ordered_json flow_level_results_json(const FlowLevelRun& r) {

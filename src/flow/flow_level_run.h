@@ -97,10 +97,10 @@ class FlowLevelRun final : private CollectiveNetwork, private EventHandler {
   };
   static constexpr uint32_t kTransfer = 0x80000000u;
   [[nodiscard]] FlowRecord& record(uint32_t ref) {
-    return (ref & kTransfer) != 0 ? transfers_[ref & ~kTransfer] : flows_[ref];
+    return (ref & kTransfer) != 0 ? transfers_[ref & ~kTransfer].record : flows_[ref];
   }
   [[nodiscard]] Time& latest_end(uint32_t ref) {
-    return (ref & kTransfer) != 0 ? transfer_end_[ref & ~kTransfer] : latest_end_[ref];
+    return (ref & kTransfer) != 0 ? transfers_[ref & ~kTransfer].latest_end : latest_end_[ref];
   }
   void start_flow(uint32_t ref);
   [[nodiscard]] bool jobs_done() const;
@@ -175,9 +175,12 @@ class FlowLevelRun final : private CollectiveNetwork, private EventHandler {
   std::vector<Connection> conns_;
   // Per transfer slot (reused once its arrival is told: memory follows the
   // transfers in flight, not all a collective posts).
-  std::vector<FlowRecord> transfers_;
-  std::vector<Time> transfer_end_;
-  std::vector<uint64_t> transfer_wr_;
+  struct Transfer {
+    FlowRecord record;
+    Time latest_end;  // as latest_end_ for a flow
+    uint64_t wr_id = 0;
+  };
+  std::vector<Transfer> transfers_;
   std::vector<uint32_t> free_transfers_;
   size_t transfers_posted_ = 0, transfers_done_ = 0;
   std::vector<QpId> released_;  // connections whose transfer just drained: the next one starts

@@ -282,8 +282,8 @@ void SharpDataPath::on_link_down(int node, uint16_t port, const std::string& lin
   down_.push_back({node, here.peer()->id(), port, here.peer_index(), link, reported});
   for (uint32_t id = 0; id < ops_.size(); ++id) {
     Op& op = ops_[id];
+    // A freed slot's operation has every host done: it is skipped here too.
     if (op.stopped || !op.stop_link.empty() || op.hosts_done == op.hosts.size()) continue;
-    if (std::find(free_.begin(), free_.end(), id) != free_.end()) continue;
     if (crosses(op, down_.back())) stop_for(id, down_.back());
   }
 }

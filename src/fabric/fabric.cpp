@@ -623,20 +623,21 @@ std::string Fabric::check_credits() const {
       const CreditState& peer = *p.peer()->port(p.peer_index()).credit();
       for (int vl = 0; vl < kNumVls; ++vl) {
         const std::string at = where + " VL" + std::to_string(vl) + ": ";
-        if (cs->held[vl] != queued[i][vl])
-          return "credit conservation violated at " + at + "holds " + std::to_string(cs->held[vl]) +
+        if (cs->lane[vl].held != queued[i][vl])
+          return "credit conservation violated at " + at + "holds " + std::to_string(cs->lane[vl].held) +
                  " blocks, its packets in the buffer need " + std::to_string(queued[i][vl]);
         // Our sent blocks either arrived at the peer or are on the wire; the
         // limit we use, or will once the FCPs in flight land, never exceeds
         // what the peer can still take.
         const uint64_t fccl = cs->final_fccl(vl);
-        if (cs->fctbs[vl] < peer.abr[vl] || fccl > peer.advertise(vl))
-          return "credit conservation violated at " + at + "FCTBS " + std::to_string(cs->fctbs[vl]) +
-                 ", FCCL " + std::to_string(fccl) + " vs peer ABR " + std::to_string(peer.abr[vl]) +
-                 ", peer free " + std::to_string(peer.capacity - peer.held[vl]);
-        if (quiet && p.up() && (cs->fctbs[vl] != peer.abr[vl] || fccl - cs->fctbs[vl] != peer.capacity))
+        if (cs->lane[vl].fctbs < peer.lane[vl].abr || fccl > peer.advertise(vl))
+          return "credit conservation violated at " + at + "FCTBS " + std::to_string(cs->lane[vl].fctbs) +
+                 ", FCCL " + std::to_string(fccl) + " vs peer ABR " + std::to_string(peer.lane[vl].abr) +
+                 ", peer free " + std::to_string(peer.capacity - peer.lane[vl].held);
+        if (quiet && p.up() &&
+            (cs->lane[vl].fctbs != peer.lane[vl].abr || fccl - cs->lane[vl].fctbs != peer.capacity))
           return "credit conservation violated at " + at + "network idle but " +
-                 std::to_string(fccl - cs->fctbs[vl]) + " of " + std::to_string(peer.capacity) +
+                 std::to_string(fccl - cs->lane[vl].fctbs) + " of " + std::to_string(peer.capacity) +
                  " credits are back";
       }
     }

@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include "engine/ring.h"
 #include "engine/units.h"
 #include "net/tc_scheduler.h"
 
@@ -65,13 +65,10 @@ struct CreditConfig {
 };
 
 // IB port counters as perfquery reports them (IBTA Vol.1 §16.1.3.5 PortCounters
-// and PortXmitDataVL/PortRcvDataVL/PortVLXmitWait of the extended set).
-// Byte counts here; perfquery's *Data counters are these divided by 4.
+// and PortVLXmitWait of the extended set). PortXmitDataVL/PortRcvDataVL and
+// the per-VL packet counts are in each VL's CreditLane, in bytes:
+// perfquery's *Data counters are those divided by 4.
 struct IbPortCounters {
-  std::array<uint64_t, kNumVls> xmit_data_bytes{};
-  std::array<uint64_t, kNumVls> rcv_data_bytes{};
-  std::array<uint64_t, kNumVls> xmit_pkts{};
-  std::array<uint64_t, kNumVls> rcv_pkts{};
   std::array<int64_t, kNumVls> vl_xmit_wait_ps{};  // VL had a packet queued and no credit for it
   int64_t xmit_wait_ps = 0;                        // port idle while holding data it had no credit to send
   uint64_t fcp_sent = 0;
@@ -168,66 +165,110 @@ class VlArbiter {
   bool chosen_high_ = false;
 };
 
-// An FCP on its way to the peer: when it leaves this port, when it lands,
-// and the limit it carries.
+// An FCP on its way to the peer: when it lands and the limit it carries.
 struct PendingCredit {
-  Time leave;
   Time arrive;
   uint64_t fccl = 0;
 };
 
-// The credit this port returns to its peer, kept by this port, which writes
-// it on every freed buffer; the peer reads it only when the limit it last
-// read falls short, so neither touches the other's memory per packet.
-struct CreditReturn {
-  std::array<Ring<PendingCredit>, kNumVls> in_flight;  // not landed at the last fold, oldest first
-  std::array<uint64_t, kNumVls> landed{};              // the newest limit that has landed
-  uint64_t landed_count = 0;                           // FCPs landed
-  // The peer, blocked for credit, says what it waits for: bit per VL, the
-  // limit that unblocks it, and the timer it set.
-  uint8_t wait = 0;
-  std::array<uint64_t, kNumVls> need{};
-  Time wake_at = Time::never();
+// The FCPs of one VL on their way, oldest first. A short link holds a few
+// (a 1 us link at 100 Gb/s about 12 of 1 KB frames' worth), so they live in
+// place, next to the VL's counters, and move to the heap only on a longer
+// link: reading them was a run's largest cache miss when they always did.
+class FcpQueue {
+ public:
+  FcpQueue() = default;
+  FcpQueue(const FcpQueue&) = delete;
+  FcpQueue& operator=(const FcpQueue&) = delete;
 
-  // Moves what has landed by `now` out of flight.
-  void fold(int vl, Time now) {
-    auto& q = in_flight[vl];
-    while (!q.empty() && q.front().arrive <= now) {
-      landed[vl] = std::max(landed[vl], q.front().fccl);
-      ++landed_count;
-      q.pop_front();
-    }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] size_t size() const { return size_; }
+  [[nodiscard]] const PendingCredit& front() const { return buf()[head_]; }
+  [[nodiscard]] PendingCredit& back() { return buf()[(head_ + size_ - 1) & mask_]; }
+  [[nodiscard]] const PendingCredit& back() const { return buf()[(head_ + size_ - 1) & mask_]; }
+  // The i-th from the front.
+  [[nodiscard]] const PendingCredit& operator[](size_t i) const { return buf()[(head_ + i) & mask_]; }
+  void push_back(PendingCredit c) {
+    if (size_ == mask_ + 1) grow();
+    buf()[(head_ + size_) & mask_] = c;
+    ++size_;
   }
+  void pop_front() {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+  void pop_back() { --size_; }
+
+ private:
+  static constexpr uint32_t kInPlace = 8;  // a power of two, as every capacity
+  [[nodiscard]] PendingCredit* buf() { return spill_ ? spill_.get() : in_place_.data(); }
+  [[nodiscard]] const PendingCredit* buf() const { return spill_ ? spill_.get() : in_place_.data(); }
+  void grow() {
+    const uint32_t cap = 2 * (mask_ + 1);
+    auto nb = std::make_unique<PendingCredit[]>(cap);
+    for (uint32_t i = 0; i < size_; ++i) nb[i] = (*this)[i];
+    spill_ = std::move(nb);
+    head_ = 0;
+    mask_ = cap - 1;
+  }
+  std::unique_ptr<PendingCredit[]> spill_;
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
+  uint32_t mask_ = kInPlace - 1;
+  std::array<PendingCredit, kInPlace> in_place_{};
+};
+
+// One VL of a port's credit state, as a sender toward its peer and as a
+// receiver of the peer's packets. A packet touches one VL's fields only, so
+// they share cache lines (the 8 VLs' values were 8 arrays, a line per field).
+struct alignas(64) CreditLane {
+  // Sender side.
+  uint64_t fctbs = 0;
+  uint64_t fccl = 0;  // the limit as last read from the peer's lane
+  uint64_t xmit_pkts = 0;
+  uint64_t xmit_data_bytes = 0;
+  // Receiver side.
+  uint64_t abr = 0;
+  uint64_t held = 0;  // blocks in our buffer, not yet freed
+  uint64_t rcv_pkts = 0;
+  uint64_t rcv_data_bytes = 0;
+  // The credit this port returns: kept here, written on every freed buffer;
+  // the peer reads it only when the limit it last read falls short, so
+  // neither end touches the other's memory per packet.
+  uint64_t reported = 0;  // FCCL last sent to the peer
+  uint64_t landed = 0;    // the newest limit that had landed at the last fold
+  uint64_t need = 0;      // the limit the peer, blocked for credit, waits for
+  Time last_leave;        // when the newest FCP in flight leaves this port
+  FcpQueue in_flight;     // not landed at the last fold
+
   // The limit in force at `now`, without folding.
-  [[nodiscard]] uint64_t limit_at(int vl, Time now) const {
-    uint64_t f = landed[vl];
-    const auto& q = in_flight[vl];
-    for (size_t i = 0; i < q.size() && q[i].arrive <= now; ++i) f = std::max(f, q[i].fccl);
+  [[nodiscard]] uint64_t limit_at(Time now) const {
+    uint64_t f = landed;
+    for (size_t i = 0; i < in_flight.size() && in_flight[i].arrive <= now; ++i)
+      f = std::max(f, in_flight[i].fccl);
     return f;
   }
   // The limit once every FCP in flight has landed.
-  [[nodiscard]] uint64_t final_limit(int vl) const {
-    return in_flight[vl].empty() ? landed[vl] : std::max(landed[vl], in_flight[vl].back().fccl);
+  [[nodiscard]] uint64_t final_limit() const {
+    return in_flight.empty() ? landed : std::max(landed, in_flight.back().fccl);
   }
 };
 
-// The credit state of one port: as a sender toward its peer (FCTBS, FCCL)
-// and as a receiver of its peer's packets (ABR, buffer held).
+// The credit state of one port: per VL its lane; the sender's wait for
+// credit; PortXmitWait bookkeeping; VL arbitration; counters.
 struct CreditState {
+  std::array<CreditLane, kNumVls> lane;
   const CreditConfig* cfg = nullptr;
   CreditState* peer = nullptr;  // the other end's state (connect_peer)
-  // Sender side.
-  std::array<uint64_t, kNumVls> fctbs{};
-  std::array<uint64_t, kNumVls> fccl{};  // the limit as last read from the peer's CreditReturn
-  uint64_t peer_capacity = 0;            // the peer's buffer per VL, in blocks
-  bool awaiting = false;                 // blocked for credit at the last decision (the peer's ret.wait)
-  // Receiver side.
-  std::array<uint64_t, kNumVls> abr{};
-  std::array<uint64_t, kNumVls> held{};      // blocks in our buffer, not yet freed
-  uint64_t capacity = 0;                     // blocks per VL
-  std::array<uint64_t, kNumVls> reported{};  // FCCL last sent to the peer
-  uint8_t batch_armed = 0;                   // bit per VL: an update-period timer is pending
-  CreditReturn ret;                          // our FCPs to the peer
+  uint64_t peer_capacity = 0;   // the peer's buffer per VL, in blocks
+  uint64_t capacity = 0;        // our buffer per VL, in blocks
+  uint64_t landed_count = 0;    // our FCPs landed at the peer by the last fold
+  bool awaiting = false;        // blocked for credit at the last decision (the peer's wait)
+  uint8_t batch_armed = 0;      // bit per VL: an update-period timer is pending
+  // The peer, blocked for credit, says what it waits for here: bit per VL
+  // (each lane's `need`), and the timer it set.
+  uint8_t wait = 0;
+  Time wake_at = Time::never();
   // PortXmitWait bookkeeping.
   std::array<Time, kNumVls> vl_wait_since{};
   Time port_wait_since;
@@ -236,24 +277,33 @@ struct CreditState {
   VlArbiter arbiter;
   IbPortCounters ctr;
 
+  // Moves our FCPs that have landed by `now` out of flight.
+  void fold(int vl, Time now) {
+    CreditLane& l = lane[vl];
+    while (!l.in_flight.empty() && l.in_flight.front().arrive <= now) {
+      l.landed = std::max(l.landed, l.in_flight.front().fccl);
+      ++landed_count;
+      l.in_flight.pop_front();
+    }
+  }
   // Credit as last read.
-  [[nodiscard]] uint64_t available(int vl) const { return fccl[vl] - fctbs[vl]; }
+  [[nodiscard]] uint64_t available(int vl) const { return lane[vl].fccl - lane[vl].fctbs; }
   // Reads the limit from the peer's FCPs landed by `now`.
   void refresh(int vl, Time now) {
     if (peer == nullptr) return;
-    peer->ret.fold(vl, now);
-    fccl[vl] = std::max(fccl[vl], peer->ret.landed[vl]);
+    peer->fold(vl, now);
+    lane[vl].fccl = std::max(lane[vl].fccl, peer->lane[vl].landed);
   }
   // The limit in force at `now`.
   [[nodiscard]] uint64_t fccl_at(int vl, Time now) const {
-    return peer == nullptr ? fccl[vl] : std::max(fccl[vl], peer->ret.limit_at(vl, now));
+    return peer == nullptr ? lane[vl].fccl : std::max(lane[vl].fccl, peer->lane[vl].limit_at(now));
   }
-  [[nodiscard]] uint64_t available_at(int vl, Time now) const { return fccl_at(vl, now) - fctbs[vl]; }
+  [[nodiscard]] uint64_t available_at(int vl, Time now) const { return fccl_at(vl, now) - lane[vl].fctbs; }
   // The limit once every FCP in flight has landed.
   [[nodiscard]] uint64_t final_fccl(int vl) const {
-    return peer == nullptr ? fccl[vl] : std::max(fccl[vl], peer->ret.final_limit(vl));
+    return peer == nullptr ? lane[vl].fccl : std::max(lane[vl].fccl, peer->lane[vl].final_limit());
   }
-  [[nodiscard]] uint64_t advertise(int vl) const { return abr[vl] + capacity - held[vl]; }
+  [[nodiscard]] uint64_t advertise(int vl) const { return lane[vl].abr + capacity - lane[vl].held; }
   // IB CC (Annex A10): a congested port is a root of congestion unless its
   // next packet on that VL is waiting for credit, which makes it a victim of
   // congestion further downstream.

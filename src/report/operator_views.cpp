@@ -130,11 +130,11 @@ std::string ibdiagnet_report(const Experiment& e) {
       ++links;
       const IbPortCounters& c = cs->ctr;
       uint64_t xd = 0, rd = 0, xp = 0, rp = 0;
-      for (int vl = 0; vl < kNumVls; ++vl) {
-        xd += c.xmit_data_bytes[vl] / 4;  // PortXmitData counts 32-bit words
-        rd += c.rcv_data_bytes[vl] / 4;
-        xp += c.xmit_pkts[vl];
-        rp += c.rcv_pkts[vl];
+      for (const CreditLane& l : cs->lane) {
+        xd += l.xmit_data_bytes / 4;  // PortXmitData counts 32-bit words
+        rd += l.rcv_data_bytes / 4;
+        xp += l.xmit_pkts;
+        rp += l.rcv_pkts;
       }
       const uint64_t rcv_errors = p.counters().corrupt_drop_packets;
       const uint64_t discards = p.counters().fault_drop_packets;  // c.fault_drop_packets counts the same

@@ -555,12 +555,13 @@ std::string ib_ports_csv(const Experiment& e) {
       if (cs == nullptr) continue;
       const IbPortCounters& c = cs->ctr;
       for (int vl = 0; vl < kNumVls; ++vl) {
-        if (c.xmit_pkts[vl] == 0 && c.rcv_pkts[vl] == 0 && vl != 0) continue;
+        const CreditLane& l = cs->lane[vl];
+        if (l.xmit_pkts == 0 && l.rcv_pkts == 0 && vl != 0) continue;
         out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{},{},{},{}\n", node.name(), i,
-                           p.peer()->name(), vl, c.xmit_data_bytes[vl] / 4, c.rcv_data_bytes[vl] / 4,
-                           c.xmit_pkts[vl], c.rcv_pkts[vl], p.vl_xmit_wait(vl, now).us(),
-                           p.xmit_wait(now).us(), c.fcp_sent, c.fcp_received, c.symbol_errors,
-                           c.link_error_recovery, c.link_downed, c.fault_drop_packets);
+                           p.peer()->name(), vl, l.xmit_data_bytes / 4, l.rcv_data_bytes / 4, l.xmit_pkts,
+                           l.rcv_pkts, p.vl_xmit_wait(vl, now).us(), p.xmit_wait(now).us(), c.fcp_sent,
+                           c.fcp_received, c.symbol_errors, c.link_error_recovery, c.link_downed,
+                           c.fault_drop_packets);
       }
     }
   }

@@ -73,7 +73,7 @@ IncastRun incast(int senders, int64_t bytes, const FabricConfig& cfg) {
   }
   const Switch& sw = *f.switches()[0];
   const Port& down = sw.port(0);  // star: port 0 leads to host 0
-  r.rx_link_bytes = down.credit()->ctr.xmit_data_bytes[0];
+  r.rx_link_bytes = down.credit()->lane[0].xmit_data_bytes;
   r.rx_link_fcps = down.credit()->ctr.fcp_sent;
   const Framing& fr = f.net().framing();
   const int64_t n = (bytes + cfg.rc.mtu - 1) / cfg.rc.mtu;
@@ -135,7 +135,7 @@ TEST(IbCredit, InvariantCatchesALeakedCredit) {
   f.verbs().create_qp(1, 0, &rec, 0).post_write(100'000, 0);
   sim.run(Time::from_ms(1));
   ASSERT_EQ(f.check_invariants(), "");
-  f.switches()[0]->port(1).credit()->held[0] += 1;
+  f.switches()[0]->port(1).credit()->lane[0].held += 1;
   EXPECT_NE(f.check_invariants().find("credit conservation violated"), std::string::npos);
 }
 

@@ -258,7 +258,7 @@ TEST(CreditFlowControl, NeverSendsWithoutCredit) {
   me.on_transmit(port, &c);
   EXPECT_EQ(me.xmit_wait(lands), lands - Time::from_ns(10));
   EXPECT_EQ(me.state().ctr.sent_without_credit, 0u);
-  EXPECT_EQ(me.state().fctbs[0], 6u);
+  EXPECT_EQ(me.state().lane[0].fctbs, 6u);
   // FCPs are counted as received when the port settles (the run's end).
   EXPECT_EQ(me.state().ctr.fcp_received, 0u);
   me.settle(port, lands);
@@ -276,11 +276,12 @@ TEST(CreditFlowControl, ReceiverReturnsCreditWithTheNewestLimit) {
   port.t = Time::from_ns(10);
   Packet a = data(2, 200);  // 4 blocks
   EXPECT_FALSE(me.on_receive(port, &a));
-  EXPECT_EQ(me.state().abr[2], 4u);
-  EXPECT_EQ(me.state().held[2], 0u);
-  const auto& in = l.fb.state().ret.in_flight[2];  // b's FCPs to a
+  EXPECT_EQ(me.state().lane[2].abr, 4u);
+  EXPECT_EQ(me.state().lane[2].held, 0u);
+  const CreditLane& lane = l.fb.state().lane[2];  // b's FCPs to a
+  const auto& in = lane.in_flight;
   ASSERT_EQ(in.size(), 1u);
-  EXPECT_EQ(in.back().leave, Time::from_ns(50));
+  EXPECT_EQ(lane.last_leave, Time::from_ns(50));
   EXPECT_EQ(in.back().arrive, Time::from_ps(50'000 + 480 + 100'000));
   // A second arrival before the FCP leaves rides the same FCP.
   port.t = Time::from_ns(20);
@@ -294,12 +295,12 @@ TEST(CreditFlowControl, ReceiverReturnsCreditWithTheNewestLimit) {
   Packet c = data(2, 64);
   me.on_receive(port, &c);
   ASSERT_EQ(in.size(), 2u);
-  EXPECT_EQ(in.back().leave, Time::from_ps(50'480));
+  EXPECT_EQ(lane.last_leave, Time::from_ps(50'480));
   EXPECT_EQ(in.back().fccl, 6u + 8u);
   EXPECT_EQ(me.state().ctr.fcp_sent, 2u);
   // The sender reads both once both have landed; its limit is the newest.
   l.fa.settle(l.a, Time::from_us(1));
-  EXPECT_EQ(l.fa.state().fccl[2], 14u);
+  EXPECT_EQ(l.fa.state().lane[2].fccl, 14u);
   EXPECT_EQ(l.fa.state().ctr.fcp_received, 2u);
 }
 
@@ -315,7 +316,7 @@ TEST(CreditFlowControl, AnFcpWaitingForTheWireIsLostWithTheLink) {
   port.t = Time::from_ns(20);
   port.is_up = false;
   l.fb.on_link_down(port);
-  EXPECT_TRUE(l.fb.state().ret.in_flight[0].empty());
+  EXPECT_TRUE(l.fb.state().lane[0].in_flight.empty());
   EXPECT_EQ(l.fb.state().ctr.fcp_sent, 0u);
   EXPECT_EQ(l.fb.state().ctr.fault_drop_packets, 1u);
   EXPECT_EQ(port.ctr.fault_drop_packets, 1u);
@@ -323,7 +324,7 @@ TEST(CreditFlowControl, AnFcpWaitingForTheWireIsLostWithTheLink) {
   // While the link is down, freed buffer sends nothing.
   Packet b = data(0, 64);
   l.fb.on_receive(port, &b);
-  EXPECT_TRUE(l.fb.state().ret.in_flight[0].empty());
+  EXPECT_TRUE(l.fb.state().lane[0].in_flight.empty());
   EXPECT_EQ(l.fb.state().ctr.fault_drop_packets, 2u);
 }
 
@@ -334,7 +335,7 @@ TEST(CreditFlowControl, NicPullsOnlyForSlsWhoseVlHasCredit) {
   port.source = true;
   CreditFlowControl me(&cfg, 4, 256), peer(&cfg, 4, 256);
   me.connect_peer(peer);
-  me.state().fctbs[5] = 1;  // VL5 lacks room for a full-size packet
+  me.state().lane[5].fctbs = 1;  // VL5 lacks room for a full-size packet
   Packet on5 = data(5, 64);
   port.src.push_back(&on5);
   EXPECT_EQ(me.next(port, Time::zero()), nullptr);
@@ -361,6 +362,34 @@ TEST(LinkFlowControl, DispatchesToThePartItHolds) {
   Packet a = data(0, 64);
   port.q.push(&a);
   EXPECT_EQ(lossy.next(port, Time::zero()), &a);
+}
+
+// The FCP queue keeps its order across wrap-around and its move from in
+// place to the heap, as a deque does.
+TEST(FcpQueue, KeepsOrderThroughWrapAndGrowth) {
+  FcpQueue q;
+  std::deque<PendingCredit> ref;
+  uint64_t next = 0;
+  for (int round = 0; round < 200; ++round) {
+    const int pushes = (round * 7) % 13;
+    const int pops = (round * 5) % 11;
+    for (int i = 0; i < pushes; ++i) {
+      q.push_back(PendingCredit{Time::from_ps(static_cast<int64_t>(next)), next});
+      ref.push_back(PendingCredit{Time::from_ps(static_cast<int64_t>(next)), next});
+      ++next;
+    }
+    for (int i = 0; i < pops && !ref.empty(); ++i) {
+      ASSERT_EQ(q.front().fccl, ref.front().fccl);
+      q.pop_front();
+      ref.pop_front();
+    }
+    ASSERT_EQ(q.size(), ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(q[i].fccl, ref[i].fccl);
+    if (!ref.empty()) {
+      ASSERT_EQ(q.back().arrive, ref.back().arrive);
+    }
+  }
+  EXPECT_GT(next, 1000u);
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST(FecnPoint, MarksAboveThresholdAtARootNotAtAVictim) {
   out.q.push(&head);
   fecn.on_enqueue(sw, p, out);
   EXPECT_EQ(sw.marks, 1);
-  cs.fccl[0] = 16;  // now it has credit for the head: a root again
+  cs.lane[0].fccl = 16;  // now it has credit for the head: a root again
   fecn.on_enqueue(sw, p, out);
   EXPECT_EQ(sw.marks, 2);
 }

@@ -32,7 +32,7 @@ class CreditFlowControl {
     cs_->cfg = cfg;
     cs_->capacity = capacity_blocks;
     cs_->arbiter.set_config(cfg);
-    for (int vl = 0; vl < kNumVls; ++vl) cs_->reported[vl] = capacity_blocks;
+    for (auto& l : cs_->lane) l.reported = capacity_blocks;
     max_packet_blocks_ = credit_blocks(max_packet_bytes);
   }
 
@@ -40,16 +40,16 @@ class CreditFlowControl {
   void connect_peer(CreditFlowControl& peer) noexcept {
     cs_->peer = peer.cs_.get();
     cs_->peer_capacity = peer.cs_->capacity;
-    for (int vl = 0; vl < kNumVls; ++vl) cs_->fccl[vl] = cs_->fctbs[vl] + cs_->peer_capacity;
+    for (auto& l : cs_->lane) l.fccl = l.fctbs + cs_->peer_capacity;
   }
   // Link retrained (IBTA Vol.1 §7.9.4.3): both ends re-synchronise, so credits
   // lost with the link come back. Call on both ends once both are up.
   void resync(const CreditFlowControl& peer) noexcept {
     for (int vl = 0; vl < kNumVls; ++vl) {
-      cs_->fctbs[vl] = peer.cs_->abr[vl];
-      cs_->fccl[vl] = peer.cs_->advertise(vl);
+      cs_->lane[vl].fctbs = peer.cs_->lane[vl].abr;
+      cs_->lane[vl].fccl = peer.cs_->advertise(vl);
     }
-    for (int vl = 0; vl < kNumVls; ++vl) cs_->reported[vl] = cs_->advertise(vl);
+    for (int vl = 0; vl < kNumVls; ++vl) cs_->lane[vl].reported = cs_->advertise(vl);
   }
 
   // VL arbitration among the VLs whose head packet has credit; a NIC's own
@@ -93,7 +93,7 @@ class CreditFlowControl {
       await_credit(port, queued & ~ready);
     } else if (cs_->awaiting) {
       cs_->awaiting = false;
-      cs_->peer->ret.wait = 0;
+      cs_->peer->wait = 0;
     }
     return p;
   }
@@ -104,7 +104,7 @@ class CreditFlowControl {
   void settle(P& port, Time now) {
     if (cs_->peer == nullptr) return;
     for (int vl = 0; vl < kNumVls; ++vl) cs_->refresh(vl, now);
-    const uint64_t landed = cs_->peer->ret.landed_count - cs_->ctr.fcp_received;
+    const uint64_t landed = cs_->peer->landed_count - cs_->ctr.fcp_received;
     cs_->ctr.fcp_received += landed;
     port.counters().rx_packets += landed;
     port.counters().rx_bytes += landed * kFcpBytes;
@@ -113,11 +113,12 @@ class CreditFlowControl {
   template <class P>
   bool on_receive(P& port, Packet* p) {
     const uint8_t vl = p->tc;
-    cs_->abr[vl] += credit_blocks(p->wire);
-    cs_->held[vl] += credit_blocks(p->wire);
-    if (cs_->held[vl] > cs_->capacity) ++cs_->ctr.buffer_overruns;
-    cs_->ctr.rcv_pkts[vl] += 1;
-    cs_->ctr.rcv_data_bytes[vl] += p->wire;
+    CreditLane& l = cs_->lane[vl];
+    l.abr += credit_blocks(p->wire);
+    l.held += credit_blocks(p->wire);
+    if (l.held > cs_->capacity) ++cs_->ctr.buffer_overruns;
+    l.rcv_pkts += 1;
+    l.rcv_data_bytes += p->wire;
     // A NIC moves what arrives straight to host memory: the buffer frees now.
     if (!port.at_switch()) on_release(port, vl, p->wire);
     return false;
@@ -136,18 +137,19 @@ class CreditFlowControl {
     const uint8_t vl = p->tc;
     const uint32_t blocks = credit_blocks(p->wire);
     if (cs_->available(vl) < blocks) ++cs_->ctr.sent_without_credit;
-    cs_->fctbs[vl] += blocks;
-    cs_->ctr.xmit_pkts[vl] += 1;
-    cs_->ctr.xmit_data_bytes[vl] += p->wire;
+    CreditLane& l = cs_->lane[vl];
+    l.fctbs += blocks;
+    l.xmit_pkts += 1;
+    l.xmit_data_bytes += p->wire;
   }
 
   // A packet that arrived on this port left the node's buffer: its blocks are
   // free and go back upstream, at once or batched by the update period.
   template <class P>
   void on_release(P& port, uint8_t vl, uint32_t wire) {
-    cs_->held[vl] -= credit_blocks(wire);
+    cs_->lane[vl].held -= credit_blocks(wire);
     const Time period = cs_->cfg->update_period;
-    if (period == Time::zero() || cs_->held[vl] == 0) {
+    if (period == Time::zero() || cs_->lane[vl].held == 0) {
       queue_fcp(port, vl);
     } else if (!((cs_->batch_armed >> vl) & 1u)) {
       cs_->batch_armed |= static_cast<uint8_t>(1u << vl);
@@ -161,7 +163,7 @@ class CreditFlowControl {
   // once, with an FCP so the sender learns of them.
   template <class P>
   void on_corrupt(P& port, const Packet& p) {
-    cs_->abr[p.tc] += credit_blocks(p.wire);
+    cs_->lane[p.tc].abr += credit_blocks(p.wire);
     queue_fcp(port, p.tc);
   }
 
@@ -175,7 +177,7 @@ class CreditFlowControl {
   template <class P>
   void on_timer(P& port, uint32_t kind, uint64_t arg) {
     if (kind == kWake) {
-      CreditReturn& r = cs_->peer->ret;
+      CreditState& r = *cs_->peer;
       if (arg != static_cast<uint64_t>(r.wake_at.ps())) return;  // superseded by an earlier one
       r.wake_at = Time::never();
       port.kick();
@@ -183,7 +185,7 @@ class CreditFlowControl {
     }
     const auto vl = static_cast<uint8_t>(arg);
     cs_->batch_armed &= static_cast<uint8_t>(~(1u << vl));
-    if (cs_->advertise(vl) != cs_->reported[vl]) queue_fcp(port, vl);
+    if (cs_->advertise(vl) != cs_->lane[vl].reported) queue_fcp(port, vl);
   }
 
   // FCPs still waiting for the wire are lost with the link (those on it land).
@@ -192,9 +194,10 @@ class CreditFlowControl {
     cs_->ctr.link_downed += 1;
     const Time now = port.now();
     for (int vl = 0; vl < kNumVls; ++vl) {
-      auto& q = cs_->ret.in_flight[vl];
-      if (q.empty() || q.back().leave <= now) continue;
+      auto& q = cs_->lane[vl].in_flight;
+      if (q.empty() || cs_->lane[vl].last_leave <= now) continue;
       q.pop_back();
+      cs_->lane[vl].last_leave = now;  // what stays in flight has left
       cs_->ctr.fcp_sent -= 1;
       PortCounters& pc = port.counters();
       pc.tx_packets -= 1;
@@ -233,14 +236,15 @@ class CreditFlowControl {
   // for its 6 bytes. While one waits to leave, it carries every later update.
   template <class P>
   void queue_fcp(P& port, uint8_t vl) {
-    CreditReturn& r = cs_->ret;
+    CreditState& r = *cs_;
+    CreditLane& l = r.lane[vl];
     const Time now = port.now();
-    const uint64_t limit = cs_->advertise(vl);
+    const uint64_t limit = r.advertise(vl);
     r.fold(vl, now);  // keeps the queue to what is in flight
-    auto& in = r.in_flight[vl];
-    if (!in.empty() && in.back().leave > now) {
+    auto& in = l.in_flight;
+    if (!in.empty() && l.last_leave > now) {
       in.back().fccl = limit;
-      cs_->reported[vl] = limit;
+      l.reported = limit;
     } else {
       if (!port.up()) {
         cs_->ctr.fcp_lost += 1;
@@ -251,8 +255,9 @@ class CreditFlowControl {
       const Time leave = std::max(now, port.wire_free_at());
       port.hold_wire(leave + ser);
       port.note_link_frame(leave);
-      in.push_back(PendingCredit{leave, leave + ser + port.delay(), limit});
-      cs_->reported[vl] = limit;
+      in.push_back(PendingCredit{leave + ser + port.delay(), limit});
+      l.last_leave = leave;
+      l.reported = limit;
       cs_->ctr.fcp_sent += 1;
       PortCounters& pc = port.counters();
       pc.tx_packets += 1;
@@ -261,7 +266,7 @@ class CreditFlowControl {
     }
     // The peer waits for this limit and has no earlier timer: wake it when it lands.
     const PendingCredit& c = in.back();
-    if (((r.wait >> vl) & 1u) != 0 && c.fccl >= r.need[vl] && c.arrive < r.wake_at) {
+    if (((r.wait >> vl) & 1u) != 0 && c.fccl >= l.need && c.arrive < r.wake_at) {
       r.wake_at = c.arrive;
       port.peer_port().schedule_timer(c.arrive, kWake, static_cast<uint64_t>(c.arrive.ps()));
     }
@@ -280,27 +285,27 @@ class CreditFlowControl {
   template <class P>
   void await_credit(P& port, uint32_t blocked) {
     if (cs_->peer == nullptr) return;
-    CreditReturn& r = cs_->peer->ret;
+    CreditState& r = *cs_->peer;
     uint8_t wait = 0;
     for (uint32_t m = blocked; m != 0; m &= m - 1) {
       const int vl = __builtin_ctz(m);
       wait |= static_cast<uint8_t>(1u << vl);
-      r.need[vl] = cs_->fctbs[vl] + credit_blocks(port.queues().head(vl)->wire);
+      r.lane[vl].need = cs_->lane[vl].fctbs + credit_blocks(port.queues().head(vl)->wire);
     }
     if (port.source_has_more())
       for (int vl = 0; vl < kNumVls; ++vl)
         if (((wait >> vl) & 1u) == 0 && cs_->available(vl) < max_packet_blocks_) {
           wait |= static_cast<uint8_t>(1u << vl);
-          r.need[vl] = cs_->fctbs[vl] + max_packet_blocks_;
+          r.lane[vl].need = cs_->lane[vl].fctbs + max_packet_blocks_;
         }
     r.wait = wait;
     cs_->awaiting = wait != 0;
     Time at = Time::never();
     for (uint32_t m = wait; m != 0; m &= m - 1) {
       const int vl = __builtin_ctz(m);
-      const auto& q = r.in_flight[vl];
+      const auto& q = r.lane[vl].in_flight;
       for (size_t i = 0; i < q.size() && q[i].arrive < at; ++i)
-        if (q[i].fccl >= r.need[vl]) {
+        if (q[i].fccl >= r.lane[vl].need) {
           at = q[i].arrive;
           break;
         }

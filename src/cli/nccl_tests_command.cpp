@@ -44,16 +44,18 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_flag("--no-pxn", o.no_pxn,
                "NCCL_PXN_DISABLE=1: alltoall/sendrecv chunks leave through the sending GPU's own NIC instead "
                "of crossing NVLink to the destination's rail");
-  nt->add_option("--gpu", o.gpu,
-                 "GPU class: a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
+  nt->add_option(
+      "--gpu", o.gpu,
+      "GPU class: v100 | a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));
   nt->add_option("--chunk", o.chunk,
                  "payload per channel per pipeline step (default auto: the protocol's, Simple 512K, LL 32K, "
                  "LL128 576000)");
-  nt->add_option("--nvlink-bw", o.nvlink_bw,
-                 "NVLink rate per GPU per direction (default: the GPU class's, h100 450 GB/s)");
+  nt->add_option(
+      "--nvlink-bw", o.nvlink_bw,
+      "NVLink rate per GPU per direction (default: the GPU class's as NCCL counts it, h100 370.8 GB/s)");
   nt->add_option("--nvlink-latency", o.nvlink_latency, "NVLink one-way latency (default 500ns)");
   nt->add_option(
       "--step-latency", o.step_latency,
@@ -93,9 +95,10 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     }
     o.cluster.servers = c.nodes;
     o.cluster.gpus_per_server = c.gpus;
-    const GpuClass& gpu = flag_value("--gpu", c.gpu, gpu_class);
+    const GpuClass& gpu =
+        flag_value("--gpu", c.gpu, [](const std::string& n) -> const GpuClass& { return gpu_class(n); });
     o.cluster.arch = gpu.arch;
-    o.cluster.nvlink.rate = Rate::from_gbps(gpu.nvlink_GBps * 8);
+    o.cluster.nvlink.rate = gpu.nvlink_rate();
     if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = flag_value("--nvlink-bw", c.nvlink_bw, parse_rate);
     if (!c.nvlink_latency.empty())
       o.cluster.nvlink.latency = flag_value("--nvlink-latency", c.nvlink_latency, parse_time);

@@ -7,15 +7,23 @@
 namespace rdmasim {
 
 const std::vector<GpuClass>& gpu_classes() {
-  static const std::vector<GpuClass> k = {
-      {"a100", GpuArch::kAmpere, 300}, {"h100", GpuArch::kHopper, 450}, {"b200", GpuArch::kBlackwell, 900}};
+  static const std::vector<GpuClass> k = {{"v100", GpuArch::kVolta, 120.0},
+                                          {"a100", GpuArch::kAmpere, 240.0},
+                                          {"h100", GpuArch::kHopper, 370.8},
+                                          {"b200", GpuArch::kBlackwell, 721.8}};
   return k;
+}
+
+const GpuClass& gpu_class(GpuArch arch) {
+  for (const GpuClass& g : gpu_classes())
+    if (g.arch == arch) return g;
+  return gpu_class("h100");  // unreachable: every generation has a class
 }
 
 const GpuClass& gpu_class(const std::string& name) {
   for (const GpuClass& g : gpu_classes())
     if (name == g.name) return g;
-  throw std::invalid_argument("unknown GPU class '" + name + "' (known: a100, h100, b200)");
+  throw std::invalid_argument("unknown GPU class '" + name + "' (known: v100, a100, h100, b200)");
 }
 
 Topology make_cluster_topology(const ClusterConfig& c) {

@@ -4,6 +4,7 @@
 // r (the topology builders below number endpoints server-major).
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,27 +18,33 @@
 
 namespace rdmasim {
 
-// The intra-server interconnect. Defaults: H100 SXM5 with NVLink 4 — 18 links
-// x 50 GB/s bidirectional = 900 GB/s per GPU, i.e. 450 GB/s each direction
-// (NVIDIA H100 datasheet; glennklockwood.com/garden/processors/h100 lists
-// "900 GB/s NVLink"). Latency: 0.5 us GPU-to-GPU through an NVSwitch is an
-// assumption bounded by NCCL's tuning model, which charges 0.6 us for a
-// whole LL hop over NVLink, transit and GPU work together (tuning.cc hwLat);
-// override it.
+// The intra-server interconnect. Defaults: H100 SXM5, NVLink 4, at the rate
+// NCCL's kernels reach over it (see GpuClass): 370.8 GB/s per direction.
+// Latency: 0.5 us GPU-to-GPU through an NVSwitch is an assumption bounded by
+// NCCL's tuning model, which charges 0.6 us for a whole LL hop over NVLink,
+// transit and GPU work together (tuning.cc hwLat); override it.
 struct NvlinkConfig {
-  Rate rate = Rate::from_gbps(450 * 8);  // per GPU, per direction
+  Rate rate = Rate::from_bps(2'966'400'000'000);  // 370.8 GB/s per GPU, per direction
   Time latency = Time::from_ns(500);
 };
 
 // The GPU class of a cluster: its generation (NCCL's tuner has per-generation
-// bandwidth caps) and its NVLink rate per direction, from NVIDIA's data
-// sheets: A100 SXM 600 GB/s NVLink 3 (300 each way), H100 SXM 900 GB/s
-// NVLink 4 (450), B200 1.8 TB/s NVLink 5 (900).
+// bandwidth caps) and its NVLink rate per direction as NCCL's kernels move
+// data over it, not the data sheet's: NCCL's graph counts every NVLink at
+// its SMxx_NVLINK_BW (NVIDIA/nccl v2.30.7 src/graph/topo.h l.19-24), so A100
+// 12 x 20.0 = 240 GB/s (data sheet 300), H100 18 x 20.6 = 370.8 (450), B200
+// 18 x 40.1 = 721.8 (900), V100 SXM2 6 x 20.0 = 120 (150). Real rings confirm it: one 8 x H100 server's ring
+// AllReduce busbw is "365-370 GBps" (NVIDIA/nccl#1455; NCCL's maintainer in
+// NVIDIA/nccl-tests#212: "an effective NVLink bandwidth of 370GB/s ... with
+// NCCL_ALGO=RING"), one 8 x A100 server's 232.54 GB/s (NVIDIA/nccl-tests#175).
 struct GpuClass {
   const char* name;
   GpuArch arch;
-  double nvlink_GBps;  // per direction
+  double nvlink_GBps;  // per direction, NCCL's effective figure
+  [[nodiscard]] Rate nvlink_rate() const { return Rate::from_bps(std::llround(nvlink_GBps * 8e9)); }
 };
+// The class of a generation (the NVLink rate a YAML workload's gpu_arch implies).
+[[nodiscard]] const GpuClass& gpu_class(GpuArch arch);
 [[nodiscard]] const std::vector<GpuClass>& gpu_classes();
 // Throws std::invalid_argument listing the known names.
 [[nodiscard]] const GpuClass& gpu_class(const std::string& name);

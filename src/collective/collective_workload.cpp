@@ -132,8 +132,13 @@ struct CollectiveKeys {
         p.comm.net_latency);
     v.time_auto({"launch_latency", "fixed cost per collective call; auto: NCCL's base latency"},
                 p.comm.launch_latency);
+    // The NVLink of the generation asked for, unless the scenario sets it.
+    p.nvlink.rate = gpu_class(p.arch).nvlink_rate();
     v.block({"nvlink", "the intra-server link"}, [&](auto& n) {
-      n.rate({"rate", "per GPU, per direction"}, p.nvlink.rate);
+      n.rate({"rate",
+              "per GPU, per direction; default: the gpu_arch's as NCCL counts it (volta 120, ampere 240, "
+              "hopper 370.8, blackwell 721.8 GB/s; the data sheets' 150, 300, 450, 900)"},
+             p.nvlink.rate);
       n.check(p.nvlink.rate.bps() > 0, "rate", "expected a positive rate");
       n.time({"latency", "per NVLink transfer"}, p.nvlink.latency);
     });

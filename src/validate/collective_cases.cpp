@@ -52,7 +52,7 @@ void published_runs(std::vector<ValidationResult>& out) {
     o.cluster.topology = ClusterTopology::kRail;
     const GpuClass& g = gpu_class(k.gpu);
     o.cluster.arch = g.arch;
-    o.cluster.nvlink.rate = Rate::from_gbps(g.nvlink_GBps * 8);
+    o.cluster.nvlink.rate = g.nvlink_rate();
     o.cluster.nic_link.rate = o.cluster.fabric_link.rate = Rate::from_gbps(k.gbps);
     o.comm.qps_per_conn = k.qps;
     o.fabric = find_profile(k.fabric).config;

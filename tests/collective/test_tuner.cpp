@@ -170,7 +170,7 @@ TEST(NcclTestsTable, TracksAPublishedA100Run) {
   o.cluster.servers = 2;
   o.cluster.topology = ClusterTopology::kRail;
   o.cluster.arch = GpuArch::kAmpere;
-  o.cluster.nvlink.rate = Rate::from_gbps(300 * 8);
+  o.cluster.nvlink.rate = gpu_class("a100").nvlink_rate();
   o.cluster.nic_link.rate = o.cluster.fabric_link.rate = Rate::from_gbps(200);
   o.comm.qps_per_conn = 2;
   o.fabric = find_profile("ib-hdr").config;

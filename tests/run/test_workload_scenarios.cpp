@@ -87,7 +87,7 @@ TEST(WorkloadScenarios, TrainingYamlGivesTheTrainIteration) {
   EXPECT_EQ(r.tp.count, cli.tp.count);
   EXPECT_EQ(r.dp.total, cli.dp.total);
   EXPECT_EQ(r.trace.size(), cli.trace.size());
-  EXPECT_NEAR(r.iteration.us() / 1e3, 113.331, 0.0005);  // tests/golden/train-gpt3-xl-ib-ndr
+  EXPECT_NEAR(r.iteration.us() / 1e3, 115.090, 0.0005);  // tests/golden/train-gpt3-xl-ib-ndr
   EXPECT_EQ(r.tp.count, 768);
 }
 
@@ -184,6 +184,22 @@ TEST(WorkloadScenarios, PxnIsRefusedWhereItHasNoEffect) {
   const Scenario ok =
       load_scenario_text(base + "  - {type: collective, op: alltoall, size: 2MiB, pxn: false}\n", "t.yaml");
   EXPECT_FALSE(static_cast<const CollectiveParams&>(*ok.workloads[0].params).req.pxn);
+}
+
+// A workload's NVLink follows its gpu_arch (NCCL's effective rate, cluster.h
+// GpuClass) unless the scenario sets it.
+TEST(WorkloadScenarios, NvlinkRateFollowsTheGpuArch) {
+  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+  const auto nvlink = [&](const std::string& extra) {
+    const Scenario s = load_scenario_text(
+        base + "  - {type: collective, op: all_reduce, size: 2MiB" + extra + "}\n", "t.yaml");
+    return static_cast<const CollectiveParams&>(*s.workloads[0].params).nvlink.rate;
+  };
+  EXPECT_EQ(nvlink(""), Rate::from_bps(2'966'400'000'000));  // hopper, the default: 370.8 GB/s
+  EXPECT_EQ(nvlink(", gpu_arch: ampere"), Rate::from_gbps(240 * 8));
+  EXPECT_EQ(nvlink(", gpu_arch: volta"), Rate::from_gbps(120 * 8));
+  EXPECT_EQ(nvlink(", gpu_arch: blackwell"), Rate::from_bps(5'774'400'000'000));
+  EXPECT_EQ(nvlink(", gpu_arch: ampere, nvlink: {rate: 2400Gbps}"), Rate::from_gbps(300 * 8));
 }
 
 TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {

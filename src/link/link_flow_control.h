@@ -105,6 +105,12 @@ class LinkFlowControl {
     if (c != nullptr && pc != nullptr) c->resync(*pc);
   }
 
+  // What the next transmit decision reads first, as an event argument for
+  // the engine to prefetch (0: nothing worth it).
+  [[nodiscard]] uint64_t decision_hint() const noexcept {
+    const auto* c = std::get_if<CreditFlowControl>(&part_);
+    return c != nullptr ? c->decision_hint() : 0;
+  }
   // Pause granted past `now` for `tc` (PFC only; zero otherwise).
   // NOLINTNEXTLINE(bugprone-exception-escape)
   [[nodiscard]] Time pause_left(uint8_t tc, Time now) const noexcept {

@@ -138,6 +138,7 @@ class CreditFlowControl {
     const uint32_t blocks = credit_blocks(p->wire);
     if (cs_->available(vl) < blocks) ++cs_->ctr.sent_without_credit;
     CreditLane& l = cs_->lane[vl];
+    last_vl_ = vl;
     l.fctbs += blocks;
     l.xmit_pkts += 1;
     l.xmit_data_bytes += p->wire;
@@ -226,6 +227,10 @@ class CreditFlowControl {
     return Time::from_ps(ps);
   }
 
+  // The lane of the VL this port sent on last: its next decision reads it.
+  [[nodiscard]] uint64_t decision_hint() const noexcept {
+    return reinterpret_cast<uint64_t>(&cs_->lane[last_vl_]);
+  }
   [[nodiscard]] CreditState& state() noexcept { return *cs_; }
   [[nodiscard]] const CreditState& state() const noexcept { return *cs_; }
 
@@ -338,6 +343,7 @@ class CreditFlowControl {
   // port's LinkFlowControl (and the Port's hot fields) as small as PFC's.
   std::unique_ptr<CreditState> cs_;
   uint32_t max_packet_blocks_ = 0;
+  uint8_t last_vl_ = 0;
 };
 
 }  // namespace rdmasim

@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
+#include "engine/ring.h"
 #include "engine/units.h"
 #include "net/tc_scheduler.h"
 
@@ -171,53 +171,6 @@ struct PendingCredit {
   uint64_t fccl = 0;
 };
 
-// The FCPs of one VL on their way, oldest first. A short link holds a few
-// (a 1 us link at 100 Gb/s about 12 of 1 KB frames' worth), so they live in
-// place, next to the VL's counters, and move to the heap only on a longer
-// link: reading them was a run's largest cache miss when they always did.
-class FcpQueue {
- public:
-  FcpQueue() = default;
-  FcpQueue(const FcpQueue&) = delete;
-  FcpQueue& operator=(const FcpQueue&) = delete;
-
-  [[nodiscard]] bool empty() const { return size_ == 0; }
-  [[nodiscard]] size_t size() const { return size_; }
-  [[nodiscard]] const PendingCredit& front() const { return buf()[head_]; }
-  [[nodiscard]] PendingCredit& back() { return buf()[(head_ + size_ - 1) & mask_]; }
-  [[nodiscard]] const PendingCredit& back() const { return buf()[(head_ + size_ - 1) & mask_]; }
-  // The i-th from the front.
-  [[nodiscard]] const PendingCredit& operator[](size_t i) const { return buf()[(head_ + i) & mask_]; }
-  void push_back(PendingCredit c) {
-    if (size_ == mask_ + 1) grow();
-    buf()[(head_ + size_) & mask_] = c;
-    ++size_;
-  }
-  void pop_front() {
-    head_ = (head_ + 1) & mask_;
-    --size_;
-  }
-  void pop_back() { --size_; }
-
- private:
-  static constexpr uint32_t kInPlace = 8;  // a power of two, as every capacity
-  [[nodiscard]] PendingCredit* buf() { return spill_ ? spill_.get() : in_place_.data(); }
-  [[nodiscard]] const PendingCredit* buf() const { return spill_ ? spill_.get() : in_place_.data(); }
-  void grow() {
-    const uint32_t cap = 2 * (mask_ + 1);
-    auto nb = std::make_unique<PendingCredit[]>(cap);
-    for (uint32_t i = 0; i < size_; ++i) nb[i] = (*this)[i];
-    spill_ = std::move(nb);
-    head_ = 0;
-    mask_ = cap - 1;
-  }
-  std::unique_ptr<PendingCredit[]> spill_;
-  uint32_t head_ = 0;
-  uint32_t size_ = 0;
-  uint32_t mask_ = kInPlace - 1;
-  std::array<PendingCredit, kInPlace> in_place_{};
-};
-
 // One VL of a port's credit state, as a sender toward its peer and as a
 // receiver of the peer's packets. A packet touches one VL's fields only, so
 // they share cache lines (the 8 VLs' values were 8 arrays, a line per field).
@@ -239,7 +192,10 @@ struct alignas(64) CreditLane {
   uint64_t landed = 0;    // the newest limit that had landed at the last fold
   uint64_t need = 0;      // the limit the peer, blocked for credit, waits for
   Time last_leave;        // when the newest FCP in flight leaves this port
-  FcpQueue in_flight;     // not landed at the last fold
+  // Not landed at the last fold, oldest first. A short link holds a few (a
+  // 1 us link at 100 Gb/s about 12 frames' worth), so they live in the lane:
+  // reading them was a run's largest cache miss when they were on the heap.
+  Ring<PendingCredit, 8> in_flight;
 
   // The limit in force at `now`, without folding.
   [[nodiscard]] uint64_t limit_at(Time now) const {

@@ -364,10 +364,10 @@ TEST(LinkFlowControl, DispatchesToThePartItHolds) {
   EXPECT_EQ(lossy.next(port, Time::zero()), &a);
 }
 
-// The FCP queue keeps its order across wrap-around and its move from in
-// place to the heap, as a deque does.
-TEST(FcpQueue, KeepsOrderThroughWrapAndGrowth) {
-  FcpQueue q;
+// A ring with storage in place (a lane's FCPs in flight) keeps its order
+// across wrap-around and its move from in place to the heap, as a deque does.
+TEST(CreditLane, FcpsInFlightKeepTheirOrderThroughWrapAndGrowth) {
+  Ring<PendingCredit, 8> q;
   std::deque<PendingCredit> ref;
   uint64_t next = 0;
   for (int round = 0; round < 200; ++round) {

@@ -70,11 +70,12 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape);
 // all servers use the forward order (the hop s -> s+1 then goes c-1 -> c).
 [[nodiscard]] std::vector<int> ring_order(const CommShape& shape, int channel);
 
-// Double binary tree over `n` nodes: parent of each node in tree t (0 or 1),
-// -1 at the root. Tree 0 is the in-order balanced binary tree; tree 1 is its
-// mirror image (node i plays n-1-i) or its shift by one (i+1 mod n), whichever
-// shares fewer leaves with tree 0, so a node that is a leaf in one tree is
-// mostly interior in the other and the two trees use nodes' links evenly.
+// Double binary tree over `n` nodes as NCCL builds it across nodes
+// (src/graph/trees.cc ncclGetDtree): parent of each node in tree t (0 or 1),
+// -1 at the root. Tree 0 is NCCL's bit-pattern binary tree (root 0 with one
+// child, odd ranks leaves); tree 1 is its mirror image (n even) or its shift
+// by one rank (n odd), so a node that is a leaf in one tree is interior in
+// the other and each node's links carry at most two children's worth.
 [[nodiscard]] std::vector<int> binary_tree_parents(int n, int tree);
 
 // Tree `tree` of binary_tree_parents(n, tree) as the builders walk it: each

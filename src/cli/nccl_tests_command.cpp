@@ -38,8 +38,9 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
       "--algo", o.algo,
       "NCCL_ALGO: auto (NCCL's tuner picks ring, tree, nvls or nvlstree per size) | ring | tree | "
       "hierarchical "
-      "| sharp (CollNet; InfiniBand fabrics, or --sharp) | nvls | nvlstree (NVLink SHARP: H100/B200, one "
-      "server / several) | pairwise (default auto)");
+      "| sharp (CollNet; InfiniBand fabrics, or --sharp) | nvls | nvlstree (NVLink SHARP: H100/B200; nvls "
+      "on one server, or across servers with IB SHARP as NCCL's CollNet; nvlstree across servers) | pairwise "
+      "(default auto)");
   nt->add_option("--proto", o.proto, "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple");
   nt->add_flag("--no-pxn", o.no_pxn,
                "NCCL_PXN_DISABLE=1: alltoall/sendrecv chunks leave through the sending GPU's own NIC instead "
@@ -82,8 +83,10 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     if (c.no_pxn && o.type != CollType::kAllToAll && o.type != CollType::kSendRecv)
       throw std::invalid_argument("--no-pxn has no effect: PXN carries alltoall and sendrecv traffic only");
     o.pxn = !c.no_pxn;
-    if (c.cluster.sharp && o.algo != Algo::kSharp)
-      throw std::invalid_argument("--sharp has no effect: only --algo sharp aggregates in the network");
+    if (c.cluster.sharp && o.algo != Algo::kSharp && !(o.algo == Algo::kNvls && c.nodes > 1))
+      throw std::invalid_argument(
+          "--sharp has no effect: only --algo sharp, and --algo nvls across servers, aggregate in the "
+          "network");
     o.min_bytes = parse_nccl_size("-b", c.minbytes);
     o.max_bytes = parse_nccl_size("-e", c.maxbytes);
     o.step_factor = c.stepfactor;

@@ -42,10 +42,6 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
     throw std::invalid_argument(std::string("algorithm 'nvls' runs ") + coll_name(r.type) +
                                 " inside one server (across servers NCCL runs it with CollNet, IB SHARP, not "
                                 "modelled): use ring");
-  if (r.algo == Algo::kNvls && shape.servers > 1)
-    throw std::invalid_argument(
-        "algorithm 'nvls' runs inside one server (across servers NCCL pairs it with IB SHARP, CollNet, not "
-        "modelled): use nvlstree");
   if (r.algo == Algo::kNvlsTree && shape.servers < 2)
     throw std::invalid_argument(
         "algorithm 'nvlstree' joins servers (NCCL disables it on one node): use nvls");

@@ -70,7 +70,7 @@ struct CollectiveKeys {
     Pick<Algo> algo{r.tune_algo, r.tune_algo ? Algo::kRing : r.algo};
     v.choice({"algo",
               "the algorithm (NCCL_ALGO); auto: NCCL's tuner picks ring, tree, nvls or nvlstree per size "
-              "(pairwise for alltoall/sendrecv)"},
+              "(pairwise for alltoall/sendrecv); nvls across servers runs with IB SHARP (CollNet)"},
              algo, kAlgoNames);
     if constexpr (V::kReads) {
       r.tune_algo = algo.tune;
@@ -165,6 +165,10 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
     sys.arch = p.arch;
     if (const std::string why = nvls_unavailable(p.req.algo, sys, p.req.type); !why.empty())
       throw item.error("algo", why);
+    if (p.req.algo == Algo::kNvls && sys.shape.servers > 1)
+      if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
+        throw item.error(
+            "algo", "nvls across servers runs with IB SHARP (NCCL's CollNet): " + why + "; or use nvlstree");
   }
 }
 

@@ -119,6 +119,23 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
     if (const std::string why = nvls_unavailable(r.algo, tuner_system(), r.type); !why.empty())
       throw std::invalid_argument("algo " + std::string(algo_name(r.algo)) + ": " + why);
   }
+  if (r.algo == Algo::kNvls && shape_.servers > 1) {
+    // NVLS across servers is NVLS with CollNet: the heads of a rail reduce
+    // through the switches' SHARP tree. Without a group NCCL has no CollNet
+    // and runs NVLSTree instead.
+    if (const std::string why =
+            sharp_unavailable(cl_.net().fabric_config(), "set fabric.sharp.enabled: true");
+        !why.empty())
+      throw std::invalid_argument("algo nvls across servers (with IB SHARP): " + why);
+    if (!sharp_tried_) {
+      sharp_tried_ = true;
+      sharp_group_ = cl_.sharp().allocate(ranks_);
+    }
+    if (!sharp_group_) {
+      sharp_fallback_ = true;
+      r.algo = Algo::kNvlsTree;
+    }
+  }
   if (r.tune_algo || r.tune_proto) {
     const TunerChoice c = nccl_tune(r, tuner_system());
     r.algo = c.algo;

@@ -14,6 +14,13 @@
 // comes back down, and each head stores it for its switch to multicast.
 // With 2 servers each NIC sends and receives S / N.
 //
+// NVLS across servers (NCCL_ALGO=NVLS with CollNet, all_reduce.h's
+// NVLS kernel with nNodes > 1): the heads of one local index reduce through
+// the switches' SHARP tree instead of a host tree. Each head streams its
+// server's sum of its slice into the rail's aggregation tree once and gets
+// the total back (sharp/sharp.h), then its switch multicasts it: S / N per
+// NIC and direction, half of NVLSTree's on more than two servers.
+//
 // ReduceScatter and AllGather (one server: NCCL runs them across servers
 // only with CollNet; reduce_scatter.h / all_gather.h, NVLS variants): each
 // GPU owns the slice of the output it keeps (ReduceScatter: the switch reads
@@ -40,11 +47,33 @@ Plan build_nvls_one_pass(const PlanRequest& r, const CommShape& shape, uint8_t k
   return b.finish();
 }
 
+Plan build_nvls_sharp(const PlanRequest& r, const CommShape& shape) {
+  PlanBuilder b(r.channels);
+  const int N = shape.servers, G = shape.gpus;
+  std::vector<uint32_t> reduce(N);
+  for (int c = 0; c < r.channels; ++c) {
+    const int64_t data = piece(r.bytes, r.channels, c);
+    for (int l = 0; l < G; ++l) {
+      const int64_t slice = piece(data, G, l);
+      const int64_t k = std::max<int64_t>(1, (slice + r.step_bytes() - 1) / r.step_bytes());
+      for (int64_t q = 0; q < k; ++q) {
+        const int64_t bytes = piece(slice, k, q);
+        for (int s = 0; s < N; ++s) reduce[s] = b.add_nvls(shape.rank(s, l), bytes, c, kNvlsReduce);
+        const uint32_t total = b.add_sharp(shape.rank(0, l), bytes, c);
+        for (int s = 0; s < N; ++s) b.edge(reduce[s], total);
+        for (int s = 0; s < N; ++s) b.edge(total, b.add_nvls(shape.rank(s, l), bytes, c, kNvlsMulticast));
+      }
+    }
+  }
+  return b.finish();
+}
+
 }  // namespace
 
 Plan build_nvls(const PlanRequest& r, const CommShape& shape) {
   if (r.type == CollType::kReduceScatter) return build_nvls_one_pass(r, shape, kNvlsReduce);
   if (r.type == CollType::kAllGather) return build_nvls_one_pass(r, shape, kNvlsMulticast);
+  if (r.algo == Algo::kNvls && shape.servers > 1) return build_nvls_sharp(r, shape);
   PlanBuilder b(r.channels);
   const int N = shape.servers, G = shape.gpus;
   for (int c = 0; c < r.channels; ++c) {

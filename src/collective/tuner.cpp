@@ -180,13 +180,17 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
       if (r.tune_proto || p == r.proto) out.push_back(m.estimate(a, p));
   // NVLink SHARP, Simple only: NVLS on one node, NVLSTree across nodes.
-  const Algo nvls = sys.shape.servers == 1 ? Algo::kNvls : Algo::kNvlsTree;
+  // NVLS across servers needs CollNet (IB SHARP), which NCCL's tuner weighs
+  // only with NCCL_COLLNET_ENABLE (tuning.cc l.503-506): here when asked for.
+  const bool collnet = !r.tune_algo && r.algo == Algo::kNvls && sys.shape.servers > 1;
+  const Algo nvls = sys.shape.servers == 1 || collnet ? Algo::kNvls : Algo::kNvlsTree;
   const bool gather = r.type == CollType::kAllGather || r.type == CollType::kReduceScatter;
   const bool asked = r.tune_algo ? r.type == CollType::kAllReduce || gather : r.algo == nvls;
   if (asked && nvls_unavailable(nvls, sys, r.type).empty() && (r.tune_proto || r.proto == Proto::kSimple)) {
     const int nodes = sys.shape.servers;
     double lat = kNvlsNvlinkLat;
     if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * kNvlsTreeNetLat;
+    if (nvls == Algo::kNvls && nodes > 1) lat += kNvlsNetLat;  // tuning.cc l.424-426
     double alg = nccl_nvls_algbw_GBps(nvls, sys, r.type);
     // Blackwell on x86 takes the tree's correction by size (tuning.cc l.643-646).
     const int idx = log2i(r.bytes >> 6);
@@ -211,9 +215,6 @@ std::string nvls_unavailable(Algo a, const TunerSystem& sys, CollType t) {
   } else if (t != CollType::kAllReduce) {
     return std::string("NVLink SHARP does not implement ") + coll_name(t);
   }
-  if (a == Algo::kNvls && sys.shape.servers > 1)
-    return "algo nvls runs inside one server (across servers NCCL pairs it with IB SHARP, CollNet, not "
-           "modelled): use nvlstree";
   if (a == Algo::kNvlsTree && sys.shape.servers < 2)
     return "algo nvlstree joins servers (NCCL disables it on one node): use nvls";
   return "";
@@ -239,6 +240,8 @@ double nccl_nvls_algbw_GBps(Algo a, const TunerSystem& sys, CollType t) {
   if (a == Algo::kNvlsTree) {
     bw = std::min(bw, bw_inter * (nodes <= 2 ? 2 : 1));
     bw = std::min(bw, kPerChNvlsTree[arch][node_column(nodes)]);
+  } else if (nodes > 1) {
+    bw = std::min(bw, bw_inter);  // NVLS with CollNet (IB SHARP): each head's NIC once
   }
   const double bus = ch * bw;
   return bus * ranks / (2.0 * (ranks - 1));  // busbw to algbw, as a ring's
@@ -303,6 +306,14 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
   // its per-channel cap), shared by the heads (one per GPU) and the
   // channels; charged to each slice's reduction. The network part runs on
   // the fabric and may be slower.
+  // NVLS with CollNet: the NVSwitch reduces a server's data at its one-server
+  // rate; NCCL's figure for it across servers also holds it to one NIC speed
+  // per channel, which here is the fabric's (packet-level SHARP) to decide.
+  if (a == Algo::kNvls && sys.shape.servers > 1) {
+    TunerSystem one = sys;
+    one.shape.servers = 1;
+    return nccl_nvls_algbw_GBps(a, one, t) / (sys.shape.gpus * std::max(1, channels));
+  }
   if (a == Algo::kNvls || a == Algo::kNvlsTree)
     return nccl_nvls_algbw_GBps(a, sys, t) / (sys.shape.gpus * std::max(1, channels));
   if (p == Proto::kLL) return ll;

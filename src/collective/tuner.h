@@ -79,9 +79,10 @@ enum class Hop : uint8_t { kNvlink, kNet };
 
 // Why NVLink SHARP (algo nvls / nvlstree) cannot run on `sys`, "" when it
 // can: NCCL needs an NVSwitch of Hopper or later (search.cc) and more than 2
-// GPUs per server (nvls.cc); nvls runs on one server, nvlstree across them.
-// AllGather and ReduceScatter: nvls on one server only (NCCL needs CollNet
-// for them across servers, tuning.cc), never nvlstree.
+// GPUs per server (nvls.cc); nvlstree runs across servers, nvls on one or,
+// for AllReduce, across servers with CollNet (IB SHARP between the heads:
+// the caller checks that the fabric has it). AllGather and ReduceScatter:
+// nvls on one server only (across servers not modelled), never nvlstree.
 [[nodiscard]] std::string nvls_unavailable(Algo a, const TunerSystem& sys, CollType t = CollType::kAllReduce);
 // NCCL's bandwidth for NVLS / NVLSTree AllReduce, or NVLS AllGather /
 // ReduceScatter on one server (tuning.cc), as algorithm bandwidth in GB/s:

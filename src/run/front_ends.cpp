@@ -151,6 +151,11 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
     sys.arch = o.cluster.arch;
     if (const std::string why = nvls_unavailable(*o.algo, sys, o.type); !why.empty())
       throw std::invalid_argument(std::string("--algo ") + algo_name(*o.algo) + ": " + why);
+    if (o.algo == Algo::kNvls && o.cluster.servers > 1)
+      if (const std::string why = sharp_unavailable(o.fabric, "pass --sharp (fabric.sharp.enabled: true)");
+          !why.empty())
+        throw std::invalid_argument("--algo nvls across servers runs with IB SHARP (NCCL's CollNet): " + why +
+                                    "; or use nvlstree");
   }
   const int nranks = o.cluster.ranks();
   if (o.root < 0 || o.root >= nranks)

@@ -699,7 +699,8 @@ TEST_F(CliTest, SharpOnlyWhereTheFabricOffersIt) {
                    "error: nccl-tests: --sharp has no effect: 'ib-ndr' already has in-network aggregation "
                    "(SHARP)\n");
   expect_bad_input(nccl({"--fabric", "rocev2-dcqcn", "--sharp"}),
-                   "error: nccl-tests: --sharp has no effect: only --algo sharp aggregates in the network\n");
+                   "error: nccl-tests: --sharp has no effect: only --algo sharp, and --algo nvls across "
+                   "servers, aggregate in the network\n");
   expect_bad_input(run_cli({"train", "--fabric", "rocev2-dcqcn", "--sharp"}),
                    "error: train: --sharp has no effect: only --dp-algo sharp aggregates in the network\n");
 }
@@ -715,6 +716,21 @@ workload:
                    at("5:46: 'workload[0].algo': fabric 'rocev2-dcqcn-400g' has no in-network aggregation "
                       "(SHARP is a feature of InfiniBand switches: ib-ndr, ib-hdr); to model a vendor "
                       "extension of this fabric (an assumption), set fabric.sharp.enabled: true"));
+  // NVLS across servers runs with IB SHARP (NCCL's CollNet) and needs it too.
+  const std::string nvls = R"(name: s
+topology: {type: servers, servers: 2, gpus_per_server: 4, spines: 1, link: {rate: 400Gbps, delay: 1us}}
+fabric: {profile: rocev2-dcqcn-400g}
+workload:
+  - {type: collective, op: all_reduce, algo: nvls, size: 1MiB}
+)";
+  expect_bad_input(run_scenario(nvls),
+                   at("5:46: 'workload[0].algo': nvls across servers runs with IB SHARP (NCCL's CollNet): "
+                      "fabric 'rocev2-dcqcn-400g' has no in-network aggregation (SHARP is a feature of "
+                      "InfiniBand switches: ib-ndr, ib-hdr); to model a vendor extension of this fabric (an "
+                      "assumption), set fabric.sharp.enabled: true; or use nvlstree"));
+  const CliResult nvls_ib = run_scenario(nvls, {"--set", "fabric.profile=ib-ndr"});
+  ASSERT_EQ(nvls_ib.exit_code, 0) << nvls_ib.err;
+  EXPECT_NE(nvls_ib.out.find("collective all_reduce nvls/Simple"), std::string::npos) << nvls_ib.out;
   const CliResult on = run_scenario(yaml, {"--set", "fabric.sharp.enabled=true"});
   ASSERT_EQ(on.exit_code, 0) << on.err;
   EXPECT_NE(on.out.find("collective all_reduce sharp"), std::string::npos) << on.out;

@@ -111,9 +111,22 @@ TEST(Nvls, TheTunerUsesNcclsFigures) {
   EXPECT_NE(nccl_tune(big, system_of("a100", 2, 8, 200)).algo, Algo::kNvlsTree);
   EXPECT_FALSE(nvls_unavailable(Algo::kNvlsTree, system_of("a100", 2, 8, 200)).empty());
   EXPECT_FALSE(nvls_unavailable(Algo::kNvls, system_of("h100", 1, 2, 400)).empty());
-  EXPECT_FALSE(nvls_unavailable(Algo::kNvls, h2).empty());
+  EXPECT_TRUE(nvls_unavailable(Algo::kNvls, h2).empty());  // with CollNet: the fabric's SHARP decides
+  EXPECT_FALSE(nvls_unavailable(Algo::kNvls, h2, CollType::kAllGather).empty());
   EXPECT_FALSE(nvls_unavailable(Algo::kNvlsTree, h1).empty());
   EXPECT_TRUE(nvls_unavailable(Algo::kNvls, h1).empty());
+  // NVLS with CollNet across 4 servers (tuning.cc l.307-323, 424-426): per
+  // channel min(59.5, 48) with no two-node doubling or NVLSTree cap, busBw 8 x
+  // 48 = 384 GB/s, latency 25 + 18 us; the tuner weighs it only when asked
+  // (NCCL_COLLNET_ENABLE), never on its own.
+  EXPECT_NEAR(nccl_nvls_algbw_GBps(Algo::kNvls, h4), 8 * 48 * 32 / 62.0, 1e-9);
+  PlanRequest forced = nvls_request(Algo::kNvls, int64_t{1} << 30, 8);
+  const auto est = nccl_estimates(forced, h4);
+  ASSERT_EQ(est.size(), 1u);
+  EXPECT_EQ(est[0].algo, Algo::kNvls);
+  EXPECT_NEAR(est[0].latency_us, 25 + 18, 1e-9);
+  EXPECT_NEAR(est[0].time_us, 43 + (1 << 30) / (1000 * 8 * 48 * 32 / 62.0), 1e-6);
+  for (const TunerEstimate& e : nccl_estimates(big, h4)) EXPECT_NE(e.algo, Algo::kNvls);
 }
 
 // One 8 x H100 server: NCCL's maintainer reports NVLS AllReduce "peak
@@ -162,6 +175,44 @@ TEST(Nvls, OneH100ServerReachesThePublishedBusbw) {
   EXPECT_EQ(row.algo, Algo::kNvls);
   EXPECT_NEAR(row.busbw, 480.0, 0.05 * 480.0);
   EXPECT_LT(row.busbw, 8 * 59.5);
+}
+
+// NVLS across servers with IB SHARP (NCCL's NVLS algorithm with CollNet):
+// each head streams its server's sum of its slice into the rail's SHARP tree
+// once and gets the total back, so every NIC sends S / 8 (the fabric carries
+// S per server) against NVLSTree's 2 S / 8 on 4 servers, and the NVSwitch,
+// not the network, bounds it: a 512 MiB AllReduce takes the one-server NVLS
+// time (itself within 5% of the published ~480 GB/s busbw) plus the SHARP
+// round trip, on 2 and 4 servers alike (and 8: 1 GiB in 4014 against 3975 us). NCCL's own model holds each
+// channel to one NIC speed and is 24-28% slower. Without SHARP on the fabric
+// the front end refuses it.
+TEST(Nvls, AcrossServersWithSharpTheNvswitchBoundsIt) {
+  const int64_t S = int64_t{512} << 20;
+  const NcclTestsRow one = one_server_nvls(CollType::kAllReduce, S);
+  for (int servers : {2, 4}) {
+    NcclTestsOptions o;
+    o.algo = Algo::kNvls;
+    o.min_bytes = o.max_bytes = S;
+    o.cluster.servers = servers;
+    // Rail-optimized, as the CLI: each rail's SHARP tree has its own leaf.
+    // With one leaf per server every rail's tree meets at one root spine,
+    // whose links then carry all eight rails (22.7 ms, not 4.0).
+    o.cluster.topology = ClusterTopology::kRail;
+    o.fabric = find_profile("ib-ndr").config;
+    const NcclTestsRow row = run_nccl_tests(o).rows[0];
+    EXPECT_EQ(row.algo, Algo::kNvls);
+    EXPECT_EQ(row.fabric_bytes, servers * S);
+    EXPECT_GT(row.time_us, one.time_us);
+    EXPECT_LT(row.time_us, one.time_us * 1.02) << servers << " servers";
+    EXPECT_GT(row.nccl_model_us, row.time_us * 1.2);
+    o.algo = Algo::kNvlsTree;
+    if (servers > 2) EXPECT_GT(run_nccl_tests(o).rows[0].time_us, row.time_us * 1.3);
+  }
+  NcclTestsOptions roce;
+  roce.algo = Algo::kNvls;
+  roce.min_bytes = roce.max_bytes = S;
+  roce.fabric = find_profile("rocev2-dcqcn-400g").config;
+  EXPECT_THROW((void)check_nccl_tests(roce), std::invalid_argument);
 }
 
 // ReduceScatter and AllGather on one server (reduce_scatter.h, all_gather.h,

@@ -92,24 +92,28 @@ int Communicator::qps_per_nic_max() const {
   return most;
 }
 
+bool Communicator::hold_sharp_group(const char* algo) {
+  // The front ends refuse a fabric without SHARP before a run; never fall
+  // back for it.
+  if (const std::string why = sharp_unavailable(cl_.net().fabric_config(), "set fabric.sharp.enabled: true");
+      !why.empty())
+    throw std::invalid_argument(std::string(algo) + ": " + why);
+  // NCCL CollNet: one aggregation group per communicator, set up on first
+  // use; a full switch makes it run a host algorithm (capacity, not a
+  // missing feature).
+  if (!sharp_tried_) {
+    sharp_tried_ = true;
+    sharp_group_ = cl_.sharp().allocate(ranks_);
+  }
+  return sharp_group_.has_value();
+}
+
 void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListener* listener) {
   if (running_) throw std::logic_error("communicator already runs a collective");
   PlanRequest r = req;
   sharp_fallback_ = false;
   if (r.algo == Algo::kSharp) {
-    // The front ends refuse this before a run; never fall back for it.
-    if (const std::string why =
-            sharp_unavailable(cl_.net().fabric_config(), "set fabric.sharp.enabled: true");
-        !why.empty())
-      throw std::invalid_argument("algo sharp: " + why);
-    // NCCL CollNet: one aggregation group per communicator, set up on first
-    // use; a full switch makes it run the host algorithm (capacity, not a
-    // missing feature).
-    if (!sharp_tried_) {
-      sharp_tried_ = true;
-      sharp_group_ = cl_.sharp().allocate(ranks_);
-    }
-    if (!sharp_group_ || r.type != CollType::kAllReduce) {
+    if (!hold_sharp_group("algo sharp") || r.type != CollType::kAllReduce) {
       sharp_fallback_ = true;
       r.algo = default_algo(r.type);
     }
@@ -123,15 +127,7 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
     // NVLS across servers is NVLS with CollNet: the heads of a rail reduce
     // through the switches' SHARP tree. Without a group NCCL has no CollNet
     // and runs NVLSTree instead.
-    if (const std::string why =
-            sharp_unavailable(cl_.net().fabric_config(), "set fabric.sharp.enabled: true");
-        !why.empty())
-      throw std::invalid_argument("algo nvls across servers (with IB SHARP): " + why);
-    if (!sharp_tried_) {
-      sharp_tried_ = true;
-      sharp_group_ = cl_.sharp().allocate(ranks_);
-    }
-    if (!sharp_group_) {
+    if (!hold_sharp_group("algo nvls across servers (with IB SHARP)")) {
       sharp_fallback_ = true;
       r.algo = Algo::kNvlsTree;
     }

@@ -175,6 +175,10 @@ class Communicator final : public EventHandler, public CompletionSink {
   CollectiveListener* listener_ = nullptr;
   Time start_, end_;
   int64_t fabric_bytes_ = 0, nvlink_bytes_ = 0;
+  // The communicator's SHARP aggregation group, allocated on first use:
+  // false when the switches have none left; throws, naming `algo`, on a
+  // fabric without SHARP.
+  bool hold_sharp_group(const char* algo);
   std::optional<SharpGroup> sharp_group_;
   bool sharp_tried_ = false, sharp_fallback_ = false;
   Algo last_algo_ = Algo::kRing;

@@ -33,7 +33,11 @@ void Nic::on_event(uint32_t kind, uint64_t arg) {
     }
     case kTransportTimer + kPaceWake: {
       const auto qp = static_cast<uint32_t>(arg >> 32);
-      transport_->timing(qp).wake_pending = false;
+      QpTiming& t = transport_->timing(qp);
+      // A rate rise re-timed the wake-up earlier: the event left at the old
+      // time is stale.
+      if (!t.wake_pending || net_.sim().now() != t.wake_at) break;
+      t.wake_pending = false;
       transport_->on_timer(qp, kPaceWake, 0);
       break;
     }

@@ -106,13 +106,33 @@ class Nic final : public Node, public PacketSource {
     if (t.next_send <= now) return false;
     if (!t.wake_pending) {
       t.wake_pending = true;
+      t.wake_at = t.next_send;
       schedule_transport_timer(t.next_send, qp, kPaceWake);
     }
     return true;
   }
   // A packet of `wire` bytes left at `now` under pacing `rate` (0: unpaced).
   static void pacer_sent(QpTiming& t, Rate rate, uint32_t wire, Time now) {
-    if (rate.bps() > 0) t.next_send = std::max(t.next_send, now) + rate.tx_time(Bytes(wire));
+    if (rate.bps() <= 0) return;
+    t.pace_from = std::max(t.next_send, now);
+    t.pace_bps = rate.bps();
+    t.pace_wire = wire;
+    t.next_send = t.pace_from + rate.tx_time(Bytes(wire));
+  }
+  // Congestion control set the QP's pacing rate to `rate` (0: unpaced). A
+  // rate limiter applies a new rate at once: the gap after the last packet
+  // is re-timed at it, and a QP held for a longer gap wakes earlier (the
+  // HPCC simulator's RdmaHw::ChangeRate moves nextAvail the same way). Kept
+  // at the old rate, a QP cut to DCQCN's 1 Mb/s floor would sit out 33 ms
+  // for one 4 KiB packet whatever its rate did meanwhile.
+  void pacer_rate_changed(QpTiming& t, Rate rate, uint32_t qp, Time now) {
+    if (t.pace_wire == 0 || rate.bps() == t.pace_bps) return;
+    t.pace_bps = rate.bps();
+    t.next_send = rate.bps() > 0 ? t.pace_from + rate.tx_time(Bytes(t.pace_wire)) : t.pace_from;
+    if (t.wake_pending && t.next_send < t.wake_at) {
+      t.wake_at = std::max(t.next_send, now);
+      schedule_transport_timer(t.wake_at, qp, kPaceWake);  // the later event finds itself stale
+    }
   }
   // The retransmission deadline. arm_deadline schedules one event unless one
   // is pending; push_deadline moves the deadline later (on progress) without

@@ -10,10 +10,17 @@
 namespace rdmasim {
 
 struct QpTiming {
-  Time next_send;             // the pacer lets the QP's next packet start then
-  Time deadline;              // retransmission deadline; progress pushes it back lazily
-  bool wake_pending = false;  // a pacer wake-up event is scheduled
+  Time next_send;  // the pacer lets the QP's next packet start then
+  Time deadline;   // retransmission deadline; progress pushes it back lazily
+  // The gap behind next_send: the last paced packet's wire bytes, from when
+  // they count and the rate they were timed at, so that a new rate re-times
+  // the gap at once (Nic::pacer_rate_changed).
+  Time pace_from;
+  int64_t pace_bps = 0;
+  uint32_t pace_wire = 0;
+  bool wake_pending = false;  // a pacer wake-up event is scheduled, at wake_at
   bool armed = false;         // a deadline event is scheduled
+  Time wake_at;
 };
 
 }  // namespace rdmasim

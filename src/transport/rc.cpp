@@ -42,6 +42,12 @@ QpId RcEngine::create_qp(int src, int dst, CompletionSink* sink, uint8_t tc) {
   return c.id;
 }
 
+void RcEngine::apply_window(RcConnection& c) {
+  c.cwnd_packets =
+      c.cc.cwnd_bytes <= 0 ? 0 : static_cast<uint64_t>((c.cc.cwnd_bytes + cfg_.mtu - 1) / cfg_.mtu);
+  nics_[c.src]->pacer_rate_changed(c.timing, c.cc.pace_rate, c.id, net_.sim().now());
+}
+
 void RcEngine::set_path_selector(PathSelector paths) {
   if (!conns_.empty()) throw std::logic_error("set_path_selector after the first QP");
   paths_ = std::move(paths);

@@ -245,11 +245,9 @@ class RcEngine final : public Transport, public CcHost {
     c.cc.nxt = c.snd_nxt;
     return c.cc;
   }
-  // The window congestion control set, in whole packets (RC sends nothing smaller).
-  void apply_window(RcConnection& c) {
-    c.cwnd_packets =
-        c.cc.cwnd_bytes <= 0 ? 0 : static_cast<uint64_t>((c.cc.cwnd_bytes + cfg_.mtu - 1) / cfg_.mtu);
-  }
+  // The window congestion control set, in whole packets (RC sends nothing
+  // smaller), and its pacing rate, which the NIC applies at once.
+  void apply_window(RcConnection& c);
   std::unique_ptr<CongestionControl> cc_;
   std::unique_ptr<ReceiverFeedback> feedback_ = std::make_unique<NoFeedback>();
   std::unique_ptr<Recovery> recovery_;

@@ -126,13 +126,16 @@ class Nic final : public Node, public PacketSource {
   // at the old rate, a QP cut to DCQCN's 1 Mb/s floor would sit out 33 ms
   // for one 4 KiB packet whatever its rate did meanwhile.
   void pacer_rate_changed(QpTiming& t, Rate rate, uint32_t qp, Time now) {
-    if (t.pace_wire == 0 || rate.bps() == t.pace_bps) return;
+    if (!pacer_retime(t, rate)) return;
+    t.wake_at = std::max(t.next_send, now);
+    schedule_transport_timer(t.wake_at, qp, kPaceWake);  // the later event finds itself stale
+  }
+  // The re-timing alone: true when a held QP may now send before its wake-up.
+  static bool pacer_retime(QpTiming& t, Rate rate) {
+    if (t.pace_wire == 0 || rate.bps() == t.pace_bps) return false;
     t.pace_bps = rate.bps();
     t.next_send = rate.bps() > 0 ? t.pace_from + rate.tx_time(Bytes(t.pace_wire)) : t.pace_from;
-    if (t.wake_pending && t.next_send < t.wake_at) {
-      t.wake_at = std::max(t.next_send, now);
-      schedule_transport_timer(t.wake_at, qp, kPaceWake);  // the later event finds itself stale
-    }
+    return t.wake_pending && t.next_send < t.wake_at;
   }
   // The retransmission deadline. arm_deadline schedules one event unless one
   // is pending; push_deadline moves the deadline later (on progress) without

@@ -273,6 +273,27 @@ TEST(DoubleBinaryTree, TwoSpanningTreesLoadNoNodeWithMoreThanFourEdges) {
   }
 }
 
+// Both trees on every leader's NIC (NCCL duplicates each tree channel): a
+// NIC is interior in one tree (up once, down to two children) and a leaf in
+// the other (up once), half the channel's data D in each, so it sends at most
+// 2 D across servers. With one tree per channel an interior NIC sends 3 D.
+TEST(DoubleBinaryTree, EveryNicCarriesBothTreesAndSendsAtMostTwiceItsChannelsData) {
+  for (int servers : {4, 5, 8}) {
+    const CommShape shape{servers, 8};
+    PlanRequest r;
+    r.algo = Algo::kTree;
+    r.channels = 8;
+    r.bytes = int64_t{64} << 20;
+    const int64_t per_channel = r.bytes / r.channels;
+    std::vector<int64_t> sent(static_cast<size_t>(shape.ranks()), 0);
+    for (const Transfer& t : build_plan(r, shape).xfers)
+      if (t.src / shape.gpus != t.dst / shape.gpus) sent[static_cast<size_t>(t.src)] += t.bytes;
+    const int64_t most = *std::max_element(sent.begin(), sent.end());
+    EXPECT_LE(most, 2 * per_channel) << servers << " servers";
+    EXPECT_GE(most, 2 * per_channel * 3 / 4) << servers << " servers";  // interior somewhere
+  }
+}
+
 // NCCL's own illustration of its trees on 14 ranks (src/graph/trees.cc, the
 // comments above ncclGetBtree and ncclGetDtree): 0-8, 8-{4,12}, 4-{2,6},
 // 12-{10,13}, 2-{1,3}, 6-{5,7}, 10-{9,11}; the second tree is its mirror.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -10,6 +11,18 @@
 #include "fabric/profiles.h"
 
 namespace rdmasim {
+
+int64_t nccl_tests_count(CollType type, int64_t bytes, int nranks) {
+  const int64_t floats = bytes / 4;
+  switch (type) {
+    case CollType::kAllGather:
+    case CollType::kReduceScatter:
+    case CollType::kAllToAll:
+      return (floats / std::max(nranks, 1)) & ~int64_t{3};
+    default:
+      return floats;
+  }
+}
 
 std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor) {
   if (min_bytes < 0) throw std::invalid_argument("-b (minbytes) must be >= 0");

@@ -59,6 +59,12 @@ struct NcclTestsResult {
 
 // The sizes nccl-tests visits for -b/-e/-f. Throws std::invalid_argument.
 [[nodiscard]] std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor);
+// The "count" column nccl-tests prints for `bytes` of floats on `nranks`
+// ranks: the count argument its call passes (NVIDIA/nccl-tests
+// src/all_gather.cu AllGatherGetCollByteCount, and the same for
+// reduce_scatter and alltoall): each rank's share, rounded down to 16 bytes;
+// the whole buffer for the others.
+[[nodiscard]] int64_t nccl_tests_count(CollType type, int64_t bytes, int nranks);
 // Running the sweep is the runner's (run/front_ends.h: run_nccl_tests).
 // The nccl-tests style table.
 [[nodiscard]] std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);

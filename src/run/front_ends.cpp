@@ -193,7 +193,7 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SweepP
       if (!c.finished()) throw std::logic_error("collective did not complete (simulation drained)");
       NcclTestsRow& row = res.rows[i];
       row.bytes = sizes[i];
-      row.count = sizes[i] / 4;
+      row.count = nccl_tests_count(o.type, sizes[i], res.nranks);
       row.time_us = c.duration().us();
       row.algbw = c.algbw_gbps();
       row.busbw = c.busbw_gbps();

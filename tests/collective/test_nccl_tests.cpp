@@ -195,6 +195,23 @@ TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
   EXPECT_EQ(nccl_tests_sizes(kMax, kMax, 2), (std::vector<int64_t>{kMax}));
 }
 
+// The count column as nccl-tests prints it: a published 32-rank
+// all_gather_perf run (4 x 8 H100, nccl-tests 2.17.9; ZiyanIshani/
+// vpbenchmarking results/nccl/nccl_multinode/nccl_allgather_20260224_225706.txt)
+// prints 512 B as count 4, 1 KiB as 8 and 8 GiB as 67108864; a 16-rank run
+// (Google Cloud A3 Ultra) 1 KiB as 16. AllReduce passes the whole buffer.
+TEST(NcclTests, CountColumnIsTheCountEachCallPasses) {
+  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 512, 32), 4);
+  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 1024, 32), 8);
+  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, int64_t{8} << 30, 32), 67108864);
+  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 1024, 16), 16);
+  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 256, 32), 0);  // nccl-tests then moves nothing
+  EXPECT_EQ(nccl_tests_count(CollType::kReduceScatter, 1024, 16), 16);
+  EXPECT_EQ(nccl_tests_count(CollType::kAllToAll, 1 << 20, 32), 8192);
+  EXPECT_EQ(nccl_tests_count(CollType::kAllReduce, 1024, 32), 256);
+  EXPECT_EQ(nccl_tests_count(CollType::kBroadcast, 1024, 32), 256);
+}
+
 // PXN on a rail-optimized cluster: a chunk for another rail crosses NVLink
 // to the GPU on the destination's rail first, so the fabric still carries
 // each cross-server slice once ((n-G) S), NVLink carries the cross-rail

@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "collective/algorithms.h"
 #include "collective/nccl_tests.h"
+#include "config/shipped_path.h"
 #include "fabric/profiles.h"
 #include "run/front_ends.h"
 
@@ -195,20 +199,37 @@ TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
   EXPECT_EQ(nccl_tests_sizes(kMax, kMax, 2), (std::vector<int64_t>{kMax}));
 }
 
-// The count column as nccl-tests prints it: a published 32-rank
-// all_gather_perf run (4 x 8 H100, nccl-tests 2.17.9; ZiyanIshani/
-// vpbenchmarking results/nccl/nccl_multinode/nccl_allgather_20260224_225706.txt)
-// prints 512 B as count 4, 1 KiB as 8 and 8 GiB as 67108864; a 16-rank run
-// (Google Cloud A3 Ultra) 1 KiB as 16. AllReduce passes the whole buffer.
+// The count column as nccl-tests prints it, row by row against the published
+// tables in data/reference/nccl-tests/: all_gather on 32 and 16 ranks (each
+// rank's share, rounded down to 16 B; a 0 B row where that share is nothing),
+// all_reduce on 16 (the whole buffer).
 TEST(NcclTests, CountColumnIsTheCountEachCallPasses) {
-  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 512, 32), 4);
-  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 1024, 32), 8);
-  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, int64_t{8} << 30, 32), 67108864);
-  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 1024, 16), 16);
-  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 256, 32), 0);  // nccl-tests then moves nothing
+  struct Table {
+    const char* file;
+    CollType type;
+    int nranks;
+    size_t rows;
+  };
+  for (const Table& t : {Table{"h100-ndr-4x8-voltagepark-allgather.txt", CollType::kAllGather, 32, 31},
+                         Table{"h200-roce-2x8-gcp-a3ultra-allgather.txt", CollType::kAllGather, 16, 24},
+                         Table{"h100-ndr-2x8-nebius.txt", CollType::kAllReduce, 16, 31}}) {
+    std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + t.file));
+    size_t rows = 0;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream f(line);
+      int64_t bytes = 0, count = 0;
+      std::string type;
+      if (line.empty() || line[0] == '#' || !(f >> bytes >> count >> type) || type != "float") continue;
+      ++rows;
+      // A share that rounds to nothing prints as size 0 (8..256 B on 32 ranks).
+      if (bytes == 0) continue;
+      EXPECT_EQ(nccl_tests_count(t.type, bytes, t.nranks), count) << t.file << ": " << bytes << " B";
+    }
+    EXPECT_EQ(rows, t.rows) << t.file;
+  }
+  EXPECT_EQ(nccl_tests_count(CollType::kAllGather, 256, 32), 0);
   EXPECT_EQ(nccl_tests_count(CollType::kReduceScatter, 1024, 16), 16);
   EXPECT_EQ(nccl_tests_count(CollType::kAllToAll, 1 << 20, 32), 8192);
-  EXPECT_EQ(nccl_tests_count(CollType::kAllReduce, 1024, 32), 256);
   EXPECT_EQ(nccl_tests_count(CollType::kBroadcast, 1024, 32), 256);
 }
 

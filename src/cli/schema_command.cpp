@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "config/join.h"
 #include "config/misconfig.h"
 #include "config/params.h"
 #include "config/scenario.h"
@@ -98,12 +99,6 @@ void collect(std::vector<FabricKey>& keys, const std::string& prefix, const std:
   }
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 void fabric_section(std::string& out) {
   const std::vector<std::string> profiles = profile_names();
   std::vector<FabricKey> fabric, sw;
@@ -154,13 +149,13 @@ void fabric_section(std::string& out) {
         for (const auto& [value, ps] : k.profiles_by_value)
           // Keys echoed only when set (added after results were first recorded) have no value to show.
           def += (def.empty() ? "" : "<br>") + (value.empty() ? std::string("not set") : code(value)) + ": " +
-                 join(ps);
+                 join_names(ps);
       }
       // Refused under a profile only if no variant of it accepts the key.
       std::vector<std::string> refused;
       for (const auto& [p, why] : k.refused)
         if (!k.seen.count(p)) refused.push_back(p);
-      if (!refused.empty()) def += "<br>refused on: " + join(refused);
+      if (!refused.empty()) def += "<br>refused on: " + join_names(refused);
       out +=
           fmt::format("| {} | {} | {} | {} |\n", code(k.info.key), cell(k.info.form), def, cell(k.info.doc));
     }

@@ -13,8 +13,6 @@
 namespace rdmasim {
 namespace {
 
-bool has_root(CollType t) { return t == CollType::kBroadcast || t == CollType::kReduce; }
-
 // Servers of a topology that has them: the natural GPUs per server.
 int topology_gpus_per_server(const TopologySpec& ts) {
   if (ts.type == "servers") return ts.gpus_per_server;

@@ -41,7 +41,6 @@ namespace {
 bool has_redop(CollType t) {
   return t == CollType::kAllReduce || t == CollType::kReduceScatter || t == CollType::kReduce;
 }
-bool has_root(CollType t) { return t == CollType::kBroadcast || t == CollType::kReduce; }
 const char* topo_name(ClusterTopology t) { return t == ClusterTopology::kRail ? "rail" : "leaf-spine"; }
 }  // namespace
 

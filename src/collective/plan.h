@@ -25,6 +25,11 @@ enum class CollType : uint8_t {
 // the NVSwitch inside a server (nvls.cpp).
 enum class Algo : uint8_t { kRing, kTree, kHierarchical, kPairwise, kSharp, kNvls, kNvlsTree };
 
+// Collectives with a root rank (nccl-tests prints it; the rest print -1).
+[[nodiscard]] constexpr bool has_root(CollType t) {
+  return t == CollType::kBroadcast || t == CollType::kReduce;
+}
+
 [[nodiscard]] const char* coll_name(CollType t);
 [[nodiscard]] const char* algo_name(Algo a);
 // nccl-tests test names: all_reduce, all_gather, reduce_scatter, broadcast,

@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 
+#include "config/join.h"
+
 namespace rdmasim {
 namespace {
 
@@ -95,12 +97,6 @@ class Reader {
   size_t failed_ = npos;
 };
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // A fabric's collective busbw (or iteration time) in the scale sweep at the
 // smallest and largest cluster: how much of it the large cluster kept.
 struct ScaleSpan {
@@ -182,9 +178,9 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
     return not_measured(n, claim, "needs a latency workload on both kinds of fabric under this condition.");
   const auto dep = r.assumed(assumption_keys);
   if (all && !dep.empty())
-    return ClaimAnswer{
-        n, claim, "depends on an assumption",
-        ev + "The order holds here, but it rests on settings without a published source: " + join(dep) + "."};
+    return ClaimAnswer{n, claim, "depends on an assumption",
+                       ev + "The order holds here, but it rests on settings without a published source: " +
+                           join_names(dep) + "."};
   return ClaimAnswer{n, claim, all ? "supported" : "contradicted", ev};
 }
 
@@ -497,7 +493,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         e += holds ? "InfiniBand's switches and subnet manager route around the link before Ethernet's do. "
                    : "InfiniBand does not route around the link before Ethernet here. ";
         if (!assumed.empty())
-          e += "These times rest on settings without a published source: " + join(assumed) + ".";
+          e += "These times rest on settings without a published source: " + join_names(assumed) + ".";
         out.push_back(ClaimAnswer{9, claim,
                                   !assumed.empty() ? "depends on an assumption"
                                   : holds          ? "supported"
@@ -529,7 +525,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                       report_number(s.cost[b].total), r.name(b), r.name(a), report_number(s.cost[a].total),
                       r.name(a), report_number(saving * 100)) +
               (assumed.empty() ? std::string()
-                               : "RoCE inputs without a published source: " + join(assumed) +
+                               : "RoCE inputs without a published source: " + join_names(assumed) +
                                      "; put real quotes under `cost:` to decide this.")});
     }
   }

@@ -11,6 +11,7 @@
 #include "collective/cluster.h"
 #include "config/cfg_node.h"
 #include "config/error.h"
+#include "config/join.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
@@ -58,12 +59,6 @@ std::vector<std::string> workload_type_names() {
   std::vector<std::string> v;
   for (const auto& t : kWorkloadTypes) v.emplace_back(t.type);
   return v;
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
 }
 
 // Flattens a `set:` value into dotted keys: a nested map (`fabric: {ecn:
@@ -176,13 +171,13 @@ EvalFabric read_fabric(const CfgNode& n, const YAML::Node& raw, const std::vecto
   } else {
     f.profile = n.choice("profile", profiles, "");
     if (f.profile.empty())
-      throw n.error("profile", "required: a built-in fabric profile (" + join(profiles) + ")");
+      throw n.error("profile", "required: a built-in fabric profile (" + join_names(profiles) + ")");
     f.name = n.str("name", "");
     f.set = read_set(n, raw);
     n.finish();
   }
   if (std::find(profiles.begin(), profiles.end(), f.profile) == profiles.end())
-    throw n.error("", "unknown fabric profile '" + f.profile + "' (known: " + join(profiles) + ")");
+    throw n.error("", "unknown fabric profile '" + f.profile + "' (known: " + join_names(profiles) + ")");
   if (f.name.empty()) f.name = f.profile;
   f.name = sanitized_name(n, "name", f.name);
   return f;
@@ -222,14 +217,14 @@ EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCl
     const std::string type = n.scalar();
     const std::vector<std::string> names = workload_type_names();
     if (std::find(names.begin(), names.end(), type) == names.end())
-      throw n.error("", "unknown workload type '" + type + "' (known: " + join(names) + ")");
+      throw n.error("", "unknown workload type '" + type + "' (known: " + join_names(names) + ")");
     YAML::Node map;
     map["type"] = type;
     EvalWorkload short_form = read_workload(CfgNode::load_string("type: " + type, n.file()), map, cl);
     short_form.line = n.line();
     return short_form;
   }
-  if (!n.has("type")) throw n.error("type", "required: one of " + join(workload_type_names()));
+  if (!n.has("type")) throw n.error("type", "required: one of " + join_names(workload_type_names()));
   const std::string type = n.choice("type", workload_type_names(), "");
   w.type = type;
   for (const auto& t : kWorkloadTypes)
@@ -274,8 +269,8 @@ EvalWorkload read_workload(const CfgNode& n, const YAML::Node& raw, const EvalCl
     const std::string cdf = n.str("cdf");
     const std::string path = eval_cdf_path(cdf);
     if (path.empty())
-      throw n.error("cdf",
-                    "unknown flow-size distribution '" + cdf + "' (known: " + join(eval_cdf_names()) + ")");
+      throw n.error("cdf", "unknown flow-size distribution '" + cdf +
+                               "' (known: " + join_names(eval_cdf_names()) + ")");
     w.keys["cdf"] = path;
   }
   return w;
@@ -300,8 +295,8 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
     const std::string cdf = bg->str("cdf", "storage");
     c.background_cdf = eval_cdf_path(cdf);
     if (c.background_cdf.empty())
-      throw bg->error("cdf",
-                      "unknown flow-size distribution '" + cdf + "' (known: " + join(eval_cdf_names()) + ")");
+      throw bg->error("cdf", "unknown flow-size distribution '" + cdf +
+                                 "' (known: " + join_names(eval_cdf_names()) + ")");
     bg->finish();
   }
   if (const auto ic = n.opt_child("incast")) {
@@ -519,7 +514,7 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
         std::vector<std::string> names;
         names.reserve(crit.size());
         for (const auto& c : crit) names.push_back(c.first);
-        throw wn->error(k, "unknown criterion (known: " + join(names) + ")");
+        throw wn->error(k, "unknown criterion (known: " + join_names(names) + ")");
       }
       const double w = wn->real(k, 0.0, 1e6);
       ev.weights.weight.emplace_back(k, w);

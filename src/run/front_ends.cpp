@@ -176,7 +176,7 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
   return sizes;
 }
 
-NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SweepProgress& progress) {
+NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SizeProgress& progress) {
   const std::vector<int64_t> sizes = check_nccl_tests(o);
   NcclTestsResult res;
   res.nranks = o.cluster.ranks();

@@ -25,7 +25,7 @@ class Experiment;
 using RunProgress = std::function<void(const Experiment&)>;
 // The same for a sweep: `index` is the size of nccl_tests_sizes() running in
 // the experiment.
-using SweepProgress = std::function<void(size_t index, const Experiment&)>;
+using SizeProgress = std::function<void(size_t index, const Experiment&)>;
 
 // The sizes of the sweep; throws std::invalid_argument for options
 // run_nccl_tests refuses before it runs anything.
@@ -38,7 +38,7 @@ using SweepProgress = std::function<void(size_t index, const Experiment&)>;
 // at a time; the result does not depend on `jobs`. Throws
 // std::invalid_argument for bad options.
 [[nodiscard]] NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs = 1,
-                                             const SweepProgress& progress = {});
+                                             const SizeProgress& progress = {});
 
 // The scenario of one training iteration.
 [[nodiscard]] Scenario training_scenario(const TrainingRunOptions& o);

@@ -12,31 +12,6 @@ namespace {
 
 enum Tid { kTidCompute = 0, kTidComm = 1, kTidDp = 2, kTidPp = 3 };
 
-// Communicators that run the same collective together (symmetric replicas),
-// as one FIFO stream: the next request starts when all finished the last.
-struct CommSet {
-  std::vector<std::unique_ptr<Communicator>> comms;
-  struct Req {
-    PlanRequest plan;
-    uint64_t tag;
-  };
-  std::deque<Req> queue;
-  int running = 0;  // communicators still busy with the head request
-  bool active = false;
-  Time started;
-  std::string cat;
-  int pid = 0, tid = 0;
-};
-
-struct Step {
-  enum Kind { kCompute, kColl, kWaitRecv, kSendAsync, kDpAsync } kind = kCompute;
-  Time dur;
-  int set = -1;
-  PlanRequest req;
-  uint64_t key = 0;  // receive key (kWaitRecv) / receive key at the peer (kSendAsync)
-  std::string name;
-};
-
 uint64_t recv_key(int stage, int dir, int mb) {
   return (static_cast<uint64_t>(stage) << 32) | (static_cast<uint64_t>(dir) << 24) |
          static_cast<uint64_t>(mb);
@@ -56,6 +31,32 @@ CommShape shape_of(const GpuCluster& cl, const std::vector<int>& ranks) {
 }  // namespace
 
 class TrainingIteration::Trainer final : public EventHandler, public CollectiveListener {
+  // Nested, not in the anonymous namespace: a class with linkage holds them.
+  // Communicators that run the same collective together (symmetric replicas),
+  // as one FIFO stream: the next request starts when all finished the last.
+  struct CommSet {
+    std::vector<std::unique_ptr<Communicator>> comms;
+    struct Req {
+      PlanRequest plan;
+      uint64_t tag;
+    };
+    std::deque<Req> queue;
+    int running = 0;  // communicators still busy with the head request
+    bool active = false;
+    Time started;
+    std::string cat;
+    int pid = 0, tid = 0;
+  };
+
+  struct Step {
+    enum Kind { kCompute, kColl, kWaitRecv, kSendAsync, kDpAsync } kind = kCompute;
+    Time dur;
+    int set = -1;
+    PlanRequest req;
+    uint64_t key = 0;  // receive key (kWaitRecv) / receive key at the peer (kSendAsync)
+    std::string name;
+  };
+
  public:
   Trainer(GpuCluster& cl, const TrainingRunOptions& o) : o_(o), t_(o.train), par_(o.train.par), cl_(&cl) {
     validate_training(t_, cl.gpus_per_server());

@@ -6,17 +6,10 @@
 #include "engine/simulation.h"
 #include "fabric/fabric.h"
 #include "fabric/profiles.h"
+#include "validate/recording_sink.h"
 #include "workload/generators.h"
 
 namespace rdmasim {
-namespace {
-
-struct Sink final : CompletionSink {
-  std::vector<Completion> done;
-  void on_complete(const Completion& c) override { done.push_back(c); }
-};
-
-}  // namespace
 
 IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, int64_t bytes,
                                     uint64_t seed) {
@@ -28,7 +21,7 @@ IbPermutationRun run_ib_permutation(int k, RoutingEngine engine, bool adaptive, 
   Fabric f(sim, make_fat_tree(k, prof.config.link, prof.config.link), cfg);
   Rng rng(seed, "ib-permutation");
   const auto flows = make_permutation(f.num_hosts(), Bytes(bytes), Time::zero(), rng);
-  Sink sink;
+  RecordingSink sink;
   for (const auto& fl : flows)
     f.verbs().create_qp(fl.src, fl.dst, &sink, cfg.rc.data_tc).post_write(bytes, 0);
   sim.run(Time::from_s(1));
@@ -105,7 +98,7 @@ LinkFailureRun run_link_failure(const FabricConfig& cfg, int k, int64_t bytes, T
   Fabric f(sim, make_fat_tree(k, cfg.link, cfg.link), cfg);
   Rng rng(seed, "ib-link-failure");
   const auto flows = make_permutation(f.num_hosts(), Bytes(bytes), Time::zero(), rng);
-  Sink sink;
+  RecordingSink sink;
   std::vector<uint32_t> conns;
   for (const auto& fl : flows) {
     QueuePair qp = f.verbs().create_qp(fl.src, fl.dst, &sink, cfg.rc.data_tc);
@@ -182,7 +175,7 @@ IbHotSpotRun run_ib_hot_spot(bool ib_cc) {
   cfg.ibcc.threshold_bytes = 64 * 1024;
   const LinkSpec host{Rate::from_gbps(400), Time::from_ns(25)};
   Fabric f(sim, make_dumbbell(9, 2, host, LinkSpec{Rate::from_gbps(4000), Time::from_ns(25)}), cfg);
-  Sink hot, victim;
+  RecordingSink hot, victim;
   const int64_t bytes = 8 << 20;
   for (int s = 0; s < 8; ++s) f.verbs().create_qp(s, 9, &hot, 0).post_write(bytes, 0);
   f.verbs().create_qp(8, 10, &victim, 0).post_write(bytes, 0);

@@ -206,7 +206,9 @@ TEST(Nvls, AcrossServersWithSharpTheNvswitchBoundsIt) {
     EXPECT_LT(row.time_us, one.time_us * 1.02) << servers << " servers";
     EXPECT_GT(row.nccl_model_us, row.time_us * 1.2);
     o.algo = Algo::kNvlsTree;
-    if (servers > 2) EXPECT_GT(run_nccl_tests(o).rows[0].time_us, row.time_us * 1.3);
+    if (servers > 2) {
+      EXPECT_GT(run_nccl_tests(o).rows[0].time_us, row.time_us * 1.3);
+    }
   }
   NcclTestsOptions roce;
   roce.algo = Algo::kNvls;

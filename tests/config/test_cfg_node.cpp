@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/cfg_node.h"
+#include "support/input_error_of.h"
 
 namespace rdmasim {
 namespace {
@@ -33,17 +34,6 @@ sim:
 )";
 
 CfgNode scenario() { return CfgNode::load_string(kScenario, "scen.yaml"); }
-
-template <typename Fn>
-InputError error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError thrown";
-  return InputError("", 0, 0, "", "");
-}
 
 TEST(CfgNode, TypedGettersReadValues) {
   const CfgNode root = scenario();
@@ -81,13 +71,13 @@ TEST(CfgNode, DefaultsApplyOnlyWhenAbsent) {
   EXPECT_FALSE(link.opt_child("extra").has_value());
   EXPECT_TRUE(link.opt_list("extra_list").empty());
   // A present but malformed value is never replaced by the default.
-  const InputError e = error_of([&] { (void)link.rate("rate", Rate::from_gbps(1)); });
+  const InputError e = testing::input_error_of([&] { (void)link.rate("rate", Rate::from_gbps(1)); });
   EXPECT_EQ(e.line(), 5);
 }
 
 TEST(CfgNode, RateWithoutUnitNamesFileLineColumnAndKey) {
   const CfgNode link = scenario().child("topology").child("link");
-  const InputError e = error_of([&] { (void)link.rate("rate"); });
+  const InputError e = testing::input_error_of([&] { (void)link.rate("rate"); });
   EXPECT_EQ(e.file(), "scen.yaml");
   EXPECT_EQ(e.line(), 5);
   EXPECT_EQ(e.column(), 11);
@@ -99,36 +89,36 @@ TEST(CfgNode, RateWithoutUnitNamesFileLineColumnAndKey) {
 
 TEST(CfgNode, IntegerOutOfRange) {
   const CfgNode topo = scenario().child("topology");
-  const InputError e = error_of([&] { (void)topo.integer("k", 2, 64); });
+  const InputError e = testing::input_error_of([&] { (void)topo.integer("k", 2, 64); });
   EXPECT_STREQ(e.what(), "scen.yaml:3:6: 'topology.k': expected an integer in [2, 64] (got 65)");
 }
 
 TEST(CfgNode, IntegerMalformedAndOverflowing) {
   const CfgNode sim = scenario().child("sim");
-  EXPECT_STREQ(error_of([&] { (void)sim.integer("seed", 0, 100); }).what(),
+  EXPECT_STREQ(testing::input_error_of([&] { (void)sim.integer("seed", 0, 100); }).what(),
                "scen.yaml:18:9: 'sim.seed': expected an integer in [0, 100] (got \"abc\")");
   const CfgNode big = CfgNode::load_string("n: 99999999999999999999\n", "b.yaml");
-  EXPECT_STREQ(error_of([&] { (void)big.integer("n", 0, INT64_MAX); }).what(),
+  EXPECT_STREQ(testing::input_error_of([&] { (void)big.integer("n", 0, INT64_MAX); }).what(),
                "b.yaml:1:4: 'n': expected an integer >= 0 (got 99999999999999999999)");
   const CfgNode frac = CfgNode::load_string("n: 1.5\n", "f.yaml");
-  EXPECT_EQ(error_of([&] { (void)frac.integer("n", INT64_MIN, INT64_MAX); }).message(),
+  EXPECT_EQ(testing::input_error_of([&] { (void)frac.integer("n", INT64_MIN, INT64_MAX); }).message(),
             "expected an integer (got \"1.5\")");
 }
 
 TEST(CfgNode, RealBooleanChoiceFraction) {
   const CfgNode root = CfgNode::load_string("x: 0.5\ny: 2\nb: True\nf: 150%\n", "r.yaml");
   EXPECT_EQ(root.real("x", 0.0, 1.0), 0.5);
-  EXPECT_EQ(error_of([&] { (void)root.real("y", 0.0, 1.0); }).message(),
+  EXPECT_EQ(testing::input_error_of([&] { (void)root.real("y", 0.0, 1.0); }).message(),
             "expected a number in [0, 1] (got 2)");
   EXPECT_TRUE(root.boolean("b"));
-  const InputError f = error_of([&] { (void)root.fraction("f"); });
+  const InputError f = testing::input_error_of([&] { (void)root.fraction("f"); });
   EXPECT_EQ(f.line(), 4);
   EXPECT_EQ(f.message(), "expected a fraction in [0, 1] or a percentage, e.g. 0.3 or 30% (got \"150%\")");
 
   const CfgNode sim = scenario().child("sim");
-  EXPECT_STREQ(error_of([&] { (void)sim.boolean("verbose"); }).what(),
+  EXPECT_STREQ(testing::input_error_of([&] { (void)sim.boolean("verbose"); }).what(),
                "scen.yaml:17:12: 'sim.verbose': expected true or false (got \"yes\")");
-  EXPECT_STREQ(error_of([&] {
+  EXPECT_STREQ(testing::input_error_of([&] {
                  (void)sim.choice("cc", {"dcqcn", "timely", "none"});
                }).what(),
                "scen.yaml:15:7: 'sim.cc': expected one of: dcqcn, timely, none (got \"dcqcm\"); did you mean "
@@ -137,47 +127,49 @@ TEST(CfgNode, RealBooleanChoiceFraction) {
 
 TEST(CfgNode, MissingRequiredKeyPointsAtEnclosingMap) {
   const CfgNode link = scenario().child("topology").child("link");
-  const InputError e = error_of([&] { (void)link.time("propagation"); });
+  const InputError e = testing::input_error_of([&] { (void)link.time("propagation"); });
   EXPECT_EQ(e.line(), 5);
   EXPECT_EQ(e.column(), 5);
   EXPECT_EQ(e.key(), "topology.link.propagation");
   EXPECT_EQ(e.message(), "missing required key (expected a time with a unit, e.g. 1.5us)");
-  EXPECT_EQ(error_of([&] { (void)scenario().child("stats"); }).message(),
+  EXPECT_EQ(testing::input_error_of([&] { (void)scenario().child("stats"); }).message(),
             "missing required key (expected a map)");
-  EXPECT_EQ(error_of([&] { (void)scenario().list("flows"); }).key(), "flows");
+  EXPECT_EQ(testing::input_error_of([&] { (void)scenario().list("flows"); }).key(), "flows");
 }
 
 TEST(CfgNode, WrongYamlTypes) {
   const CfgNode root = scenario();
-  const InputError not_map = error_of([&] { (void)root.child("workload"); });
+  const InputError not_map = testing::input_error_of([&] { (void)root.child("workload"); });
   EXPECT_EQ(not_map.line(), 9);
   EXPECT_EQ(not_map.message(), "expected a map (got a list)");
   // A lone map must not be taken for a one-item list.
-  const InputError not_list = error_of([&] { (void)root.list("topology"); });
+  const InputError not_list = testing::input_error_of([&] { (void)root.list("topology"); });
   EXPECT_EQ(not_list.key(), "topology");
   EXPECT_EQ(not_list.line(), 2);
   EXPECT_EQ(not_list.message(), "expected a list (got a map)");
-  EXPECT_EQ(error_of([&] { (void)root.child("topology").time("link"); }).message(),
+  EXPECT_EQ(testing::input_error_of([&] { (void)root.child("topology").time("link"); }).message(),
             "expected a time with a unit, e.g. 1.5us (got a map)");
-  EXPECT_EQ(error_of([&] { (void)root.child("topology").child("kind"); }).message(),
+  EXPECT_EQ(testing::input_error_of([&] { (void)root.child("topology").child("kind"); }).message(),
             "expected a map (got \"fat_tree\")");
-  EXPECT_EQ(error_of([&] { (void)root.str("workload"); }).message(), "expected a string (got a list)");
-  EXPECT_EQ(error_of([&] { (void)root.scalar(); }).message(), "expected a single value (got a map)");
-  EXPECT_EQ(error_of([&] { (void)root.elements(); }).message(), "expected a list (got a map)");
+  EXPECT_EQ(testing::input_error_of([&] { (void)root.str("workload"); }).message(),
+            "expected a string (got a list)");
+  EXPECT_EQ(testing::input_error_of([&] { (void)root.scalar(); }).message(),
+            "expected a single value (got a map)");
+  EXPECT_EQ(testing::input_error_of([&] { (void)root.elements(); }).message(), "expected a list (got a map)");
 
   const CfgNode scalars = CfgNode::load_string("xs: [1, 2]\n", "s.yaml");
   const std::vector<CfgNode> xs = scalars.list("xs");
   ASSERT_EQ(xs.size(), 2u);
   EXPECT_TRUE(xs[1].is_scalar());
   EXPECT_EQ(xs[1].scalar(), "2");
-  const InputError item = error_of([&] { (void)xs[0].integer("n", 0, 9); });
+  const InputError item = testing::input_error_of([&] { (void)xs[0].integer("n", 0, 9); });
   EXPECT_EQ(item.key(), "xs[0]");
   EXPECT_EQ(item.message(), "expected a map containing 'n' (got \"1\")");
 }
 
 TEST(CfgNode, EmptyValueIsAnErrorAtItsKey) {
   const CfgNode sim = scenario().child("sim");
-  const InputError e = error_of([&] { (void)sim.str("empty", "default"); });
+  const InputError e = testing::input_error_of([&] { (void)sim.str("empty", "default"); });
   EXPECT_EQ(e.line(), 19);
   EXPECT_EQ(e.column(), 3);
   EXPECT_EQ(e.message(), "expected a string (got an empty value)");
@@ -187,7 +179,7 @@ TEST(CfgNode, UnknownKeyWithSuggestion) {
   const CfgNode link = scenario().child("topology").child("link");
   (void)link.has("rate");
   (void)link.time("delay");
-  const InputError e = error_of([&] { link.finish(); });
+  const InputError e = testing::input_error_of([&] { link.finish(); });
   EXPECT_STREQ(e.what(),
                "scen.yaml:7:5: 'topology.link.rat': unknown key; did you mean 'rate'? (accepted keys here: "
                "delay, rate)");
@@ -197,7 +189,7 @@ TEST(CfgNode, UnknownKeyCountsQueriedButAbsentKeysAsAccepted) {
   const CfgNode item = scenario().list("workload")[1];
   (void)item.bytes("size");
   (void)item.has("size_dist");
-  const InputError e = error_of([&] { item.finish(); });
+  const InputError e = testing::input_error_of([&] { item.finish(); });
   EXPECT_EQ(e.key(), "workload[1].sise");
   EXPECT_EQ(e.line(), 12);
   EXPECT_EQ(e.message(), "unknown key; did you mean 'size'? (accepted keys here: size, size_dist)");
@@ -206,9 +198,11 @@ TEST(CfgNode, UnknownKeyCountsQueriedButAbsentKeysAsAccepted) {
 TEST(CfgNode, UnknownKeyWithoutCloseMatch) {
   const CfgNode root = CfgNode::load_string("colour: red\nsize: 1B\n", "u.yaml");
   (void)root.bytes("size");
-  EXPECT_EQ(error_of([&] { root.finish(); }).message(), "unknown key (accepted keys here: size)");
+  EXPECT_EQ(testing::input_error_of([&] { root.finish(); }).message(),
+            "unknown key (accepted keys here: size)");
   const CfgNode none = CfgNode::load_string("a: 1\n", "u.yaml");
-  EXPECT_EQ(error_of([&] { none.finish(); }).message(), "unknown key (no keys are accepted here)");
+  EXPECT_EQ(testing::input_error_of([&] { none.finish(); }).message(),
+            "unknown key (no keys are accepted here)");
 }
 
 TEST(CfgNode, ReadRecordIsSharedBetweenCopies) {
@@ -243,45 +237,49 @@ TEST(CfgNode, SemanticErrorsCarryLocation) {
 }
 
 TEST(CfgNode, SyntaxErrorHasLineAndColumn) {
-  const InputError e = error_of([] { (void)CfgNode::load_string("a: 1\n  b: 2\nc: 3\n", "bad.yaml"); });
+  const InputError e =
+      testing::input_error_of([] { (void)CfgNode::load_string("a: 1\n  b: 2\nc: 3\n", "bad.yaml"); });
   EXPECT_EQ(e.file(), "bad.yaml");
   EXPECT_EQ(e.line(), 2);
   EXPECT_EQ(e.column(), 4);
   EXPECT_EQ(e.key(), "");
   EXPECT_STREQ(e.what(), "bad.yaml:2:4: invalid YAML: illegal map value");
-  const InputError alias = error_of([] { (void)CfgNode::load_string("a: 1\nb: *nope\n", "bad.yaml"); });
+  const InputError alias =
+      testing::input_error_of([] { (void)CfgNode::load_string("a: 1\nb: *nope\n", "bad.yaml"); });
   EXPECT_STREQ(alias.what(), "bad.yaml:2:4: invalid YAML: the referenced anchor is not defined");
   // yaml-cpp 0.7 alone loops forever on these.
-  EXPECT_STREQ(error_of([] { (void)CfgNode::load_string(",a: 1\n", "bad.yaml"); }).what(),
+  EXPECT_STREQ(testing::input_error_of([] { (void)CfgNode::load_string(",a: 1\n", "bad.yaml"); }).what(),
                "bad.yaml:1:1: invalid YAML: unexpected ','");
-  EXPECT_STREQ(error_of([] { (void)CfgNode::load_string("- 1\n,\n", "bad.yaml"); }).what(),
+  EXPECT_STREQ(testing::input_error_of([] { (void)CfgNode::load_string("- 1\n,\n", "bad.yaml"); }).what(),
                "bad.yaml:2:1: invalid YAML: unexpected ','");
 }
 
 TEST(CfgNode, DuplicateKeysAreRejected) {
-  const InputError top = error_of([] { (void)CfgNode::load_string("a: 1\nb: 2\na: 3\n", "d.yaml"); });
+  const InputError top =
+      testing::input_error_of([] { (void)CfgNode::load_string("a: 1\nb: 2\na: 3\n", "d.yaml"); });
   EXPECT_STREQ(top.what(), "d.yaml:3:1: 'a': duplicate key (first defined on line 1)");
-  const InputError nested =
-      error_of([] { (void)CfgNode::load_string("w:\n  - x: 1\n    y: 2\n    x: 3\n", "d.yaml"); });
+  const InputError nested = testing::input_error_of(
+      [] { (void)CfgNode::load_string("w:\n  - x: 1\n    y: 2\n    x: 3\n", "d.yaml"); });
   EXPECT_STREQ(nested.what(), "d.yaml:4:5: 'w[0].x': duplicate key (first defined on line 2)");
 }
 
 TEST(CfgNode, DocumentShapeErrors) {
-  EXPECT_EQ(error_of([] { (void)CfgNode::load_string("", "e.yaml"); }).message(),
+  EXPECT_EQ(testing::input_error_of([] { (void)CfgNode::load_string("", "e.yaml"); }).message(),
             "the document is empty; expected a map of settings");
-  EXPECT_EQ(error_of([] { (void)CfgNode::load_string("- 1\n", "e.yaml"); }).message(),
+  EXPECT_EQ(testing::input_error_of([] { (void)CfgNode::load_string("- 1\n", "e.yaml"); }).message(),
             "expected a map of settings at the top level (got a list)");
-  const InputError two = error_of([] { (void)CfgNode::load_string("a: 1\n---\nb: 2\n", "e.yaml"); });
+  const InputError two =
+      testing::input_error_of([] { (void)CfgNode::load_string("a: 1\n---\nb: 2\n", "e.yaml"); });
   EXPECT_EQ(two.message(), "expected a single YAML document, but another one starts here");
   EXPECT_EQ(two.line(), 2);
-  EXPECT_EQ(error_of([] { (void)CfgNode::load_string("? [a]\n: 1\n", "e.yaml"); }).message(),
+  EXPECT_EQ(testing::input_error_of([] { (void)CfgNode::load_string("? [a]\n: 1\n", "e.yaml"); }).message(),
             "map keys must be plain strings");
-  EXPECT_EQ(error_of([] { (void)CfgNode::load_string("x: &a [*a]\n", "e.yaml"); }).message(),
+  EXPECT_EQ(testing::input_error_of([] { (void)CfgNode::load_string("x: &a [*a]\n", "e.yaml"); }).message(),
             "nesting is too deep (or an alias refers to itself)");
 }
 
 TEST(CfgNode, LoadFile) {
-  const std::string path = testing::TempDir() + "cfg_node_test.yaml";
+  const std::string path = ::testing::TempDir() + "cfg_node_test.yaml";
   {
     std::ofstream out(path);
     out << "sim:\n  duration: 2s\n";
@@ -291,10 +289,10 @@ TEST(CfgNode, LoadFile) {
   EXPECT_EQ(root.file(), path);
   std::remove(path.c_str());
 
-  const InputError missing = error_of([&] { (void)CfgNode::load_file(path); });
+  const InputError missing = testing::input_error_of([&] { (void)CfgNode::load_file(path); });
   EXPECT_EQ(missing.file(), path);
   EXPECT_EQ(missing.message(), "cannot open scenario file: No such file or directory");
-  EXPECT_EQ(error_of([] { (void)CfgNode::load_file(testing::TempDir()); }).message(),
+  EXPECT_EQ(testing::input_error_of([] { (void)CfgNode::load_file(::testing::TempDir()); }).message(),
             "is a directory, not a scenario file");
 }
 
@@ -355,14 +353,16 @@ TEST(ApplyOverride, ListValues) {
   EXPECT_TRUE(root.child("fabric").list("classes").empty());
   // Errors about an item blame the override, at the item.
   apply_override(root, "fabric.classes", "[3, x]");
-  const InputError e = error_of([&] { (void)root.child("fabric").list("classes")[1].elements(); });
+  const InputError e =
+      testing::input_error_of([&] { (void)root.child("fabric").list("classes")[1].elements(); });
   EXPECT_STREQ(e.what(), "<--set>: 'fabric.classes[1]': expected a list (got \"x\")");
 }
 
 TEST(ApplyOverride, LaterErrorsBlameTheOverride) {
   CfgNode root = scenario();
   apply_override(root, "topology.link.rate", "fast");
-  const InputError e = error_of([&] { (void)root.child("topology").child("link").rate("rate"); });
+  const InputError e =
+      testing::input_error_of([&] { (void)root.child("topology").child("link").rate("rate"); });
   EXPECT_STREQ(e.what(),
                "<--set>: 'topology.link.rate': expected a rate with a unit, e.g. 400Gbps (got \"fast\")");
 }
@@ -370,7 +370,7 @@ TEST(ApplyOverride, LaterErrorsBlameTheOverride) {
 TEST(ApplyOverride, Errors) {
   CfgNode root = scenario();
   const auto set_error = [&](std::string_view key, std::string_view value) {
-    return error_of([&] { apply_override(root, key, value); });
+    return testing::input_error_of([&] { apply_override(root, key, value); });
   };
   const std::string kMalformed = "malformed key: expected names separated by '.', e.g. workload[0].size";
   for (const char* bad : {"", "a..b", ".a", "a.", "a[x]", "a[1", "a[]", "a]", "a[1]b"}) {

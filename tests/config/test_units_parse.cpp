@@ -13,7 +13,7 @@ namespace {
 
 // The message of the std::invalid_argument thrown by `fn`, or "" if none.
 template <typename Fn>
-std::string error_of(Fn&& fn) {
+std::string invalid_argument_of(Fn&& fn) {
   try {
     fn();
   } catch (const std::invalid_argument& e) {
@@ -53,26 +53,28 @@ TEST(ParseTime, LargestValues) {
 
 TEST(ParseTime, Errors) {
   const std::string kNeedUnit = "expected a time with a unit, e.g. 1.5us";
-  EXPECT_EQ(error_of([] { (void)parse_time("1.5"); }), kNeedUnit);
-  EXPECT_EQ(error_of([] { (void)parse_time("600"); }), kNeedUnit);
-  EXPECT_EQ(error_of([] { (void)parse_time(""); }), kNeedUnit);
-  EXPECT_EQ(error_of([] { (void)parse_time("us"); }), kNeedUnit);
-  EXPECT_EQ(error_of([] { (void)parse_time("-1us"); }), "time must not be negative");
-  EXPECT_EQ(error_of([] { (void)parse_time("0.0001ps"); }), "time must be a whole number of picoseconds");
-  EXPECT_EQ(error_of([] { (void)parse_time("1.0000000000001s"); }),
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("1.5"); }), kNeedUnit);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("600"); }), kNeedUnit);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time(""); }), kNeedUnit);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("us"); }), kNeedUnit);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("-1us"); }), "time must not be negative");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("0.0001ps"); }),
             "time must be a whole number of picoseconds");
-  EXPECT_EQ(error_of([] { (void)parse_time("0.0000000000000000000000000000000000000000001s"); }),
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("1.0000000000001s"); }),
             "time must be a whole number of picoseconds");
-  EXPECT_EQ(error_of([] { (void)parse_time("3xs"); }), "unknown time unit 'xs' (use ps, ns, us, ms or s)");
-  EXPECT_EQ(error_of([] { (void)parse_time("1e3ns"); }),
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("0.0000000000000000000000000000000000000000001s"); }),
+            "time must be a whole number of picoseconds");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("3xs"); }),
+            "unknown time unit 'xs' (use ps, ns, us, ms or s)");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("1e3ns"); }),
             "unknown time unit 'e3ns' (use ps, ns, us, ms or s)");
   const std::string kTooLong =
       "time is too large: at most 100000s (about 28 hours; times are counted in 64-bit picoseconds)";
-  EXPECT_EQ(error_of([] { (void)parse_time("100000000000000001ps"); }), kTooLong);
-  EXPECT_EQ(error_of([] { (void)parse_time("9000000s"); }), kTooLong);
-  EXPECT_EQ(error_of([] { (void)parse_time("9223372036854775808ps"); }), "time is too large");
-  EXPECT_EQ(error_of([] { (void)parse_time("9223373s"); }), "time is too large");
-  EXPECT_EQ(error_of([] { (void)parse_time("99999999999999999999999999999999999999999s"); }),
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("100000000000000001ps"); }), kTooLong);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("9000000s"); }), kTooLong);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("9223372036854775808ps"); }), "time is too large");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("9223373s"); }), "time is too large");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_time("99999999999999999999999999999999999999999s"); }),
             "time is too large");
 }
 
@@ -92,14 +94,15 @@ TEST(ParseBytes, Values) {
 
 TEST(ParseBytes, Errors) {
   const std::string kNeedUnit = "expected a size with a unit, e.g. 32MiB or 4KB";
-  EXPECT_EQ(error_of([] { (void)parse_bytes("1024"); }), kNeedUnit);
-  EXPECT_EQ(error_of([] { (void)parse_bytes("0.5B"); }), "size must be a whole number of bytes");
-  EXPECT_EQ(error_of([] { (void)parse_bytes("1.0001KiB"); }), "size must be a whole number of bytes");
-  EXPECT_EQ(error_of([] { (void)parse_bytes("-4KB"); }), "size must not be negative");
-  EXPECT_EQ(error_of([] { (void)parse_bytes("4kb"); }),
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("1024"); }), kNeedUnit);
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("0.5B"); }), "size must be a whole number of bytes");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("1.0001KiB"); }),
+            "size must be a whole number of bytes");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("-4KB"); }), "size must not be negative");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("4kb"); }),
             "unknown size unit 'kb' (use B, KB, MB, GB, KiB, MiB or GiB)");
-  EXPECT_EQ(error_of([] { (void)parse_bytes("9000000000GiB"); }), "size is too large");
-  EXPECT_EQ(error_of([] { (void)parse_bytes("1048577GiB"); }), "size is too large: at most 1PiB");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("9000000000GiB"); }), "size is too large");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("1048577GiB"); }), "size is too large: at most 1PiB");
 }
 
 TEST(ParseRate, Values) {
@@ -112,14 +115,16 @@ TEST(ParseRate, Values) {
 }
 
 TEST(ParseRate, Errors) {
-  EXPECT_EQ(error_of([] { (void)parse_rate("400"); }), "expected a rate with a unit, e.g. 400Gbps");
-  EXPECT_EQ(error_of([] { (void)parse_rate("0Gbps"); }), "rate must be greater than 0");
-  EXPECT_EQ(error_of([] { (void)parse_rate("-1Gbps"); }), "rate must not be negative");
-  EXPECT_EQ(error_of([] { (void)parse_rate("0.5bps"); }), "rate must be a whole number of bits per second");
-  EXPECT_EQ(error_of([] { (void)parse_rate("400Gb/s"); }),
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("400"); }),
+            "expected a rate with a unit, e.g. 400Gbps");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("0Gbps"); }), "rate must be greater than 0");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("-1Gbps"); }), "rate must not be negative");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("0.5bps"); }),
+            "rate must be a whole number of bits per second");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("400Gb/s"); }),
             "unknown rate unit 'Gb/s' (use bps, Kbps, Mbps, Gbps or Tbps)");
-  EXPECT_EQ(error_of([] { (void)parse_rate("10000000Tbps"); }), "rate is too large");
-  EXPECT_EQ(error_of([] { (void)parse_rate("1001Tbps"); }), "rate is too large: at most 1000Tbps");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("10000000Tbps"); }), "rate is too large");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("1001Tbps"); }), "rate is too large: at most 1000Tbps");
 }
 
 TEST(ParseFraction, FractionsAndPercentages) {
@@ -137,7 +142,7 @@ TEST(ParseFraction, Errors) {
   const std::string kExpected = "expected a fraction in [0, 1] or a percentage, e.g. 0.3 or 30%";
   for (const char* bad :
        {"1.5", "150%", "-0.1", "-5%", "abc", "", "%", "nan", "inf", "1e1%", "0.3x", "30%%"}) {
-    EXPECT_EQ(error_of([&] { (void)parse_fraction_or_percent(bad); }), kExpected) << bad;
+    EXPECT_EQ(invalid_argument_of([&] { (void)parse_fraction_or_percent(bad); }), kExpected) << bad;
   }
 }
 

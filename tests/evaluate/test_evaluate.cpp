@@ -998,10 +998,11 @@ TEST(EvaluateMatrix, FinishedCellsOfAnotherFolderAreCopiedNotRun) {
     EXPECT_EQ(second[i].ran, i == 3) << cells[i].id;
     EXPECT_EQ(second[i].results, first[i].results) << cells[i].id;
     for (const auto& e : fs::directory_iterator(cell_dir((dir / "a").string(), cells[i])))
-      if (i != 3 || e.path().filename() != "scenario.yaml")
+      if (i != 3 || e.path().filename() != "scenario.yaml") {
         EXPECT_EQ(slurp(fs::path(cell_dir((dir / "b").string(), cells[i])) / e.path().filename()),
                   slurp(e.path()))
             << cells[i].id << " " << e.path().filename();
+      }
   }
   fs::remove_all(dir);
 }

@@ -10,6 +10,7 @@
 #include "config/scenario.h"
 #include "evaluate/tco.h"
 #include "fabric/profiles.h"
+#include "support/input_error_of.h"
 
 namespace rdmasim {
 namespace {
@@ -55,17 +56,6 @@ const CostLine& line(const CostResult& r, const std::string& item) {
 
 CostInputs load(const std::string& yaml, CostFamily family) {
   return load_cost_inputs(CfgNode::load_string(yaml, "eval.yaml").child("cost"), family);
-}
-
-template <typename Fn>
-InputError input_error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError thrown";
-  return InputError("", 0, 0, "", "");
 }
 
 TEST(TcoCompute, RecomputesExactlyFromItsInputs) {
@@ -180,35 +170,37 @@ TEST(TcoLoad, RefusesUnknownKeysNegativePricesAndWrongTypes) {
       "  years: 5\n"
       "  roce:\n"
       "    nci: 1500\n";
-  const InputError unknown = input_error_of([&] { (void)load(yaml, CostFamily::kRoce); });
+  const InputError unknown = testing::input_error_of([&] { (void)load(yaml, CostFamily::kRoce); });
   EXPECT_EQ(unknown.key(), "cost.roce.nci");
   EXPECT_EQ(unknown.line(), 4);
   EXPECT_EQ(unknown.file(), "eval.yaml");
   EXPECT_NE(unknown.message().find("nic"), std::string::npos) << unknown.message();
 
   // Checked even when another family is evaluated.
-  EXPECT_EQ(input_error_of([&] { (void)load(yaml, CostFamily::kInfiniband); }).key(), "cost.roce.nci");
+  EXPECT_EQ(testing::input_error_of([&] { (void)load(yaml, CostFamily::kInfiniband); }).key(),
+            "cost.roce.nci");
 
-  const InputError negative = input_error_of(
+  const InputError negative = testing::input_error_of(
       [] { (void)load("cost:\n  infiniband:\n    switch_port: -3\n", CostFamily::kInfiniband); });
   EXPECT_EQ(negative.key(), "cost.infiniband.switch_port");
   EXPECT_EQ(negative.line(), 3);
 
   const InputError wrong_type =
-      input_error_of([] { (void)load("cost:\n  iwarp:\n    pue: high\n", CostFamily::kIwarp); });
+      testing::input_error_of([] { (void)load("cost:\n  iwarp:\n    pue: high\n", CostFamily::kIwarp); });
   EXPECT_EQ(wrong_type.key(), "cost.iwarp.pue");
   EXPECT_EQ(wrong_type.line(), 3);
 
   const InputError pue_below_one =
-      input_error_of([] { (void)load("cost:\n  iwarp:\n    pue: 0.9\n", CostFamily::kIwarp); });
+      testing::input_error_of([] { (void)load("cost:\n  iwarp:\n    pue: 0.9\n", CostFamily::kIwarp); });
   EXPECT_EQ(pue_below_one.key(), "cost.iwarp.pue");
 
   const InputError bad_family =
-      input_error_of([] { (void)load("cost:\n  infiniband2: {nic: 1}\n", CostFamily::kRoce); });
+      testing::input_error_of([] { (void)load("cost:\n  infiniband2: {nic: 1}\n", CostFamily::kRoce); });
   EXPECT_EQ(bad_family.key(), "cost.infiniband2");
   EXPECT_EQ(bad_family.line(), 2);
 
-  const InputError zero_years = input_error_of([] { (void)load("cost: {years: 0}\n", CostFamily::kRoce); });
+  const InputError zero_years =
+      testing::input_error_of([] { (void)load("cost: {years: 0}\n", CostFamily::kRoce); });
   EXPECT_EQ(zero_years.key(), "cost.years");
 }
 
@@ -334,8 +326,8 @@ TEST(TcoCables, APriceIsReadOnlyForAClassTheClusterNames) {
   EXPECT_EQ(load_cost_inputs(root.child("cost"), CostFamily::kInfiniband, {"dac", "zr"}).cable_link("dac"),
             150);
   // Without the class in the cluster the key would change nothing: refused.
-  const InputError unused =
-      input_error_of([&] { (void)load_cost_inputs(root.child("cost"), CostFamily::kRoce, {"dac"}); });
+  const InputError unused = testing::input_error_of(
+      [&] { (void)load_cost_inputs(root.child("cost"), CostFamily::kRoce, {"dac"}); });
   EXPECT_EQ(unused.key(), "cost.roce.link_zr");
   EXPECT_EQ(unused.line(), 2);
   EXPECT_NE(unused.message().find("no zr links"), std::string::npos) << unused.message();

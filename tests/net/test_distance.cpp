@@ -171,7 +171,9 @@ TEST(Distance, TheClassStaysWithTheLinkAndBoundsALengthEntry) {
   const Topology zr = build_topology(
       load_scenario_text(base + "links:\n  - {link: spine1:0, length: 90km, cable: zr}\n", "t.yaml"));
   for (const TopoLink& l : zr.links)
-    if (l.cable == "zr") EXPECT_EQ(l.delay.ps(), std::llround(90'000 * kPsPerMetre) + 2'000'000);
+    if (l.cable == "zr") {
+      EXPECT_EQ(l.delay.ps(), std::llround(90'000 * kPsPerMetre) + 2'000'000);
+    }
 }
 
 // One long-haul flow at line rate into a receiver whose NIC stops draining:

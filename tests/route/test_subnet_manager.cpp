@@ -15,7 +15,7 @@
 namespace rdmasim {
 namespace {
 
-const LinkSpec kLink{Rate::from_gbps(400), Time::from_ns(25)};
+const LinkSpec kNdrLink{Rate::from_gbps(400), Time::from_ns(25)};
 
 FabricConfig ib(RoutingEngine e, bool adaptive = false) {
   FabricConfig c = find_profile("ib-ndr").config;
@@ -32,7 +32,7 @@ TEST(SubnetManager, EveryEngineGivesMinHopPathsOnAFatTree) {
   const int k = 4, half = k / 2;
   for (const RoutingEngine e : {RoutingEngine::kMinHop, RoutingEngine::kUpDown, RoutingEngine::kFtree}) {
     Simulation sim(1);
-    Fabric f(sim, make_fat_tree(k, kLink, kLink), ib(e));
+    Fabric f(sim, make_fat_tree(k, kNdrLink, kNdrLink), ib(e));
     for (const Switch* sw : f.switches())
       for (int d = 0; d < f.num_hosts(); ++d) EXPECT_EQ(sw->routes().ports(d).size(), 1u);
     for (int s = 0; s < f.num_hosts(); ++s)
@@ -66,7 +66,7 @@ std::map<const Port*, std::set<int>> destinations_per_link(const Fabric& f) {
 TEST(SubnetManager, FtreeGivesEveryDestinationItsOwnDownPath) {
   for (const int k : {4, 8}) {
     Simulation sim(1);
-    Fabric f(sim, make_fat_tree(k, kLink, kLink), ib(RoutingEngine::kFtree));
+    Fabric f(sim, make_fat_tree(k, kNdrLink, kNdrLink), ib(RoutingEngine::kFtree));
     const auto& topo = f.topology();
     int down_links = 0;
     std::map<const Node*, std::vector<size_t>> up_load;
@@ -91,7 +91,7 @@ TEST(SubnetManager, FtreeGivesEveryDestinationItsOwnDownPath) {
 // minhop balances destinations over a switch's equal-hop ports within one.
 TEST(SubnetManager, MinHopBalancesUpPorts) {
   Simulation sim(1);
-  Fabric f(sim, make_fat_tree(4, kLink, kLink), ib(RoutingEngine::kMinHop));
+  Fabric f(sim, make_fat_tree(4, kNdrLink, kNdrLink), ib(RoutingEngine::kMinHop));
   for (const Switch* sw : f.switches()) {
     std::map<int, int> per_port;
     for (int d = 0; d < f.num_hosts(); ++d) ++per_port[sw->routes().ports(d)[0]];
@@ -110,7 +110,7 @@ TEST(SubnetManager, MinHopBalancesUpPorts) {
 // updn on a two-tier Clos: every path climbs, then descends, never the reverse.
 TEST(SubnetManager, UpDownPathsNeverTurnUpAfterGoingDown) {
   Simulation sim(1);
-  Fabric f(sim, make_leaf_spine(4, 4, 3, 1.0, kLink, kLink), ib(RoutingEngine::kUpDown));
+  Fabric f(sim, make_leaf_spine(4, 4, 3, 1.0, kNdrLink, kNdrLink), ib(RoutingEngine::kUpDown));
   const auto& topo = f.topology();
   for (int s = 0; s < f.num_hosts(); ++s)
     for (int d = 0; d < f.num_hosts(); ++d) {
@@ -130,8 +130,8 @@ TEST(SubnetManager, UpDownPathsNeverTurnUpAfterGoingDown) {
 // equal-cost port after it; an idle fabric still routes like the LFT.
 TEST(AdaptiveRouting, GroupsHoldTheLftPortFirst) {
   Simulation sim(1);
-  Fabric st(sim, make_fat_tree(4, kLink, kLink), ib(RoutingEngine::kFtree, false));
-  Fabric ar(sim, make_fat_tree(4, kLink, kLink), ib(RoutingEngine::kFtree, true));
+  Fabric st(sim, make_fat_tree(4, kNdrLink, kNdrLink), ib(RoutingEngine::kFtree, false));
+  Fabric ar(sim, make_fat_tree(4, kNdrLink, kNdrLink), ib(RoutingEngine::kFtree, true));
   for (size_t i = 0; i < st.switches().size(); ++i)
     for (int d = 0; d < st.num_hosts(); ++d) {
       const auto a = ar.switches()[i]->routes().ports(d);

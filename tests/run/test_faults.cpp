@@ -10,6 +10,7 @@
 #include "config/scenario.h"
 #include "report/results.h"
 #include "run/experiment.h"
+#include "support/workload_errors.h"
 
 namespace rdmasim {
 namespace {
@@ -149,46 +150,46 @@ TEST(Faults, AFlappingLinkGoesDownAndUpAsScheduledAndEndsUp) {
   }
 }
 
-std::string refusal(const std::string& yaml) {
-  try {
-    (void)load_scenario_text(yaml, "f.yaml");
-  } catch (const InputError& e) {
-    return e.key() + ": " + e.message();
-  }
-  return "accepted";
-}
-
 TEST(Faults, BadFaultsAreRefusedAtTheirKey) {
   auto has = [](const std::string& got, const std::string& want) {
     return got.find(want) != std::string::npos;
   };
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine9, action: down}\n")),
+  EXPECT_PRED2(has, testing::scenario_refusal(leaf_spine("  - {at: 1us, node: spine9, action: down}\n")),
                "no node named 'spine9'");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, link: \"leaf0:99\", action: down}\n")),
-               "link: expected a port");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, link: \"leaf0:0\", node: leaf0, action: down}\n")),
-               "not both");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 30ms, node: spine0, action: down}\n")),
-               "at: the fault starts");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine0, action: down, rate: 100Gbps}\n")),
-               "rate: applies to action: degrade");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, link: \"leaf0:0\", action: degrade, rate: 100Gbps}\n")),
-               "rate: a degraded link runs below its speed");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine0, action: degrade}\n")),
-               "rate: action degrade needs");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1us, node: spine0, action: up, silent: true}\n")),
-               "silent: applies to action: down or flap");
   EXPECT_PRED2(has,
-               refusal(leaf_spine(
-                   "  - {at: 19ms, node: spine0, action: flap, down_for: 1ms, every: 2ms, times: 2}\n")),
-               "times: the last outage starts");
+               testing::scenario_refusal(leaf_spine("  - {at: 1us, link: \"leaf0:99\", action: down}\n")),
+               "link: expected a port");
   EXPECT_PRED2(
       has,
-      refusal(leaf_spine("  - {at: 1ms, node: spine0, action: flap, down_for: 2ms, every: 2ms, times: 2}\n")),
-      "every > down_for");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1ms, node: spine0, action: down, times: 2}\n")),
+      testing::scenario_refusal(leaf_spine("  - {at: 1us, link: \"leaf0:0\", node: leaf0, action: down}\n")),
+      "not both");
+  EXPECT_PRED2(has, testing::scenario_refusal(leaf_spine("  - {at: 30ms, node: spine0, action: down}\n")),
+               "at: the fault starts");
+  EXPECT_PRED2(
+      has,
+      testing::scenario_refusal(leaf_spine("  - {at: 1us, node: spine0, action: down, rate: 100Gbps}\n")),
+      "rate: applies to action: degrade");
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(
+                   leaf_spine("  - {at: 1us, link: \"leaf0:0\", action: degrade, rate: 100Gbps}\n")),
+               "rate: a degraded link runs below its speed");
+  EXPECT_PRED2(has, testing::scenario_refusal(leaf_spine("  - {at: 1us, node: spine0, action: degrade}\n")),
+               "rate: action degrade needs");
+  EXPECT_PRED2(
+      has, testing::scenario_refusal(leaf_spine("  - {at: 1us, node: spine0, action: up, silent: true}\n")),
+      "silent: applies to action: down or flap");
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(leaf_spine(
+                   "  - {at: 19ms, node: spine0, action: flap, down_for: 1ms, every: 2ms, times: 2}\n")),
+               "times: the last outage starts");
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(leaf_spine(
+                   "  - {at: 1ms, node: spine0, action: flap, down_for: 2ms, every: 2ms, times: 2}\n")),
+               "every > down_for");
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(leaf_spine("  - {at: 1ms, node: spine0, action: down, times: 2}\n")),
                "times: applies to action: flap");
-  EXPECT_PRED2(has, refusal(leaf_spine("  - {at: 1ms, action: down}\n")),
+  EXPECT_PRED2(has, testing::scenario_refusal(leaf_spine("  - {at: 1ms, action: down}\n")),
                "expected 'link: node:port' or 'node: name'");
   // A run without faults has no incident report to bin.
   const std::string no_faults = R"(name: x
@@ -199,7 +200,7 @@ workload:
   - {type: flow, src: 0, dst: 1, size: 1MB}
 output: {incident_interval: 10us}
 )";
-  EXPECT_PRED2(has, refusal(no_faults), "incident_interval: applies to runs with faults");
+  EXPECT_PRED2(has, testing::scenario_refusal(no_faults), "incident_interval: applies to runs with faults");
   // InfiniBand reroutes by its subnet manager: no reroute block, no BFD.
   const std::string ib = R"(name: x
 duration: 1ms
@@ -208,11 +209,11 @@ fabric: {profile: ib-ndr, reroute: {local_repair: 1ms}}
 workload:
   - {type: flow, src: 0, dst: 1, size: 1MB}
 )";
-  EXPECT_PRED2(has, refusal(ib), "reroute: applies to Ethernet profiles");
+  EXPECT_PRED2(has, testing::scenario_refusal(ib), "reroute: applies to Ethernet profiles");
   std::string ib_silent = ib;
   ib_silent.replace(ib_silent.find(", reroute: {local_repair: 1ms}"), 30, "");
   ib_silent += "faults:\n  - {at: 10us, link: \"h0:0\", action: down, silent: true}\n";
-  EXPECT_PRED2(has, refusal(ib_silent), "silent: gray failures are modelled on Ethernet");
+  EXPECT_PRED2(has, testing::scenario_refusal(ib_silent), "silent: gray failures are modelled on Ethernet");
 }
 
 // Every packet lost with a failed link is counted once: results.json's

@@ -14,6 +14,7 @@
 #include "net/switch.h"
 #include "report/results.h"
 #include "run/experiment.h"
+#include "support/workload_errors.h"
 
 namespace rdmasim {
 namespace {
@@ -246,50 +247,51 @@ TEST(Misconfig, AnMtuBelowTheFabricsDropsFullFrames) {
   EXPECT_LT(fct_of(one, 9), 1e6);
 }
 
-std::string refusal(const std::string& yaml) {
-  try {
-    (void)load_scenario_text(yaml, "m.yaml");
-  } catch (const InputError& e) {
-    return e.key() + ": " + e.message();
-  }
-  return "accepted";
-}
-
 TEST(Misconfig, BadInjectionsAreRefusedAtTheirKey) {
   auto has = [](const std::string& got, const std::string& want) {
     return got.find(want) != std::string::npos;
   };
-  EXPECT_PRED2(has, refusal(incast("  - {switch: spine9, set: {pfc: {headroom: 2KB}}}\n")),
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: spine9, set: {pfc: {headroom: 2KB}}}\n")),
                "no node named 'spine9'");
-  EXPECT_PRED2(has, refusal(incast("  - {nic: swL, set: {data_tc: 0}}\n")), "is a switch");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: h0, set: {mtu: 512B}}\n")), "is a host");
-  EXPECT_PRED2(has, refusal(incast("  - {port: \"swL:99\", set: {mtu: 512B}}\n")),
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {nic: swL, set: {data_tc: 0}}\n")), "is a switch");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: h0, set: {mtu: 512B}}\n")), "is a host");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {port: \"swL:99\", set: {mtu: 512B}}\n")),
                "expected a port of 'swL'");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: swL, nic: h0, set: {mtu: 512B}}\n")), "exactly one of");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: swL, set: {rto: 1ms}}\n")), "cannot be injected");
-  EXPECT_PRED2(has, refusal(incast("  - {nic: h0, set: {pfc: {headroom: 2KB}}}\n")), "not on a nic");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: swL, set: {dcqcn: {rate_ai: 1Gbps}}}\n")),
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: swL, nic: h0, set: {mtu: 512B}}\n")),
+               "exactly one of");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: swL, set: {rto: 1ms}}\n")),
+               "cannot be injected");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {nic: h0, set: {pfc: {headroom: 2KB}}}\n")),
+               "not on a nic");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: swL, set: {dcqcn: {rate_ai: 1Gbps}}}\n")),
                "set them with nic:");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: swL, set: {pfc: {enabled: true}}}\n")), "has no effect");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: swL, set: {mtu: 9000B}}\n")), "has no effect");
-  EXPECT_PRED2(has, refusal(incast("  - {switch: swL}\n")), "set");
-  EXPECT_PRED2(
-      has,
-      refusal(incast("  - {switch: swL, set: {mtu: 512B}}\n  - {switch: all, set: {pfc: {xoff: 1MiB}}}\n")),
-      "must come before");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: swL, set: {pfc: {enabled: true}}}\n")),
+               "has no effect");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: swL, set: {mtu: 9000B}}\n")),
+               "has no effect");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {switch: swL}\n")), "set");
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(incast(
+                   "  - {switch: swL, set: {mtu: 512B}}\n  - {switch: all, set: {pfc: {xoff: 1MiB}}}\n")),
+               "must come before");
   // Injections the profile has no use for.
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(
+                   incast("  - {switch: all, set: {pfc: {enabled: false}}}\n", "4MiB", "", "iwarp-cubic")),
+               "does not apply to profile 'iwarp-cubic'");
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(
+                   incast("  - {switch: all, set: {ecn: {enabled: false}}}\n", "4MiB", "", "rocev2-hpcc")),
+               "does not react to ECN marks");
   EXPECT_PRED2(
-      has, refusal(incast("  - {switch: all, set: {pfc: {enabled: false}}}\n", "4MiB", "", "iwarp-cubic")),
-      "does not apply to profile 'iwarp-cubic'");
-  EXPECT_PRED2(
-      has, refusal(incast("  - {switch: all, set: {ecn: {enabled: false}}}\n", "4MiB", "", "rocev2-hpcc")),
-      "does not react to ECN marks");
-  EXPECT_PRED2(has, refusal(incast("  - {nic: h0, set: {data_tc: 0}}\n", "unlimited", "", "ib-ndr")),
-               "does not apply to profile 'ib-ndr'");
+      has, testing::scenario_refusal(incast("  - {nic: h0, set: {data_tc: 0}}\n", "unlimited", "", "ib-ndr")),
+      "does not apply to profile 'ib-ndr'");
   // A value out of the key's own range is the fabric schema's error.
-  EXPECT_PRED2(has, refusal(incast("  - {nic: h0, set: {data_tc: 9}}\n")), "data_tc");
+  EXPECT_PRED2(has, testing::scenario_refusal(incast("  - {nic: h0, set: {data_tc: 9}}\n")), "data_tc");
   // What INT reports is the switches': on one NIC it would change nothing.
-  EXPECT_PRED2(has, refusal(incast("  - {nic: h0, set: {hpcc: {int: class}}}\n", "4MiB", "", "rocev2-hpcc")),
+  EXPECT_PRED2(has,
+               testing::scenario_refusal(
+                   incast("  - {nic: h0, set: {hpcc: {int: class}}}\n", "4MiB", "", "rocev2-hpcc")),
                "not one NIC's");
 }
 

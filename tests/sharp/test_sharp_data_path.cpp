@@ -15,7 +15,7 @@
 namespace rdmasim {
 namespace {
 
-const LinkSpec kLink{Rate::from_gbps(100), Time::from_ns(1000)};
+const LinkSpec kHostLink{Rate::from_gbps(100), Time::from_ns(1000)};
 
 // Store-and-forward switches with a known pipeline and NIC latencies, so
 // that a packet's path can be worked out by hand.
@@ -69,12 +69,12 @@ struct Bed {
 // rate and its latency; the leaves replicate the result as it passes.
 TEST(SharpDataPath, OnePacketTakesTheTreesPipeline) {
   const FabricConfig cfg = known_latencies();
-  Bed b(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  Bed b(cfg, make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
   ASSERT_EQ(b.g.switches.size(), 3u);
   const uint32_t payload = 4096;
-  const Time ser = kLink.rate.tx_time(Bytes(cfg.framing.data_wire(payload, true)));
+  const Time ser = kHostLink.rate.tx_time(Bytes(cfg.framing.data_wire(payload, true)));
   const Time alu = Rate::from_bps(95'000'000'000).tx_time(Bytes(payload));
-  const Time expected = cfg.nic.tx_latency + (ser + kLink.delay) * 4 + cfg.sw.latency * 3 +
+  const Time expected = cfg.nic.tx_latency + (ser + kHostLink.delay) * 4 + cfg.sw.latency * 3 +
                         cfg.nic.rx_latency + (alu + cfg.sharp.switch_latency) * 2;
   EXPECT_EQ(b.run(payload), expected);
   EXPECT_EQ(b.fab.sharp()->counters().reductions, 3u);  // two leaves, then the spine
@@ -89,14 +89,14 @@ TEST(SharpDataPath, OnePacketTakesTheTreesPipeline) {
 // reducing switches one above the other, each adding its aggregation time.
 TEST(SharpDataPath, OnePacketTakesAThreeLevelTreesPipeline) {
   const FabricConfig cfg = known_latencies();
-  Bed b(cfg, make_servers(6, 1, 1, kLink, kLink, 1, 4));
+  Bed b(cfg, make_servers(6, 1, 1, kHostLink, kHostLink, 1, 4));
   // The group over every host: 6 leaves, 3 pod spines, one core.
   ASSERT_EQ(b.g.switches.size(), 10u);
   EXPECT_EQ(b.fab.topology().nodes[b.g.root].tier, 3);
   const uint32_t payload = 4096;
-  const Time ser = kLink.rate.tx_time(Bytes(cfg.framing.data_wire(payload, true)));
+  const Time ser = kHostLink.rate.tx_time(Bytes(cfg.framing.data_wire(payload, true)));
   const Time alu = Rate::from_bps(95'000'000'000).tx_time(Bytes(payload));
-  const Time expected = cfg.nic.tx_latency + (ser + kLink.delay) * 6 + cfg.sw.latency * 5 +
+  const Time expected = cfg.nic.tx_latency + (ser + kHostLink.delay) * 6 + cfg.sw.latency * 5 +
                         cfg.nic.rx_latency + (alu + cfg.sharp.switch_latency) * 3;
   // Hosts 0 and 2: pods 0 and 1.
   const Time t0 = b.sim.now();
@@ -108,7 +108,7 @@ TEST(SharpDataPath, OnePacketTakesAThreeLevelTreesPipeline) {
   EXPECT_EQ(b.fab.check_invariants(), "");
   EXPECT_EQ(b.fab.sharp()->active(), 0u);
   // Over every host, a long operation still streams at the aggregation rate.
-  Bed all(cfg, make_servers(6, 1, 1, kLink, kLink, 1, 4));
+  Bed all(cfg, make_servers(6, 1, 1, kHostLink, kHostLink, 1, 4));
   const int64_t bytes = int64_t{16} << 20;
   const double rate = static_cast<double>(bytes) * 8 / all.run(bytes).sec();
   EXPECT_NEAR(rate / 95e9, 1.0, 0.02) << rate / 1e9 << " Gb/s";
@@ -122,9 +122,9 @@ TEST(SharpDataPath, OnePacketTakesAThreeLevelTreesPipeline) {
 TEST(SharpDataPath, TheWindowPacesTheStreamExactly) {
   FabricConfig cfg = known_latencies();
   cfg.sharp.window_bytes = 4096;
-  Bed one(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  Bed one(cfg, make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
   const Time t1 = one.run(4096);
-  Bed eight(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  Bed eight(cfg, make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
   EXPECT_EQ(eight.fab.sharp()->window_packets(), 1u);
   EXPECT_EQ(eight.run(8 * 4096), t1 + (t1 - cfg.nic.tx_latency) * 7);
 }
@@ -132,7 +132,7 @@ TEST(SharpDataPath, TheWindowPacesTheStreamExactly) {
 // A long operation with the default window streams at the aggregation
 // unit's rate, 95% of the link, on 8 hosts behind two leaves.
 TEST(SharpDataPath, ALongOperationStreamsAtTheAggregationRate) {
-  Bed b(known_latencies(), make_leaf_spine(2, 4, 1, 1.0, kLink, kLink));
+  Bed b(known_latencies(), make_leaf_spine(2, 4, 1, 1.0, kHostLink, kHostLink));
   const int64_t bytes = int64_t{64} << 20;
   const Time t = b.run(bytes);
   const double rate = static_cast<double>(bytes) * 8 / t.sec();
@@ -157,9 +157,9 @@ struct Sink final : CompletionSink {
 // and so does the WRITE's share of the link.
 TEST(SharpDataPath, SharesTheNicAndTheLinksWithOtherTraffic) {
   const int64_t bytes = int64_t{16} << 20;
-  Bed alone(known_latencies(), make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  Bed alone(known_latencies(), make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
   const Time t_alone = alone.run(bytes);
-  Bed busy(known_latencies(), make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+  Bed busy(known_latencies(), make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
   Sink sink;
   busy.fab.verbs().create_qp(0, 1, &sink).post_write(bytes * 4, 1);
   const Time t_busy = busy.run(bytes);
@@ -186,9 +186,9 @@ TEST(SharpDataPath, OnAClassOfItsOwnWithPriorityItIsShieldedFromOtherTraffic) {
   ib.ib.credit.vlarb_low = {{0, 4}};
   ib.ib.credit.high_limit = 255;
   for (const FabricConfig& cfg : {eth, ib}) {
-    Bed alone(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+    Bed alone(cfg, make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
     const Time t_alone = alone.run(bytes);
-    Bed busy(cfg, make_leaf_spine(2, 1, 1, 1.0, kLink, kLink));
+    Bed busy(cfg, make_leaf_spine(2, 1, 1, 1.0, kHostLink, kHostLink));
     Sink sink;
     busy.fab.verbs().create_qp(0, 1, &sink).post_write(bytes * 4, 1);
     const Time t_busy = busy.run(bytes);

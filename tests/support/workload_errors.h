@@ -1,7 +1,7 @@
 // What loading a scenario refuses, for the tests of what keys refuse:
 // scenario_error gives "key: message" (or "accepted"), scenario_error_key
-// the key alone, workload_error_key the key for one workload item on a
-// small topology.
+// the key alone, scenario_refusal "key: message" without the file position, workload_error_key the key for
+// one workload item on a small topology.
 #pragma once
 
 #include <string>
@@ -16,6 +16,16 @@ inline std::string scenario_error(const std::string& yaml) {
     (void)load_scenario_text(yaml, "t.yaml");
   } catch (const InputError& e) {
     return e.key() + ": " + e.what();
+  }
+  return "accepted";
+}
+
+// "key: message" without the file position, or "accepted".
+inline std::string scenario_refusal(const std::string& yaml) {
+  try {
+    (void)load_scenario_text(yaml, "t.yaml");
+  } catch (const InputError& e) {
+    return e.key() + ": " + e.message();
   }
   return "accepted";
 }

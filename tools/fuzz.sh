@@ -34,7 +34,7 @@ build="$repo/build-fuzz"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_CXX_COMPILER=clang++ \
-  -DRDMASIM_FUZZ=ON -DRDMASIM_TESTS=OFF
+  -DRDMASIM_FUZZ=ON -DRDMASIM_TESTS=OFF -DCMAKE_UNITY_BUILD="${UNITY:-ON}"
 cmake --build "$build" --target fuzz_scenario fuzz_cli fuzz_evaluation
 
 work="$(mktemp -d)"

@@ -24,6 +24,13 @@ int64_t nccl_tests_count(CollType type, int64_t bytes, int nranks) {
   }
 }
 
+int64_t nccl_tests_bytes(CollType type, int64_t bytes, int nranks) {
+  const int64_t count = nccl_tests_count(type, bytes, nranks);
+  const bool shared =
+      type == CollType::kAllGather || type == CollType::kReduceScatter || type == CollType::kAllToAll;
+  return count * 4 * (shared ? std::max(nranks, 1) : 1);
+}
+
 std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor) {
   if (min_bytes < 0) throw std::invalid_argument("-b (minbytes) must be >= 0");
   if (max_bytes < min_bytes) throw std::invalid_argument("-e (maxbytes) must be >= -b (minbytes)");
@@ -83,8 +90,13 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   if (!o.algo || !o.proto) {
     // What NCCL's tuner chose, as NCCL_DEBUG_SUBSYS=TUNING would say: one
     // line per run of sizes with the same choice.
+    // Rows of size 0 are calls NCCL returns from at once: no choice.
     s += "# tuner:";
     for (size_t i = 0; i < r.rows.size();) {
+      if (r.rows[i].bytes == 0) {
+        ++i;
+        continue;
+      }
       size_t j = i;
       while (j + 1 < r.rows.size() && r.rows[j + 1].algo == r.rows[i].algo &&
              r.rows[j + 1].proto == r.rows[i].proto)

@@ -65,6 +65,13 @@ struct NcclTestsResult {
 // reduce_scatter and alltoall): each rank's share, rounded down to 16 bytes;
 // the whole buffer for the others.
 [[nodiscard]] int64_t nccl_tests_count(CollType type, int64_t bytes, int nranks);
+// The bytes a row of the sweep moves and prints as its "size": the count
+// times the ranks that share it, in floats (nccl-tests prints max(send,
+// receive bytes) of the call, common.cu). A share that does not divide
+// leaves its remainder out; one that rounds to zero is a call NCCL returns
+// from at once (nccl-tests prints size 0 for all_gather of 8-256 B on 32
+// ranks).
+[[nodiscard]] int64_t nccl_tests_bytes(CollType type, int64_t bytes, int nranks);
 // Running the sweep is the runner's (run/front_ends.h: run_nccl_tests).
 // The nccl-tests style table.
 [[nodiscard]] std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);

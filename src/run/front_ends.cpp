@@ -185,15 +185,21 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SizePr
   std::vector<std::exception_ptr> failed(sizes.size());
   ThreadPool(jobs).for_each(sizes.size(), [&](size_t i) {
     try {
-      Experiment e(nccl_tests_scenario(o, sizes[i]));
+      NcclTestsRow& row = res.rows[i];
+      row.bytes = nccl_tests_bytes(o.type, sizes[i], res.nranks);
+      row.count = nccl_tests_count(o.type, sizes[i], res.nranks);
+      if (row.bytes == 0) {
+        // A zero count: NCCL returns at once and nothing reaches the fabric.
+        row.algo = o.algo.value_or(default_algo(o.type));
+        row.proto = o.proto.value_or(Proto::kSimple);
+        return;
+      }
+      Experiment e(nccl_tests_scenario(o, row.bytes));
       e.run([&](const Experiment& x) {
         if (progress) progress(i, x);
       });
       const auto& c = last_of<CollectiveWorkload>(e);
       if (!c.finished()) throw std::logic_error("collective did not complete (simulation drained)");
-      NcclTestsRow& row = res.rows[i];
-      row.bytes = sizes[i];
-      row.count = nccl_tests_count(o.type, sizes[i], res.nranks);
       row.time_us = c.duration().us();
       row.algbw = c.algbw_gbps();
       row.busbw = c.busbw_gbps();

@@ -203,16 +203,19 @@ TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
 // tables in data/reference/nccl-tests/: all_gather on 32 and 16 ranks (each
 // rank's share, rounded down to 16 B; a 0 B row where that share is nothing),
 // all_reduce on 16 (the whole buffer).
-TEST(NcclTests, CountColumnIsTheCountEachCallPasses) {
+// The size and count columns of three published tables, each row from the
+// size the sweep asked for (-b, doubling): what each call passes and moves.
+TEST(NcclTests, SizeAndCountColumnsAreWhatEachCallPassesAndMoves) {
   struct Table {
     const char* file;
     CollType type;
     int nranks;
+    int64_t min_bytes;  // -b
     size_t rows;
   };
-  for (const Table& t : {Table{"h100-ndr-4x8-voltagepark-allgather.txt", CollType::kAllGather, 32, 31},
-                         Table{"h200-roce-2x8-gcp-a3ultra-allgather.txt", CollType::kAllGather, 16, 24},
-                         Table{"h100-ndr-2x8-nebius.txt", CollType::kAllReduce, 16, 31}}) {
+  for (const Table& t : {Table{"h100-ndr-4x8-voltagepark-allgather.txt", CollType::kAllGather, 32, 8, 31},
+                         Table{"h200-roce-2x8-gcp-a3ultra-allgather.txt", CollType::kAllGather, 16, 1024, 24},
+                         Table{"h100-ndr-2x8-nebius.txt", CollType::kAllReduce, 16, 8, 31}}) {
     std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + t.file));
     size_t rows = 0;
     for (std::string line; std::getline(in, line);) {
@@ -220,10 +223,10 @@ TEST(NcclTests, CountColumnIsTheCountEachCallPasses) {
       int64_t bytes = 0, count = 0;
       std::string type;
       if (line.empty() || line[0] == '#' || !(f >> bytes >> count >> type) || type != "float") continue;
-      ++rows;
-      // A share that rounds to nothing prints as size 0 (8..256 B on 32 ranks).
-      if (bytes == 0) continue;
-      EXPECT_EQ(nccl_tests_count(t.type, bytes, t.nranks), count) << t.file << ": " << bytes << " B";
+      const int64_t asked = t.min_bytes << rows++;
+      // 8..256 B on 32 ranks: each rank's share rounds to nothing, and the row prints size 0.
+      EXPECT_EQ(nccl_tests_bytes(t.type, asked, t.nranks), bytes) << t.file << ": -b " << asked;
+      EXPECT_EQ(nccl_tests_count(t.type, asked, t.nranks), count) << t.file << ": -b " << asked;
     }
     EXPECT_EQ(rows, t.rows) << t.file;
   }
@@ -231,6 +234,33 @@ TEST(NcclTests, CountColumnIsTheCountEachCallPasses) {
   EXPECT_EQ(nccl_tests_count(CollType::kReduceScatter, 1024, 16), 16);
   EXPECT_EQ(nccl_tests_count(CollType::kAllToAll, 1 << 20, 32), 8192);
   EXPECT_EQ(nccl_tests_count(CollType::kBroadcast, 1024, 32), 256);
+  // 24 ranks: 1 KiB is 10 floats a rank, rounded down to 8; the call moves 768 B.
+  EXPECT_EQ(nccl_tests_bytes(CollType::kAllGather, 1024, 24), 768);
+  EXPECT_EQ(nccl_tests_bytes(CollType::kAllReduce, 1026, 24), 1024);
+}
+
+// A row whose share rounds to zero is a no-op: nothing is simulated, and it
+// prints zeros as nccl-tests does; the others move only what their call
+// passes, which on 24 ranks is less than the size asked for.
+TEST(NcclTests, AllGatherRowsMoveWhatTheCallPasses) {
+  NcclTestsOptions o = options("ideal", CollType::kAllGather, 256);
+  o.max_bytes = 2048;
+  o.cluster.servers = 3;
+  ASSERT_EQ(o.cluster.ranks(), 24);
+  const NcclTestsResult r = run_nccl_tests(o);
+  ASSERT_EQ(r.rows.size(), 4U);
+  EXPECT_EQ(r.rows[0].bytes, 0);  // 256 B: 2 floats a rank, rounded down to 0
+  EXPECT_EQ(r.rows[0].time_us, 0);
+  EXPECT_EQ(r.rows[0].busbw, 0);
+  EXPECT_EQ(r.rows[0].fabric_bytes, 0);
+  const int64_t moved[] = {0, 384, 768, 1920};  // 4, 8 and 20 floats a rank
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(r.rows[i].bytes, moved[i]);
+    EXPECT_GT(r.rows[i].time_us, 0);
+    // Each of a ring's 3 links between servers carries every share but its
+    // receiver's: 3 x 23/24 of what the call moves.
+    EXPECT_EQ(r.rows[i].fabric_bytes, moved[i] / 24 * 23 * 3) << i;
+  }
 }
 
 // PXN on a rail-optimized cluster: a chunk for another rail crosses NVLink

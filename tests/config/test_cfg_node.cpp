@@ -211,8 +211,8 @@ TEST(CfgNode, ReadRecordIsSharedBetweenCopies) {
   const CfgNode topo = root.child("topology");
   (void)topo.integer("k", 0, 100);
   (void)topo.opt_child("link");
-  topo.finish();  // kind was read through another CfgNode for the same map.
-  const CfgNode copy = topo;
+  topo.finish();              // kind was read through another CfgNode for the same map.
+  const CfgNode copy = topo;  // NOLINT(performance-unnecessary-copy-initialization): the copy is the test
   copy.finish();
   (void)root.list("workload");
   (void)root.child("sim");

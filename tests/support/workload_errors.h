@@ -1,7 +1,8 @@
 // What loading a scenario refuses, for the tests of what keys refuse:
-// scenario_error gives "key: message" (or "accepted"), scenario_error_key
-// the key alone, scenario_refusal "key: message" without the file position, workload_error_key the key for
-// one workload item on a small topology.
+// scenario_error gives "key: message" with the message's file position (or
+// "accepted"), scenario_refusal the same without the position,
+// scenario_error_key the key alone, workload_error_key the key for one
+// workload item on a small topology.
 #pragma once
 
 #include <string>
@@ -11,24 +12,16 @@
 
 namespace rdmasim::testing {
 
-inline std::string scenario_error(const std::string& yaml) {
+inline std::string scenario_error(const std::string& yaml, bool with_position = true) {
   try {
     (void)load_scenario_text(yaml, "t.yaml");
   } catch (const InputError& e) {
-    return e.key() + ": " + e.what();
+    return e.key() + ": " + (with_position ? std::string(e.what()) : e.message());
   }
   return "accepted";
 }
 
-// "key: message" without the file position, or "accepted".
-inline std::string scenario_refusal(const std::string& yaml) {
-  try {
-    (void)load_scenario_text(yaml, "t.yaml");
-  } catch (const InputError& e) {
-    return e.key() + ": " + e.message();
-  }
-  return "accepted";
-}
+inline std::string scenario_refusal(const std::string& yaml) { return scenario_error(yaml, false); }
 
 inline std::string scenario_error_key(const std::string& yaml) {
   const std::string e = scenario_error(yaml);

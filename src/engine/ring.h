@@ -20,6 +20,8 @@ class Ring {
  public:
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] size_t size() const { return size_; }
+  // The next push_back would move to a larger buffer.
+  [[nodiscard]] bool full() const { return size_ == capacity(); }
   void push_back(T v) {
     if (size_ == capacity()) grow();
     data()[(head_ + size_) & (capacity() - 1)] = v;

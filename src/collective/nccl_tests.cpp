@@ -12,23 +12,20 @@
 
 namespace rdmasim {
 
+namespace {
+// Collectives whose call passes each rank's share rather than the buffer.
+bool passes_share(CollType t) {
+  return t == CollType::kAllGather || t == CollType::kReduceScatter || t == CollType::kAllToAll;
+}
+}  // namespace
+
 int64_t nccl_tests_count(CollType type, int64_t bytes, int nranks) {
   const int64_t floats = bytes / 4;
-  switch (type) {
-    case CollType::kAllGather:
-    case CollType::kReduceScatter:
-    case CollType::kAllToAll:
-      return (floats / std::max(nranks, 1)) & ~int64_t{3};
-    default:
-      return floats;
-  }
+  return passes_share(type) ? (floats / std::max(nranks, 1)) & ~int64_t{3} : floats;
 }
 
 int64_t nccl_tests_bytes(CollType type, int64_t bytes, int nranks) {
-  const int64_t count = nccl_tests_count(type, bytes, nranks);
-  const bool shared =
-      type == CollType::kAllGather || type == CollType::kReduceScatter || type == CollType::kAllToAll;
-  return count * 4 * (shared ? std::max(nranks, 1) : 1);
+  return nccl_tests_count(type, bytes, nranks) * 4 * (passes_share(type) ? std::max(nranks, 1) : 1);
 }
 
 std::vector<int64_t> nccl_tests_sizes(int64_t min_bytes, int64_t max_bytes, int64_t factor) {

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "config/input_file.h"
+#include "config/join.h"
 #include "config/units_parse.h"
 
 namespace rdmasim {
@@ -141,16 +142,6 @@ std::string suggestion(std::string_view word, const Range& candidates) {
   }
   if (best_distance > kMaxDistance) return "";
   return "; did you mean '" + std::string(best) + "'?";
-}
-
-template <typename Range>
-std::string join(const Range& items, std::string_view sep) {
-  std::string out;
-  for (std::string_view s : items) {
-    if (!out.empty()) out += sep;
-    out += s;
-  }
-  return out;
 }
 
 std::string integer_expected(int64_t min, int64_t max) {
@@ -604,7 +595,7 @@ namespace {
 
 template <typename Range>
 std::string choice_expected(const Range& allowed) {
-  return "one of: " + join(allowed, ", ");
+  return "one of: " + join_names(allowed);
 }
 
 }  // namespace
@@ -714,7 +705,7 @@ void CfgNode::finish() const {
     const std::string& key = kv.first.Scalar();
     if (accepted.contains(key)) continue;
     const std::string known =
-        accepted.empty() ? "no keys are accepted here" : "accepted keys here: " + join(accepted, ", ");
+        accepted.empty() ? "no keys are accepted here" : "accepted keys here: " + join_names(accepted);
     throw error_at(kv.first, key, "unknown key" + suggestion(key, accepted) + " (" + known + ")");
   }
 }

@@ -1,16 +1,16 @@
-// "a, b, c": the lists that error messages and reports name.
+// "a, b, c": the lists that error messages and reports name (any range of
+// strings, string views or C strings).
 #pragma once
 
 #include <fmt/format.h>
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace rdmasim {
 
-[[nodiscard]] inline std::string join_names(const std::vector<std::string>& items,
-                                            std::string_view sep = ", ") {
+template <typename Range>
+[[nodiscard]] std::string join_names(const Range& items, std::string_view sep = ", ") {
   return fmt::format("{}", fmt::join(items, sep));
 }
 

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "engine/event_queue.h"
@@ -71,6 +73,46 @@ TEST(EventQueue, ATakenSequenceNumberKeepsTheOrderOfAnImmediatePush) {
   std::vector<uint64_t> order;
   while (!q.empty()) order.push_back(q.pop().arg);
   EXPECT_EQ(order, (std::vector<uint64_t>{0, 1, 2, 3}));
+}
+
+// Events far ahead wait in a second heap (EventQueue::kNearSpan). Whatever
+// heap an event went to, every pop is the least (time, insertion) pending,
+// including equal times pushed before and after the clock came near them.
+TEST(EventQueue, EventsFarAheadPopInTheSameOrderAsNearOnes) {
+  EventQueue q;
+  Nop h;
+  Rng rng(17, "eq-far");
+  std::set<std::pair<int64_t, uint64_t>> pending;  // (time, insertion)
+  int64_t now = 0;
+  uint64_t next_id = 0;
+  size_t popped = 0;
+  // Times on a coarse grid so that equal times are common on both sides of
+  // the split: 0 .. 4 x kNearSpan ahead, or a deadline-like 10 x kNearSpan.
+  const int64_t grid = EventQueue::kNearSpan / 8;
+  // A backlog of a few hundred, as in a run, then as many pushes as pops.
+  for (int round = 0; round < 4000; ++round) {
+    for (int k = 0; k < (round < 100 ? 8 : 3); ++k) {
+      const int64_t ahead =
+          rng.below(10) == 0 ? 10 * EventQueue::kNearSpan : static_cast<int64_t>(rng.below(33)) * grid;
+      const int64_t t = (now + ahead) / grid * grid + (ahead > 0 ? grid : 0);
+      q.push(Time::from_ps(t), &h, 0, next_id);
+      pending.insert({t, next_id++});
+    }
+    for (int k = 0; k < 3 && !q.empty(); ++k) {
+      const Event e = q.pop();
+      ASSERT_EQ(std::make_pair(e.time_ps(), e.arg), *pending.begin()) << "pop " << popped;
+      pending.erase(pending.begin());
+      now = e.time_ps();
+      ++popped;
+    }
+  }
+  while (!q.empty()) {
+    ASSERT_EQ(q.top_time().ps(), pending.begin()->first);
+    const Event e = q.pop();
+    ASSERT_EQ(std::make_pair(e.time_ps(), e.arg), *pending.begin());
+    pending.erase(pending.begin());
+  }
+  EXPECT_TRUE(pending.empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // Nothing is allocated per event; the vector only grows to the peak backlog.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -50,27 +51,39 @@ struct CacheAlignedAllocator {
 };
 
 // One 8-ary min-heap of events by key (EventQueue keeps two).
+template <typename E>
 class EventHeap {
  public:
-  static constexpr unsigned __int128 kNoKey = ~static_cast<unsigned __int128>(0);
+  using Key = decltype(E::key);
+  static constexpr Key kNoKey = ~static_cast<Key>(0);
 
   EventHeap() {
     heap_.reserve(1 << 12);
     heap_.resize(kPad);  // padding so child groups start on a cache line
   }
-  void push(const Event& e) {
+  void push(const E& e) {
     heap_.push_back(e);
     sift_up(size() - 1);
   }
   [[nodiscard]] bool empty() const { return heap_.size() == kPad; }
   [[nodiscard]] size_t size() const { return heap_.size() - kPad; }
-  [[nodiscard]] const Event& top() const { return at(0); }
+  [[nodiscard]] const E& top() const { return at(0); }
   // The least key, or kNoKey when empty (above every real key).
-  [[nodiscard]] unsigned __int128 min_key() const { return empty() ? kNoKey : at(0).key; }
+  [[nodiscard]] Key min_key() const { return empty() ? kNoKey : at(0).key; }
+  // Visits every event, in no order; for_each_mut may change keys only in a
+  // way that keeps their order.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (size_t i = kPad; i < heap_.size(); ++i) f(heap_[i]);
+  }
+  template <typename F>
+  void for_each_mut(F&& f) {
+    for (size_t i = kPad; i < heap_.size(); ++i) f(heap_[i]);
+  }
   // Removes and returns the least event. Precondition: !empty().
-  Event pop() {
-    Event top = at(0);
-    Event last = heap_.back();
+  E pop() {
+    E top = at(0);
+    E last = heap_.back();
     heap_.pop_back();
     if (!empty()) sift_down(last);
     return top;
@@ -81,11 +94,11 @@ class EventHeap {
   // Logical node i lives at heap_[i + kPad]; its children 8i+1..8i+8 then sit
   // at physical 8i+8..8i+15: one aligned run of 8 x 32 B = 4 cache lines.
   static constexpr size_t kPad = kArity - 1;
-  Event& at(size_t i) { return heap_[i + kPad]; }
-  [[nodiscard]] const Event& at(size_t i) const { return heap_[i + kPad]; }
+  E& at(size_t i) { return heap_[i + kPad]; }
+  [[nodiscard]] const E& at(size_t i) const { return heap_[i + kPad]; }
 
   void sift_up(size_t i) {
-    Event e = at(i);
+    E e = at(i);
     while (i > 0) {
       const size_t parent = (i - 1) / kArity;
       if (!(e.key < at(parent).key)) break;
@@ -95,7 +108,7 @@ class EventHeap {
     at(i) = e;
   }
   // Places `e` (the former last element) starting from the root.
-  void sift_down(const Event& e) {
+  void sift_down(const E& e) {
     const size_t n = size();
     size_t i = 0;
     for (;;) {
@@ -104,7 +117,7 @@ class EventHeap {
       size_t best = first;
       if (first + kArity - 1 < n) {
         // All children exist: a branch-free tournament for the least.
-        const Event* c = &at(first);
+        const E* c = &at(first);
         size_t w[kArity / 2];
         for (size_t k = 0; k < kArity / 2; ++k) w[k] = c[2 * k + 1].key < c[2 * k].key ? 2 * k + 1 : 2 * k;
         for (size_t span = kArity / 4; span >= 1; span /= 2)
@@ -121,7 +134,16 @@ class EventHeap {
     at(i) = e;
   }
 
-  std::vector<Event, CacheAlignedAllocator<Event>> heap_;
+  std::vector<E, CacheAlignedAllocator<E>> heap_;
+};
+
+// A near event (see EventQueue): its key is 64 bits, relative to the
+// queue's epoch, so the heap's sift compares one word instead of two.
+struct NearEvent {
+  uint64_t key;  // (time - epoch time) << kSeqBits | (seq - epoch seq)
+  EventHandler* handler;
+  uint64_t arg;
+  uint64_t kind;
 };
 
 // Events in (time, insertion) order, in two heaps split by how far ahead
@@ -132,11 +154,22 @@ class EventHeap {
 // L1. Events due more than kNearSpan after the last one popped wait in the
 // far heap; a pop takes the lesser of the two tops, so the order is exactly
 // that of one heap.
+//
+// The near heap, where nearly every push and pop happens, keys its events
+// with 64 bits: time and sequence relative to an epoch (time, seq), which
+// moves forward (rebase) when a new event would not fit. An event that still
+// does not fit (a sequence taken long before it is pushed) goes far: where an
+// event waits never changes when it runs.
 class EventQueue {
  public:
   // Far enough ahead that frames, their transmissions and pacing gaps at
   // line rate stay near; retransmission timers (hundreds of us and more) go far.
   static constexpr int64_t kNearSpan = 100'000'000;  // 100 us in ps
+  // A near key: 36 bits of time (68.7 ms past the epoch), 28 of sequence
+  // (268 M events past the epoch's).
+  static constexpr int kSeqBits = 28;
+  static constexpr uint64_t kTimeRange = uint64_t{1} << (64 - kSeqBits);
+  static constexpr uint64_t kSeqRange = uint64_t{1} << kSeqBits;
 
   // Precondition: t >= 0 (simulated time never runs backwards past zero).
   void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
@@ -146,33 +179,92 @@ class EventQueue {
   // is pushed later with push_at_seq: it then runs among equal-time events
   // exactly where it would have run had it been pushed now.
   uint64_t take_seq() { return next_seq_++; }
+  // Precondition: t >= the time of the last event popped.
   void push_at_seq(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
-    const unsigned __int128 key = (static_cast<unsigned __int128>(static_cast<uint64_t>(t.ps())) << 64) |
-                                  (static_cast<unsigned __int128>(seq) << 8) | (kind & 0xff);
-    if (t.ps() > near_until_)
-      far_.push(Event{key, h, arg});
-    else
-      near_.push(Event{key, h, arg});
+    const uint64_t rel_t = static_cast<uint64_t>(t.ps() - epoch_t_);
+    const uint64_t rel_seq = seq - epoch_seq_;  // wraps when older than the epoch: does not fit
+    if (t.ps() - now_ <= kNearSpan && rel_t < kTimeRange && rel_seq < kSeqRange) [[likely]] {
+      near_.push(NearEvent{rel_t << kSeqBits | rel_seq, h, arg, kind & 0xff});
+      return;
+    }
+    push_slow(t, seq, h, kind, arg);
   }
   [[nodiscard]] bool empty() const { return near_.empty() && far_.empty(); }
   [[nodiscard]] size_t size() const { return near_.size() + far_.size(); }
+  // How often the near heap's epoch moved (for tests and diagnostics).
+  [[nodiscard]] uint64_t epoch_moves() const { return epoch_moves_; }
   // Precondition for both: !empty().
   [[nodiscard]] Time top_time() const { return Time::from_ps(top().time_ps()); }
-  [[nodiscard]] const Event& top() const { return from_far() ? far_.top() : near_.top(); }
+  [[nodiscard]] Event top() const { return from_far() ? far_.top() : wide(near_.top()); }
 
   // Removes and returns the earliest event. Precondition: !empty().
   Event pop() {
-    const Event e = from_far() ? far_.pop() : near_.pop();
-    near_until_ = e.time_ps() + kNearSpan;
+    const Event e = from_far() ? far_.pop() : wide(near_.pop());
+    now_ = e.time_ps();
     return e;
   }
 
  private:
-  [[nodiscard]] bool from_far() const { return far_.min_key() < near_.min_key(); }
+  static constexpr uint64_t kSeqMask = kSeqRange - 1;
 
-  EventHeap near_;
-  EventHeap far_;
-  int64_t near_until_ = kNearSpan;
+  [[nodiscard]] unsigned __int128 wide_key(uint64_t k) const {
+    const auto t = static_cast<uint64_t>(epoch_t_) + (k >> kSeqBits);
+    return (static_cast<unsigned __int128>(t) << 64) |
+           (static_cast<unsigned __int128>(epoch_seq_ + (k & kSeqMask)) << 8);
+  }
+  [[nodiscard]] Event wide(const NearEvent& n) const {
+    return Event{wide_key(n.key) | n.kind, n.handler, n.arg};
+  }
+  [[nodiscard]] bool from_far() const {
+    return near_.empty() || (!far_.empty() && far_.min_key() < wide_key(near_.top().key));
+  }
+
+  void push_slow(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
+    if (t.ps() - now_ <= kNearSpan && rebase(seq)) {
+      push_at_seq(t, seq, h, kind, arg);
+      return;
+    }
+    const unsigned __int128 key = (static_cast<unsigned __int128>(static_cast<uint64_t>(t.ps())) << 64) |
+                                  (static_cast<unsigned __int128>(seq) << 8) | (kind & 0xff);
+    far_.push(Event{key, h, arg});
+  }
+  // Moves the epoch to (now, the oldest sequence near or `seq`) and rewrites
+  // the near keys; their order is unchanged, so the heap stays a heap. False
+  // when the near sequences span more than kSeqRange; it is then not tried
+  // again for another kSeqRange / 256 sequences, so a long-held sequence
+  // costs far pushes, never a rewrite per push.
+  bool rebase(uint64_t seq) {
+    if (next_seq_ < retry_after_seq_) return false;
+    uint64_t oldest = seq;
+    uint64_t newest = seq;
+    near_.for_each([&](const NearEvent& e) {
+      const uint64_t s = epoch_seq_ + (e.key & kSeqMask);
+      oldest = std::min(oldest, s);
+      newest = std::max(newest, s);
+    });
+    if (newest - oldest >= kSeqRange) {
+      retry_after_seq_ = next_seq_ + kSeqRange / 256;
+      return false;
+    }
+    // Every near event is due within kNearSpan of now, so its time fits.
+    near_.for_each_mut([&](NearEvent& e) {
+      const auto t = static_cast<uint64_t>(epoch_t_) + (e.key >> kSeqBits) - static_cast<uint64_t>(now_);
+      const uint64_t s = epoch_seq_ + (e.key & kSeqMask) - oldest;
+      e.key = t << kSeqBits | s;
+    });
+    epoch_t_ = now_;
+    epoch_seq_ = oldest;
+    ++epoch_moves_;
+    return true;
+  }
+
+  EventHeap<NearEvent> near_;
+  EventHeap<Event> far_;
+  int64_t now_ = 0;  // the time of the last event popped
+  int64_t epoch_t_ = 0;
+  uint64_t epoch_seq_ = 0;
+  uint64_t retry_after_seq_ = 0;
+  uint64_t epoch_moves_ = 0;
   uint64_t next_seq_ = 0;
 };
 

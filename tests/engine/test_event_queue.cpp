@@ -75,44 +75,92 @@ TEST(EventQueue, ATakenSequenceNumberKeepsTheOrderOfAnImmediatePush) {
   EXPECT_EQ(order, (std::vector<uint64_t>{0, 1, 2, 3}));
 }
 
-// Events far ahead wait in a second heap (EventQueue::kNearSpan). Whatever
-// heap an event went to, every pop is the least (time, insertion) pending,
-// including equal times pushed before and after the clock came near them.
-TEST(EventQueue, EventsFarAheadPopInTheSameOrderAsNearOnes) {
+// A queue checked against a reference: every pop must be the least (time,
+// sequence) pending, whatever heap the event waited in.
+class CheckedQueue {
+ public:
+  // Pushes at `t` with the next sequence; `seq` pushes with one taken earlier.
+  void push(int64_t t) { push_at(t, q.take_seq()); }
+  void push_at(int64_t t, uint64_t seq) {
+    q.push_at_seq(Time::from_ps(t), seq, &h_, static_cast<uint32_t>(seq % 5), seq);
+    pending_.insert({t, seq});
+  }
+  // Pops one event and checks it; returns its time.
+  int64_t pop_checked() {
+    EXPECT_EQ(q.top_time().ps(), pending_.begin()->first);
+    const Event e = q.pop();
+    EXPECT_EQ(std::make_pair(e.time_ps(), e.arg), *pending_.begin()) << "pop " << popped_;
+    EXPECT_EQ(e.kind(), e.arg % 5);
+    pending_.erase(pending_.begin());
+    ++popped_;
+    return e.time_ps();
+  }
+  void drain() {
+    while (!q.empty()) pop_checked();
+    EXPECT_TRUE(pending_.empty());
+  }
+  [[nodiscard]] size_t pending() const { return pending_.size(); }
+
   EventQueue q;
-  Nop h;
+
+ private:
+  Nop h_;
+  std::set<std::pair<int64_t, uint64_t>> pending_;
+  size_t popped_ = 0;
+};
+
+// Events far ahead wait in a second heap (EventQueue::kNearSpan), and near
+// keys are relative to an epoch that moves as the clock runs. Whatever heap
+// an event went to, every pop is the least (time, insertion) pending,
+// including equal times pushed before and after the clock came near them.
+TEST(EventQueue, EventsFarAheadAndAcrossEpochsPopInOrder) {
+  CheckedQueue c;
   Rng rng(17, "eq-far");
-  std::set<std::pair<int64_t, uint64_t>> pending;  // (time, insertion)
   int64_t now = 0;
-  uint64_t next_id = 0;
-  size_t popped = 0;
   // Times on a coarse grid so that equal times are common on both sides of
   // the split: 0 .. 4 x kNearSpan ahead, or a deadline-like 10 x kNearSpan.
   const int64_t grid = EventQueue::kNearSpan / 8;
-  // A backlog of a few hundred, as in a run, then as many pushes as pops.
-  for (int round = 0; round < 4000; ++round) {
+  // A backlog of a few hundred, as in a run, then as many pushes as pops,
+  // until the clock has run past two near epochs' time range.
+  for (int round = 0; now < 2 * static_cast<int64_t>(EventQueue::kTimeRange); ++round) {
     for (int k = 0; k < (round < 100 ? 8 : 3); ++k) {
       const int64_t ahead =
           rng.below(10) == 0 ? 10 * EventQueue::kNearSpan : static_cast<int64_t>(rng.below(33)) * grid;
-      const int64_t t = (now + ahead) / grid * grid + (ahead > 0 ? grid : 0);
-      q.push(Time::from_ps(t), &h, 0, next_id);
-      pending.insert({t, next_id++});
+      c.push((now + ahead) / grid * grid + (ahead > 0 ? grid : 0));
     }
-    for (int k = 0; k < 3 && !q.empty(); ++k) {
-      const Event e = q.pop();
-      ASSERT_EQ(std::make_pair(e.time_ps(), e.arg), *pending.begin()) << "pop " << popped;
-      pending.erase(pending.begin());
-      now = e.time_ps();
-      ++popped;
-    }
+    for (int k = 0; k < 3 && !c.q.empty(); ++k) now = c.pop_checked();
   }
-  while (!q.empty()) {
-    ASSERT_EQ(q.top_time().ps(), pending.begin()->first);
-    const Event e = q.pop();
-    ASSERT_EQ(std::make_pair(e.time_ps(), e.arg), *pending.begin());
-    pending.erase(pending.begin());
-  }
-  EXPECT_TRUE(pending.empty());
+  EXPECT_GE(c.q.epoch_moves(), 2U);
+  EXPECT_GT(c.pending(), 100U);  // the epoch moved with a full near heap
+  c.drain();
+}
+
+// A sequence taken long before its event is pushed (a frame queued behind
+// others on a wire) still orders it among equal times: near when the epoch
+// can move to include it, far when the near events' sequences are too far
+// apart for one epoch.
+TEST(EventQueue, OldSequencesKeepTheirPlaceAmongEqualTimes) {
+  CheckedQueue c;
+  const int64_t t = 1000;
+  const uint64_t old = c.q.take_seq();
+  c.push(t);
+  for (uint64_t i = 0; i < EventQueue::kSeqRange; ++i) c.q.take_seq();
+  c.push(t);          // out of the epoch's range, which the event above holds: far
+  c.push_at(t, old);  // in it: near
+  c.push(t + 1);
+  c.push(t);
+  EXPECT_EQ(c.q.epoch_moves(), 0U);
+  c.drain();
+  // With nothing near, the epoch moves to a new sequence, and back to take an
+  // older one (once the attempt that failed above is old enough to retry).
+  const uint64_t older = c.q.take_seq();
+  for (uint64_t i = 0; i < EventQueue::kSeqRange / 256; ++i) c.q.take_seq();
+  c.push(2 * t);
+  EXPECT_EQ(c.q.epoch_moves(), 1U);
+  c.push_at(2 * t, older);
+  EXPECT_EQ(c.q.epoch_moves(), 2U);
+  c.push(2 * t);
+  c.drain();
 }
 
 }  // namespace

@@ -20,8 +20,13 @@ struct TcSchedulerConfig {
 
 class TcScheduler {
  public:
-  explicit TcScheduler(const TcSchedulerConfig* cfg = nullptr) : cfg_(cfg) {}
-  void set_config(const TcSchedulerConfig* cfg) { cfg_ = cfg; }
+  explicit TcScheduler(const TcSchedulerConfig* cfg = nullptr) { set_config(cfg); }
+  void set_config(const TcSchedulerConfig* cfg) {
+    cfg_ = cfg;
+    strict_mask_ = 0;
+    if (cfg != nullptr)
+      for (int i = 0; i < kNumTcs; ++i) strict_mask_ |= static_cast<uint32_t>(cfg->strict[i]) << i;
+  }
 
   void push(Packet* p) {
     Fifo& f = q_[p->tc];
@@ -52,25 +57,29 @@ class TcScheduler {
     uint32_t ready = nonempty_ & eligible;
     if (ready == 0) return nullptr;
     if (cfg_ == nullptr) return take(31 - __builtin_clz(ready));
-    uint32_t strict_ready = ready & strict_mask();
+    uint32_t strict_ready = ready & strict_mask_;
     if (strict_ready) return take(31 - __builtin_clz(strict_ready));
-    // DWRR over the remaining classes.
+    // DWRR over the remaining classes. A class with nothing ready is passed
+    // over without a visit, so the round goes straight to the next ready one.
     for (;;) {
-      int tc = rr_;
-      if ((ready >> tc) & 1u) {
-        if (!fresh_visit_) {
-          deficit_[tc] += cfg_->weight[tc] * cfg_->quantum_bytes;
-          fresh_visit_ = true;
+      if (((ready >> rr_) & 1u) == 0) {
+        const uint32_t after = ready & ~((2u << rr_) - 1);
+        rr_ = __builtin_ctz(after != 0 ? after : ready);
+        fresh_visit_ = false;
+      }
+      const int tc = rr_;
+      if (!fresh_visit_) {
+        deficit_[tc] += cfg_->weight[tc] * cfg_->quantum_bytes;
+        fresh_visit_ = true;
+      }
+      if (deficit_[tc] >= q_[tc].head->wire) {
+        Packet* p = take(tc);
+        deficit_[tc] -= p->wire;
+        if (q_[tc].head == nullptr) {
+          deficit_[tc] = 0;
+          advance();
         }
-        if (deficit_[tc] >= q_[tc].head->wire) {
-          Packet* p = take(tc);
-          deficit_[tc] -= p->wire;
-          if (q_[tc].head == nullptr) {
-            deficit_[tc] = 0;
-            advance();
-          }
-          return p;
-        }
+        return p;
       }
       advance();
     }
@@ -83,11 +92,6 @@ class TcScheduler {
     uint64_t bytes = 0;
     uint32_t packets = 0;
   };
-  uint32_t strict_mask() const {
-    uint32_t m = 0;
-    for (int i = 0; i < kNumTcs; ++i) m |= static_cast<uint32_t>(cfg_->strict[i]) << i;
-    return m;
-  }
   void advance() {
     rr_ = (rr_ + 1) % kNumTcs;
     fresh_visit_ = false;
@@ -109,7 +113,8 @@ class TcScheduler {
     return p;
   }
 
-  const TcSchedulerConfig* cfg_;
+  const TcSchedulerConfig* cfg_ = nullptr;
+  uint32_t strict_mask_ = 0;  // cfg_'s strict classes, a bit each
   std::array<Fifo, kNumTcs> q_{};
   std::array<uint64_t, kNumTcs> deficit_{};
   uint64_t total_bytes_ = 0;

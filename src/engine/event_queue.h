@@ -25,17 +25,27 @@ class EventHandler {
   ~EventHandler() = default;
 };
 
-// 32 bytes, so two share a cache line. The sort key packs (time, insertion
-// sequence, kind) into one 128-bit integer: time in the high half, then the
-// sequence, then the kind in the low byte. One integer compare orders events
-// by time and equal times by insertion, and compiles to branch-free code;
-// mispredicted branches in the sift loops were the engine's top cost.
+// An event as the queue hands it out.
 struct Event {
+  int64_t at_ps;
+  EventHandler* handler;
+  uint64_t arg;
+  uint32_t kind_id;
+  [[nodiscard]] int64_t time_ps() const { return at_ps; }
+  [[nodiscard]] uint32_t kind() const { return kind_id; }
+};
+
+// An event in the far heap (see EventQueue), 32 bytes. The sort key packs
+// (time, insertion sequence, kind) into one 128-bit integer: time in the
+// high half, then the sequence, then the kind in the low byte. One integer
+// compare orders events by time and equal times by insertion, and compiles
+// to branch-free code; mispredicted branches in the sift loops were the
+// engine's top cost.
+struct FarEvent {
   unsigned __int128 key;
   EventHandler* handler;
   uint64_t arg;
   [[nodiscard]] int64_t time_ps() const { return static_cast<int64_t>(key >> 64); }
-  [[nodiscard]] uint32_t kind() const { return static_cast<uint32_t>(key & 0xff); }
 };
 
 // 64-byte-aligned storage, so heap nodes can be laid out on cache lines.
@@ -193,30 +203,52 @@ class EventQueue {
   [[nodiscard]] size_t size() const { return near_.size() + far_.size(); }
   // How often the near heap's epoch moved (for tests and diagnostics).
   [[nodiscard]] uint64_t epoch_moves() const { return epoch_moves_; }
-  // Precondition for both: !empty().
-  [[nodiscard]] Time top_time() const { return Time::from_ps(top().time_ps()); }
-  [[nodiscard]] Event top() const { return from_far() ? far_.top() : wide(near_.top()); }
+  // Precondition: !empty().
+  [[nodiscard]] Time top_time() const {
+    return Time::from_ps(near_first() ? near_time(near_.top().key) : far_top_t_);
+  }
 
   // Removes and returns the earliest event. Precondition: !empty().
   Event pop() {
-    const Event e = from_far() ? far_.pop() : wide(near_.pop());
-    now_ = e.time_ps();
+    Event e;
+    if (near_first()) {
+      const NearEvent n = near_.pop();
+      e = Event{near_time(n.key), n.handler, n.arg, static_cast<uint32_t>(n.kind)};
+    } else {
+      const FarEvent f = far_.pop();
+      far_top_t_ = far_.empty() ? kNoTime : far_.top().time_ps();
+      e = Event{f.time_ps(), f.handler, f.arg, static_cast<uint32_t>(f.key & 0xff)};
+    }
+    now_ = e.at_ps;
+    if (!near_.empty()) {
+      // The next event's handler and argument (often a packet) are usually
+      // cold; start loading them while this one runs.
+      __builtin_prefetch(near_.top().handler);
+      __builtin_prefetch(reinterpret_cast<const void*>(near_.top().arg));
+    }
     return e;
+  }
+  // pop() when the earliest event is due at or before `until`; false, with
+  // nothing removed, when it is later. Precondition: !empty().
+  bool pop_due(int64_t until, Event& out) {
+    if ((near_first() ? near_time(near_.top().key) : far_top_t_) > until) return false;
+    out = pop();
+    return true;
   }
 
  private:
   static constexpr uint64_t kSeqMask = kSeqRange - 1;
+  static constexpr int64_t kNoTime = INT64_MAX;  // far_top_t_ of an empty far heap
 
-  [[nodiscard]] unsigned __int128 wide_key(uint64_t k) const {
-    const auto t = static_cast<uint64_t>(epoch_t_) + (k >> kSeqBits);
-    return (static_cast<unsigned __int128>(t) << 64) |
-           (static_cast<unsigned __int128>(epoch_seq_ + (k & kSeqMask)) << 8);
-  }
-  [[nodiscard]] Event wide(const NearEvent& n) const {
-    return Event{wide_key(n.key) | n.kind, n.handler, n.arg};
-  }
-  [[nodiscard]] bool from_far() const {
-    return near_.empty() || (!far_.empty() && far_.min_key() < wide_key(near_.top().key));
+  [[nodiscard]] int64_t near_time(uint64_t k) const { return epoch_t_ + static_cast<int64_t>(k >> kSeqBits); }
+  // Whether the near heap holds the earliest event: by time, and at equal
+  // times (rare) by sequence.
+  [[nodiscard]] bool near_first() const {
+    if (near_.empty()) return false;
+    const uint64_t k = near_.top().key;
+    const int64_t t = near_time(k);
+    if (t != far_top_t_) return t < far_top_t_;
+    return epoch_seq_ + (k & kSeqMask) < (static_cast<uint64_t>(far_.top().key) >> 8);
   }
 
   void push_slow(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
@@ -226,7 +258,8 @@ class EventQueue {
     }
     const unsigned __int128 key = (static_cast<unsigned __int128>(static_cast<uint64_t>(t.ps())) << 64) |
                                   (static_cast<unsigned __int128>(seq) << 8) | (kind & 0xff);
-    far_.push(Event{key, h, arg});
+    far_.push(FarEvent{key, h, arg});
+    far_top_t_ = std::min(far_top_t_, t.ps());
   }
   // Moves the epoch to (now, the oldest sequence near or `seq`) and rewrites
   // the near keys; their order is unchanged, so the heap stays a heap. False
@@ -259,8 +292,9 @@ class EventQueue {
   }
 
   EventHeap<NearEvent> near_;
-  EventHeap<Event> far_;
-  int64_t now_ = 0;  // the time of the last event popped
+  EventHeap<FarEvent> far_;
+  int64_t far_top_t_ = kNoTime;  // the far heap's earliest time
+  int64_t now_ = 0;              // the time of the last event popped
   int64_t epoch_t_ = 0;
   uint64_t epoch_seq_ = 0;
   uint64_t retry_after_seq_ = 0;

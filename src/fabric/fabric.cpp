@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <queue>
 #include <stdexcept>
@@ -667,27 +668,16 @@ std::vector<const Port*> Fabric::path(int src, int dst, uint64_t flow_hash, uint
 
 namespace {
 
-// Exact unloaded timing of `n` back-to-back packets through `path`, as the
-// datapath computes it: per hop, a packet starts when it is ready and the port
-// is free (and, after a cut-through hop, no earlier than its tail allows).
-// Returns when the last packet reaches the destination endpoint's transport.
-template <typename WireOf>
-Time pipeline(const std::vector<const Port*>& path, uint64_t n, WireOf wire_of) {
-  std::vector<Time> port_free(path.size(), Time::zero());
-  Time done = Time::zero();
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint32_t wire = wire_of(i);
-    Time ready = Time::zero();
-    Time tail = Time::zero();
-    for (size_t h = 0; h < path.size(); ++h) {
-      const Port& p = *path[h];
-      const Node& next = *p.peer();
-      cross_unloaded_hop(UnloadedHop{p.rate(), p.delay(), next.ingress_latency(), next.cut_through_bytes()},
-                         wire, ready, tail, port_free[h]);
-    }
-    done = ready;
-  }
-  return done;
+// The unloaded timing of `n` back-to-back packets through `path`
+// (net/unloaded_hop.h), the first and last of their own sizes.
+Time pipeline(const std::vector<const Port*>& path, uint64_t n, uint32_t first, uint32_t middle,
+              uint32_t last) {
+  const auto hop_at = [&](size_t h) {
+    const Port& p = *path[h];
+    const Node& next = *p.peer();
+    return UnloadedHop{p.rate(), p.delay(), next.ingress_latency(), next.cut_through_bytes()};
+  };
+  return unloaded_pipeline(path.size(), hop_at, n, first, middle, last);
 }
 
 }  // namespace
@@ -700,18 +690,17 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
   const auto rev = path(c.dst, c.src, c.rev_hash, c.dst_nic_port);
   if (fwd.empty() || rev.empty()) return Time::never();
   const Transport& t = *transport_;
-  // Every packet but the first and the last is a full one: three sizes, so
-  // the per-packet loop makes no call into the transport.
-  auto three = [](uint64_t n, auto wire_of) {
+  // Every packet but the first and the last is a full one: three sizes.
+  const auto three = [](uint64_t n, auto wire_of) {
     const uint32_t first = wire_of(0), middle = n > 2 ? wire_of(1) : first, last = wire_of(n - 1);
-    return [=](uint64_t i) { return i == 0 ? first : i + 1 == n ? last : middle; };
+    return std::array<uint32_t, 3>{first, middle, last};
   };
   const uint64_t n_there = t.forward_packets(op, bytes), n_back = t.back_packets(op, bytes);
   const uint32_t grh = cfg_.ib.enabled ? grh_bytes(topo_, c.src, c.dst) : 0;
-  const Time there =
-      pipeline(fwd, n_there, three(n_there, [&](uint64_t i) { return t.forward_wire(op, bytes, i) + grh; }));
-  const Time back =
-      pipeline(rev, n_back, three(n_back, [&](uint64_t i) { return t.back_wire(op, bytes, i) + grh; }));
+  const auto fw = three(n_there, [&](uint64_t i) { return t.forward_wire(op, bytes, i) + grh; });
+  const auto bw = three(n_back, [&](uint64_t i) { return t.back_wire(op, bytes, i) + grh; });
+  const Time there = pipeline(fwd, n_there, fw[0], fw[1], fw[2]);
+  const Time back = pipeline(rev, n_back, bw[0], bw[1], bw[2]);
   const Time tx = cfg_.nic.tx_latency;
   // A READ response is new work at the responder's NIC: it pays the tx latency again.
   return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;
@@ -743,8 +732,7 @@ Time Fabric::unloaded_rtt() const {
     if (fwd.empty() || rev.empty()) continue;
     // From the data packet's first bit on the wire (where sent_at is stamped,
     // after the NIC's tx latency) to its ACK reaching the initiator's transport.
-    const Time rtt =
-        pipeline(fwd, 1, [&](uint64_t) { return data; }) + pipeline(rev, 1, [&](uint64_t) { return ack; });
+    const Time rtt = pipeline(fwd, 1, data, data, data) + pipeline(rev, 1, ack, ack, ack);
     longest = std::max(longest, rtt);
   }
   return longest;

@@ -103,39 +103,15 @@ FlowLevelRun::FlowLevelRun(Scenario s) : s_(std::move(s)), topo_(build_topology(
 
 Time FlowLevelRun::pipeline(const std::vector<uint32_t>& path, uint64_t n, uint32_t first, uint32_t middle,
                             uint32_t last) const {
-  // The datapath's unloaded timing (Fabric::ideal_completion): per hop a
-  // packet starts when it is ready and the port is free, and after a
-  // cut-through hop no earlier than its tail allows. Past a few packets per
-  // hop the stream is in steady state: each further middle packet adds its
-  // serialization at the slowest port so far to every port's free time, so
-  // those are skipped in one step.
   const auto& sw = s_.fabric.sw;
   const auto& nic = s_.fabric.nic;
-  const uint64_t simulated = std::min<uint64_t>(n, 2 * path.size() + 8);
-  std::vector<Time> port_free(path.size(), Time::zero());
-  Time done = Time::zero();
-  for (uint64_t k = 0; k < simulated; ++k) {
-    const bool is_last = k + 1 == simulated;
-    if (is_last && n > simulated) {
-      Time slowest = Time::zero();
-      for (size_t h = 0; h < path.size(); ++h) {
-        slowest = std::max(slowest, net_->rate(path[h]).tx_time(Bytes(middle)));
-        port_free[h] = port_free[h] + slowest * static_cast<int64_t>(n - simulated);
-      }
-    }
-    const uint32_t wire = k == 0 ? first : is_last ? last : middle;
-    Time ready = Time::zero();
-    Time tail = Time::zero();
-    for (size_t h = 0; h < path.size(); ++h) {
-      const uint32_t l = path[h];
-      const bool to_switch = topo_.nodes[net_->to(l)].kind == TopoNodeKind::kSwitch;
-      const UnloadedHop hop{net_->rate(l), net_->delay(l), to_switch ? sw.latency : nic.rx_latency,
-                            to_switch && sw.cut_through ? sw.cut_through_bytes : 0};
-      cross_unloaded_hop(hop, wire, ready, tail, port_free[h]);
-    }
-    done = ready;
-  }
-  return done;
+  const auto hop_at = [&](size_t h) {
+    const uint32_t l = path[h];
+    const bool to_switch = topo_.nodes[net_->to(l)].kind == TopoNodeKind::kSwitch;
+    return UnloadedHop{net_->rate(l), net_->delay(l), to_switch ? sw.latency : nic.rx_latency,
+                       to_switch && sw.cut_through ? sw.cut_through_bytes : 0};
+  };
+  return unloaded_pipeline(path.size(), hop_at, n, first, middle, last);
 }
 
 uint32_t FlowLevelRun::data_wire(Opcode op, int64_t bytes, uint64_t i) const {

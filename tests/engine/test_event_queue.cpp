@@ -53,6 +53,7 @@ TEST(EventQueue, PopsInTimeOrderAndEqualTimesInInsertionOrder) {
     EXPECT_TRUE(later_time || same_time_fifo || pushed_after) << i;
   }
   std::vector<uint64_t> ids;
+  ids.reserve(popped.size());
   for (const auto& p : popped) ids.push_back(p.id);
   std::sort(ids.begin(), ids.end());
   for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i);  // every event exactly once

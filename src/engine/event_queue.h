@@ -80,14 +80,10 @@ class EventHeap {
   [[nodiscard]] const E& top() const { return at(0); }
   // The least key, or kNoKey when empty (above every real key).
   [[nodiscard]] Key min_key() const { return empty() ? kNoKey : at(0).key; }
-  // Visits every event, in no order; for_each_mut may change keys only in a
-  // way that keeps their order.
+  // Visits every event, in no order; `f` may change keys only in a way that
+  // keeps their order.
   template <typename F>
-  void for_each(F&& f) const {
-    for (size_t i = kPad; i < heap_.size(); ++i) f(heap_[i]);
-  }
-  template <typename F>
-  void for_each_mut(F&& f) {
+  void for_each(F&& f) {
     for (size_t i = kPad; i < heap_.size(); ++i) f(heap_[i]);
   }
   // Removes and returns the least event. Precondition: !empty().
@@ -281,7 +277,7 @@ class EventQueue {
       return false;
     }
     // Every near event is due within kNearSpan of now, so its time fits.
-    near_.for_each_mut([&](NearEvent& e) {
+    near_.for_each([&](NearEvent& e) {
       const auto t = static_cast<uint64_t>(epoch_t_) + (e.key >> kSeqBits) - static_cast<uint64_t>(now_);
       const uint64_t s = epoch_seq_ + (e.key & kSeqMask) - oldest;
       e.key = t << kSeqBits | s;

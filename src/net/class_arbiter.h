@@ -29,9 +29,7 @@ class ClassArbiter {
 // first; deficit round robin over the rest.
 class EtsArbiter final : public ClassArbiter {
  public:
-  explicit EtsArbiter(const TcSchedulerConfig& cfg) : cfg_(cfg) {
-    for (int tc = 0; tc < kNumTcs; ++tc) strict_ |= static_cast<uint32_t>(cfg.strict[tc]) << tc;
-  }
+  explicit EtsArbiter(const TcSchedulerConfig& cfg) : cfg_(cfg), strict_(cfg.strict_mask()) {}
   int choose(uint32_t ready) override {
     ready &= (1u << kNumTcs) - 1;
     if (ready == 0) return -1;

@@ -16,6 +16,13 @@ struct TcSchedulerConfig {
   std::array<bool, kNumTcs> strict{false, false, false, false, false, false, false, true};
   std::array<uint32_t, kNumTcs> weight{1, 1, 1, 1, 1, 1, 1, 1};
   uint32_t quantum_bytes = 1500;  // DWRR quantum per unit of weight
+
+  // The strict classes, a bit each.
+  [[nodiscard]] uint32_t strict_mask() const {
+    uint32_t m = 0;
+    for (int tc = 0; tc < kNumTcs; ++tc) m |= static_cast<uint32_t>(strict[tc]) << tc;
+    return m;
+  }
 };
 
 class TcScheduler {
@@ -23,9 +30,7 @@ class TcScheduler {
   explicit TcScheduler(const TcSchedulerConfig* cfg = nullptr) { set_config(cfg); }
   void set_config(const TcSchedulerConfig* cfg) {
     cfg_ = cfg;
-    strict_mask_ = 0;
-    if (cfg != nullptr)
-      for (int i = 0; i < kNumTcs; ++i) strict_mask_ |= static_cast<uint32_t>(cfg->strict[i]) << i;
+    strict_mask_ = cfg != nullptr ? cfg->strict_mask() : 0;
   }
 
   void push(Packet* p) {

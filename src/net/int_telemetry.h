@@ -36,34 +36,46 @@ struct IntStack {
 };
 
 // Index-addressed stacks with a free list; slot 0 means "no telemetry".
+// Each stack's depth lives in a compact array of its own, so a switch
+// appends a hop by writing it without reading the stack first: the stacks
+// of packets in flight are megabytes, and that read missed the cache at
+// every hop.
 class IntTable {
  public:
   uint32_t acquire() {
     if (free_.empty()) {
-      stacks_.emplace_back();
-      if (stacks_.size() == 1) stacks_.emplace_back();  // reserve slot 0
+      if (stacks_.empty()) grow();  // reserve slot 0
+      grow();
       return static_cast<uint32_t>(stacks_.size() - 1);
     }
     const uint32_t s = free_.back();
     free_.pop_back();
-    stacks_[s].n = 0;
+    depth_[s] = 0;
     return s;
   }
   void release(uint32_t slot) { free_.push_back(slot); }
-  [[nodiscard]] IntStack& at(uint32_t slot) { return stacks_[slot]; }
-  [[nodiscard]] const IntStack& at(uint32_t slot) const { return stacks_[slot]; }
+  // The stack in `slot`, for its reader (the sender of the data it answers).
+  [[nodiscard]] const IntStack& read(uint32_t slot) {
+    stacks_[slot].n = depth_[slot];
+    return stacks_[slot];
+  }
   [[nodiscard]] size_t in_use() const { return stacks_.empty() ? 0 : stacks_.size() - 1 - free_.size(); }
   void push(uint32_t slot, const IntHop& h) {
-    IntStack& s = stacks_[slot];
-    if (s.n < kMaxIntHops)
-      s.hop[s.n++] = h;
+    uint8_t& n = depth_[slot];
+    if (n < kMaxIntHops)
+      stacks_[slot].hop[n++] = h;
     else
       ++overflow_;
   }
   [[nodiscard]] uint64_t overflow() const { return overflow_; }
 
  private:
+  void grow() {
+    stacks_.emplace_back();
+    depth_.push_back(0);
+  }
   std::vector<IntStack> stacks_;
+  std::vector<uint8_t> depth_;  // stacks_[i]'s hops in use
   std::vector<uint32_t> free_;
   uint64_t overflow_ = 0;
 };

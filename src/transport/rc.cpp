@@ -260,7 +260,7 @@ void RcEngine::on_packet(Nic& nic, Packet* p) {
       const bool moved = on_ack(c, p->psn);
       if (cc_) {
         const AckSample a{p->psn, p->sent_at, (p->flags & kCe) != 0,
-                          p->int_slot != 0 ? &net_.telemetry().at(p->int_slot) : nullptr};
+                          p->int_slot != 0 ? &net_.telemetry().read(p->int_slot) : nullptr};
         cc_->on_ack(cc_view(c), a);
         apply_window(c);
       }

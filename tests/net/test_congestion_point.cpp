@@ -144,7 +144,7 @@ TEST(IntPoint, RecordsThePortADataPacketLeaves) {
   p.wire = 1000;
   p.int_slot = sw.table.acquire();
   point.on_dequeue(sw, p, out, true);
-  const IntStack& s = sw.table.at(p.int_slot);
+  const IntStack& s = sw.table.read(p.int_slot);
   ASSERT_EQ(s.n, 1);
   EXPECT_EQ(s.hop[0].ts, Time::from_ns(777));
   EXPECT_EQ(s.hop[0].tx_bytes, 11'000u);
@@ -155,7 +155,7 @@ TEST(IntPoint, RecordsThePortADataPacketLeaves) {
   ack.type = PktType::kAck;
   ack.int_slot = p.int_slot;
   point.on_dequeue(sw, ack, out, true);
-  EXPECT_EQ(sw.table.at(p.int_slot).n, 1);  // ACKs carry their stack back untouched
+  EXPECT_EQ(sw.table.read(p.int_slot).n, 1);  // ACKs carry their stack back untouched
 }
 
 TEST(CongestionPoints, OverflowDropsUnlessAPointForwards) {

@@ -89,8 +89,12 @@ struct IbPortCounters {
 // that exhausts them (the spec lets a packet finish).
 class VlArbiter {
  public:
-  explicit VlArbiter(const CreditConfig* cfg = nullptr) : cfg_(cfg) {}
-  void set_config(const CreditConfig* cfg) { cfg_ = cfg; }
+  explicit VlArbiter(const CreditConfig* cfg = nullptr) { set_config(cfg); }
+  void set_config(const CreditConfig* cfg) {
+    cfg_ = cfg;
+    high_served_ = cfg != nullptr ? served(cfg->vlarb_high) : 0;
+    low_served_ = cfg != nullptr ? served(cfg->vlarb_low) : 0;
+  }
 
   // Picks the VL to send from among `ready` (bit per VL: a packet queued and
   // credit for it), or -1. `wire_of(vl)` is the size of that VL's head packet.
@@ -107,8 +111,8 @@ class VlArbiter {
   // next choose(). A choose() that sent nothing needs no charge.
   int choose(uint32_t ready) {
     if (ready == 0) return -1;
-    const bool high_ready = table_ready(cfg_->vlarb_high, ready);
-    const bool low_ready = table_ready(cfg_->vlarb_low, ready);
+    const bool high_ready = (high_served_ & ready) != 0;
+    const bool low_ready = (low_served_ & ready) != 0;
     if (!low_ready) high_sent_ = 0;  // the limit counts only while low priority waits
     const bool limit_hit =
         low_ready && cfg_->high_limit != 255 && high_sent_ > static_cast<uint64_t>(cfg_->high_limit) * 4096;
@@ -138,10 +142,12 @@ class VlArbiter {
     size_t idx = 0;
     int64_t left = -1;  // bytes of weight left in the current entry; < 0: entry not started
   };
-  static bool table_ready(const std::vector<VlArbEntry>& t, uint32_t ready) {
+  // The VLs a table serves (an entry with weight above 0), a bit each.
+  static uint32_t served(const std::vector<VlArbEntry>& t) {
+    uint32_t m = 0;
     for (const auto& e : t)
-      if (e.weight > 0 && ((ready >> e.vl) & 1u)) return true;
-    return false;
+      if (e.weight > 0) m |= 1u << e.vl;
+    return m;
   }
   // Leaves the cursor on the entry it returns, its weight started.
   static int find(const std::vector<VlArbEntry>& t, Cursor& c, uint32_t ready) {
@@ -159,7 +165,9 @@ class VlArbiter {
     c.left = -1;
   }
 
-  const CreditConfig* cfg_;
+  const CreditConfig* cfg_ = nullptr;
+  uint32_t high_served_ = 0;  // cfg_'s tables as masks: a choice checks them per packet
+  uint32_t low_served_ = 0;
   Cursor high_, low_;
   uint64_t high_sent_ = 0;
   bool chosen_high_ = false;

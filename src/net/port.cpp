@@ -201,7 +201,7 @@ Time Port::wire_clear_at() const {
 }
 
 void Port::transmit(Packet* p, Time now) {
-  const Time ser = rate_.tx_time(Bytes(p->wire));
+  const Time ser = ser_time(p->wire);
   // Cut-through cannot send faster than the packet arrives: if this port is
   // faster than the one it came in on, hold the start so the last bit leaves
   // no earlier than it arrived.
@@ -229,7 +229,7 @@ void Port::transmit(Packet* p, Time now) {
   Time arrive = last_bit_in;
   const uint32_t ct = peer->cut_through_bytes();
   if (ct != 0 && ct < p->wire) {
-    arrive = start + rate_.tx_time(Bytes(ct)) + delay_ + in_latency;
+    arrive = start + ser_time(ct) + delay_ + in_latency;
     p->tail_ready = last_bit_in;
   } else {
     p->tail_ready = Time::zero();

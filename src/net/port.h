@@ -62,7 +62,9 @@ class Port final : public EventHandler {
   static constexpr uint32_t kWireArrive = 0xff;  // the first frame on the wire reaches the peer
 
   Port(Network& net, Node& owner, uint16_t index, Rate rate, Time delay)
-      : net_(net), owner_(owner), rate_(rate), delay_(delay), index_(index) {}
+      : net_(net), owner_(owner), delay_(delay), index_(index) {
+    set_rate(rate);
+  }
 
   void connect(Node* peer, uint16_t peer_index) {
     peer_ = peer;
@@ -166,7 +168,13 @@ class Port final : public EventHandler {
   [[nodiscard]] Rate rate() const { return rate_; }
   // A degraded link (a 400G port falling back to 200G): frames from now on
   // serialize at `r`; one being sent finishes at the old speed.
-  void set_rate(Rate r) { rate_ = r; }
+  void set_rate(Rate r) {
+    rate_ = r;
+    // Line rates divide 8e12 bit-ps (100G: 80 ps a byte), so the per-frame
+    // division becomes one multiply with the same result.
+    constexpr int64_t kBitPs = 8 * 1'000'000'000'000LL;
+    ps_per_byte_ = r.bps() > 0 && kBitPs % r.bps() == 0 ? kBitPs / r.bps() : 0;
+  }
   [[nodiscard]] Time delay() const { return delay_; }
   [[nodiscard]] const TcScheduler& queues() const { return queues_; }
   [[nodiscard]] PortCounters& counters() { return ctr_; }
@@ -196,6 +204,10 @@ class Port final : public EventHandler {
 
  private:
   void transmit(Packet* p, Time now);
+  // rate_.tx_time(b) for a frame-sized b.
+  [[nodiscard]] Time ser_time(uint32_t b) const {
+    return ps_per_byte_ != 0 ? Time::from_ps(ps_per_byte_ * b) : rate_.tx_time(Bytes(b));
+  }
   void fault_drop(Packet* p);
   void watchdog_drop(Packet* p);
 
@@ -214,6 +226,7 @@ class Port final : public EventHandler {
   Time busy_until_;
   Time hold_until_;
   Rate rate_;
+  int64_t ps_per_byte_ = 0;  // rate_'s exact time per byte, 0 when not whole
   Time delay_;
   uint16_t index_;
   uint16_t peer_index_ = 0;

@@ -176,8 +176,19 @@ void Port::kick() {
   if (p != nullptr) transmit(p, now);
 }
 
+void Port::connect(Node* peer, uint16_t peer_index) {
+  peer_ = peer;
+  peer_index_ = peer_index;
+  peer_routes_ =
+      peer != nullptr && peer->kind() == NodeKind::kSwitch ? &static_cast<Switch*>(peer)->routes() : nullptr;
+}
+
 void Port::on_event(uint32_t kind, uint64_t arg) {
   if (kind == kWireArrive) {
+    // The peer switch routes this frame next; its route entry is usually
+    // cold, so start loading it before this port's own bookkeeping.
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): arg is the frame's address
+    if (peer_routes_ != nullptr) peer_routes_->prefetch(reinterpret_cast<const Packet*>(arg)->dst);
     wire_.pop_front();  // arg is its packet (the engine prefetched it)
     if (!wire_.empty()) {
       const InFlight& next = wire_.front();

@@ -25,9 +25,10 @@
 namespace rdmasim {
 
 class Mmu;
-class Node;
 class Network;
+class Node;
 class Port;
+class RouteTable;
 class Switch;
 
 // Supplies packets to an idle port when its own queues are empty (a NIC's
@@ -66,10 +67,7 @@ class Port final : public EventHandler {
     set_rate(rate);
   }
 
-  void connect(Node* peer, uint16_t peer_index) {
-    peer_ = peer;
-    peer_index_ = peer_index;
-  }
+  void connect(Node* peer, uint16_t peer_index);
   void set_source(PacketSource* s) { source_ = s; }
   // Hands every frame this port transmits, as it leaves, to `t` (nullptr: none).
   void set_tap(PortTap* t) { tap_ = t; }
@@ -214,6 +212,7 @@ class Port final : public EventHandler {
   Network& net_;
   Node& owner_;
   Node* peer_ = nullptr;
+  const RouteTable* peer_routes_ = nullptr;  // the peer's, when it is a switch
   PacketSource* source_ = nullptr;
   PortTap* tap_ = nullptr;
   Switch* sw_ = nullptr;

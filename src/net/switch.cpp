@@ -32,7 +32,6 @@ void Switch::on_event(uint32_t /*kind*/, uint64_t arg) {
 }
 
 void Switch::receive(Packet* p) {
-  routes().prefetch(p->dst);
   Port& in = *ports_[p->in_port];
   if (in.receive_frame(p)) return;
   if (p->type == PktType::kSharp && aggregation_ != nullptr) [[unlikely]] {

@@ -57,8 +57,9 @@ class RouteTable {
     // Fat-tree groups are powers of two: a mask, not a division, same result.
     return storage_[g + 1 + ((n & (n - 1)) == 0 ? h & (n - 1) : h % n)];
   }
-  // Starts loading dst's entry: a switch calls it as a packet arrives, so the
-  // (usually cold) entry is in cache by the time it routes the packet.
+  // Starts loading dst's entry: the port at the wire's end calls it as a
+  // frame arrives, so the (usually cold) entry is in cache when the switch
+  // routes the frame.
   void prefetch(int dst) const { __builtin_prefetch(group_of_.data() + dst); }
   [[nodiscard]] size_t destinations() const { return group_of_.size(); }
   [[nodiscard]] size_t memory_bytes() const {

@@ -30,9 +30,7 @@ struct Event {
   int64_t at_ps;
   EventHandler* handler;
   uint64_t arg;
-  uint32_t kind_id;
-  [[nodiscard]] int64_t time_ps() const { return at_ps; }
-  [[nodiscard]] uint32_t kind() const { return kind_id; }
+  uint32_t kind;
 };
 
 // An event in the far heap (see EventQueue), 32 bytes. The sort key packs
@@ -64,9 +62,6 @@ struct CacheAlignedAllocator {
 template <typename E>
 class EventHeap {
  public:
-  using Key = decltype(E::key);
-  static constexpr Key kNoKey = ~static_cast<Key>(0);
-
   EventHeap() {
     heap_.reserve(1 << 12);
     heap_.resize(kPad);  // padding so child groups start on a cache line
@@ -78,8 +73,6 @@ class EventHeap {
   [[nodiscard]] bool empty() const { return heap_.size() == kPad; }
   [[nodiscard]] size_t size() const { return heap_.size() - kPad; }
   [[nodiscard]] const E& top() const { return at(0); }
-  // The least key, or kNoKey when empty (above every real key).
-  [[nodiscard]] Key min_key() const { return empty() ? kNoKey : at(0).key; }
   // Visits every event, in no order; `f` may change keys only in a way that
   // keeps their order.
   template <typename F>

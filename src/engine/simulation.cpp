@@ -13,7 +13,7 @@ bool Simulation::run(Time until, const std::function<void()>& progress, uint64_t
       return false;
     }
     now_ = Time::from_ps(e.at_ps);
-    e.handler->on_event(e.kind_id, e.arg);
+    e.handler->on_event(e.kind, e.arg);
     if (++events_ == next_progress) {
       next_progress += progress_every;
       if (progress) progress();

@@ -35,13 +35,13 @@ TEST(EventQueue, PopsInTimeOrderAndEqualTimesInInsertionOrder) {
     }
     for (int k = 0; k < 450; ++k) {
       const Event e = q.pop();
-      popped.push_back({e.time_ps(), e.arg});
-      EXPECT_EQ(e.kind(), e.arg % 7);
+      popped.push_back({e.at_ps, e.arg});
+      EXPECT_EQ(e.kind, e.arg % 7);
     }
   }
   while (!q.empty()) {
     const Event e = q.pop();
-    popped.push_back({e.time_ps(), e.arg});
+    popped.push_back({e.at_ps, e.arg});
   }
   ASSERT_EQ(popped.size(), ref.size());
   // Among events present together, order is (time, insertion). Check that each
@@ -90,11 +90,11 @@ class CheckedQueue {
   int64_t pop_checked() {
     EXPECT_EQ(q.top_time().ps(), pending_.begin()->first);
     const Event e = q.pop();
-    EXPECT_EQ(std::make_pair(e.time_ps(), e.arg), *pending_.begin()) << "pop " << popped_;
-    EXPECT_EQ(e.kind(), e.arg % 5);
+    EXPECT_EQ(std::make_pair(e.at_ps, e.arg), *pending_.begin()) << "pop " << popped_;
+    EXPECT_EQ(e.kind, e.arg % 5);
     pending_.erase(pending_.begin());
     ++popped_;
-    return e.time_ps();
+    return e.at_ps;
   }
   void drain() {
     while (!q.empty()) pop_checked();

@@ -425,8 +425,8 @@ void step_into(YAML::Node& cur, const PathStep& step, const PathStep* next, cons
 
 }  // namespace
 
-CfgNode::CfgNode(std::shared_ptr<Shared> shared, YAML::Node node, std::string path)
-    : shared_(std::move(shared)), node_(std::move(node)), path_(std::move(path)) {}
+CfgNode::CfgNode(std::shared_ptr<Shared> shared, const YAML::Node& node, std::string path)
+    : shared_(std::move(shared)), node_(node), path_(std::move(path)) {}
 
 CfgNode CfgNode::load_file(const std::string& path) { return load_string(read_file(path), path); }
 
@@ -588,7 +588,7 @@ std::string CfgNode::str(std::string_view key) const {
 
 std::string CfgNode::str(std::string_view key, std::string def) const {
   const std::optional<Entry> v = lookup(key);
-  return v ? scalar_of(*v, key, kStringExpected) : def;
+  return v ? scalar_of(*v, key, kStringExpected) : std::move(def);
 }
 
 namespace {
@@ -607,7 +607,7 @@ std::string CfgNode::choice(std::string_view key, std::initializer_list<std::str
 std::string CfgNode::choice(std::string_view key, const std::vector<std::string_view>& allowed) const {
   const std::string expected = choice_expected(allowed);
   const Entry e = require(key, expected);
-  const std::string text = scalar_of(e, key, expected);
+  std::string text = scalar_of(e, key, expected);
   if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
   throw error_at(e.value, key,
                  "expected " + expected + " (got " + quote_text(text) + ")" + suggestion(text, allowed));
@@ -623,7 +623,7 @@ std::string CfgNode::choice(std::string_view key, const std::vector<std::string>
   if (!has(key)) return std::string(def);
   const std::string expected = choice_expected(allowed);
   const Entry e = require(key, expected);
-  const std::string text = scalar_of(e, key, expected);
+  std::string text = scalar_of(e, key, expected);
   if (std::find(allowed.begin(), allowed.end(), text) != allowed.end()) return text;
   throw error_at(e.value, key,
                  "expected " + expected + " (got " + quote_text(text) + ")" + suggestion(text, allowed));

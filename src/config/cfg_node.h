@@ -111,7 +111,7 @@ class CfgNode {
     [[nodiscard]] const YAML::Node& position() const { return value.IsNull() ? key : value; }
   };
 
-  CfgNode(std::shared_ptr<Shared> shared, YAML::Node node, std::string path);
+  CfgNode(std::shared_ptr<Shared> shared, const YAML::Node& node, std::string path);
 
   friend void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view value);
 

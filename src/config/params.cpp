@@ -19,7 +19,7 @@ std::string resolve_data_path(const CfgNode& n, std::string_view key, const std:
   if (fs::exists(beside, ec)) return beside.string();
   if (fs::exists(p, ec)) return value;
   // Files that ship with rdmasim (data/...) are found from any working directory.
-  if (const std::string shipped = find_shipped(value); fs::exists(shipped, ec)) return shipped;
+  if (std::string shipped = find_shipped(value); fs::exists(shipped, ec)) return shipped;
   throw n.error(key, "file not found: '" + value + "' (looked beside the scenario as '" + beside.string() +
                          "', in the working directory and among the files rdmasim ships)");
 }

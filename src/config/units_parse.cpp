@@ -78,7 +78,7 @@ constexpr Quantity kRate{"rate",
                          kMaxInputBps,
                          "1000Tbps"};
 
-[[noreturn]] void fail(std::string message) { throw std::invalid_argument(std::move(message)); }
+[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }

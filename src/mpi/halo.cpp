@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <string>
 
 #include "config/cfg_node.h"
@@ -78,8 +79,8 @@ class HaloWorkload final : public Workload {
   void setup(WorkloadContext& ctx) override {
     const int ranks = p_.ranks > 0 ? p_.ranks : ctx.fabric.topology().num_hosts();
     grid_ = p_.grid[0] > 0 ? p_.grid : balanced_grid(ranks);
-    std::vector<int> hosts;
-    for (int r = 0; r < ranks; ++r) hosts.push_back(r);
+    std::vector<int> hosts(static_cast<size_t>(ranks));
+    std::iota(hosts.begin(), hosts.end(), 0);
     engine_ = std::make_unique<MpiEngine>(ctx.sim, ctx.fabric.verbs(), hosts, p_.mpi);
   }
   void start(WorkloadContext&) override {

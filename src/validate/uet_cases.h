@@ -29,6 +29,7 @@ struct PermutationSpread {
 // run to the end. `tuned`: the switches' ECN ramp (0.2-0.8 BDP) and trim
 // threshold (1 BDP) set from this star's own BDP (of the RTT a lone packet
 // measures) instead of the profile's, which are for a 3-tier fabric's.
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json members have no noexcept default constructor
 struct UetIncastRun {
   std::vector<double> share_gbps;
   double busy = 0;           // receiver link: payload rate / (line rate x payload share)

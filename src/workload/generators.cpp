@@ -13,6 +13,7 @@ std::vector<FlowSpec> make_incast(int num_hosts, int senders, int receiver, Byte
   if (random)
     for (size_t i = pool.size(); i > 1; --i) std::swap(pool[i - 1], pool[rng.below(i)]);
   std::vector<FlowSpec> out;
+  out.reserve(static_cast<size_t>(std::max(senders, 0)));
   for (int i = 0; i < senders; ++i)
     out.push_back(FlowSpec{i, pool[i], receiver, 3, 4791, size.count(), start});
   return out;

@@ -3,6 +3,7 @@
 // the key and what was expected, never with a crash, an uncaught exception or
 // a signal. Also checks what a good run and an unfinished run write.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -151,12 +152,14 @@ class CliTest : public ::testing::Test {
     std::vector<std::string> argv_s = {RDMASIM_BINARY};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
+    argv.reserve(argv_s.size() + 1);
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
     std::vector<std::string> env_s = env;
     for (char** e = environ; *e != nullptr; ++e)
       if (std::strncmp(*e, "RDMASIM_PROGRESS_INTERVAL=", 26) != 0) env_s.emplace_back(*e);
     std::vector<char*> envp;
+    envp.reserve(env_s.size() + 1);
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = 0;
@@ -797,7 +800,7 @@ TEST_F(CliTest, TrainWritesAPerfettoTraceFile) {
 TEST_F(CliTest, ClusterFlagsAreCheckedAlikeByNcclTestsAndTrain) {
   for (const std::string cmd : {"nccl-tests", "train"}) {
     std::vector<std::string> args{cmd};
-    if (cmd == "nccl-tests") args.push_back("all_reduce_perf");
+    if (cmd == "nccl-tests") args.emplace_back("all_reduce_perf");
     auto with = [&](std::vector<std::string> more) {
       std::vector<std::string> a = args;
       a.insert(a.end(), more.begin(), more.end());
@@ -904,7 +907,7 @@ TEST_F(CliTest, OutputFolderNameTooLongIsBadInput) {
   const std::string name(300, 'a');
   for (const bool check : {false, true}) {
     std::vector<std::string> args{"run", scenario_, "-q", "-o", name};
-    if (check) args.push_back("--check");
+    if (check) args.emplace_back("--check");
     expect_bad_input(run_cli(args), "error: " + scenario_ + ": cannot create output directory '" + name +
                                         "': File name too long\n");
   }
@@ -952,11 +955,11 @@ TEST_F(CliTest, RealFlagsRefuseNanAndInfinity) {
     const CliResult r = run_cli({"train", flag, value});
     expect_clean_exit(r);
     EXPECT_EQ(r.exit_code, 2) << flag << " " << value;
-    EXPECT_EQ(r.err.rfind(flag + ": Value " + value + " not in range", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.rfind(fmt::format("{}: Value {} not in range", flag, value), 0), 0u) << r.err;
   }
   for (const std::string cmd : {"nccl-tests", "train"}) {
     std::vector<std::string> args{cmd};
-    if (cmd == "nccl-tests") args.push_back("all_reduce_perf");
+    if (cmd == "nccl-tests") args.emplace_back("all_reduce_perf");
     args.insert(args.end(), {"--background-load", "nan"});
     expect_bad_input(run_cli(args), "error: " + cmd + ": --background-load must be between 0 and 1\n");
   }

@@ -2,6 +2,7 @@
 // worked out by hand, and the run against the packet level's own numbers
 // (same paths, same ideal times, a lone flow exactly at its ideal, a shared
 // bottleneck split as fairness says).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -261,7 +262,8 @@ TEST(FlowLevel, ALoneFlowTakesExactlyItsIdealTime) {
   for (const std::string op : {"write", "read"})
     for (const std::string size : {"1B", "999B", "1000B", "1001B", "77777B", "5MB"}) {
       FlowLevelRun r(load_scenario_text(
-          fat_tree("flow", "{type: flow, src: 0, dst: 15, size: " + size + ", op: " + op + "}"), "f.yaml"));
+          fat_tree("flow", fmt::format("{{type: flow, src: 0, dst: 15, size: {}, op: {}}}", size, op)),
+          "f.yaml"));
       r.run();
       ASSERT_TRUE(r.flows()[0].finished());
       EXPECT_NEAR(static_cast<double>(r.flows()[0].fct().ps()), static_cast<double>(r.flows()[0].ideal.ps()),

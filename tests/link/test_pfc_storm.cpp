@@ -48,6 +48,7 @@ faults:
 )";
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json members have no noexcept default constructor
 struct StormRun {
   int innocent_done_before_unstuck = 0;  // of 3
   int innocent_finished = 0;

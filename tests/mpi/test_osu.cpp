@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <numeric>
 #include <sstream>
 #include <string>
 
@@ -166,8 +167,8 @@ int64_t bytes_moved(OsuBench bench, int p, int64_t n, const MpiConfig& c) {
   Simulation sim(1);
   const FabricConfig cfg = quiet_fabric();
   Fabric f(sim, make_star(p, cfg.link), cfg);
-  std::vector<int> hosts;
-  for (int r = 0; r < p; ++r) hosts.push_back(r);
+  std::vector<int> hosts(static_cast<size_t>(p));
+  std::iota(hosts.begin(), hosts.end(), 0);
   MpiEngine engine(sim, f.verbs(), hosts, c);
   MpiPhase ph;
   ph.size = n;

@@ -217,7 +217,7 @@ output: {timeseries: {interval: 10us}}
 // the first link is noisy (p = 0.01).
 std::filesystem::path noisy_link_topology(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  const auto topo = dir / "topo.txt";
+  auto topo = dir / "topo.txt";
   std::ofstream(topo) << "3 1 2\n2\n0 2 100Gbps 1000ns 0.01\n1 2 100Gbps 1000ns 0\n";
   return topo;
 }

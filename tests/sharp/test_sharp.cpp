@@ -52,6 +52,7 @@ TEST(Sharp, ACoreTierGivesThreeLevelTreesAcrossPods) {
   SharpManager groups(t, cfg);
   // GPU 0 of every server: rail 0's 16 leaves, all in pod 0.
   std::vector<int> rail0;
+  rail0.reserve(512);
   for (int s = 0; s < 512; ++s) rail0.push_back(s * 8);
   const auto g = groups.allocate(rail0);
   ASSERT_TRUE(g.has_value());

@@ -79,8 +79,9 @@ TEST(FioFormat, OurOutputParsesToTheMeasuredNumbers) {
   const FioRun r = run_fio(o);
   const FioParsed t = parse_fio_terse(format_fio_terse(r.result, "job"));
   EXPECT_EQ(t.job, "job");
-  EXPECT_DOUBLE_EQ(t.read.iops, static_cast<double>(r.result.read.ios * 1000 / 5));
-  EXPECT_DOUBLE_EQ(t.write.iops, static_cast<double>(r.result.write.ios * 1000 / 5));
+  // IOs per second over the 5 ms run.
+  EXPECT_DOUBLE_EQ(t.read.iops, static_cast<double>(r.result.read.ios) * 1000.0 / 5.0);
+  EXPECT_DOUBLE_EQ(t.write.iops, static_cast<double>(r.result.write.ios) * 1000.0 / 5.0);
   double mean = 0;
   for (const double x : r.result.read.clat_us) mean += x / static_cast<double>(r.result.read.clat_us.size());
   EXPECT_NEAR(t.read.clat_mean_us, mean, 1e-6);

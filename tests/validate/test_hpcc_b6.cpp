@@ -25,6 +25,7 @@ TEST(ValidationB6, HpccShortFlowTailWellBelowDcqcnAndDctcpAndNearPublished) {
                         return run_b6(cc, load, false, b6_default_seeds(false));
                       })});
   std::vector<B6Run> r;
+  r.reserve(jobs.size());
   for (auto& j : jobs) r.push_back(j.run.get());
   for (size_t i = 0; i < jobs.size(); ++i) {
     SCOPED_TRACE(std::string(jobs[i].cc) + " at " + std::to_string(jobs[i].load) + "%");

@@ -329,7 +329,7 @@ TEST(Cubic, AtDatacenterRttsWithBetaOneHalfItIsReno) {
   // beta 0.5, alpha_cubic = 3 x 0.5 / 1.5 = 1 and the cut is Reno's; at
   // these RTTs W_cubic(t) stays below W_est, so every ACK takes the
   // Reno-friendly branch (§4.3) and the run must be NewReno's, packet for packet.
-  auto run = [](std::vector<std::string> set) {
+  auto run = [](const std::vector<std::string>& set) {
     Experiment e(load_scenario_file(std::string(RDMASIM_SOURCE_DIR) + "/scenarios/incast-star.yaml", set));
     e.run();
     EXPECT_EQ(e.invariant_error(), "");

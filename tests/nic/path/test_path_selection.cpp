@@ -68,7 +68,7 @@ TEST(PathSelection, PlbParametersAreReadEchoedAndReadBackTheSame) {
   EXPECT_TRUE(s.fabric.paths.plb.rto_repath);
   const nlohmann::ordered_json fabric = fabric_params_json(s.fabric);
   EXPECT_EQ(fabric["path_selection"], "plb");
-  const nlohmann::ordered_json echo = fabric["plb"];
+  const nlohmann::ordered_json& echo = fabric["plb"];
   EXPECT_EQ(echo.dump(), R"({"congested_fraction":0.25,"rounds":2,"forced_rounds":12,"rto_repath":true})");
   const Scenario again = load_scenario_text(
       scenario("rocev2-dctcp", "  path_selection: plb\n  plb: " + echo.dump() + "\n"), "t.yaml");

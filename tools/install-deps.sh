@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages rdmasim needs, only those that are missing.
+# Extra packages a target needs beyond those (make tidy: clang-tidy) are its arguments.
 set -euo pipefail
-packages=(g++ make cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+packages=("$@"
+          g++ make cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libgtest-dev clang libclang-rt-14-dev
           chromium fonts-dejavu-core  # tools/browser-check: the report in a headless browser
           tshark                      # tests/report/test_pcap: decodes the captures rdmasim writes

@@ -160,7 +160,7 @@ void Port::kick() {
   if (now < busy_until_) {
     if (!tx_pending_) {
       tx_pending_ = true;
-      net_.sim().schedule(busy_until_, this, kTxDone, fc_.decision_hint());
+      net_.sim().schedule(busy_until_, this, kTxDone, decision_hint());
     }
     return;
   }
@@ -267,7 +267,7 @@ void Port::transmit(Packet* p, Time now) {
   }
   if (ctrl_head_ != nullptr || !queues_.empty() || (source_ != nullptr && source_->has_more(*this))) {
     tx_pending_ = true;
-    net_.sim().schedule(busy_until_, this, kTxDone, fc_.decision_hint());
+    net_.sim().schedule(busy_until_, this, kTxDone, decision_hint());
   }
 }
 

@@ -206,6 +206,13 @@ class Port final : public EventHandler {
   [[nodiscard]] Time ser_time(uint32_t b) const {
     return ps_per_byte_ != 0 ? Time::from_ps(ps_per_byte_ * b) : rate_.tx_time(Bytes(b));
   }
+  // The TxDone event's argument, which the engine prefetches an event ahead:
+  // what the next transmit decision reads first (the flow control's credit
+  // lane, else the packet the queues will most likely send).
+  [[nodiscard]] uint64_t decision_hint() const {
+    const uint64_t h = fc_.decision_hint();
+    return h != 0 ? h : reinterpret_cast<uint64_t>(queues_.likely_next());
+  }
   void fault_drop(Packet* p);
   void watchdog_drop(Packet* p);
 

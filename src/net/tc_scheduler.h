@@ -52,6 +52,15 @@ class TcScheduler {
   [[nodiscard]] uint32_t packets(int tc) const { return q_[tc].packets; }
   [[nodiscard]] uint32_t nonempty_mask() const { return nonempty_; }
   [[nodiscard]] const Packet* head(int tc) const { return q_[tc].head; }
+  // The packet pop() is most likely to return next, for a prefetch (nullptr
+  // when empty): the highest ready class under strict priority, else the one
+  // the round is at.
+  [[nodiscard]] const Packet* likely_next() const {
+    if (nonempty_ == 0) return nullptr;
+    const uint32_t strict = cfg_ == nullptr ? nonempty_ : nonempty_ & strict_mask_;
+    if (strict != 0) return q_[31 - __builtin_clz(strict)].head;
+    return q_[((nonempty_ >> rr_) & 1u) != 0 ? rr_ : __builtin_ctz(nonempty_)].head;
+  }
   // Removes the head of `tc` (which must be non-empty), bypassing the arbiter:
   // for link layers that arbitrate themselves (InfiniBand VL arbitration).
   Packet* take_head(int tc) { return take(tc); }

@@ -147,5 +147,41 @@ TEST(TcScheduler, PicksWhatDeficitRoundRobinVisitingEveryClassPicks) {
   EXPECT_GT(popped, 15000U);
 }
 
+// likely_next() is the prefetch hint a port's transmission-done event carries:
+// it must be the packet pop() returns whenever the choice is determined by
+// the queues alone (no config: highest class; a strict class ready; one class
+// holding packets). A wrong hint costs only speed, so only a test sees it.
+TEST(TcScheduler, LikelyNextIsWhatPopReturnsWhenTheChoiceIsDetermined) {
+  TcSchedulerConfig cfg;
+  cfg.strict = {false, false, false, true, false, false, false, true};
+  cfg.weight = {1, 2, 1, 1, 4, 1, 1, 1};
+  cfg.quantum_bytes = 700;
+  for (const TcSchedulerConfig* c : std::array<const TcSchedulerConfig*, 2>{nullptr, &cfg}) {
+    TcScheduler s(c);
+    EXPECT_EQ(s.likely_next(), nullptr);
+    Rng rng(7, "hint");
+    std::vector<Packet> pkts(20000);
+    size_t used = 0;
+    size_t checked = 0;
+    for (int step = 0; step < 40000; ++step) {
+      if (used < pkts.size() && rng.below(2) == 0) {
+        Packet& p = pkts[used++];
+        p.tc = static_cast<uint8_t>(rng.below(kNumTcs));
+        p.wire = static_cast<uint16_t>(64 + rng.below(1400));
+        s.push(&p);
+        continue;
+      }
+      const uint32_t ready = s.nonempty_mask();
+      const bool determined = c == nullptr || (ready & 0x88u) != 0 || (ready & (ready - 1)) == 0;
+      const Packet* hint = s.likely_next();
+      const Packet* got = s.pop();
+      if (!determined) continue;
+      ASSERT_EQ(hint, got) << "step " << step << (c == nullptr ? " (no config)" : " (strict + DRR)");
+      ++checked;
+    }
+    EXPECT_GT(checked, 4000U);  // 5,090 with the config, every pop without one
+  }
+}
+
 }  // namespace
 }  // namespace rdmasim

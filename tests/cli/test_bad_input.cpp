@@ -1325,7 +1325,12 @@ TEST_F(CliTest, SignalDuringSetupStopsBeforeRunningAndWritesNothing) {
 // action: a stop ends them at once, by the signal, even though the process
 // catches it while the command line is parsed.
 TEST_F(CliTest, SignalEndsCommandsThatDoNotStopGracefully) {
-  write_text(scenario_, kSlowSetup);
+  // The check must outlast the signal's 200 ms: a check of kSlowSetup's
+  // k=32 fat-tree took 190 ms on a 2026 EPYC, and exited before the signal.
+  // k=48 (27,648 hosts) takes about 1 s there.
+  std::string slower = kSlowSetup;
+  slower.replace(slower.find("k: 32"), 5, "k: 48");
+  write_text(scenario_, slower);
   // From the start: the handler may be gone before a poll could see it.
   const CliResult check = run_cli({"run", scenario_, "--check"}, SIGTERM, 200, {}, false);
   EXPECT_EQ(check.signal, SIGTERM) << check.err;

@@ -947,6 +947,25 @@ TEST_F(CliTest, BenchListsTheScaleRunsApart) {
       << r.out;
 }
 
+// A bench row's events per data packet-hop is its events over its hops.
+TEST_F(CliTest, BenchPrintsEventsPerDataPacketHop) {
+  const CliResult r = run_cli({"bench", "--only", "websearch-k8-128hosts-uet"});
+  expect_clean_exit(r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" events/hop "), std::string::npos) << r.out;
+  const size_t row = r.out.find("\nwebsearch-k8-128hosts-uet ");
+  ASSERT_NE(row, std::string::npos) << r.out;
+  std::istringstream in(r.out.substr(row + 1));
+  std::string name;
+  double sim_ms = 0, wall_s = 0, events_per_s = 0, hops_per_s = 0, per_hop = 0;
+  unsigned long long events = 0, hops = 0;
+  in >> name >> sim_ms >> wall_s >> events >> events_per_s >> hops >> hops_per_s >> per_hop;
+  ASSERT_FALSE(in.fail()) << r.out;
+  ASSERT_GT(hops, 0u) << r.out;
+  EXPECT_GE(events, hops) << "a data packet-hop takes at least one event";
+  EXPECT_NEAR(per_hop, static_cast<double>(events) / static_cast<double>(hops), 0.005) << r.out;
+}
+
 // nan passes CLI11's ranges (it compares false with both bounds), and inf
 // parameters reached the simulation as undefined conversions.
 TEST_F(CliTest, RealFlagsRefuseNanAndInfinity) {

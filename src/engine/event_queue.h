@@ -11,6 +11,7 @@
 #include <new>
 #include <vector>
 
+#include "engine/near_heap.h"
 #include "engine/units.h"
 
 namespace rdmasim {
@@ -44,18 +45,6 @@ struct FarEvent {
   EventHandler* handler;
   uint64_t arg;
   [[nodiscard]] int64_t time_ps() const { return static_cast<int64_t>(key >> 64); }
-};
-
-// 64-byte-aligned storage, so heap nodes can be laid out on cache lines.
-template <typename T>
-struct CacheAlignedAllocator {
-  using value_type = T;
-  CacheAlignedAllocator() = default;
-  template <typename U>
-  explicit CacheAlignedAllocator(const CacheAlignedAllocator<U>&) {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64})); }
-  void deallocate(T* p, size_t) { ::operator delete (p, std::align_val_t{64}); }
-  friend bool operator==(const CacheAlignedAllocator&, const CacheAlignedAllocator&) { return true; }
 };
 
 // One 8-ary min-heap of events by key (EventQueue keeps two).
@@ -136,15 +125,6 @@ class EventHeap {
   std::vector<E, CacheAlignedAllocator<E>> heap_;
 };
 
-// A near event (see EventQueue): its key is 64 bits, relative to the
-// queue's epoch, so the heap's sift compares one word instead of two.
-struct NearEvent {
-  uint64_t key;  // (time - epoch time) << kSeqBits | (seq - epoch seq)
-  EventHandler* handler;
-  uint64_t arg;
-  uint64_t kind;
-};
-
 // Events in (time, insertion) order, in two heaps split by how far ahead
 // they are. Most pending events in a run are timers that rarely do anything
 // when they fire (a QP's retransmission deadline, milliseconds ahead, armed
@@ -155,8 +135,9 @@ struct NearEvent {
 // that of one heap.
 //
 // The near heap, where nearly every push and pop happens, keys its events
-// with 64 bits: time and sequence relative to an epoch (time, seq), which
-// moves forward (rebase) when a new event would not fit. An event that still
+// with 64 bits (NearHeap: 8 children's keys in one cache line): time and
+// sequence relative to an epoch (time, seq), which moves forward (rebase)
+// when a new event would not fit. An event that still
 // does not fit (a sequence taken long before it is pushed) goes far: where an
 // event waits never changes when it runs.
 class EventQueue {
@@ -182,8 +163,9 @@ class EventQueue {
   void push_at_seq(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
     const uint64_t rel_t = static_cast<uint64_t>(t.ps() - epoch_t_);
     const uint64_t rel_seq = seq - epoch_seq_;  // wraps when older than the epoch: does not fit
-    if (t.ps() - now_ <= kNearSpan && rel_t < kTimeRange && rel_seq < kSeqRange) [[likely]] {
-      near_.push(NearEvent{rel_t << kSeqBits | rel_seq, h, arg, kind & 0xff});
+    // The largest sequence is left out so no key is NearHeap::kVacant.
+    if (t.ps() - now_ <= kNearSpan && rel_t < kTimeRange && rel_seq < kSeqRange - 1) [[likely]] {
+      near_.push(rel_t << kSeqBits | rel_seq, h, kind, arg);
       return;
     }
     push_slow(t, seq, h, kind, arg);
@@ -194,7 +176,7 @@ class EventQueue {
   [[nodiscard]] uint64_t epoch_moves() const { return epoch_moves_; }
   // Precondition: !empty().
   [[nodiscard]] Time top_time() const {
-    return Time::from_ps(near_first() ? near_time(near_.top().key) : far_top_t_);
+    return Time::from_ps(near_first() ? near_time(near_.top_key()) : far_top_t_);
   }
 
   // Removes and returns the earliest event. Precondition: !empty().
@@ -212,16 +194,16 @@ class EventQueue {
     if (!near_.empty()) {
       // The next event's handler and argument (often a packet) are usually
       // cold; start loading them while this one runs.
-      __builtin_prefetch(near_.top().handler);
+      __builtin_prefetch(near_.top_handler());
       // NOLINTNEXTLINE(performance-no-int-to-ptr): the argument is often a packet's address
-      __builtin_prefetch(reinterpret_cast<const void*>(near_.top().arg));
+      __builtin_prefetch(reinterpret_cast<const void*>(near_.top_arg()));
     }
     return e;
   }
   // pop() when the earliest event is due at or before `until`; false, with
   // nothing removed, when it is later. Precondition: !empty().
   bool pop_due(int64_t until, Event& out) {
-    if ((near_first() ? near_time(near_.top().key) : far_top_t_) > until) return false;
+    if ((near_first() ? near_time(near_.top_key()) : far_top_t_) > until) return false;
     out = pop();
     return true;
   }
@@ -235,7 +217,7 @@ class EventQueue {
   // times (rare) by sequence.
   [[nodiscard]] bool near_first() const {
     if (near_.empty()) return false;
-    const uint64_t k = near_.top().key;
+    const uint64_t k = near_.top_key();
     const int64_t t = near_time(k);
     if (t != far_top_t_) return t < far_top_t_;
     return epoch_seq_ + (k & kSeqMask) < (static_cast<uint64_t>(far_.top().key) >> 8);
@@ -253,27 +235,28 @@ class EventQueue {
   }
   // Moves the epoch to (now, the oldest sequence near or `seq`) and rewrites
   // the near keys; their order is unchanged, so the heap stays a heap. False
-  // when the near sequences span more than kSeqRange; it is then not tried
+  // when the near sequences span kSeqRange - 1 or more; it is then not tried
   // again for another kSeqRange / 256 sequences, so a long-held sequence
   // costs far pushes, never a rewrite per push.
   bool rebase(uint64_t seq) {
     if (next_seq_ < retry_after_seq_) return false;
     uint64_t oldest = seq;
     uint64_t newest = seq;
-    near_.for_each([&](const NearEvent& e) {
-      const uint64_t s = epoch_seq_ + (e.key & kSeqMask);
+    near_.rekey([&](uint64_t key) {
+      const uint64_t s = epoch_seq_ + (key & kSeqMask);
       oldest = std::min(oldest, s);
       newest = std::max(newest, s);
+      return key;
     });
-    if (newest - oldest >= kSeqRange) {
+    if (newest - oldest >= kSeqRange - 1) {
       retry_after_seq_ = next_seq_ + kSeqRange / 256;
       return false;
     }
     // Every near event is due within kNearSpan of now, so its time fits.
-    near_.for_each([&](NearEvent& e) {
-      const auto t = static_cast<uint64_t>(epoch_t_) + (e.key >> kSeqBits) - static_cast<uint64_t>(now_);
-      const uint64_t s = epoch_seq_ + (e.key & kSeqMask) - oldest;
-      e.key = t << kSeqBits | s;
+    near_.rekey([&](uint64_t key) {
+      const auto t = static_cast<uint64_t>(epoch_t_) + (key >> kSeqBits) - static_cast<uint64_t>(now_);
+      const uint64_t s = epoch_seq_ + (key & kSeqMask) - oldest;
+      return t << kSeqBits | s;
     });
     epoch_t_ = now_;
     epoch_seq_ = oldest;
@@ -281,7 +264,7 @@ class EventQueue {
     return true;
   }
 
-  EventHeap<NearEvent> near_;
+  NearHeap near_;
   EventHeap<FarEvent> far_;
   int64_t far_top_t_ = kNoTime;  // the far heap's earliest time
   int64_t now_ = 0;              // the time of the last event popped

@@ -8,6 +8,9 @@ namespace rdmasim {
 
 bool NearHeap::cpu_has_avx512() {
 #if defined(__x86_64__)
+  // Also checks that the OS saves the AVX-512 registers. The init call makes
+  // it safe from static initializers too.
+  __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") != 0;
 #else
   return false;

@@ -1,8 +1,9 @@
-// The event queue: an 8-ary min-heap of small POD events in one vector (8
-// children = 4 cache lines per level; measured faster than 4- and 16-ary).
+// The event queue: two 8-ary min-heaps of small POD events (8 children per
+// level measured faster than 4 and 16), one for events due soon (NearHeap,
+// where nearly every push and pop happens) and one for those far ahead.
 // Events are ordered by (time, insertion sequence) so equal-time events run in
 // the order they were scheduled: that is what makes runs reproducible.
-// Nothing is allocated per event; the vector only grows to the peak backlog.
+// Nothing is allocated per event; the heaps only grow to the peak backlog.
 #pragma once
 
 #include <algorithm>
@@ -47,7 +48,8 @@ struct FarEvent {
   [[nodiscard]] int64_t time_ps() const { return static_cast<int64_t>(key >> 64); }
 };
 
-// One 8-ary min-heap of events by key (EventQueue keeps two).
+// One 8-ary min-heap of events by key, whole events in one vector (the far
+// heap; the near one is NearHeap).
 template <typename E>
 class EventHeap {
  public:

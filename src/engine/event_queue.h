@@ -147,11 +147,12 @@ class EventQueue {
   // Far enough ahead that frames, their transmissions and pacing gaps at
   // line rate stay near; retransmission timers (hundreds of us and more) go far.
   static constexpr int64_t kNearSpan = 100'000'000;  // 100 us in ps
-  // A near key: 36 bits of time (68.7 ms past the epoch), 28 of sequence
-  // (268 M events past the epoch's).
+  // A near key: 33 bits of time (8.6 ms past the epoch), 28 of sequence
+  // (268 M events past the epoch's); the near heap keeps 3 bits for itself.
   static constexpr int kSeqBits = 28;
-  static constexpr uint64_t kTimeRange = uint64_t{1} << (64 - kSeqBits);
+  static constexpr uint64_t kTimeRange = uint64_t{1} << (64 - NearHeap::kLaneBits - kSeqBits);
   static constexpr uint64_t kSeqRange = uint64_t{1} << kSeqBits;
+  static_assert(((kTimeRange - 1) << kSeqBits | (kSeqRange - 2)) <= NearHeap::kMaxKey);
 
   // Precondition: t >= 0 (simulated time never runs backwards past zero).
   void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
@@ -165,7 +166,7 @@ class EventQueue {
   void push_at_seq(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
     const uint64_t rel_t = static_cast<uint64_t>(t.ps() - epoch_t_);
     const uint64_t rel_seq = seq - epoch_seq_;  // wraps when older than the epoch: does not fit
-    // The largest sequence is left out so no key is NearHeap::kVacant.
+    // The largest sequence is left out so no key is above NearHeap::kMaxKey.
     if (t.ps() - now_ <= kNearSpan && rel_t < kTimeRange && rel_seq < kSeqRange - 1) [[likely]] {
       near_.push(rel_t << kSeqBits | rel_seq, h, kind, arg);
       return;

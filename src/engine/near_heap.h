@@ -43,42 +43,48 @@ struct NearEvent {
 
 class NearHeap {
  public:
-  // Never a real event's key (EventQueue keeps keys below it): marks a slot
-  // past the last event.
-  static constexpr uint64_t kVacant = ~uint64_t{0};
+  // Keys are stored shifted left by kLaneBits, the low bits zero, so that a
+  // sift-down can OR each child's lane (0..7) into its key: the least of the
+  // 8 tagged keys then names its own lane, with no search for it.
+  static constexpr int kLaneBits = 3;
+  // The largest key a push takes: stored and tagged with any lane, it stays
+  // below the vacant marker.
+  static constexpr uint64_t kMaxKey = (uint64_t{1} << (64 - kLaneBits)) - 2;
 
   // Whether this CPU can run the AVX-512 sift-down.
   static bool cpu_has_avx512();
   // The AVX-512 sift-down where the CPU has it (`use_avx512` false: the
   // scalar one, for tests); both give the same heap.
   explicit NearHeap(bool use_avx512 = true);
-  // Precondition: key != kVacant, and every key pushed is distinct.
+  // Precondition: key <= kMaxKey, and every key pushed is distinct.
   void push(uint64_t key, EventHandler* h, uint32_t kind, uint64_t arg) {
-    assert(key != kVacant && (reinterpret_cast<uint64_t>(h) >> kKindShift) == 0);
+    assert(key <= kMaxKey && (reinterpret_cast<uint64_t>(h) >> kKindShift) == 0);
     if (n_ + 1 + kPad + kArity > keys_.size()) grow();
+    const uint64_t stored = key << kLaneBits;
     size_t i = n_++;
     // Rises in registers: the payload is written once, where it settles.
     while (i > 0) {
       const size_t parent = (i - 1) / kArity;
       const uint64_t pk = keys_[parent + kPad];
-      if (!(key < pk)) break;
+      if (!(stored < pk)) break;
       keys_[i + kPad] = pk;
       slots_[i + kPad] = slots_[parent + kPad];
       i = parent;
     }
-    keys_[i + kPad] = key;
+    keys_[i + kPad] = stored;
     slots_[i + kPad] = Slot{pack(h, kind), arg};
   }
   [[nodiscard]] bool empty() const { return n_ == 0; }
   [[nodiscard]] bool uses_avx512() const { return avx512_; }
   [[nodiscard]] size_t size() const { return n_; }
-  [[nodiscard]] uint64_t top_key() const { return keys_[kPad]; }
+  [[nodiscard]] uint64_t top_key() const { return keys_[kPad] >> kLaneBits; }
   [[nodiscard]] EventHandler* top_handler() const { return handler_of(slots_[kPad].handler_kind); }
   [[nodiscard]] uint64_t top_arg() const { return slots_[kPad].arg; }
   // Removes and returns the least event. Precondition: !empty().
   NearEvent pop() {
     const Slot s = slots_[kPad];
-    const NearEvent top{keys_[kPad], handler_of(s.handler_kind), s.arg, s.handler_kind >> kKindShift};
+    const NearEvent top{keys_[kPad] >> kLaneBits, handler_of(s.handler_kind), s.arg,
+                        s.handler_kind >> kKindShift};
     --n_;
     const uint64_t last_key = keys_[n_ + kPad];
     const Slot last = slots_[n_ + kPad];
@@ -93,7 +99,7 @@ class NearHeap {
   // Rewrites every key by `f(key)`; `f` must keep the keys' order.
   template <typename F>
   void rekey(F&& f) {
-    for (size_t i = 0; i < n_; ++i) keys_[i + kPad] = f(keys_[i + kPad]);
+    for (size_t i = 0; i < n_; ++i) keys_[i + kPad] = f(keys_[i + kPad] >> kLaneBits) << kLaneBits;
   }
 
  private:
@@ -102,6 +108,9 @@ class NearHeap {
     uint64_t arg;
   };
   static constexpr size_t kArity = 8;
+  static_assert(kArity == size_t{1} << kLaneBits);
+  // Marks a slot past the last event: above every stored key, tagged or not.
+  static constexpr uint64_t kVacant = ~uint64_t{0};
   // Logical node i lives at index i + kPad: its children 8i+1..8i+8 then sit
   // at 8i+8..8i+15, one aligned line of keys.
   static constexpr size_t kPad = kArity - 1;
@@ -115,13 +124,14 @@ class NearHeap {
     return reinterpret_cast<EventHandler*>(hk & ((uint64_t{1} << kKindShift) - 1));
   }
   void grow();
-  void sift_down_scalar(uint64_t key, Slot s);
-  void sift_down_avx512(uint64_t key, Slot s);
+  // `stored`: the sifted event's key as stored (shifted, lane bits zero).
+  void sift_down_scalar(uint64_t stored, Slot s);
+  void sift_down_avx512(uint64_t stored, Slot s);
 
   size_t n_ = 0;
   std::vector<uint64_t, CacheAlignedAllocator<uint64_t>> keys_;
   std::vector<Slot, CacheAlignedAllocator<Slot>> slots_;
-  bool avx512_;  // the CPU has AVX-512F: a level's least key in one reduction
+  bool avx512_;  // the CPU has AVX-512F and VL: a level's least key in one reduction
 };
 
 }  // namespace rdmasim

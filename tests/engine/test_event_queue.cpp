@@ -211,6 +211,20 @@ TEST(NearHeap, PopsInKeyOrderWithEitherSiftDown) {
   }
   EXPECT_TRUE(scalar.empty());
   EXPECT_TRUE(best.empty());
+  // The extreme keys keep their order beside the lane tags the sift-downs
+  // add: the largest a push takes stays below the vacant slots.
+  for (NearHeap* heap : {&scalar, &best}) {
+    for (const uint64_t key :
+         {NearHeap::kMaxKey, uint64_t{0}, NearHeap::kMaxKey - 1, uint64_t{7}, uint64_t{8}})
+      heap->push(key, &h, 0, key);
+    for (const uint64_t key :
+         {uint64_t{0}, uint64_t{7}, uint64_t{8}, NearHeap::kMaxKey - 1, NearHeap::kMaxKey}) {
+      const NearEvent e = heap->pop();
+      EXPECT_EQ(e.key, key);
+      EXPECT_EQ(e.arg, key);
+    }
+    EXPECT_TRUE(heap->empty());
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "net/switch.h"
 
+#include <cassert>
+
 #include "net/network.h"
 
 namespace rdmasim {
@@ -51,9 +53,13 @@ void Switch::receive(Packet* p) {
   if (mtu_limited_ && drop_oversize(in, out, p)) [[unlikely]]
     return;
   if (trims_) points_.before_admit(*this, *p, out);
-  Mmu::Verdict v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);
+  // By the index the route gave, not out.index(): the egress port's state is
+  // usually cold here, and the MMU's accounting need not wait for it.
+  const auto out_port = static_cast<uint16_t>(out_idx);
+  assert(out.index() == out_port);
+  Mmu::Verdict v = mmu_.admit(p->in_port, out_port, p->tc, p->wire);
   if (v != Mmu::Verdict::kAdmit && points_.on_overflow(*this, *p, out) == OverflowAction::kForward)
-    v = mmu_.admit(p->in_port, out.index(), p->tc, p->wire);  // the packet as a point rewrote it
+    v = mmu_.admit(p->in_port, out_port, p->tc, p->wire);  // the packet as a point rewrote it
   if (v != Mmu::Verdict::kAdmit) {
     buffer_drop(in, out, p, v);
     return;

@@ -14,6 +14,9 @@ void Hpcc::on_connect(CcFlow& c) {
   if (st_.size() <= c.id) st_.resize(c.id + 1);
   State& s = st_[c.id];
   s = State{};
+  s.w_ai = bdp_bytes(cfg_.rate_ai);
+  s.w_max = bdp_bytes(c.line_rate);
+  s.w_lo = std::min(bdp_bytes(cfg_.min_rate), s.w_max);
   // Winit = B_NIC x T: a new flow starts at line rate (paper §3.3).
   s.w = s.wc = bdp_bytes(c.line_rate);
   apply(c, s);
@@ -63,9 +66,8 @@ void Hpcc::on_ack(CcFlow& c, const AckSample& ack) {
     w = s.wc;
     if (update_wc) ++s.inc_stage;
   }
-  w += bdp_bytes(cfg_.rate_ai);
-  const double w_max = bdp_bytes(c.line_rate);
-  s.w = std::clamp(w, std::min(bdp_bytes(cfg_.min_rate), w_max), w_max);
+  w += s.w_ai;
+  s.w = std::clamp(w, s.w_lo, s.w_max);
   if (update_wc) {
     s.wc = s.w;
     s.last_update_psn = c.nxt;

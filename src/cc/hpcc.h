@@ -90,7 +90,12 @@ class Hpcc final : public CongestionControl {
     int inc_stage = 0;
     uint64_t last_update_psn = 0;
     bool have_ref = false;
-    IntStack last;  // L: the previous ACK's telemetry
+    // Window bounds and step in bytes, fixed for the flow's life (its line
+    // rate and T are), computed once instead of per ACK.
+    double w_ai = 0;   // W_AI = R_AI x T
+    double w_lo = 0;   // floor: min_rate x T, at most w_max
+    double w_max = 0;  // line rate x T
+    IntStack last;     // L: the previous ACK's telemetry
   };
   void apply(CcFlow& c, const State& s) const;
   static void remember(State& s, const IntStack& in);

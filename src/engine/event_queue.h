@@ -147,8 +147,8 @@ class EventQueue {
   // Far enough ahead that frames, their transmissions and pacing gaps at
   // line rate stay near; retransmission timers (hundreds of us and more) go far.
   static constexpr int64_t kNearSpan = 100'000'000;  // 100 us in ps
-  // A near key: 33 bits of time (8.6 ms past the epoch), 28 of sequence
-  // (268 M events past the epoch's); the near heap keeps 3 bits for itself.
+  // A near key: 30 bits of time (1.07 ms past the epoch), 28 of sequence
+  // (268 M events past the epoch's); the near heap keeps 6 bits for itself.
   static constexpr int kSeqBits = 28;
   static constexpr uint64_t kTimeRange = uint64_t{1} << (64 - NearHeap::kLaneBits - kSeqBits);
   static constexpr uint64_t kSeqRange = uint64_t{1} << kSeqBits;

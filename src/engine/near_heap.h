@@ -1,12 +1,17 @@
-// The event queue's near heap (see EventQueue): an 8-ary min-heap of 64-bit
-// keys laid out so that a node's 8 children's keys fill one 64-byte cache
-// line, with each event's handler, kind and argument in a parallel array.
+// The event queue's near heap (see EventQueue): a min-heap of 64-bit keys
+// whose root has 64 children and every other node 8, laid out so that a
+// node's 8 children's keys fill one 64-byte cache line (the root's, eight
+// lines), with each event's handler, kind and argument in a parallel array.
 //
 // Why this shape: cachegrind put the 8-ary heap's sift-down at a third of
 // the engine's instructions (about 60 per level, most of them the
 // tournament's compares and the index arithmetic that loads the winners'
 // keys). With the 8 keys in one line, a level is one load and a reduction
 // to the least key: on a CPU with AVX-512 that is a dozen instructions.
+// The root's 64 children's keys are always in L1, and reducing them at once
+// takes one level off the chain of dependent loads a pop walks (a run's
+// heap holds about 600 events: two 8-ary levels below the root instead of
+// three).
 // Slots past the last event hold the largest key, so a partly filled last
 // group needs no separate code.
 #pragma once
@@ -44,9 +49,10 @@ struct NearEvent {
 class NearHeap {
  public:
   // Keys are stored shifted left by kLaneBits, the low bits zero, so that a
-  // sift-down can OR each child's lane (0..7) into its key: the least of the
-  // 8 tagged keys then names its own lane, with no search for it.
-  static constexpr int kLaneBits = 3;
+  // sift-down can OR each child's number among its siblings (0..63 under the
+  // root, 0..7 elsewhere) into its key: the least tagged key then names its
+  // own child, with no search for it.
+  static constexpr int kLaneBits = 6;
   // The largest key a push takes: stored and tagged with any lane, it stays
   // below the vacant marker.
   static constexpr uint64_t kMaxKey = (uint64_t{1} << (64 - kLaneBits)) - 2;
@@ -64,7 +70,7 @@ class NearHeap {
     size_t i = n_++;
     // Rises in registers: the payload is written once, where it settles.
     while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
+      const size_t parent = parent_of(i);
       const uint64_t pk = keys_[parent + kPad];
       if (!(stored < pk)) break;
       keys_[i + kPad] = pk;
@@ -108,11 +114,24 @@ class NearHeap {
     uint64_t arg;
   };
   static constexpr size_t kArity = 8;
-  static_assert(kArity == size_t{1} << kLaneBits);
+  // With the AVX-512 sift-down the root has 64 children (8 lines of keys,
+  // reduced in one step) and every other node 8: one level fewer on the
+  // chain of dependent loads. The scalar sift-down keeps 8 at the root too:
+  // reducing 64 keys costs it more than the level saves. Either way the
+  // heap pops the same keys in the same order.
+  static constexpr size_t kRootFanout = 64;
+  static_assert(kRootFanout == size_t{1} << kLaneBits);
+  // Node i >= 1 has children kArity * i + child_base_ .. + kArity - 1, where
+  // child_base_ = root_fanout_ + 1 - kArity.
+  [[nodiscard]] size_t parent_of(size_t i) const {
+    return i <= root_fanout_ ? 0 : (i - child_base_) / kArity;
+  }
   // Marks a slot past the last event: above every stored key, tagged or not.
   static constexpr uint64_t kVacant = ~uint64_t{0};
-  // Logical node i lives at index i + kPad: its children 8i+1..8i+8 then sit
-  // at 8i+8..8i+15, one aligned line of keys.
+  // Logical node i lives at index i + kPad: the root's children then sit
+  // from index 8 (one or eight aligned lines), and so does every other node's
+  // group of 8 (8i+57.. at 8i+64.. under a 64-way root, 8i+1.. at 8i+8..
+  // under an 8-way one).
   static constexpr size_t kPad = kArity - 1;
   // User-space addresses on x86-64 and AArch64 Linux fit in 56 bits.
   static constexpr int kKindShift = 56;
@@ -132,6 +151,8 @@ class NearHeap {
   std::vector<uint64_t, CacheAlignedAllocator<uint64_t>> keys_;
   std::vector<Slot, CacheAlignedAllocator<Slot>> slots_;
   bool avx512_;  // the CPU has AVX-512F and VL: a level's least key in one reduction
+  size_t root_fanout_;
+  size_t child_base_;
 };
 
 }  // namespace rdmasim

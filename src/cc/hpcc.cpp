@@ -18,7 +18,7 @@ void Hpcc::on_connect(CcFlow& c) {
   s.w_max = bdp_bytes(c.line_rate);
   s.w_lo = std::min(bdp_bytes(cfg_.min_rate), s.w_max);
   // Winit = B_NIC x T: a new flow starts at line rate (paper §3.3).
-  s.w = s.wc = bdp_bytes(c.line_rate);
+  s.w = s.wc = s.w_max;
   apply(c, s);
 }
 

@@ -60,7 +60,8 @@ class NearHeap {
   // Whether this CPU can run the AVX-512 sift-down.
   static bool cpu_has_avx512();
   // The AVX-512 sift-down where the CPU has it (`use_avx512` false: the
-  // scalar one, for tests); both give the same heap.
+  // scalar one, for tests); the two lay the heap out differently but pop
+  // the same events in the same order.
   explicit NearHeap(bool use_avx512 = true);
   // Precondition: key <= kMaxKey, and every key pushed is distinct.
   void push(uint64_t key, EventHandler* h, uint32_t kind, uint64_t arg) {

@@ -166,8 +166,9 @@ TEST(EventQueue, OldSequencesKeepTheirPlaceAmongEqualTimes) {
 
 // The near heap pops keys in order whichever sift-down it uses, through a
 // partly filled last group of children and past its first growth; and the
-// AVX-512 sift-down (where the CPU has it) leaves the heap exactly as the
-// scalar one does, so a run's events cannot depend on the machine.
+// AVX-512 sift-down (where the CPU has it, with its 64-way root) pops the
+// same events in the same order as the scalar one (8-way throughout), so a
+// run's events cannot depend on the machine.
 TEST(NearHeap, PopsInKeyOrderWithEitherSiftDown) {
   NearHeap scalar(false);
   NearHeap best;

@@ -21,9 +21,7 @@ bool NearHeap::cpu_has_avx512() {
 }
 
 NearHeap::NearHeap(bool use_avx512)
-    : avx512_(use_avx512 && cpu_has_avx512()),
-      root_fanout_(avx512_ ? kRootFanout : kArity),
-      child_base_(root_fanout_ + 1 - kArity) {
+    : avx512_(use_avx512 && cpu_has_avx512()), root_fanout_(avx512_ ? kRootFanout : kArity) {
   keys_.assign(size_t{1} << 12, kVacant);
   slots_.resize(keys_.size());
 }
@@ -34,9 +32,10 @@ void NearHeap::grow() {
 }
 
 void NearHeap::sift_down_scalar(uint64_t stored, Slot s) {
+  const size_t child_base = this->child_base();
   size_t i = 0;
   for (;;) {
-    const size_t first = kArity * i + child_base_;
+    const size_t first = kArity * i + child_base;
     if (first >= n_) break;
     // Vacant slots hold the largest key: a partly filled group needs no bound.
     const uint64_t* c = &keys_[first + kPad];
@@ -85,7 +84,7 @@ __attribute__((target("avx512f,avx512vl,avx2"))) void NearHeap::sift_down_avx512
   const size_t n = n_;
   // This path always runs the 64-way root.
   constexpr size_t child_base = kRootFanout + 1 - kArity;
-  assert(child_base_ == child_base);
+  assert(this->child_base() == child_base);
   const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
   // The root's 64 children: 8 lines, each lane tagged with its child's
   // number (line x 8 + lane); their lane-wise least, then the least of that.

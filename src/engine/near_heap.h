@@ -122,10 +122,10 @@ class NearHeap {
   // heap pops the same keys in the same order.
   static constexpr size_t kRootFanout = 64;
   static_assert(kRootFanout == size_t{1} << kLaneBits);
-  // Node i >= 1 has children kArity * i + child_base_ .. + kArity - 1, where
-  // child_base_ = root_fanout_ + 1 - kArity.
+  // Node i >= 1 has children kArity * i + child_base() .. + kArity - 1.
+  [[nodiscard]] size_t child_base() const { return root_fanout_ + 1 - kArity; }
   [[nodiscard]] size_t parent_of(size_t i) const {
-    return i <= root_fanout_ ? 0 : (i - child_base_) / kArity;
+    return i <= root_fanout_ ? 0 : (i - child_base()) / kArity;
   }
   // Marks a slot past the last event: above every stored key, tagged or not.
   static constexpr uint64_t kVacant = ~uint64_t{0};
@@ -151,9 +151,8 @@ class NearHeap {
   size_t n_ = 0;
   std::vector<uint64_t, CacheAlignedAllocator<uint64_t>> keys_;
   std::vector<Slot, CacheAlignedAllocator<Slot>> slots_;
-  bool avx512_;  // the CPU has AVX-512F and VL: a level's least key in one reduction
-  size_t root_fanout_;
-  size_t child_base_;
+  bool avx512_;         // the CPU has AVX-512F and VL: a level's least key in one reduction
+  size_t root_fanout_;  // kRootFanout with the AVX-512 sift-down, else kArity
 };
 
 }  // namespace rdmasim

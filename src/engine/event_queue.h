@@ -162,8 +162,11 @@ class EventQueue {
   // is pushed later with push_at_seq: it then runs among equal-time events
   // exactly where it would have run had it been pushed now.
   uint64_t take_seq() { return next_seq_++; }
-  // Precondition: t >= the time of the last event popped.
-  void push_at_seq(Time t, uint64_t seq, EventHandler* h, uint32_t kind, uint64_t arg) {
+  // Precondition: t >= the time of the last event popped. Inlined into every
+  // caller: GCC kept it out of line, and its prologue and epilogue were 20
+  // instructions of the 77 a push took (cachegrind, HPCC input).
+  [[gnu::always_inline]] void push_at_seq(Time t, uint64_t seq, EventHandler* h, uint32_t kind,
+                                          uint64_t arg) {
     const uint64_t rel_t = static_cast<uint64_t>(t.ps() - epoch_t_);
     const uint64_t rel_seq = seq - epoch_seq_;  // wraps when older than the epoch: does not fit
     // The largest sequence is left out so no key is above NearHeap::kMaxKey.

@@ -3,6 +3,7 @@
 // ingress pipeline latency.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,10 +43,12 @@ class Node : public EventHandler {
 
   // How packets enter this node: after `ingress_latency` (switch pipeline),
   // either once `cut_through_bytes` have arrived (cut-through) or the whole
-  // packet (store-and-forward; cut_through_bytes == 0).
+  // packet (store-and-forward; cut_through_bytes == 0). Set before the node
+  // has ports: a peer's port copies both when it connects (Port::connect).
   [[nodiscard]] Time ingress_latency() const { return ingress_latency_; }
   [[nodiscard]] uint32_t cut_through_bytes() const { return cut_through_bytes_; }
   void set_forwarding(Time latency, uint32_t cut_through_bytes) {
+    assert(ports_.empty());
     ingress_latency_ = latency;
     cut_through_bytes_ = cut_through_bytes;
   }

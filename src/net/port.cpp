@@ -179,6 +179,8 @@ void Port::kick() {
 void Port::connect(Node* peer, uint16_t peer_index) {
   peer_ = peer;
   peer_index_ = peer_index;
+  peer_latency_ = peer != nullptr ? peer->ingress_latency() : Time::zero();
+  peer_ct_bytes_ = peer != nullptr ? peer->cut_through_bytes() : 0;
   peer_routes_ =
       peer != nullptr && peer->kind() == NodeKind::kSwitch ? &static_cast<Switch*>(peer)->routes() : nullptr;
 }
@@ -235,10 +237,11 @@ void Port::transmit(Packet* p, Time now) {
   // PAUSE frames act at the receiving MAC; only forwarded packets pay the
   // peer's pipeline latency.
   const bool at_mac = p->type == PktType::kPfc;
-  const Time in_latency = at_mac ? Time::zero() : peer->ingress_latency();
+  assert(peer_latency_ == peer->ingress_latency() && peer_ct_bytes_ == peer->cut_through_bytes());
+  const Time in_latency = at_mac ? Time::zero() : peer_latency_;
   const Time last_bit_in = busy_until_ + delay_ + in_latency;
   Time arrive = last_bit_in;
-  const uint32_t ct = peer->cut_through_bytes();
+  const uint32_t ct = peer_ct_bytes_;
   if (ct != 0 && ct < p->wire) {
     arrive = start + ser_time(ct) + delay_ + in_latency;
     p->tail_ready = last_bit_in;

@@ -234,6 +234,10 @@ class Port final : public EventHandler {
   Rate rate_;
   int64_t ps_per_byte_ = 0;  // rate_'s exact time per byte, 0 when not whole
   Time delay_;
+  // The peer's ingress latency and cut-through bytes, copied at connect:
+  // every transmit adds them, and the peer node's line is cold by then.
+  Time peer_latency_;
+  uint32_t peer_ct_bytes_ = 0;
   uint16_t index_;
   uint16_t peer_index_ = 0;
   bool tx_pending_ = false;

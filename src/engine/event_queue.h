@@ -155,7 +155,7 @@ class EventQueue {
   static_assert(((kTimeRange - 1) << kSeqBits | (kSeqRange - 2)) <= NearHeap::kMaxKey);
 
   // Precondition: t >= 0 (simulated time never runs backwards past zero).
-  void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
+  [[gnu::always_inline]] void push(Time t, EventHandler* h, uint32_t kind, uint64_t arg) {
     push_at_seq(t, next_seq_++, h, kind, arg);
   }
   // The insertion sequence an event pushed now would get, for an event that

@@ -210,7 +210,7 @@ void Port::on_event(uint32_t kind, uint64_t arg) {
 Port& Port::peer_port() const { return peer_->port(peer_index_); }
 
 Time Port::wire_clear_at() const {
-  return busy_until_ + delay_ + (peer_ != nullptr ? peer_->ingress_latency() : Time::zero());
+  return busy_until_ + delay_ + peer_latency_;  // zero without a peer
 }
 
 void Port::transmit(Packet* p, Time now) {

@@ -16,10 +16,11 @@ struct PortCounters {
   uint64_t rx_packets = 0;
   uint64_t rx_bytes = 0;
   uint64_t tx_data_payload_bytes = 0;  // RDMA payload carried (goodput numerator)
+  uint64_t busy_ps = 0;                // time spent serializing
+  // With the counters above: every frame a port queues or sends updates them.
+  std::array<uint64_t, kNumTcs> queue_watermark_bytes{};
   std::array<uint64_t, kNumTcs> drop_packets{};
   std::array<uint64_t, kNumTcs> drop_bytes{};
-  std::array<uint64_t, kNumTcs> queue_watermark_bytes{};
-  uint64_t busy_ps = 0;  // time spent serializing
   // PFC, per priority. tx: PAUSE frames this port sent (to its peer); rx:
   // PAUSE frames it received; paused_ps: time this port was told not to send.
   std::array<uint64_t, kNumTcs> pfc_tx_frames{};

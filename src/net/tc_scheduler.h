@@ -127,14 +127,15 @@ class TcScheduler {
     return p;
   }
 
+  // What every push and pop reads, ahead of the per-class state.
   const TcSchedulerConfig* cfg_ = nullptr;
   uint32_t strict_mask_ = 0;  // cfg_'s strict classes, a bit each
-  std::array<Fifo, kNumTcs> q_{};
-  std::array<uint64_t, kNumTcs> deficit_{};
-  uint64_t total_bytes_ = 0;
   uint32_t nonempty_ = 0;
+  uint64_t total_bytes_ = 0;
   int rr_ = 0;
   bool fresh_visit_ = false;
+  std::array<uint64_t, kNumTcs> deficit_{};
+  std::array<Fifo, kNumTcs> q_{};
 };
 
 }  // namespace rdmasim

@@ -83,19 +83,21 @@ class Hpcc final : public CongestionControl {
   [[nodiscard]] const HpccConfig& config() const { return cfg_; }
 
  private:
-  struct State {
+  // The scalars every ACK reads fill the first line; the previous ACK's
+  // telemetry follows on lines of its own (IntStack is line-aligned).
+  struct alignas(64) State {
     double w = 0;   // current window, bytes
     double wc = 0;  // reference window, bytes
     double u = 0;   // smoothed normalized inflight
-    int inc_stage = 0;
-    uint64_t last_update_psn = 0;
-    bool have_ref = false;
     // Window bounds and step in bytes, fixed for the flow's life (its line
     // rate and T are), computed once instead of per ACK.
     double w_ai = 0;   // W_AI = R_AI x T
     double w_lo = 0;   // floor: min_rate x T, at most w_max
     double w_max = 0;  // line rate x T
-    IntStack last;     // L: the previous ACK's telemetry
+    uint64_t last_update_psn = 0;
+    int inc_stage = 0;
+    bool have_ref = false;
+    IntStack last;  // L: the previous ACK's telemetry
   };
   void apply(CcFlow& c, const State& s) const;
   static void remember(State& s, const IntStack& in);

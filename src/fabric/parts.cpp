@@ -260,7 +260,14 @@ CongestionPoint make_congestion_point(const std::string& name, const FabricConfi
     return RedEcnPoint(cfg.sw.ecn, rates, sw.ecmp_seed());
   }
   if (name == "fecn") return FecnPoint(cfg.ibcc.threshold_bytes);
-  if (name == "int") return cfg.hpcc.class_int ? IntPoint(sw.num_ports()) : IntPoint{};
+  if (name == "int") {
+    // IntHop::port_id: node id << 16 | port index in 32 bits.
+    if (sw.id() >= (1 << 16))
+      throw std::invalid_argument(
+          "INT telemetry (HPCC) names a port by its switch's node id in 16 bits; switch '" + sw.name() +
+          "' is node " + std::to_string(sw.id()) + ": networks of more than 65,536 nodes cannot run it");
+    return cfg.hpcc.class_int ? IntPoint(sw.num_ports()) : IntPoint{};
+  }
   if (name == "trim") return TrimPoint(cfg.sw.trim);
   throw std::invalid_argument("unknown congestion point '" + name + "' (expected red, fecn, int or trim)");
 }

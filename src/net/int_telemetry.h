@@ -6,6 +6,7 @@
 // HPCC runs pay for them, and the packet stays one cache line.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -16,24 +17,42 @@
 namespace rdmasim {
 
 // What one egress port reports (the HPCC paper's L[i]: B, ts, txBytes, qLen).
-struct IntHop {
+// 32 bytes, so that the five hops of a three-tier fat-tree path and the
+// stack's depth fill three cache lines, not four: the stacks of the packets
+// in flight are megabytes, and every switch's write and the sender's read
+// of them miss the cache.
+struct alignas(32) IntHop {
+  IntHop() = default;
+  // The queue length must fit 32 bits (IntTable::push counts one that does
+  // not, and the run fails its invariant check); the port id is a switch's
+  // node id << 16 | port index, which the fabric keeps below 2^32.
+  IntHop(Time ts_, uint64_t tx_bytes_, uint64_t qlen_, Rate rate_, uint32_t port_id_ = 0)
+      : ts(ts_),
+        tx_bytes(tx_bytes_),
+        rate(rate_),
+        qlen(static_cast<uint32_t>(std::min<uint64_t>(qlen_, UINT32_MAX))),
+        port_id(port_id_) {}
+
   Time ts;                // when the packet left the egress queue
   uint64_t tx_bytes = 0;  // bytes this port has sent, cumulative, incl. this packet
-  uint64_t qlen = 0;      // bytes queued at the port after this packet left
   Rate rate;              // the port's line rate
-  // Which port reported (switch node id << 16 | port index): a sender must
-  // not difference two reports from different ports when its path changes.
-  uint64_t port_id = 0;
+  uint32_t qlen = 0;      // bytes queued at the port after this packet left
+  // Which port reported: a sender must not difference two reports from
+  // different ports when its path changes.
+  uint32_t port_id = 0;
 };
+static_assert(sizeof(IntHop) == 32);
 
 // Three-tier fat-trees cross at most 5 switches; 8 leaves room for deeper
 // topologies. Hops beyond it are not recorded (counted as overflow).
 inline constexpr int kMaxIntHops = 8;
 
-struct IntStack {
+// The depth shares the first line with hop 0 (hops start at byte 32).
+struct alignas(64) IntStack {
   uint8_t n = 0;
   std::array<IntHop, kMaxIntHops> hop{};
 };
+static_assert(offsetof(IntStack, hop) == 32);
 
 // Index-addressed stacks with a free list; slot 0 means "no telemetry".
 // Each stack's depth lives in a compact array of its own, so a switch
@@ -60,7 +79,10 @@ class IntTable {
     return stacks_[slot];
   }
   [[nodiscard]] size_t in_use() const { return stacks_.empty() ? 0 : stacks_.size() - 1 - free_.size(); }
-  void push(uint32_t slot, const IntHop& h) {
+  // `qlen` is what the hop's queue held, before IntHop kept 32 bits of it.
+  void push(uint32_t slot, const IntHop& h, uint64_t qlen = 0) {
+    if (qlen > UINT32_MAX) [[unlikely]]
+      ++qlen_clipped_;
     uint8_t& n = depth_[slot];
     if (n < kMaxIntHops)
       stacks_[slot].hop[n++] = h;
@@ -68,6 +90,9 @@ class IntTable {
       ++overflow_;
   }
   [[nodiscard]] uint64_t overflow() const { return overflow_; }
+  // Records whose queue length did not fit IntHop::qlen (a port queue above
+  // 4 GiB): a run with any is not HPCC as modelled and fails its checks.
+  [[nodiscard]] uint64_t qlen_clipped() const { return qlen_clipped_; }
 
  private:
   void grow() {
@@ -78,6 +103,7 @@ class IntTable {
   std::vector<uint8_t> depth_;  // stacks_[i]'s hops in use
   std::vector<uint32_t> free_;
   uint64_t overflow_ = 0;
+  uint64_t qlen_clipped_ = 0;
 };
 
 }  // namespace rdmasim

@@ -219,7 +219,7 @@ TEST(HpccInt, BottleneckReportsItsQueueAndCountersOnlyGrow) {
   for (const IntStack& s : p->seen) {
     ASSERT_EQ(s.n, 1);
     const IntHop& h = s.hop[0];
-    max_q = std::max(max_q, h.qlen);
+    max_q = std::max<uint64_t>(max_q, h.qlen);
     EXPECT_EQ(h.port_id, p->seen[0].hop[0].port_id);  // every report from the one egress to host 0
     if (h.ts > last.ts) {
       EXPECT_GT(h.tx_bytes, last.tx_bytes);

@@ -9,6 +9,7 @@
 #include "config/scenario.h"
 #include "fabric/parts.h"
 #include "net/network.h"
+#include "net/switch.h"
 
 namespace rdmasim {
 namespace {
@@ -87,6 +88,24 @@ TEST(Parts, UnknownCongestionControlNamesTheRegisteredOnes) {
   } catch (const InputError& e) {
     for (const std::string& n : congestion_control_names())
       EXPECT_NE(e.message().find(n), std::string::npos) << e.what();
+  }
+}
+
+// An INT record names its port by the switch's node id in 16 bits
+// (IntHop::port_id): a switch beyond it is refused when the fabric is built,
+// not reported under another switch's name.
+TEST(Parts, IntTelemetryRefusesASwitchWhoseIdDoesNotFitItsPortId) {
+  Simulation sim(1);
+  Network net(sim, Framing::rocev2());
+  const FabricConfig cfg;
+  const Switch fits(net, 65'535, "s65535", cfg.sw.mmu, 4, 1);
+  EXPECT_NO_THROW((void)make_congestion_point("int", cfg, fits));
+  const Switch beyond(net, 65'536, "s65536", cfg.sw.mmu, 4, 1);
+  try {
+    (void)make_congestion_point("int", cfg, beyond);
+    FAIL() << "a switch with node id 65,536 was given INT";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'s65536' is node 65536"), std::string::npos) << e.what();
   }
 }
 

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
+
 #include "net/int_telemetry.h"
 
 namespace rdmasim {
@@ -28,6 +31,29 @@ TEST(IntTable, AReusedSlotStartsEmptyAndExtraHopsAreCountedAsOverflow) {
   ASSERT_EQ(t.read(b).n, 1);
   EXPECT_EQ(t.read(b).hop[0].ts, Time::from_ns(42));
   EXPECT_EQ(t.in_use(), 1U);
+}
+
+// A record keeps 32 bits of queue length: a longer queue is counted (the
+// fabric's invariant check fails the run on it), and a record within the
+// range is not.
+TEST(IntTable, CountsAQueueLengthBeyondThirtyTwoBits) {
+  IntTable t;
+  const uint32_t a = t.acquire();
+  const uint64_t fits = UINT32_MAX;
+  t.push(a, IntHop{Time::from_ns(1), 0, fits, Rate::from_gbps(100)}, fits);
+  EXPECT_EQ(t.qlen_clipped(), 0U);
+  const uint64_t beyond = uint64_t{5} << 30;  // 5 GiB
+  t.push(a, IntHop{Time::from_ns(2), 0, beyond, Rate::from_gbps(100)}, beyond);
+  EXPECT_EQ(t.qlen_clipped(), 1U);
+  EXPECT_EQ(t.read(a).hop[0].qlen, UINT32_MAX);
+  EXPECT_EQ(t.read(a).hop[1].qlen, UINT32_MAX);
+}
+
+// Five hops (a three-tier fat-tree's path) and the depth share three lines.
+TEST(IntTable, FiveHopsAndTheDepthFillThreeCacheLines) {
+  EXPECT_EQ(sizeof(IntHop), 32U);
+  EXPECT_EQ(alignof(IntStack), 64U);
+  EXPECT_LE(offsetof(IntStack, hop) + 5 * sizeof(IntHop), 3U * 64U);
 }
 
 }  // namespace

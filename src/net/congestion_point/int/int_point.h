@@ -31,15 +31,17 @@ class IntPoint {
   void on_dequeue(S& sw, Packet& p, O& out, bool departs) {
     if (class_tx_.empty()) {
       if (p.int_slot == 0 || p.type != PktType::kData) return;
-      sw.telemetry().push(p.int_slot, IntHop{sw.now(), out.counters().tx_bytes + p.wire,
-                                             out.queues().total_bytes(), out.rate(), port_id(sw, out)});
+      const uint64_t q = out.queues().total_bytes();
+      sw.telemetry().push(
+          p.int_slot, IntHop{sw.now(), out.counters().tx_bytes + p.wire, q, out.rate(), port_id(sw, out)}, q);
       return;
     }
     uint64_t& sent = class_tx_[out.index()][p.tc];
     if (departs) sent += p.wire;
     if (p.int_slot == 0 || p.type != PktType::kData) return;
-    sw.telemetry().push(p.int_slot, IntHop{sw.now(), departs ? sent : sent + p.wire, out.queues().bytes(p.tc),
-                                           out.rate(), port_id(sw, out)});
+    const uint64_t q = out.queues().bytes(p.tc);
+    sw.telemetry().push(p.int_slot,
+                        IntHop{sw.now(), departs ? sent : sent + p.wire, q, out.rate(), port_id(sw, out)}, q);
   }
   template <class S, class O>
   OverflowAction on_overflow(S& /*sw*/, Packet& /*p*/, O& /*out*/) noexcept {
@@ -48,8 +50,8 @@ class IntPoint {
 
  private:
   template <class S, class O>
-  static uint64_t port_id(const S& sw, const O& out) {
-    return static_cast<uint64_t>(sw.id()) << 16 | out.index();
+  static uint32_t port_id(const S& sw, const O& out) {
+    return static_cast<uint32_t>(sw.id()) << 16 | out.index();
   }
   std::vector<std::array<uint64_t, kNumTcs>> class_tx_;  // empty: per port
 };

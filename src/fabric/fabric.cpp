@@ -770,7 +770,7 @@ std::string Fabric::check_invariants() const {
   }
   if (net_.telemetry().qlen_clipped() > 0)
     return "INT: " + std::to_string(net_.telemetry().qlen_clipped()) +
-           " records of a port queue above 4 GiB, which IntHop's 32-bit queue length cannot hold";
+           " records of a port queue of 4 GiB or more, which IntHop's 32-bit queue length cannot hold";
   for (const Switch* sw : switches_) {
     uint64_t queued = 0;
     for (size_t i = 0; i < sw->num_ports(); ++i) queued += sw->port(i).queues().total_bytes();

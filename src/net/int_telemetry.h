@@ -23,15 +23,17 @@ namespace rdmasim {
 // of them miss the cache.
 struct alignas(32) IntHop {
   IntHop() = default;
-  // The queue length must fit 32 bits (IntTable::push counts one that does
-  // not, and the run fails its invariant check); the port id is a switch's
-  // node id << 16 | port index, which the fabric keeps below 2^32.
+  // A queue length from kQlenClipped up is kept as kQlenClipped, which
+  // IntTable::push counts (the run then fails its invariant check). The port
+  // id is a switch's node id << 16 | port index, which the fabric keeps
+  // below 2^32.
   IntHop(Time ts_, uint64_t tx_bytes_, uint64_t qlen_, Rate rate_, uint32_t port_id_ = 0)
       : ts(ts_),
         tx_bytes(tx_bytes_),
         rate(rate_),
-        qlen(static_cast<uint32_t>(std::min<uint64_t>(qlen_, UINT32_MAX))),
+        qlen(static_cast<uint32_t>(std::min<uint64_t>(qlen_, kQlenClipped))),
         port_id(port_id_) {}
+  static constexpr uint32_t kQlenClipped = UINT32_MAX;
 
   Time ts;                // when the packet left the egress queue
   uint64_t tx_bytes = 0;  // bytes this port has sent, cumulative, incl. this packet
@@ -79,9 +81,8 @@ class IntTable {
     return stacks_[slot];
   }
   [[nodiscard]] size_t in_use() const { return stacks_.empty() ? 0 : stacks_.size() - 1 - free_.size(); }
-  // `qlen` is what the hop's queue held, before IntHop kept 32 bits of it.
-  void push(uint32_t slot, const IntHop& h, uint64_t qlen = 0) {
-    if (qlen > UINT32_MAX) [[unlikely]]
+  void push(uint32_t slot, const IntHop& h) {
+    if (h.qlen == IntHop::kQlenClipped) [[unlikely]]
       ++qlen_clipped_;
     uint8_t& n = depth_[slot];
     if (n < kMaxIntHops)
@@ -90,8 +91,8 @@ class IntTable {
       ++overflow_;
   }
   [[nodiscard]] uint64_t overflow() const { return overflow_; }
-  // Records whose queue length did not fit IntHop::qlen (a port queue above
-  // 4 GiB): a run with any is not HPCC as modelled and fails its checks.
+  // Records whose queue length did not fit IntHop::qlen (a port queue of
+  // 4 GiB or more): a run with any is not HPCC as modelled and fails its checks.
   [[nodiscard]] uint64_t qlen_clipped() const { return qlen_clipped_; }
 
  private:

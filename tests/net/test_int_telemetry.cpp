@@ -33,20 +33,18 @@ TEST(IntTable, AReusedSlotStartsEmptyAndExtraHopsAreCountedAsOverflow) {
   EXPECT_EQ(t.in_use(), 1U);
 }
 
-// A record keeps 32 bits of queue length: a longer queue is counted (the
-// fabric's invariant check fails the run on it), and a record within the
-// range is not.
+// A record keeps 32 bits of queue length: a queue of 4 GiB or more is kept
+// as the clipped value and counted (the fabric's invariant check fails the
+// run on it); one byte less is neither.
 TEST(IntTable, CountsAQueueLengthBeyondThirtyTwoBits) {
   IntTable t;
   const uint32_t a = t.acquire();
-  const uint64_t fits = UINT32_MAX;
-  t.push(a, IntHop{Time::from_ns(1), 0, fits, Rate::from_gbps(100)}, fits);
+  t.push(a, IntHop{Time::from_ns(1), 0, uint64_t{UINT32_MAX} - 1, Rate::from_gbps(100)});
   EXPECT_EQ(t.qlen_clipped(), 0U);
-  const uint64_t beyond = uint64_t{5} << 30;  // 5 GiB
-  t.push(a, IntHop{Time::from_ns(2), 0, beyond, Rate::from_gbps(100)}, beyond);
+  EXPECT_EQ(t.read(a).hop[0].qlen, UINT32_MAX - 1);
+  t.push(a, IntHop{Time::from_ns(2), 0, uint64_t{5} << 30, Rate::from_gbps(100)});  // 5 GiB
   EXPECT_EQ(t.qlen_clipped(), 1U);
-  EXPECT_EQ(t.read(a).hop[0].qlen, UINT32_MAX);
-  EXPECT_EQ(t.read(a).hop[1].qlen, UINT32_MAX);
+  EXPECT_EQ(t.read(a).hop[1].qlen, IntHop::kQlenClipped);
 }
 
 // Five hops (a three-tier fat-tree's path) and the depth share three lines.

@@ -31,17 +31,15 @@ class IntPoint {
   void on_dequeue(S& sw, Packet& p, O& out, bool departs) {
     if (class_tx_.empty()) {
       if (p.int_slot == 0 || p.type != PktType::kData) return;
-      const uint64_t q = out.queues().total_bytes();
-      sw.telemetry().push(
-          p.int_slot, IntHop{sw.now(), out.counters().tx_bytes + p.wire, q, out.rate(), port_id(sw, out)}, q);
+      sw.telemetry().push(p.int_slot, IntHop{sw.now(), out.counters().tx_bytes + p.wire,
+                                             out.queues().total_bytes(), out.rate(), port_id(sw, out)});
       return;
     }
     uint64_t& sent = class_tx_[out.index()][p.tc];
     if (departs) sent += p.wire;
     if (p.int_slot == 0 || p.type != PktType::kData) return;
-    const uint64_t q = out.queues().bytes(p.tc);
-    sw.telemetry().push(p.int_slot,
-                        IntHop{sw.now(), departs ? sent : sent + p.wire, q, out.rate(), port_id(sw, out)}, q);
+    sw.telemetry().push(p.int_slot, IntHop{sw.now(), departs ? sent : sent + p.wire, out.queues().bytes(p.tc),
+                                           out.rate(), port_id(sw, out)});
   }
   template <class S, class O>
   OverflowAction on_overflow(S& /*sw*/, Packet& /*p*/, O& /*out*/) noexcept {

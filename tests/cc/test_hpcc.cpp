@@ -231,6 +231,21 @@ TEST(HpccInt, BottleneckReportsItsQueueAndCountersOnlyGrow) {
   EXPECT_EQ(f.check_invariants(), "");
 }
 
+// A record whose port queue did not fit IntHop's 32 bits fails the run's
+// invariant check: its HPCC is not the one modelled.
+TEST(HpccInt, AClippedQueueLengthFailsTheInvariantCheck) {
+  Simulation sim(1);
+  FabricConfig cfg;
+  Fabric f(sim, make_star(2, LinkSpec{Rate::from_gbps(100), Time::from_ns(1000)}), cfg);
+  ASSERT_EQ(f.check_invariants(), "");
+  IntTable& t = f.net().telemetry();
+  const uint32_t slot = t.acquire();
+  t.push(slot, IntHop{Time::from_us(1), 0, uint64_t{4} << 30, Rate::from_gbps(100)});  // 4 GiB
+  t.release(slot);  // not a leak: only the clipped record is wrong
+  EXPECT_NE(f.check_invariants().find("1 records of a port queue of 4 GiB or more"), std::string::npos)
+      << f.check_invariants();
+}
+
 // Loss, NAKs and retransmissions move stacks around; none may leak
 // (check_invariants counts them once the network is idle).
 TEST(HpccInt, NoStackLeaksUnderLossAndIrn) {

@@ -166,11 +166,14 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   link_of_.assign(nx, 0);
   links_.clear();
   gpu_slot_.assign(nx, 0);
-  gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels, Time::zero());
+  lanes_ = r.proto == Proto::kSimple
+               ? 1
+               : static_cast<int>(proto_step_bytes(r.proto) / proto_grain_bytes(r.proto));
+  gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels * lanes_, Time::zero());
   std::unordered_map<uint64_t, uint32_t> link_ids;
   for (size_t i = 0; i < nx; ++i) {
     Transfer& t = plan_.xfers[i];
-    gpu_slot_[i] = static_cast<uint32_t>(t.src * plan_.channels + t.channel);
+    gpu_slot_[i] = static_cast<uint32_t>((t.src * plan_.channels + t.channel) * lanes_ + t.part % lanes_);
     t.src = ranks_[t.src];  // to cluster ranks
     t.dst = ranks_[t.dst];
     deps_left_[i] = t.deps;
@@ -313,7 +316,9 @@ Time Communicator::gpu_done(uint32_t x) {
   const Time now = cl_.sim().now();
   if (cap_Bps_ <= 0) return now;
   Time& free = gpu_free_[gpu_slot_[x]];
-  free = std::max(free, now) + Time::from_sec_f(static_cast<double>(plan_.xfers[x].bytes) / cap_Bps_);
+  const Transfer& t = plan_.xfers[x];
+  const int sharing = std::min<int>(t.parts, lanes_);
+  free = std::max(free, now) + Time::from_sec_f(static_cast<double>(t.bytes) * sharing / cap_Bps_);
   return free;
 }
 

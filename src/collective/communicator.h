@@ -185,11 +185,21 @@ class Communicator final : public EventHandler, public CompletionSink {
   Proto last_proto_ = Proto::kSimple;
   double predicted_us_ = 0;
   StepCosts costs_;
-  int slots_ = 8;                   // transfers in flight per peer for this run
-  double cap_Bps_ = 0;              // per channel, 0: none (nccl_channel_cap_GBps)
-  bool nvls_paced_st_ = false;      // NVLS multicasts take the cap too (an AllGather's)
-  std::vector<uint32_t> gpu_slot_;  // per transfer: (sending rank, channel)
-  std::vector<Time> gpu_free_;      // per (rank, channel): when its GPU work is next free
+  int slots_ = 8;               // transfers in flight per peer for this run
+  double cap_Bps_ = 0;          // per channel, 0: none (nccl_channel_cap_GBps)
+  bool nvls_paced_st_ = false;  // NVLS multicasts take the cap too (an AllGather's)
+  // A channel's GPU work runs in lanes, NCCL's warps (LL 16 and LL128 20
+  // per channel; Simple one: the whole block moves a slice). The chunks of
+  // a ring step, a warp's share each (proto_grain_bytes), are worked on side
+  // by side, each at the channel's rate over its step's chunks: they finish
+  // together and the next step's latency follows them, as NCCL's cost model
+  // adds it. Worked one after another, later chunks hid every step's
+  // latency (ring/LL on one H100 server, 1 MiB: 20.5 us, where NCCL's model
+  // says 28.0 and NVIDIA's published run took 27.4). Chains and trees
+  // pipeline their chunks hop by hop: one lane at the channel's rate.
+  int lanes_ = 1;
+  std::vector<uint32_t> gpu_slot_;  // per transfer: (sending rank, channel, lane)
+  std::vector<Time> gpu_free_;      // per (rank, channel, lane): when its GPU work is next free
   std::vector<int> sharp_hosts_;    // scratch: the hosts of one SHARP operation
 };
 

@@ -6,6 +6,7 @@
 // Plans are built once per collective (allocation in setup, none per packet).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ struct Transfer {
   uint16_t deps = 0;   // transfers that must deliver before this one starts
   bool sharp = false;  // an in-network aggregation over the rail of `src` (src == dst)
   uint8_t nvls = 0;    // kNvlsReduce / kNvlsMulticast at `src` (src == dst), through its server's NVSwitch
+  // Chunk `part` of the `parts` a ring step's block is cut into, worked on
+  // side by side by the channel's warps (Communicator::lanes_); 0 of 1 else.
+  uint16_t part = 0;
+  uint16_t parts = 1;
   uint32_t succ_begin = 0;  // successors: Plan::succ[succ_begin, succ_end)
   uint32_t succ_end = 0;
 };
@@ -82,6 +87,13 @@ class PlanBuilder {
     t.channel = static_cast<uint16_t>(channel);
     plan_.xfers.push_back(t);
     return static_cast<uint32_t>(plan_.xfers.size() - 1);
+  }
+  // Marks `t` as chunk `part` of the `parts` of its ring step. Both stay
+  // below 2^16; 0xfff0 is a multiple of every lane count (16, 20), so a
+  // part keeps its lane.
+  void set_part(uint32_t t, int64_t part, int64_t parts) {
+    plan_.xfers[t].part = static_cast<uint16_t>(part % 0xfff0);
+    plan_.xfers[t].parts = static_cast<uint16_t>(std::min<int64_t>(parts, 0xfff0));
   }
   // One SHARP aggregation of `bytes` per host over every server's GPU with
   // the local index of `rank` (its rail).

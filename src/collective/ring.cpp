@@ -44,6 +44,7 @@ std::vector<std::vector<uint32_t>> ring_pass(PlanBuilder& b, const std::vector<i
       const int64_t block = piece(data, m, blk);
       for (int64_t q = 0; q < k; ++q) {
         const uint32_t t = b.add(ring[p], ring[next], piece(block, k, q), channel);
+        b.set_part(t, q, k);
         if (j > 0) {
           b.edge(prev[p * k + q], t);
         } else if (!entry.empty()) {

@@ -47,15 +47,16 @@ void published_runs(std::vector<ValidationResult>& out) {
         // One server, no network: NVLink and the tuner alone (the 400G NICs are idle).
         Run{"h100-1x8-nvidia-dgx.txt", "H100 1x8 (NVIDIA DGX H100, dgxc-benchmarking)", "h100", "ib-ndr", 400,
             1,
-            "at 1 MiB (ring/LL) and 8-16 MiB (NVLS) the simulation is 25-29% fast, NCCL's own model 2% slow "
-            "and 30-33% fast; the run's 4 KiB (23.6 us out of place, 16.5 in place) is left out as a glitch",
+            "at 8-16 MiB (NVLS) the simulation is 28-29% fast, NCCL's own model 30-33%; the run's 4 KiB "
+            "(23.6 us out of place, 16.5 in place) is left out as a glitch",
             1},
         // AllGather: the two multi-node sweeps found (docs/COLLECTIVES.md); both top out at 81-83% of
         // 8 x 400G, where the simulation reaches 96-98% and NCCL's model 92%.
         Run{"h100-ndr-4x8-voltagepark-allgather.txt", "H100 4x8, 8x400G NDR (Voltage Park)", "h100", "ib-ndr",
             400, 1,
-            "from 4 MiB to 256 MiB the simulation is 38-58% fast and NCCL's own model 23-52%; the run tops "
-            "at 323.5 GB/s busbw, 81% of its NICs' line rate (the simulation 98%, NCCL's model 92%)",
+            "from 4 to 32 MiB (ring/LL128) the simulation is 35-49% fast and NCCL's own model 39-52%, from "
+            "128 to 512 MiB (ring/Simple) 26-53% and 15-34%; the run tops at 323.5 GB/s busbw, 81% of its "
+            "NICs' line rate (the simulation 98%, NCCL's model 92%)",
             4, CollType::kAllGather},
         Run{"h200-roce-2x8-gcp-a3ultra-allgather.txt", "H200 2x8, 8x400G RoCE (Google Cloud A3 Ultra, gIB)",
             "h100", "rocev2-dcqcn-400g", 400, 1,

@@ -187,10 +187,11 @@ TEST(NcclTestsTable, TracksAPublishedA100Run) {
 
 // One NVIDIA DGX H100 (8 GPUs, NVSwitch, no network), NVIDIA's own sample
 // run (NVIDIA/dgxc-benchmarking nccl/README.md): the tuner's ring/LL then
-// NVLS, on NVLink at NCCL's effective rate. What holds today: 21 of the 24
-// sizes from 1 KiB within 25% (1 MiB at -25.0%, 8 and 16 MiB at -28/-29%,
-// where NCCL's own model is 30-33% under the run) and busbw at 16 GiB within
-// 1% of the published 479.9 GB/s; 4 KiB is a glitch of the run.
+// NVLS, on NVLink at NCCL's effective rate. What holds today: 22 of the 24
+// sizes from 1 KiB within 25% (8 and 16 MiB at -28/-29%, where NCCL's own
+// model is 30-33% under the run) and busbw at 16 GiB within 1% of the
+// published 479.9 GB/s; 4 KiB is a glitch of the run. (21 before a ring
+// step's chunks were worked on side by side: 1 MiB, ring/LL, was -25.0%.)
 TEST(NcclTestsTable, TracksNvidiasPublishedDgxH100Run) {
   const auto pub = published("h100-1x8-nvidia-dgx.txt");
   EXPECT_EQ(pub.size(), 32u);
@@ -203,7 +204,7 @@ TEST(NcclTestsTable, TracksNvidiasPublishedDgxH100Run) {
   const PublishedComparison c = compare_with_published(sim, pub, 1024, 0.25);
   EXPECT_EQ(c.glitches, std::vector<int64_t>{4096});  // 23.59 us between 17.14 and 17.40
   EXPECT_EQ(c.compared, 24);
-  EXPECT_GE(c.within, 21) << "worst " << c.worst << " at " << c.worst_bytes;
+  EXPECT_GE(c.within, 22) << "worst " << c.worst << " at " << c.worst_bytes;
   EXPECT_GT(c.worst, -0.30);
   EXPECT_NEAR(c.busbw_error(), 0.0, 0.01);
   EXPECT_EQ(sim.rows.back().algo, Algo::kNvls);

@@ -56,11 +56,13 @@ struct Transfer {
   uint8_t nvls = 0;    // kNvlsReduce / kNvlsMulticast at `src` (src == dst), through its server's NVSwitch
   // Chunk `part` of the `parts` a ring step's block is cut into, worked on
   // side by side by the channel's warps (Communicator::lanes_); 0 of 1 else.
-  uint16_t part = 0;
-  uint16_t parts = 1;
+  uint8_t part = 0;
+  uint8_t parts = 1;
   uint32_t succ_begin = 0;  // successors: Plan::succ[succ_begin, succ_end)
   uint32_t succ_end = 0;
 };
+
+static_assert(sizeof(Transfer) == 32, "plans hold up to 2^26 transfers");
 
 struct Plan {
   std::vector<Transfer> xfers;
@@ -88,12 +90,13 @@ class PlanBuilder {
     plan_.xfers.push_back(t);
     return static_cast<uint32_t>(plan_.xfers.size() - 1);
   }
-  // Marks `t` as chunk `part` of the `parts` of its ring step. Both stay
-  // below 2^16; 0xfff0 is a multiple of every lane count (16, 20), so a
-  // part keeps its lane.
+  // Marks `t` as chunk `part` of the `parts` of its ring step. One byte
+  // each keeps a transfer at 32 bytes: the part modulo 80, a multiple of
+  // every lane count (16, 20), so it keeps its lane; parts beyond 255 share
+  // the lanes as 255 do.
   void set_part(uint32_t t, int64_t part, int64_t parts) {
-    plan_.xfers[t].part = static_cast<uint16_t>(part % 0xfff0);
-    plan_.xfers[t].parts = static_cast<uint16_t>(std::min<int64_t>(parts, 0xfff0));
+    plan_.xfers[t].part = static_cast<uint8_t>(part % 80);
+    plan_.xfers[t].parts = static_cast<uint8_t>(std::min<int64_t>(parts, 255));
   }
   // One SHARP aggregation of `bytes` per host over every server's GPU with
   // the local index of `rank` (its rail).

@@ -170,6 +170,8 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
                ? 1
                : static_cast<int>(proto_step_bytes(r.proto) / proto_grain_bytes(r.proto));
   gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels * lanes_, Time::zero());
+  stream_net_ = r.algo == Algo::kRing && r.proto == Proto::kSimple && cap_Bps_ > 0;
+  gpu_end_.assign(stream_net_ ? nx : 0, Time::zero());
   std::unordered_map<uint64_t, uint32_t> link_ids;
   for (size_t i = 0; i < nx; ++i) {
     Transfer& t = plan_.xfers[i];
@@ -305,6 +307,11 @@ void Communicator::transmit(uint32_t x) {
   // Across the fabric the GPU fills the slot, then the proxy posts it
   // (NVLSTree's network hop sends what its NVSwitch reduced: no GPU work).
   const bool nvls = last_algo_ == Algo::kNvls || last_algo_ == Algo::kNvlsTree;
+  if (stream_net_ && !nvls) {
+    gpu_end_[x] = gpu_done(x);
+    post(x);
+    return;
+  }
   const Time filled = nvls ? sim.now() : gpu_done(x);
   if (filled > sim.now())
     sim.schedule(filled, this, kPost, x);
@@ -335,7 +342,11 @@ void Communicator::post(uint32_t x) {
 void Communicator::on_receive(const Completion& c) {
   if (!running_) return;
   const auto x = static_cast<uint32_t>(c.wr_id);
-  if (--parts_left_[x] == 0) delivered(x);
+  if (--parts_left_[x] != 0) return;
+  if (stream_net_ && gpu_end_[x] > cl_.sim().now())
+    cl_.sim().schedule(gpu_end_[x], this, kNvlinkArrive, x);
+  else
+    delivered(x);
 }
 
 void Communicator::delivered(uint32_t x) {

@@ -200,7 +200,17 @@ class Communicator final : public EventHandler, public CompletionSink {
   int lanes_ = 1;
   std::vector<uint32_t> gpu_slot_;  // per transfer: (sending rank, channel, lane)
   std::vector<Time> gpu_free_;      // per (rank, channel, lane): when its GPU work is next free
-  std::vector<int> sharp_hosts_;    // scratch: the hosts of one SHARP operation
+  // A Simple ring's hop across the fabric: the GPU's work and the proxy's
+  // sends stream together, and the transfer is delivered when both have
+  // finished. NCCL posts each slice, half a step's block, as soon as the GPU
+  // has filled it; a ring step here is one transfer, so filling all of it
+  // before the send would serialize what NCCL overlaps (and double an
+  // unpipelined ring's time where the GPU and the NIC run at one rate,
+  // VALIDATION.md A.3). Trees move NCCL-sized chunks and keep fill-then-send.
+  // Per transfer: when its GPU work ends.
+  bool stream_net_ = false;
+  std::vector<Time> gpu_end_;
+  std::vector<int> sharp_hosts_;  // scratch: the hosts of one SHARP operation
 };
 
 }  // namespace rdmasim

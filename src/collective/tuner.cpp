@@ -90,10 +90,15 @@ struct Model {
         ch(std::max(1, req.channels)),
         col(node_column(nodes)),
         arch(static_cast<int>(sys.arch)) {
-    // A channel's ring crosses one NIC between nodes; inside one node the
-    // channels share each GPU's NVLink.
+    bw = channel_bw(sys, ch);
+  }
+
+  // A channel's ring crosses one NIC between nodes; inside one node the
+  // channels share each GPU's NVLink.
+  static double channel_bw(const TunerSystem& sys, int channels) {
     const double nic = sys.nic.bps() / 8e9, nvl = sys.nvlink.bps() / 8e9;
-    bw = nodes > 1 ? std::min(nic, nvl / ch) : nvl / ch;
+    const int ch = std::max(1, channels);
+    return sys.shape.servers > 1 ? std::min(nic, nvl / ch) : nvl / ch;
   }
 
   [[nodiscard]] double ll_max() const { return ll_max_bw(s); }
@@ -318,6 +323,12 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
     return nccl_nvls_algbw_GBps(a, sys, t) / (sys.shape.gpus * std::max(1, channels));
   if (p == Proto::kLL) return ll;
   if (p == Proto::kLL128) return kPerChRingLl128[arch][col];
+  // Simple: the per-channel bandwidth NCCL's model gives a ring (its graph's
+  // speed, here min(NIC, NVLink / channels)). Without it a channel's GPU
+  // work was free, the NVLink hops had slack, and the network link never
+  // waited for a step's latency, which NCCL's model and the published runs
+  // both show it does. The hierarchical algorithm is not NCCL's: no cap.
+  if (a == Algo::kRing) return Model::channel_bw(sys, channels);
   return 0;
 }
 

@@ -70,8 +70,9 @@ enum class Hop : uint8_t { kNvlink, kNet };
 // The most payload one channel's GPU work moves per second between two
 // ranks (GB/s), from NCCL's per-protocol bandwidth caps: LL's llMaxBw shared
 // by the channels, LL128's and Tree's per-channel maxima (a tree rank's
-// channel sends up and down, NCCL's tree bus bandwidth in all). 0: no cap (ring Simple: the links
-// decide). The wire overhead of LL/LL128 lines is not in here: the
+// channel sends up and down, NCCL's tree bus bandwidth in all), a Simple
+// ring's per-channel bandwidth (min(NIC, NVLink / channels)). 0: no cap
+// (the links decide). The wire overhead of LL/LL128 lines is not in here: the
 // simulation puts those bytes on the links itself.
 // `t` matters to NVLS only (its AllGather and ReduceScatter rates).
 [[nodiscard]] double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels,

@@ -51,19 +51,19 @@ void published_runs(std::vector<ValidationResult>& out) {
             "(23.6 us out of place, 16.5 in place) is left out as a glitch",
             1},
         // AllGather: the two multi-node sweeps found (docs/COLLECTIVES.md); both top out at 81-83% of
-        // 8 x 400G, where the simulation reaches 96-98% and NCCL's model 92%.
+        // 8 x 400G, where the simulation and NCCL's model reach 92-93%.
         Run{"h100-ndr-4x8-voltagepark-allgather.txt", "H100 4x8, 8x400G NDR (Voltage Park)", "h100", "ib-ndr",
             400, 1,
-            "from 4 to 32 MiB (ring/LL128) the simulation is 35-49% fast and NCCL's own model 39-52%, from "
-            "128 to 512 MiB (ring/Simple) 26-53% and 15-34%; the run tops at 323.5 GB/s busbw, 81% of its "
-            "NICs' line rate (the simulation 98%, NCCL's model 92%)",
+            "from 4 to 32 MiB (ring/LL128) the simulation is 35-49% fast and NCCL's own model 39-52%, at "
+            "128 MiB (ring/Simple) 33% and 34%; the run tops at 323.5 GB/s busbw, 81% of its NICs' line "
+            "rate (the simulation 93%, NCCL's model 92%)",
             4, CollType::kAllGather},
         Run{"h200-roce-2x8-gcp-a3ultra-allgather.txt", "H200 2x8, 8x400G RoCE (Google Cloud A3 Ultra, gIB)",
             "h100", "rocev2-dcqcn-400g", 400, 1,
             "Google's example takes 56 us at 1 KiB, where the Nebius InfiniBand AllReduce takes 31; NCCL's "
             "own "
             "model is 45-59% under it up to 512 KiB; it tops at 330 GB/s busbw, 83% of line rate (the "
-            "simulation 96%, NCCL's model 92%)",
+            "simulation 93%, NCCL's model 92%)",
             2, CollType::kAllGather}}) {
     std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + k.file));
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -151,13 +151,16 @@ void collective_cases(std::vector<ValidationResult>& out) {
   for (const char* profile : {"rocev2-dcqcn-400g", "ib-ndr", "ideal"}) {
     NcclTestsOptions o;
     o.algo = Algo::kRing;
-    o.min_bytes = o.max_bytes = 256 << 20;
+    // A ring's busbw approaches its channels' rate only at large sizes (at
+    // 256 MiB its 2 x 31 steps' latency still costs a fifth, as NCCL's own
+    // model has it); the maintainers quote the peak, so the case runs 4 GiB.
+    o.min_bytes = o.max_bytes = int64_t{4} << 30;
     o.cluster.topology = ClusterTopology::kRail;
     o.fabric = find_profile(profile).config;
     o.fabric.rc.mtu = 4096;
     const NcclTestsResult r = run_nccl_tests(o);
     const double nic = r.rows[0].busbw / o.cluster.gpus_per_server;
-    out.emplace_back("C.10", fmt::format("all_reduce 256MiB, 4x8 GPUs, rail, {}", profile),
+    out.emplace_back("C.10", fmt::format("all_reduce 4GiB, 4x8 GPUs, rail, {}", profile),
                      fmt::format("{:.2f} GB/s per NIC", nic), "~46-48 GB/s per 400G NIC",
                      nic >= 46 && nic <= 49);
   }

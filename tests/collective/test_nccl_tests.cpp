@@ -94,11 +94,12 @@ TEST(NcclTests, FabricBytesAreExactlyTheAlgorithmsInterServerTraffic) {
 // §C.10: large AllReduce across >= 4 servers of 8 GPUs reaches 46-48 GB/s of
 // busbw per 400 Gb/s NIC, on a lossless RoCEv2 profile and on the ideal
 // reference, with rail-optimized wiring (every ring hop stays on its rail).
-// InfiniBand NDR lands a little higher: 26 B of headers per 4096 B packet
-// (99.4% efficiency) against RoCE's 82 B, a ceiling of 49.7 GB/s.
+// The limit is the channels' GPU work at NCCL's per-channel rate (2 channels
+// of 23.2 GB/s per NIC on H100), below the NICs' 49.0-49.7 GB/s of payload;
+// at 1 GiB the ring's per-step latency costs under 0.5%.
 TEST(NcclTests, LargeAllReduceReachesPerNicFigure) {
   for (const char* profile : {"rocev2-dcqcn", "rocev2-dcqcn-400g", "ib-ndr", "ideal"}) {
-    NcclTestsOptions o = options(profile, CollType::kAllReduce, 256 << 20);
+    NcclTestsOptions o = options(profile, CollType::kAllReduce, int64_t{1} << 30);
     o.cluster.topology = ClusterTopology::kRail;
     const NcclTestsResult r = run_nccl_tests(o);
     EXPECT_GE(per_nic(r, o), 46.0) << profile;
@@ -109,7 +110,9 @@ TEST(NcclTests, LargeAllReduceReachesPerNicFigure) {
 
 // The sweep's shape: small sizes are latency-bound (time flat: 8 B and 8 KiB
 // take the same time within 1%), busbw grows with size, and the largest
-// sizes are bandwidth-bound (busbw flat within 2% between 128 and 256 MiB).
+// sizes are bandwidth-bound (busbw flat within 2% between 1 and 2 GiB; at
+// 256 MiB a Simple ring's 62 steps of latency still cost about a fifth, as
+// NCCL's own model has it).
 TEST(NcclTests, SweepIsLatencyBoundSmallAndBandwidthBoundLarge) {
   NcclTestsOptions o = options("rocev2-dcqcn", CollType::kAllReduce, 0);
   o.cluster.topology = ClusterTopology::kRail;
@@ -120,14 +123,18 @@ TEST(NcclTests, SweepIsLatencyBoundSmallAndBandwidthBoundLarge) {
   ASSERT_EQ(r.rows.size(), 6u);
   EXPECT_NEAR(r.rows[2].time_us / r.rows[0].time_us, 1.0, 0.01);
   for (size_t i = 1; i < r.rows.size(); ++i) EXPECT_GT(r.rows[i].busbw, r.rows[i - 1].busbw);
-  NcclTestsOptions o2 = options("rocev2-dcqcn", CollType::kAllReduce, 128 << 20);
+  NcclTestsOptions o2 = options("rocev2-dcqcn", CollType::kAllReduce, int64_t{1} << 30);
   o2.cluster.topology = ClusterTopology::kRail;
-  EXPECT_NEAR(run_nccl_tests(o2).rows[0].busbw / r.rows.back().busbw, 1.0, 0.02);
+  o2.max_bytes = int64_t{2} << 30;
+  const NcclTestsResult large = run_nccl_tests(o2);
+  ASSERT_EQ(large.rows.size(), 2u);
+  EXPECT_GT(large.rows[0].busbw, 1.1 * r.rows.back().busbw);
+  EXPECT_NEAR(large.rows[1].busbw / large.rows[0].busbw, 1.0, 0.02);
 }
 
 // A leaf-spine with one leaf per server sends every ring hop through the
 // spines. 2:1 oversubscription halves each leaf's uplink capacity, so busbw
-// cannot exceed half the non-blocking figure, and it drops below the 1:1
+// cannot exceed half a 400 Gb/s NIC's line rate, and it drops below the 1:1
 // leaf-spine's. ECMP with one QP per connection hashes the 8 channels of a
 // leaf onto 8 spines with collisions; striping each connection over 8 QPs
 // (NCCL_IB_QPS_PER_CONNECTION) spreads the load and recovers much of it.
@@ -143,7 +150,9 @@ TEST(NcclTests, OversubscriptionAndEcmpCollisionsCostBusbw) {
   const double ls_1to1 = run(1, 8, ClusterTopology::kLeafSpine);
   const double ls_2to1 = run(2, 8, ClusterTopology::kLeafSpine);
   const double ls_1qp = run(1, 1, ClusterTopology::kLeafSpine);
-  EXPECT_LE(ls_2to1, nonblocking / 2 * 1.01);
+  std::printf("per-NIC busbw: rail %.2f, leaf-spine 8 QPs %.2f, 2:1 %.2f, 1 QP %.2f GB/s\n", nonblocking,
+              ls_1to1, ls_2to1, ls_1qp);
+  EXPECT_LE(ls_2to1, 50.0 / 2);
   EXPECT_LT(ls_2to1, 0.8 * ls_1to1);
   EXPECT_LT(ls_1qp, 0.5 * nonblocking);  // hash collisions
   EXPECT_GT(ls_1to1, 1.5 * ls_1qp);      // more QPs recover part of it
@@ -152,11 +161,13 @@ TEST(NcclTests, OversubscriptionAndEcmpCollisionsCostBusbw) {
 // The same leaf-spine with one QP per connection: what ECMP loses to hash
 // collisions, Ethernet adaptive routing (rocev2-ar) and UET's spraying
 // recover, to within 10% of InfiniBand on the same topology. Measured
-// (32 MiB, 2026-11-28): per-NIC busbw ECMP 7.8 GB/s (rocev2-dcqcn-400g),
-// rocev2-ar 22.2, uet-nscc 21.9, uet-nscc-rccc 21.7, ib-ndr 22.6.
+// (128 MiB, 2026-11-30): per-NIC busbw ECMP 8.7 GB/s (rocev2-dcqcn-400g),
+// rocev2-ar 31.9, uet-nscc 31.6, uet-nscc-rccc 31.4, ib-ndr 32.2. (At 32 MiB
+// the ring's steps are short enough that their latency, not the fabric,
+// holds every profile but ECMP near 16 GB/s.)
 TEST(NcclTests, AdaptiveRoutingAndUetSprayingRecoverWhatEcmpLoses) {
   auto run = [](const char* profile) {
-    NcclTestsOptions o = options(profile, CollType::kAllReduce, 32 << 20);
+    NcclTestsOptions o = options(profile, CollType::kAllReduce, 128 << 20);
     o.cluster.topology = ClusterTopology::kLeafSpine;
     o.comm.qps_per_conn = 1;
     const NcclTestsResult r = run_nccl_tests(o);
@@ -168,6 +179,9 @@ TEST(NcclTests, AdaptiveRoutingAndUetSprayingRecoverWhatEcmpLoses) {
   const double uet = run("uet-nscc");
   const double rccc = run("uet-nscc-rccc");
   const double ib = run("ib-ndr");
+  std::printf(
+      "per-NIC busbw: ECMP %.2f, rocev2-ar %.2f, uet-nscc %.2f, uet-nscc-rccc %.2f, ib-ndr %.2f GB/s\n", ecmp,
+      ar, uet, rccc, ib);
   EXPECT_LT(ecmp, 0.4 * ib);
   for (const double recovered : {ar, uet, rccc}) {
     EXPECT_GT(recovered, 2.5 * ecmp);
@@ -424,6 +438,48 @@ TEST(NcclTests, RingLlAndLl128OnOneServerTakeNcclsModelledTime) {
       ASSERT_GT(row.nccl_model_us, 0);
       EXPECT_NEAR(row.time_us, row.nccl_model_us, 0.005 * row.nccl_model_us)
           << proto_name(proto) << " " << row.bytes << " B";
+    }
+  }
+}
+
+// Across servers a Simple ring's channels run at NCCL's per-channel rate
+// (min(NIC, NVLink / channels)), and each step's latency then lies on the
+// path the ring's throughput depends on, as NCCL's cost model adds it: the
+// simulation takes the model's time within 10% on the configurations of the
+// published A100 and H100 runs (docs/COLLECTIVES.md). Uncapped, the NVLink
+// hops had so much slack that the network link never idled and the latency
+// was hidden: 2 x 8 A100 at 64 MiB took 662 us, 19% under the model's 813
+// and 23% under the Crusoe run's 855; 4 x 8 H100 AllGather at 128 MiB 356
+// against 496.
+TEST(NcclTests, RingSimpleAcrossServersTakesNcclsModelledTime) {
+  struct Case {
+    CollType type;
+    int servers;
+    GpuArch arch;
+    const char* gpu;
+    int gbps;
+    const char* profile;
+    int64_t min_bytes, max_bytes;
+    size_t rows;
+  };
+  for (const Case& k :
+       {Case{CollType::kAllReduce, 2, GpuArch::kAmpere, "a100", 200, "ib-hdr", 64 << 20, 512 << 20, 4},
+        Case{CollType::kAllGather, 4, GpuArch::kHopper, "h100", 400, "ib-ndr", 128 << 20, 512 << 20, 3}}) {
+    NcclTestsOptions o = options(k.profile, k.type, 0);
+    o.algo = Algo::kRing;
+    o.min_bytes = k.min_bytes;
+    o.max_bytes = k.max_bytes;
+    o.cluster.servers = k.servers;
+    o.cluster.topology = ClusterTopology::kRail;
+    o.cluster.arch = k.arch;
+    o.cluster.nvlink.rate = gpu_class(k.gpu).nvlink_rate();
+    o.cluster.nic_link.rate = o.cluster.fabric_link.rate = Rate::from_gbps(k.gbps);
+    const NcclTestsResult r = run_nccl_tests(o);
+    ASSERT_EQ(r.rows.size(), k.rows);
+    for (const auto& row : r.rows) {
+      ASSERT_GT(row.nccl_model_us, 0);
+      EXPECT_NEAR(row.time_us, row.nccl_model_us, 0.10 * row.nccl_model_us)
+          << coll_name(k.type) << " " << row.bytes << " B";
     }
   }
 }

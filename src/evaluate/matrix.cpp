@@ -1,5 +1,8 @@
 #include "evaluate/matrix.h"
 
+#include <fmt/format.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -32,11 +35,16 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-// A finished cell of an earlier run with the same scenario, or null.
-nlohmann::ordered_json reusable(const fs::path& dir, const EvalCell& c) {
+// A finished cell of an earlier run with the same scenario by the same
+// build of rdmasim, or null. Another build may model the same scenario
+// differently, so its results are not taken for this one's.
+nlohmann::ordered_json reusable(const fs::path& dir, const EvalCell& c, const std::string& build) {
   std::error_code ec;
   if (!fs::exists(dir / kMarker, ec) || read_text(dir / "scenario.yaml") != c.scenario) return nullptr;
   try {
+    const auto marker = nlohmann::ordered_json::parse(read_text(dir / kMarker));
+    if (build == "unknown" || !marker.is_object() || marker.value("build", std::string()) != build)
+      return nullptr;
     return nlohmann::ordered_json::parse(read_text(dir / "results.json"));
   } catch (const nlohmann::json::exception&) {
     return nullptr;  // damaged by hand: run it again
@@ -59,12 +67,13 @@ void copy_cell(const fs::path& from, const fs::path& dir) {
   fs::copy_file(from / kMarker, dir / kMarker, fs::copy_options::overwrite_existing);
 }
 
-CellOutcome run_cell(const EvalCell& c, const fs::path& dir, const std::vector<std::string>& reuse_from) {
+CellOutcome run_cell(const EvalCell& c, const fs::path& dir, const std::vector<std::string>& reuse_from,
+                     const std::string& build) {
   CellOutcome o;
-  if (reusable(dir, c).is_null())
+  if (reusable(dir, c, build).is_null())
     for (const std::string& other : reuse_from) {
       const fs::path from = cell_dir(other, c);
-      if (reusable(from, c).is_null()) continue;
+      if (reusable(from, c, build).is_null()) continue;
       try {
         copy_cell(from, dir);
       } catch (const fs::filesystem_error&) {
@@ -72,7 +81,7 @@ CellOutcome run_cell(const EvalCell& c, const fs::path& dir, const std::vector<s
       }
       break;
     }
-  if (auto r = reusable(dir, c); !r.is_null()) {
+  if (auto r = reusable(dir, c, build); !r.is_null()) {
     o.results = std::move(r);
     o.incident_csv = incident_of(dir);
     o.ok = o.results.value("invariants", nlohmann::ordered_json::object()).value("ok", false);
@@ -99,18 +108,35 @@ CellOutcome run_cell(const EvalCell& c, const fs::path& dir, const std::vector<s
     o.error = err.what();
     return o;  // no marker: a later run tries again
   }
-  nlohmann::ordered_json marker{{"cell", c.id}, {"ok", o.ok}, {"error", o.error}};
+  nlohmann::ordered_json marker{{"cell", c.id}, {"ok", o.ok}, {"error", o.error}, {"build", build}};
   write_file_atomic((dir / kMarker).string(), marker.dump(2) + "\n");
   return o;
 }
 
 }  // namespace
 
+std::string simulator_build() {
+  // FNV-1a over the running executable's bytes, 8 at a time: any change to
+  // the code changes it, and reading a few MiB once per evaluation is cheap.
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  if (!in) return "unknown";
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  std::vector<char> buf(size_t{1} << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto n = static_cast<size_t>(in.gcount());
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * kPrime;
+  }
+  return fmt::format("{:016x}", h);
+}
+
 std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells, const std::string& out_dir, int jobs,
                                     const std::function<void(const MatrixProgress&)>& on_cell,
                                     const std::atomic<bool>* interrupt,
                                     const std::vector<std::string>& reuse_from) {
   std::vector<CellOutcome> out(cells.size());
+  const std::string build = simulator_build();
   std::mutex mu;
   MatrixProgress progress;
   progress.total = cells.size();
@@ -118,7 +144,7 @@ std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells, const st
     if (interrupt != nullptr && interrupt->load()) {
       out[i].error = "interrupted";
     } else {
-      out[i] = run_cell(cells[i], cell_dir(out_dir, cells[i]), reuse_from);
+      out[i] = run_cell(cells[i], cell_dir(out_dir, cells[i]), reuse_from, build);
     }
     std::lock_guard<std::mutex> lock(mu);
     ++progress.done;

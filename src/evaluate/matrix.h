@@ -1,8 +1,9 @@
 // Runs the evaluation matrix: every cell through the one runner
 // (Experiment), in parallel, each into its own folder under cells/. A cell
-// whose folder already holds the same scenario and a finished marker is
-// reused, so an interrupted evaluation resumes where it stopped and a
-// changed one reruns only what changed.
+// whose folder already holds the same scenario and a finished marker written
+// by the same build of rdmasim is reused, so an interrupted evaluation
+// resumes where it stopped and a changed one reruns only what changed; a new
+// build reruns everything, since it may model the same scenario differently.
 #pragma once
 
 #include <atomic>
@@ -41,6 +42,10 @@ struct MatrixProgress {
                                                   const std::function<void(const MatrixProgress&)>& on_cell,
                                                   const std::atomic<bool>* interrupt,
                                                   const std::vector<std::string>& reuse_from = {});
+
+// This executable's identity (a hash of its bytes, 16 hex digits; "unknown"
+// where it cannot be read), recorded in each finished cell's marker.
+[[nodiscard]] std::string simulator_build();
 
 // The folder of a cell's outputs.
 [[nodiscard]] std::string cell_dir(const std::string& out_dir, const EvalCell& c);

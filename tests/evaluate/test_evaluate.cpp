@@ -119,6 +119,23 @@ TEST_F(EvaluateTest, ParallelMatrixIsByteIdenticalToEachCellAloneAndResumes) {
   EXPECT_TRUE(again.outcomes[3].ran);
   EXPECT_EQ(again.json, par.json);
   EXPECT_EQ(again.md, par.md);
+  // A cell another build of rdmasim finished (its marker names that build,
+  // or none, as markers did before builds were recorded) runs again: the
+  // other build may model the same scenario differently.
+  const fs::path marker = fs::path(cell_dir((dir_ / "par").string(), cells[5])) / "cell.json";
+  auto m = nlohmann::json::parse(slurp(marker));
+  EXPECT_EQ(m.at("build").get<std::string>(), simulator_build());
+  EXPECT_EQ(simulator_build().size(), 16u);
+  m["build"] = "0123456789abcdef";
+  std::ofstream(marker) << m.dump();
+  m.erase("build");
+  std::ofstream(fs::path(cell_dir((dir_ / "par").string(), cells[6])) / "cell.json") << m.dump();
+  const Written rebuilt = evaluate(ev, cells, dir_ / "par", 2);
+  std::vector<size_t> rerun;
+  for (size_t i = 0; i < rebuilt.outcomes.size(); ++i)
+    if (rebuilt.outcomes[i].ran) rerun.push_back(i);
+  EXPECT_EQ(rerun, (std::vector<size_t>{5, 6}));
+  EXPECT_EQ(rebuilt.json, par.json);
   // A changed cell (another seed) is not taken for the old one.
   Evaluation other = ev;
   other.seeds = {2};

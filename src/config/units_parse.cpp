@@ -54,9 +54,14 @@ constexpr Unit kByteUnits[] = {
     {"MiB", int64_t{1} << 20},
     {"GiB", int64_t{1} << 30},
 };
+// Bits per second, and bytes per second (8 bits each): GPU and NVLink
+// bandwidths are quoted in GB/s, as nccl-tests prints busbw. Rates are shown
+// in bits per second (format_rate) whichever way they were written.
 constexpr Unit kRateUnits[] = {
     {"bps", 1},          {"Kbps", 1'000},         {"kbps", 1'000},
     {"Mbps", 1'000'000}, {"Gbps", 1'000'000'000}, {"Tbps", 1'000'000'000'000},
+    {"B/s", 8},          {"KB/s", 8'000},         {"kB/s", 8'000},
+    {"MB/s", 8'000'000}, {"GB/s", 8'000'000'000}, {"TB/s", 8'000'000'000'000},
 };
 
 constexpr Quantity kTime{"time",
@@ -73,7 +78,7 @@ constexpr Quantity kBytes{"size",     "expected a size with a unit, e.g. 32MiB o
 constexpr Quantity kRate{"rate",
                          "expected a rate with a unit, e.g. 400Gbps",
                          "bits per second",
-                         "bps, Kbps, Mbps, Gbps or Tbps",
+                         "bps, Kbps, Mbps, Gbps or Tbps; or bytes per second: B/s, KB/s, MB/s, GB/s or TB/s",
                          kRateUnits,
                          kMaxInputBps,
                          "1000Tbps"};

@@ -28,7 +28,8 @@ inline constexpr int64_t kMaxInputBps = 1'000LL * 1'000'000'000'000LL;
 // value must be non-negative, a whole number of bytes, at most kMaxInputBytes.
 [[nodiscard]] Bytes parse_bytes(std::string_view text);
 
-// Units: bps, Kbps, Mbps, Gbps, Tbps (powers of 1000). The value must be a
+// Units: bps, Kbps, Mbps, Gbps, Tbps (powers of 1000), or bytes per second
+// B/s, KB/s, MB/s, GB/s, TB/s (8 bits to the byte). The value must be a
 // positive whole number of bits per second, at most kMaxInputBps.
 [[nodiscard]] Rate parse_rate(std::string_view text);
 

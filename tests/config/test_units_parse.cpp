@@ -112,6 +112,12 @@ TEST(ParseRate, Values) {
   EXPECT_EQ(parse_rate("1.6Tbps").bps(), 1'600'000'000'000);
   EXPECT_EQ(parse_rate("56Kbps").bps(), 56'000);
   EXPECT_EQ(parse_rate("1bps").bps(), 1);
+  // Bytes per second, as GPU and NVLink bandwidths are quoted.
+  EXPECT_EQ(parse_rate("370.8GB/s").bps(), 2'966'400'000'000);
+  EXPECT_EQ(parse_rate("50GB/s").bps(), parse_rate("400Gbps").bps());
+  EXPECT_EQ(parse_rate("1.5MB/s").bps(), 12'000'000);
+  EXPECT_EQ(parse_rate("1B/s").bps(), 8);
+  EXPECT_EQ(format_rate(parse_rate("900GB/s")), "7.2Tbps");
 }
 
 TEST(ParseRate, Errors) {
@@ -122,7 +128,9 @@ TEST(ParseRate, Errors) {
   EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("0.5bps"); }),
             "rate must be a whole number of bits per second");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("400Gb/s"); }),
-            "unknown rate unit 'Gb/s' (use bps, Kbps, Mbps, Gbps or Tbps)");
+            "unknown rate unit 'Gb/s' (use bps, Kbps, Mbps, Gbps or Tbps; or bytes per second: B/s, KB/s, "
+            "MB/s, GB/s or TB/s)");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("126TB/s"); }), "rate is too large: at most 1000Tbps");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("10000000Tbps"); }), "rate is too large");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_rate("1001Tbps"); }), "rate is too large: at most 1000Tbps");
 }

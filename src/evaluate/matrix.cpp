@@ -115,9 +115,11 @@ CellOutcome run_cell(const EvalCell& c, const fs::path& dir, const std::vector<s
 
 }  // namespace
 
-std::string simulator_build() {
-  // FNV-1a over the running executable's bytes, 8 at a time: any change to
-  // the code changes it, and reading a few MiB once per evaluation is cheap.
+namespace {
+
+std::string hash_executable() {
+  // FNV-1a over the running executable's bytes: any change to the code
+  // changes it.
   std::ifstream in("/proc/self/exe", std::ios::binary);
   if (!in) return "unknown";
   constexpr uint64_t kPrime = 0x100000001b3ULL;
@@ -129,6 +131,15 @@ std::string simulator_build() {
     for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(buf[i])) * kPrime;
   }
   return fmt::format("{:016x}", h);
+}
+
+}  // namespace
+
+std::string simulator_build() {
+  // The executable does not change under a running process: read it once
+  // (a sweep runs a matrix per point; a sanitizer build is ~100 MiB).
+  static const std::string build = hash_executable();
+  return build;
 }
 
 std::vector<CellOutcome> run_matrix(const std::vector<EvalCell>& cells, const std::string& out_dir, int jobs,

@@ -170,6 +170,7 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
                ? 1
                : static_cast<int>(proto_step_bytes(r.proto) / proto_grain_bytes(r.proto));
   gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels * lanes_, Time::zero());
+  tree_steps_ = r.algo == Algo::kTree && r.proto == Proto::kSimple;
   stream_net_ = r.algo == Algo::kRing && r.proto == Proto::kSimple && cap_Bps_ > 0;
   gpu_end_.assign(stream_net_ ? nx : 0, Time::zero());
   std::unordered_map<uint64_t, uint32_t> link_ids;
@@ -325,7 +326,9 @@ Time Communicator::gpu_done(uint32_t x) {
   Time& free = gpu_free_[gpu_slot_[x]];
   const Transfer& t = plan_.xfers[x];
   const int sharing = std::min<int>(t.parts, lanes_);
-  free = std::max(free, now) + Time::from_sec_f(static_cast<double>(t.bytes) * sharing / cap_Bps_);
+  const double step_share = tree_steps_ ? 1.0 / (t.share + 1) : 1.0;
+  free =
+      std::max(free, now) + Time::from_sec_f(static_cast<double>(t.bytes) * sharing * step_share / cap_Bps_);
   return free;
 }
 

@@ -51,9 +51,12 @@ struct Transfer {
   int dst = 0;
   int64_t bytes = 0;
   uint16_t channel = 0;
-  uint16_t deps = 0;   // transfers that must deliver before this one starts
-  bool sharp = false;  // an in-network aggregation over the rail of `src` (src == dst)
-  uint8_t nvls = 0;    // kNvlsReduce / kNvlsMulticast at `src` (src == dst), through its server's NVSwitch
+  uint16_t deps = 0;      // transfers that must deliver before this one starts
+  uint8_t sharp : 1 = 0;  // an in-network aggregation over the rail of `src` (src == dst)
+  // This transfer is one of `share + 1` sends of one GPU step (a tree rank's
+  // down step to its children and its chain), charged that share of it.
+  uint8_t share : 2 = 0;
+  uint8_t nvls = 0;  // kNvlsReduce / kNvlsMulticast at `src` (src == dst), through its server's NVSwitch
   // Chunk `part` of the `parts` a ring step's block is cut into, worked on
   // side by side by the channel's warps (Communicator::lanes_); 0 of 1 else.
   uint8_t part = 0;
@@ -98,6 +101,8 @@ class PlanBuilder {
     plan_.xfers[t].part = static_cast<uint8_t>(part % 80);
     plan_.xfers[t].parts = static_cast<uint8_t>(std::min<int64_t>(parts, 255));
   }
+  // Transfer t is one of `n` (1-4) sends of one GPU step.
+  void set_share(uint32_t t, int n) { plan_.xfers[t].share = static_cast<uint8_t>(std::clamp(n, 1, 4) - 1); }
   // One SHARP aggregation of `bytes` per host over every server's GPU with
   // the local index of `rank` (its rail).
   uint32_t add_sharp(int rank, int64_t bytes, int channel) {

@@ -97,8 +97,12 @@ void add_tree_pass(PlanBuilder& b, int c, int64_t bytes_total, int64_t k, const 
     std::vector<std::vector<uint32_t>> ready(N);
     ready[root] = at_leader[root];
     for (int s : order) {
+      // The leader's down step sends to its tree children and down its chain
+      // in one pass over the data (NCCL's recvCopySend to every peer).
+      const int sends = static_cast<int>(children[s].size()) + (G > 1 ? 1 : 0);
       for (int ch : children[s]) {
         const uint32_t t = b.add(shape.rank(s, chain[0]), shape.rank(ch, chain[0]), bytes, c);
+        b.set_share(t, sends);
         for (uint32_t d : ready[s]) b.edge(d, t);
         ready[ch] = {t};
       }
@@ -106,6 +110,7 @@ void add_tree_pass(PlanBuilder& b, int c, int64_t bytes_total, int64_t k, const 
       for (int i = 0; i + 1 < G; ++i) {
         const uint32_t t = b.add(shape.rank(s, chain[i]), shape.rank(s, chain[i + 1]), bytes, c);
         if (i == 0) {
+          b.set_share(t, sends);
           for (uint32_t d : ready[s]) b.edge(d, t);
         } else {
           b.edge(last, t);

@@ -305,14 +305,15 @@ void Communicator::transmit(uint32_t x) {
     sim.schedule(std::max(free_at, gpu_done(x)) + nv.latency, this, kNvlinkArrive, x);
     return;
   }
-  // Across the fabric the GPU fills the slot, then the proxy posts it
-  // (NVLSTree's network hop sends what its NVSwitch reduced: no GPU work).
-  const bool nvls = last_algo_ == Algo::kNvls || last_algo_ == Algo::kNvlsTree;
-  if (stream_net_ && !nvls) {
+  // A Simple ring's hop: the GPU's work and the sends stream together.
+  if (stream_net_) {
     gpu_end_[x] = gpu_done(x);
     post(x);
     return;
   }
+  // Across the fabric the GPU fills the slot, then the proxy posts it
+  // (NVLSTree's network hop sends what its NVSwitch reduced: no GPU work).
+  const bool nvls = last_algo_ == Algo::kNvls || last_algo_ == Algo::kNvlsTree;
   const Time filled = nvls ? sim.now() : gpu_done(x);
   if (filled > sim.now())
     sim.schedule(filled, this, kPost, x);

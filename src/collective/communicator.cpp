@@ -170,7 +170,7 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
                ? 1
                : static_cast<int>(proto_step_bytes(r.proto) / proto_grain_bytes(r.proto));
   gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels * lanes_, Time::zero());
-  tree_steps_ = r.algo == Algo::kTree && r.proto == Proto::kSimple;
+  tree_steps_ = r.algo == Algo::kTree;
   stream_net_ = r.algo == Algo::kRing && r.proto == Proto::kSimple && cap_Bps_ > 0;
   gpu_end_.assign(stream_net_ ? nx : 0, Time::zero());
   std::unordered_map<uint64_t, uint32_t> link_ids;

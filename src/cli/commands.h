@@ -141,7 +141,7 @@ struct NcclTestsCli {
   long long stepfactor = 2;
   int gpus = 8, nodes = 4, root = 0, channels = 0;
   bool no_pxn = false;
-  std::string algo = "auto", proto = "auto", gpu = "h100";
+  std::string algo = "auto", proto = "auto", gpu = "h100", gpu_nic_path = "pxb";
   std::string nvlink_bw, nvlink_latency, step_latency, net_latency, launch_latency, json;
   ClusterCli cluster;
 };

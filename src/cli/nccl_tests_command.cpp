@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
@@ -48,6 +49,10 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option(
       "--gpu", o.gpu,
       "GPU class: v100 | a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
+  nt->add_option("--gpu-nic-path", o.gpu_nic_path,
+                 "PCI path NCCL sees between a GPU and its NIC: pix | pxb | pxn | phb | sys; across servers "
+                 "NCCL's tuner picks LL128 only up to pxb (pxn on h100/b200), e.g. not in a VM that shows "
+                 "the host bridge (default pxb)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));
@@ -101,6 +106,16 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     const GpuClass& gpu =
         flag_value("--gpu", c.gpu, [](const std::string& n) -> const GpuClass& { return gpu_class(n); });
     o.cluster.arch = gpu.arch;
+    o.cluster.gpu_nic_path = flag_value("--gpu-nic-path", c.gpu_nic_path, [](const std::string& n) {
+      static constexpr std::pair<const char*, PciPath> kPaths[] = {{"pix", PciPath::kPix},
+                                                                   {"pxb", PciPath::kPxb},
+                                                                   {"pxn", PciPath::kPxn},
+                                                                   {"phb", PciPath::kPhb},
+                                                                   {"sys", PciPath::kSys}};
+      for (const auto& [name, path] : kPaths)
+        if (n == name) return path;
+      throw std::invalid_argument("expected pix, pxb, pxn, phb or sys, got '" + n + "'");
+    });
     o.cluster.nvlink.rate = gpu.nvlink_rate();
     if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = flag_value("--nvlink-bw", c.nvlink_bw, parse_rate);
     if (!c.nvlink_latency.empty())

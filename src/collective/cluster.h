@@ -70,6 +70,9 @@ struct ClusterConfig {
   LinkSpec fabric_link{Rate::from_gbps(400), Time::from_ns(150)};
   NvlinkConfig nvlink;
   GpuArch arch = GpuArch::kHopper;
+  // What NCCL's topology search sees between a GPU and its NIC; decides
+  // whether its tuner may pick LL128 across servers (nccl_ll128_enabled).
+  PciPath gpu_nic_path = PciPath::kPxb;
 
   [[nodiscard]] int ranks() const { return servers * gpus_per_server; }
 };

@@ -48,6 +48,11 @@ constexpr Names<GpuArch> kGpuArchNames = {{"hopper", GpuArch::kHopper},
                                           {"ampere", GpuArch::kAmpere},
                                           {"volta", GpuArch::kVolta},
                                           {"blackwell", GpuArch::kBlackwell}};
+constexpr Names<PciPath> kPciPathNames = {{"pix", PciPath::kPix},
+                                          {"pxb", PciPath::kPxb},
+                                          {"pxn", PciPath::kPxn},
+                                          {"phb", PciPath::kPhb},
+                                          {"sys", PciPath::kSys}};
 
 struct CollectiveKeys {
   static constexpr std::string_view kName = "collective";
@@ -118,6 +123,13 @@ struct CollectiveKeys {
             p.gpus_per_server, 1, 64);
     v.choice({"gpu_arch", "GPU generation, for NCCL's tuner (its bandwidth caps differ per generation)"},
              p.arch, kGpuArchNames);
+    v.choice({"gpu_nic_path",
+              "the PCI path NCCL sees between a GPU and its NIC (pix: one PCIe switch, pxb: several, pxn: "
+              "through another GPU, phb: the CPU's host bridge, sys: across sockets); NCCL's tuner picks "
+              "LL128 across servers only up to pxb (pxn on hopper and blackwell). Default pxb: HGX/DGX "
+              "boards put each GPU and its NIC behind PCIe switches (an assumption; a VM without NCCL's "
+              "topology file may show phb)"},
+             p.gpu_nic_path, kPciPathNames);
     v.time_auto(
         {"step_latency",
          "GPU time before a chunk moves over NVLink; auto: NCCL's per-hop latency for the algorithm and "
@@ -218,6 +230,7 @@ ClusterConfig CollectiveWorkload::cluster_config(const Topology& t, Rate nic_rat
   cc.servers = t.num_hosts() / p_.gpus_per_server;
   cc.nvlink = p_.nvlink;
   cc.arch = p_.arch;
+  cc.gpu_nic_path = p_.gpu_nic_path;
   cc.nic_link.rate = nic_rate;
   return cc;
 }

@@ -23,6 +23,7 @@ struct CollectiveParams final : WorkloadParams {
   CommConfig comm;
   NvlinkConfig nvlink;
   GpuArch arch = GpuArch::kHopper;
+  PciPath gpu_nic_path = PciPath::kPxb;
 };
 
 struct BackgroundParams final : WorkloadParams {

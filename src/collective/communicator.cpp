@@ -251,6 +251,7 @@ TunerSystem Communicator::tuner_system() const {
   s.nic = cl_.config().nic_link.rate;
   s.nvlink = cl_.config().nvlink.rate;
   s.arch = cl_.config().arch;
+  s.gpu_nic = cl_.config().gpu_nic_path;
   return s;
 }
 

@@ -58,6 +58,13 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
                    o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
                    o.cluster.nic_link.rate.gbps(), o.fabric.mtu_label(), o.comm.qps_per_conn,
                    o.cluster.nvlink.rate.gbps() / 8, o.cluster.nvlink.latency.us());
+  TunerSystem sys;
+  sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
+  sys.arch = o.cluster.arch;
+  sys.gpu_nic = o.cluster.gpu_nic_path;
+  if (!nccl_ll128_enabled(sys))
+    s += fmt::format("# GPU-NIC path {}: NCCL's tuner leaves LL128 out across servers\n",
+                     pci_path_name(sys.gpu_nic));
   if ((o.type == CollType::kAllToAll || o.type == CollType::kSendRecv) && !o.pxn)
     s += "# PXN off (NCCL_PXN_DISABLE=1): chunks leave through the sending GPU's own NIC\n";
   if (o.algo == Algo::kSharp && !find_profile(o.fabric.name).config.sharp.enabled)

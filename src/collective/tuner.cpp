@@ -152,6 +152,29 @@ struct Model {
 
 }  // namespace
 
+const char* pci_path_name(PciPath p) {
+  switch (p) {
+    case PciPath::kPix:
+      return "PIX";
+    case PciPath::kPxb:
+      return "PXB";
+    case PciPath::kPxn:
+      return "PXN";
+    case PciPath::kPhb:
+      return "PHB";
+    case PciPath::kSys:
+      return "SYS";
+  }
+  return "?";
+}
+
+bool nccl_ll128_enabled(const TunerSystem& sys) {
+  // One server: no NIC in the graphs (typeInter stays below PXB).
+  if (sys.shape.servers <= 1) return true;
+  const bool hopper_or_later = sys.arch == GpuArch::kHopper || sys.arch == GpuArch::kBlackwell;
+  return sys.gpu_nic <= (hopper_or_later ? PciPath::kPxn : PciPath::kPxb);
+}
+
 const char* gpu_arch_name(GpuArch a) {
   switch (a) {
     case GpuArch::kVolta:
@@ -181,9 +204,10 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
     // tree is a chain).
     if (r.type == CollType::kAllReduce && sys.shape.servers > 1) algos.push_back(kTree);
   }
+  const bool ll128 = nccl_ll128_enabled(sys);
   for (int a : algos)
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
-      if (r.tune_proto || p == r.proto) out.push_back(m.estimate(a, p));
+      if (r.tune_proto ? p != Proto::kLL128 || ll128 : p == r.proto) out.push_back(m.estimate(a, p));
   // NVLink SHARP, Simple only: NVLS on one node, NVLSTree across nodes.
   // NVLS across servers needs CollNet (IB SHARP), which NCCL's tuner weighs
   // only with NCCL_COLLNET_ENABLE (tuning.cc l.503-506): here when asked for.

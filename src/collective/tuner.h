@@ -29,12 +29,29 @@ namespace rdmasim {
 enum class GpuArch : uint8_t { kVolta, kAmpere, kHopper, kBlackwell };
 [[nodiscard]] const char* gpu_arch_name(GpuArch a);
 
+// The PCI path between a GPU and its NIC as NCCL's topology search types it
+// (NVIDIA/nccl src/include/graph.h PATH_PIX..PATH_SYS): one PCIe switch,
+// several, through another GPU's NVLink (PXN), through the CPU's host bridge,
+// or across CPU sockets.
+enum class PciPath : uint8_t { kPix, kPxb, kPxn, kPhb, kSys };
+[[nodiscard]] const char* pci_path_name(PciPath p);  // "PIX" ... "SYS", NCCL's spelling
+
 struct TunerSystem {
   CommShape shape;
   Rate nic;     // one NIC per GPU
   Rate nvlink;  // per GPU, per direction
   GpuArch arch = GpuArch::kHopper;
+  PciPath gpu_nic = PciPath::kPxb;
 };
+
+// Whether NCCL enables LL128 by default on `sys` (tuning.cc ncclTopoTuneModel,
+// v2.30.7 l.518-534; the same test since 2.8): only where it has checked
+// that a 128-byte store reaches the peer whole and in order, which across
+// servers means a GPU-NIC path of at most PXB, or PXN on Hopper and later.
+// Elsewhere (a host bridge between them, as a VM without NCCL's topology
+// file shows) the tuner chooses between LL and Simple; NCCL_PROTO=LL128 still
+// forces it.
+[[nodiscard]] bool nccl_ll128_enabled(const TunerSystem& sys);
 
 struct TunerChoice {
   Algo algo = Algo::kRing;

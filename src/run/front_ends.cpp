@@ -119,6 +119,7 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->comm = o.comm;
   p->nvlink = o.cluster.nvlink;
   p->arch = o.cluster.arch;
+  p->gpu_nic_path = o.cluster.gpu_nic_path;
   WorkloadSpec w;
   w.type = "collective";
   w.params = std::move(p);

@@ -104,6 +104,43 @@ TEST(Tuner, ReproducesNcclsCostModel) {
   EXPECT_EQ(nccl_tune(allreduce(1024), one).algo, Algo::kRing);
 }
 
+// NCCL enables LL128 across servers only where the GPU-NIC path is at most
+// PXB, or PXN on Hopper and later (tuning.cc); elsewhere its tuner weighs LL
+// and Simple alone, and NCCL_PROTO=LL128 still forces it. One server has no
+// NIC in its graphs. On 2 x 8 H100 the tuner's 1 MiB AllReduce is tree/LL128
+// at PXB and turns to another protocol at PHB.
+TEST(Tuner, LeavesLl128OutWhereNcclDoes) {
+  auto has_ll128 = [](const TunerSystem& sys, const PlanRequest& r) {
+    for (const auto& e : nccl_estimates(r, sys))
+      if (e.proto == Proto::kLL128) return true;
+    return false;
+  };
+  TunerSystem sys = h100_2x8();
+  const PlanRequest r = allreduce(1 << 20);
+  for (const auto& [arch, path, enabled] :
+       {std::tuple{GpuArch::kHopper, PciPath::kPix, true}, std::tuple{GpuArch::kHopper, PciPath::kPxb, true},
+        std::tuple{GpuArch::kHopper, PciPath::kPxn, true}, std::tuple{GpuArch::kHopper, PciPath::kPhb, false},
+        std::tuple{GpuArch::kHopper, PciPath::kSys, false}, std::tuple{GpuArch::kAmpere, PciPath::kPxb, true},
+        std::tuple{GpuArch::kAmpere, PciPath::kPxn, false},
+        std::tuple{GpuArch::kBlackwell, PciPath::kPxn, true}}) {
+    sys.arch = arch;
+    sys.gpu_nic = path;
+    EXPECT_EQ(nccl_ll128_enabled(sys), enabled) << gpu_arch_name(arch) << " " << pci_path_name(path);
+    EXPECT_EQ(has_ll128(sys, r), enabled) << gpu_arch_name(arch) << " " << pci_path_name(path);
+  }
+  sys = h100_2x8();
+  EXPECT_EQ(nccl_tune(r, sys).proto, Proto::kLL128);
+  sys.gpu_nic = PciPath::kPhb;
+  EXPECT_NE(nccl_tune(r, sys).proto, Proto::kLL128);
+  PlanRequest forced = r;
+  forced.tune_proto = false;
+  forced.proto = Proto::kLL128;
+  EXPECT_EQ(nccl_tune(forced, sys).proto, Proto::kLL128);
+  TunerSystem one = sys;
+  one.shape = CommShape{1, 8};
+  EXPECT_TRUE(nccl_ll128_enabled(one));
+}
+
 // Conservation with the protocol's lines: LL puts twice the data on the
 // links, LL128 128/120 of it rounded to whole lines per transfer.
 TEST(Protocols, FabricBytesCarryTheProtocolsLines) {
@@ -142,6 +179,7 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
   EXPECT_DOUBLE_EQ(crusoe.back().busbw, 194.06);
   EXPECT_EQ(published("a100-hdr-2x8-azure-ndmv4.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-2x8-nebius.txt").size(), 31u);
+  EXPECT_EQ(published("h100-ndr-4x8-voltagepark-allreduce.txt").size(), 31u);  // 8 B .. 8 GiB
   NcclTestsOptions o;
   o.min_bytes = 1024;
   o.max_bytes = 8192;

@@ -202,6 +202,24 @@ TEST(WorkloadScenarios, NvlinkRateFollowsTheGpuArch) {
   EXPECT_EQ(nvlink(", gpu_arch: ampere, nvlink: {rate: 2400Gbps}"), Rate::from_gbps(300 * 8));
 }
 
+// gpu_nic_path reaches NCCL's tuner: on 4 x 8 H100 its 1 MiB AllReduce runs
+// tree/LL128 at pxb (the default) and leaves LL128 out at phb, where NCCL
+// does not enable it.
+TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
+  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+  const auto proto = [&](const std::string& extra) {
+    Experiment e(load_scenario_text(
+        base + "  - {type: collective, op: all_reduce, size: 1MiB" + extra + "}\n", "t.yaml"));
+    e.run();
+    EXPECT_TRUE(collective_of(e).finished()) << extra;
+    return collective_of(e).proto_run();
+  };
+  EXPECT_EQ(proto(""), Proto::kLL128);
+  EXPECT_EQ(proto(", gpu_nic_path: pxn"), Proto::kLL128);
+  EXPECT_NE(proto(", gpu_nic_path: phb"), Proto::kLL128);
+  EXPECT_NE(proto(", gpu_nic_path: pxn, gpu_arch: ampere"), Proto::kLL128);
+}
+
 TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {
   Experiment alone(load_scenario_text(kRoce, "t.yaml"));
   alone.run();

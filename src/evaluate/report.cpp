@@ -45,7 +45,7 @@ struct Section {
 std::vector<std::string> shown_metrics(const std::string& type) {
   if (type == "latency") return {"p50_us", "p99_us", "p999_us", "jitter_us"};
   if (type == "bandwidth") return {"gbps"};
-  if (type == "collective") return {"busbw_GBps", "time_us", "qps_per_nic"};
+  if (type == "collective") return {"busbw_GBps", "time_us", "nccl_model_us", "qps_per_nic"};
   if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
   if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
   if (type == "mpi") return {"small_latency_us", "large_latency_us", "bandwidth_MBps"};
@@ -68,6 +68,7 @@ std::string metric_title(const std::string& m) {
       {"gbps", "bandwidth [Gb/s]"},
       {"busbw_GBps", "busbw [GB/s]"},
       {"qps_per_nic", "QPs on the busiest NIC"},
+      {"nccl_model_us", "NCCL's model [us]"},
       {"time_us", "time [us]"},
       {"iteration_ms", "iteration [ms]"},
       {"exposed_comm_ms", "exposed comm. [ms]"},
@@ -691,7 +692,11 @@ std::vector<Section> build(const EvalReportInput& in) {
           if (!cell_exists(in, f, w, p, c)) continue;
           std::vector<std::string> row = {ev.fabrics[f].name, ev.conditions[c].name};
           if (!wl.sweep_key.empty()) row.push_back(eval_point_label(wl, p));
-          for (const auto& m : metrics) row.push_back(figure_text(find_figure(s, fig_id(ev, f, w, p, c, m))));
+          for (const auto& m : metrics) {
+            const EvalFigure* x = find_figure(s, fig_id(ev, f, w, p, c, m));
+            // No model is not a failed cell: SHARP's CollNet is outside it here.
+            row.push_back(x == nullptr && m == "nccl_model_us" ? "-" : figure_text(x));
+          }
           if (swept) {
             const EvalFigure* x = find_figure(s, fig_id(ev, f, w, p, c, key));
             std::string r;
@@ -710,6 +715,12 @@ std::vector<Section> build(const EvalReportInput& in) {
     sec.para(
         "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not "
         "finish.");
+    if (wl.type == "collective")
+      sec.para(
+          "NCCL's model: the time NCCL's own cost model (tuning.cc) gives the algorithm and protocol its "
+          "tuner picked. It knows a fabric only by its link rate, so time minus model is what the "
+          "fabric's queues, congestion control and recovery add, and what the execution adds beyond "
+          "NCCL's formula (-: no model, as for SHARP's CollNet).");
     sec.table(std::move(t));
     const std::vector<std::string> svgs =
         workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {

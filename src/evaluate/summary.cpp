@@ -67,6 +67,7 @@ constexpr MetricInfo kMetrics[] = {
     {"stream_p99_us", "us", true},
     {"stream_jitter_us", "us", true},
     {"qps_per_nic", "QPs", true},
+    {"nccl_model_us", "us", true},
 };
 
 const MetricInfo* metric_info(const std::string& name) {
@@ -232,6 +233,9 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
     m.emplace_back("unfinished_flows", unfinished);
   } else if (type == "collective") {
     if (finished) m = {{"busbw_GBps", num(wr, "busbw_GBps")}, {"time_us", num(wr, "time_us")}};
+    // What NCCL's own cost model predicts for the algorithm and protocol its
+    // tuner picked (none for algorithms outside it, e.g. SHARP's CollNet).
+    if (finished && num(wr, "nccl_model_us") > 0) m.emplace_back("nccl_model_us", num(wr, "nccl_model_us"));
     // Connection state: QP contexts on the busiest NIC.
     if (finished && wr.contains("qps_per_nic_max")) m.emplace_back("qps_per_nic", num(wr, "qps_per_nic_max"));
   } else if (type == "scenario") {

@@ -216,6 +216,20 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
       EXPECT_DOUBLE_EQ(j["figures"][id]["mean"].get<double>(), v.get<double>()) << id;  // one seed
     }
   }
+  // A collective cell's NCCL model is the one its run reports, and its table
+  // shows it beside the simulated time.
+  int models = 0;
+  for (const auto& c : j["cells"]) {
+    if (!c["ok"].get<bool>() || c["workload"] != "ar" || !c["metrics"].contains("time_us")) continue;
+    std::ifstream in(dir_ / c["results"].get<std::string>());
+    const auto r = nlohmann::json::parse(in);
+    const double model = r["workload_results"][0]["nccl_model_us"].get<double>();
+    ASSERT_GT(model, 0);
+    EXPECT_DOUBLE_EQ(c["metrics"]["nccl_model_us"].get<double>(), model);
+    ++models;
+  }
+  EXPECT_GT(models, 0);
+  EXPECT_NE(w.md.find("| time [us] | NCCL's model [us] |"), std::string::npos);
 }
 
 std::string edit(std::string s, const std::string& from, const std::string& to) {

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
-#include <utility>
 
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
@@ -106,16 +105,7 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     const GpuClass& gpu =
         flag_value("--gpu", c.gpu, [](const std::string& n) -> const GpuClass& { return gpu_class(n); });
     o.cluster.arch = gpu.arch;
-    o.cluster.gpu_nic_path = flag_value("--gpu-nic-path", c.gpu_nic_path, [](const std::string& n) {
-      static constexpr std::pair<const char*, PciPath> kPaths[] = {{"pix", PciPath::kPix},
-                                                                   {"pxb", PciPath::kPxb},
-                                                                   {"pxn", PciPath::kPxn},
-                                                                   {"phb", PciPath::kPhb},
-                                                                   {"sys", PciPath::kSys}};
-      for (const auto& [name, path] : kPaths)
-        if (n == name) return path;
-      throw std::invalid_argument("expected pix, pxb, pxn, phb or sys, got '" + n + "'");
-    });
+    o.cluster.gpu_nic_path = flag_value("--gpu-nic-path", c.gpu_nic_path, pci_path_from_name);
     o.cluster.nvlink.rate = gpu.nvlink_rate();
     if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = flag_value("--nvlink-bw", c.nvlink_bw, parse_rate);
     if (!c.nvlink_latency.empty())

@@ -1,5 +1,7 @@
 #include "collective/tuner.h"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -166,6 +168,12 @@ const char* pci_path_name(PciPath p) {
       return "SYS";
   }
   return "?";
+}
+
+PciPath pci_path_from_name(const std::string& s) {
+  for (const PciPath p : {PciPath::kPix, PciPath::kPxb, PciPath::kPxn, PciPath::kPhb, PciPath::kSys})
+    if (strcasecmp(s.c_str(), pci_path_name(p)) == 0) return p;
+  throw std::invalid_argument("unknown GPU-NIC path '" + s + "' (known: pix, pxb, pxn, phb, sys)");
 }
 
 bool nccl_ll128_enabled(const TunerSystem& sys) {

@@ -35,6 +35,9 @@ enum class GpuArch : uint8_t { kVolta, kAmpere, kHopper, kBlackwell };
 // or across CPU sockets.
 enum class PciPath : uint8_t { kPix, kPxb, kPxn, kPhb, kSys };
 [[nodiscard]] const char* pci_path_name(PciPath p);  // "PIX" ... "SYS", NCCL's spelling
+// The path named `s`, in either case ("phb" or NCCL's "PHB"); throws
+// std::invalid_argument naming the known ones.
+[[nodiscard]] PciPath pci_path_from_name(const std::string& s);
 
 struct TunerSystem {
   CommShape shape;

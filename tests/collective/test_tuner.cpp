@@ -139,6 +139,10 @@ TEST(Tuner, LeavesLl128OutWhereNcclDoes) {
   TunerSystem one = sys;
   one.shape = CommShape{1, 8};
   EXPECT_TRUE(nccl_ll128_enabled(one));
+  // Named as the scenario key writes it or as NCCL prints it.
+  EXPECT_EQ(pci_path_from_name("phb"), PciPath::kPhb);
+  EXPECT_EQ(pci_path_from_name("PXN"), PciPath::kPxn);
+  EXPECT_THROW((void)pci_path_from_name("nvl"), std::invalid_argument);
 }
 
 // Conservation with the protocol's lines: LL puts twice the data on the

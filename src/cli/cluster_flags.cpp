@@ -41,6 +41,10 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
   app.add_option("--mtu", o.mtu,
                  "RDMA payload bytes per packet (default 4096, the IB/RoCE MTU NCCL runs with); on iWARP "
                  "the Ethernet MTU (default the profile's 1500)");
+  app.add_option("--gpu-nic-path", o.gpu_nic_path,
+                 "PCI path NCCL sees between a GPU and its NIC: pix | pxb | pxn | phb | sys (either case); "
+                 "across servers NCCL's tuner picks LL128 only up to pxb (pxn on h100/b200), e.g. not in a "
+                 "VM that shows the host bridge (default pxb)");
   app.add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
       ->check(CLI::Range(1, 64));
   app.add_flag("--sharp", o.sharp,

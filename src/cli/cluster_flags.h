@@ -25,8 +25,8 @@ namespace rdmasim::cli {
 // Throws std::invalid_argument naming `flag`.
 [[nodiscard]] int64_t parse_nccl_size(const std::string& flag, const std::string& v);
 
-// Registers --fabric, --topo, --oversubscription, --rate, --cable-delay, --mtu, --qps,
-// --sharp, --background-*, --seed on a subcommand.
+// Registers --fabric, --topo, --oversubscription, --rate, --cable-delay, --mtu,
+// --gpu-nic-path, --qps, --sharp, --background-*, --seed on a subcommand.
 void add_cluster_flags(CLI::App& app, ClusterCli& o);
 
 // Applies them to a run's options (NcclTestsOptions or TrainingRunOptions:
@@ -39,6 +39,11 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   if (!(c.oversub >= 1 && c.oversub <= 64))
     throw std::invalid_argument("--oversubscription must be between 1 and 64 (1 = non-blocking, 2 = 2:1)");
   o.cluster.oversubscription = c.oversub;
+  try {
+    o.cluster.gpu_nic_path = pci_path_from_name(c.gpu_nic_path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--gpu-nic-path: ") + e.what());
+  }
   if (!c.rate.empty()) {
     try {
       o.cluster.nic_link.rate = o.cluster.fabric_link.rate = parse_rate(c.rate);

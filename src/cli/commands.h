@@ -124,7 +124,7 @@ int fio_command(const FioCli& o, const Context& ctx);
 // profile built for these 400G clusters, on the same hardware terms as
 // ib-ndr (cut-through, NIC and switch latencies).
 struct ClusterCli {
-  std::string fabric = "rocev2-dcqcn-400g", topo = "rail", rate, mtu, cable_delay;
+  std::string fabric = "rocev2-dcqcn-400g", topo = "rail", rate, mtu, cable_delay, gpu_nic_path = "pxb";
   double oversub = 1.0;
   int qps = 1;
   bool sharp = false;  // fabric.sharp.enabled on a profile without it
@@ -141,7 +141,7 @@ struct NcclTestsCli {
   long long stepfactor = 2;
   int gpus = 8, nodes = 4, root = 0, channels = 0;
   bool no_pxn = false;
-  std::string algo = "auto", proto = "auto", gpu = "h100", gpu_nic_path = "pxb";
+  std::string algo = "auto", proto = "auto", gpu = "h100";
   std::string nvlink_bw, nvlink_latency, step_latency, net_latency, launch_latency, json;
   ClusterCli cluster;
 };

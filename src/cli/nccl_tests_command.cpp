@@ -48,10 +48,6 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option(
       "--gpu", o.gpu,
       "GPU class: v100 | a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
-  nt->add_option("--gpu-nic-path", o.gpu_nic_path,
-                 "PCI path NCCL sees between a GPU and its NIC: pix | pxb | pxn | phb | sys; across servers "
-                 "NCCL's tuner picks LL128 only up to pxb (pxn on h100/b200), e.g. not in a VM that shows "
-                 "the host bridge (default pxb)");
   nt->add_option("--channels", o.channels,
                  "channels (rings/trees), each with its own QPs (default: GPUs per server)")
       ->check(CLI::Range(1, 64));
@@ -105,7 +101,6 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     const GpuClass& gpu =
         flag_value("--gpu", c.gpu, [](const std::string& n) -> const GpuClass& { return gpu_class(n); });
     o.cluster.arch = gpu.arch;
-    o.cluster.gpu_nic_path = flag_value("--gpu-nic-path", c.gpu_nic_path, pci_path_from_name);
     o.cluster.nvlink.rate = gpu.nvlink_rate();
     if (!c.nvlink_bw.empty()) o.cluster.nvlink.rate = flag_value("--nvlink-bw", c.nvlink_bw, parse_rate);
     if (!c.nvlink_latency.empty())

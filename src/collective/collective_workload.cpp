@@ -48,11 +48,6 @@ constexpr Names<GpuArch> kGpuArchNames = {{"hopper", GpuArch::kHopper},
                                           {"ampere", GpuArch::kAmpere},
                                           {"volta", GpuArch::kVolta},
                                           {"blackwell", GpuArch::kBlackwell}};
-constexpr Names<PciPath> kPciPathNames = {{"pix", PciPath::kPix},
-                                          {"pxb", PciPath::kPxb},
-                                          {"pxn", PciPath::kPxn},
-                                          {"phb", PciPath::kPhb},
-                                          {"sys", PciPath::kSys}};
 
 struct CollectiveKeys {
   static constexpr std::string_view kName = "collective";
@@ -123,15 +118,7 @@ struct CollectiveKeys {
             p.gpus_per_server, 1, 64);
     v.choice({"gpu_arch", "GPU generation, for NCCL's tuner (its bandwidth caps differ per generation)"},
              p.arch, kGpuArchNames);
-    v.choice(
-        {"gpu_nic_path",
-         "the PCI path NCCL sees between a GPU and its NIC (pix: one PCIe switch, pxb: several, pxn: "
-         "through another GPU, phb: the CPU's host bridge, sys: across sockets); NCCL's tuner picks "
-         "LL128 across servers only up to pxb (pxn on hopper and blackwell). Default pxb: HGX/DGX "
-         "boards put each GPU and its NIC behind PCIe switches (an assumption; a VM without NCCL's "
-         "topology file may show phb). Only NCCL's LL128 rule follows it: the network path stays GPUDirect, "
-         "as NCCL keeps it beyond pxb only when NCCL_NET_GDR_LEVEL says so"},
-        p.gpu_nic_path, kPciPathNames);
+    v.choice({"gpu_nic_path", kGpuNicPathDoc}, p.gpu_nic_path, kPciPathNames);
     v.time_auto(
         {"step_latency",
          "GPU time before a chunk moves over NVLink; auto: NCCL's per-hop latency for the algorithm and "

@@ -13,9 +13,24 @@
 
 #include "collective/background.h"
 #include "collective/communicator.h"
+#include "config/params.h"
 #include "workload/workload.h"
 
 namespace rdmasim {
+
+// The key gpu_nic_path, as the collective and training workloads read it.
+inline constexpr Names<PciPath> kPciPathNames = {{"pix", PciPath::kPix},
+                                                 {"pxb", PciPath::kPxb},
+                                                 {"pxn", PciPath::kPxn},
+                                                 {"phb", PciPath::kPhb},
+                                                 {"sys", PciPath::kSys}};
+inline constexpr const char* kGpuNicPathDoc =
+    "the PCI path NCCL sees between a GPU and its NIC (pix: one PCIe switch, pxb: several, pxn: through "
+    "another GPU, phb: the CPU's host bridge, sys: across sockets); NCCL's tuner picks LL128 across "
+    "servers only up to pxb (pxn on hopper and blackwell). Default pxb: HGX/DGX boards put each GPU and "
+    "its NIC behind PCIe switches (an assumption; a VM without NCCL's topology file may show phb). Only "
+    "NCCL's LL128 rule follows it: the network path stays GPUDirect, as NCCL keeps it beyond pxb only when "
+    "NCCL_NET_GDR_LEVEL says so";
 
 struct CollectiveParams final : WorkloadParams {
   PlanRequest req;  // channels 0: one per GPU of a server, at least 2

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "collective/collective_workload.h"
 #include "config/cfg_node.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
@@ -76,6 +77,7 @@ struct TrainingKeys {
               {"hierarchical", std::optional<Algo>(Algo::kHierarchical)},
               {"sharp", std::optional<Algo>(Algo::kSharp)}});
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, o.comm.qps_per_conn, 1, 64);
+    v.choice({"gpu_nic_path", kGpuNicPathDoc}, o.cluster.gpu_nic_path, kPciPathNames);
   }
   static void after_read(const CfgNode& item, WorkloadSpec& ws) {
     const TrainingRunOptions& o = params_of<TrainingParams>(ws).run;

@@ -220,6 +220,27 @@ TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
   EXPECT_NE(proto(", gpu_nic_path: pxn, gpu_arch: ampere"), Proto::kLL128);
 }
 
+// A training workload's gpu_nic_path reaches the tuner of its collectives
+// too: a small model's data-parallel buckets over 4 servers run LL128 at
+// pxb and not at phb, so their AllReduce time differs.
+TEST(WorkloadScenarios, TrainingTakesTheGpuNicPath) {
+  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+  const auto dp_time = [&](const std::string& extra) {
+    Experiment e(
+        load_scenario_text(base +
+                               "  - {type: training, model: gpt3-xl, params: 2e7, layers: 4, hidden: "
+                               "512, tp: 1, pp: 1, dp: 32, gpus_per_server: 8" +
+                               extra + "}\n",
+                           "t.yaml"));
+    e.run();
+    const auto& t = dynamic_cast<const TrainingWorkload&>(*e.workloads().at(0));
+    EXPECT_TRUE(t.finished()) << extra;
+    return t.result().dp.total;
+  };
+  EXPECT_EQ(dp_time(""), dp_time(", gpu_nic_path: pxb"));
+  EXPECT_NE(dp_time(""), dp_time(", gpu_nic_path: phb"));
+}
+
 TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {
   Experiment alone(load_scenario_text(kRoce, "t.yaml"));
   alone.run();

@@ -199,15 +199,7 @@ class Communicator final : public EventHandler, public CompletionSink {
   // pipeline their chunks hop by hop: one lane at the channel's rate.
   int lanes_ = 1;
   std::vector<uint32_t> gpu_slot_;  // per transfer: (sending rank, channel, lane)
-  // A tree's down step to several peers is one GPU step, each send charged
-  // its share (Transfer::share), whatever the protocol (NCCL's runTreeSplit
-  // makes one pass for Simple, LL and LL128 alike). Charged in full per
-  // send, an interior rank on 4 or more servers (two tree children and its
-  // chain) paid for three passes where NCCL makes one: 512 MiB tree/Simple
-  // on 4 x 8 H100 took 6633 us against NCCL's model 3849, 64 MiB
-  // tree/LL128 on 8 x 8 H100 1058 against 725.
-  bool tree_steps_ = false;
-  std::vector<Time> gpu_free_;  // per (rank, channel, lane): when its GPU work is next free
+  std::vector<Time> gpu_free_;      // per (rank, channel, lane): when its GPU work is next free
   // A Simple ring's hop across the fabric: the GPU's work and the proxy's
   // sends stream together, and the transfer is delivered when both have
   // finished. NCCL posts each slice, half a step's block, as soon as the GPU

@@ -41,7 +41,10 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
       "| sharp (CollNet; InfiniBand fabrics, or --sharp) | nvls | nvlstree (NVLink SHARP: H100/B200; nvls "
       "on one server, or across servers with IB SHARP as NCCL's CollNet; nvlstree across servers) | pairwise "
       "(default auto)");
-  nt->add_option("--proto", o.proto, "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple");
+  nt->add_option(
+      "--proto", o.proto,
+      "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple, or NCCL's list (LL,Simple) "
+      "or exclusion (^LL128): the tuner picks among those");
   nt->add_flag("--no-pxn", o.no_pxn,
                "NCCL_PXN_DISABLE=1: alltoall/sendrecv chunks leave through the sending GPU's own NIC instead "
                "of crossing NVLink to the destination's rail");
@@ -79,7 +82,10 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     if (name.ends_with("_perf")) name.resize(name.size() - 5);
     o.type = flag_value("test", name, coll_from_name);
     if (c.algo != "auto") o.algo = flag_value("--algo", c.algo, algo_from_name);
-    if (c.proto != "auto") o.proto = flag_value("--proto", c.proto, proto_from_name);
+    if (const ProtoSet set = flag_value("--proto", c.proto, parse_nccl_proto); proto_set_is_single(set))
+      o.proto = proto_of_single(set);
+    else
+      o.proto_list = set;
     if (c.no_pxn && o.type != CollType::kAllToAll && o.type != CollType::kSendRecv)
       throw std::invalid_argument("--no-pxn has no effect: PXN carries alltoall and sendrecv traffic only");
     o.pxn = !c.no_pxn;

@@ -52,6 +52,14 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
                                 coll_name(r.type));
 }
 
+void set_nccl_proto(PlanRequest& r, ProtoSet set) {
+  r.tune_proto = !proto_set_is_single(set);
+  r.proto_set = r.tune_proto ? set : 0;
+  r.proto = r.tune_proto ? Proto::kSimple : proto_of_single(set);
+}
+
+ProtoSet nccl_proto_of(const PlanRequest& r) { return r.tune_proto ? r.proto_set : proto_bit(r.proto); }
+
 Plan build_plan(const PlanRequest& r, const CommShape& shape) {
   check_plan_request(r, shape);
   switch (r.algo) {

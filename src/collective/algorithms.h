@@ -30,6 +30,11 @@ struct PlanRequest {
   // replaced by its choice when the collective starts.
   bool tune_algo = false;
   bool tune_proto = false;
+  // With tune_proto: the protocols NCCL_PROTO lists when it names several
+  // ("LL,Simple", "^LL"); the tuner picks among them, LL128 included even
+  // where NCCL's default rule would leave it out (NCCL counts a listed
+  // protocol as asked for). 0: NCCL_PROTO unset, NCCL's default rule.
+  ProtoSet proto_set = 0;
   int channels = 8;
   // PXN (NCCL_PXN_DISABLE=0, NCCL's default): a point-to-point chunk for a
   // GPU of another server and another local index first crosses NVLink to
@@ -53,6 +58,11 @@ struct PlanRequest {
     return proto_grain_bytes(proto) * (two_step_slices ? 2 : 1);
   }
 };
+
+// NCCL_PROTO's setting on `r`: unset (0), one protocol (forced), or several
+// (the tuner picks among them); and back.
+void set_nccl_proto(PlanRequest& r, ProtoSet set);
+[[nodiscard]] ProtoSet nccl_proto_of(const PlanRequest& r);
 
 // Throws std::invalid_argument when the algorithm does not apply or the
 // request is malformed.

@@ -40,10 +40,20 @@ constexpr Names<Pick<Algo>> kAlgoNames = {
     {"tree", {false, Algo::kTree}},         {"hierarchical", {false, Algo::kHierarchical}},
     {"pairwise", {false, Algo::kPairwise}}, {"sharp", {false, Algo::kSharp}},
     {"nvls", {false, Algo::kNvls}},         {"nvlstree", {false, Algo::kNvlsTree}}};
-constexpr Names<Pick<Proto>> kProtoNames = {{"auto", {true, Proto::kSimple}},
-                                            {"LL", {false, Proto::kLL}},
-                                            {"LL128", {false, Proto::kLL128}},
-                                            {"Simple", {false, Proto::kSimple}}};
+// NCCL_PROTO in NCCL's own syntax (parse_nccl_proto).
+struct NcclProtoCodec {
+  static void read(const CfgNode& n, const char* key, PlanRequest& r) {
+    try {
+      set_nccl_proto(r, parse_nccl_proto(n.str(key)));
+    } catch (const std::invalid_argument& e) {
+      throw n.error(key, e.what());
+    }
+  }
+  static nlohmann::ordered_json echo(const PlanRequest& r) { return nccl_proto_text(nccl_proto_of(r)); }
+  static std::string form() {
+    return "auto, LL, LL128 or Simple; or NCCL_PROTO's list (LL,Simple) or exclusion (^LL128)";
+  }
+};
 constexpr Names<GpuArch> kGpuArchNames = {{"hopper", GpuArch::kHopper},
                                           {"ampere", GpuArch::kAmpere},
                                           {"volta", GpuArch::kVolta},
@@ -74,19 +84,19 @@ struct CollectiveKeys {
       r.tune_algo = algo.tune;
       if (!algo.tune) r.algo = algo.value;
     }
-    Pick<Proto> proto{r.tune_proto, r.proto};
-    v.choice({"proto", "the protocol (NCCL_PROTO): LL, LL128 or Simple; auto: NCCL's tuner picks per size"},
-             proto, kProtoNames);
-    if constexpr (V::kReads) {
-      r.tune_proto = proto.tune;
-      r.proto = proto.value;
-    }
-    v.check(r.tune_algo || r.algo != Algo::kSharp || r.tune_proto || r.proto == Proto::kSimple, "proto",
-            "expected Simple or auto with algo sharp: NCCL's CollNet runs the Simple protocol only");
-    v.check(r.tune_algo || (r.algo != Algo::kNvls && r.algo != Algo::kNvlsTree) || r.tune_proto ||
-                r.proto == Proto::kSimple,
-            "proto",
-            "expected Simple or auto with algo nvls/nvlstree: NVLink SHARP runs the Simple protocol only");
+    v.custom({"proto",
+              "the protocol (NCCL_PROTO): LL, LL128 or Simple; auto: NCCL's tuner picks per size; a list or "
+              "an exclusion leaves the tuner those protocols"},
+             r, NcclProtoCodec{});
+    const ProtoSet protos = nccl_proto_of(r);
+    const bool simple = protos == 0 || (protos & proto_bit(Proto::kSimple)) != 0;
+    v.check(
+        r.tune_algo || r.algo != Algo::kSharp || simple, "proto",
+        "expected a setting with Simple, or auto, with algo sharp: NCCL's CollNet runs the Simple protocol "
+        "only");
+    v.check(r.tune_algo || (r.algo != Algo::kNvls && r.algo != Algo::kNvlsTree) || simple, "proto",
+            "expected a setting with Simple, or auto, with algo nvls/nvlstree: NVLink SHARP runs the Simple "
+            "protocol only");
     v.check(
         r.tune_algo || algo_applies(r.type, r.algo), "algo",
         std::string("expected an algorithm that implements ") + coll_name(r.type) +

@@ -52,8 +52,9 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   std::string s;
   s += fmt::format(
       "# rdmasim nccl-tests: {}_perf  algo {}  proto {}  nranks {} ({} servers x {} GPUs, {})  channels {}\n",
-      coll_name(o.type), o.algo ? algo_name(*o.algo) : "auto", o.proto ? proto_name(*o.proto) : "auto",
-      r.nranks, o.cluster.servers, o.cluster.gpus_per_server, gpu_arch_name(o.cluster.arch), r.channels);
+      coll_name(o.type), o.algo ? algo_name(*o.algo) : "auto",
+      o.proto ? proto_name(*o.proto) : nccl_proto_text(o.proto_list), r.nranks, o.cluster.servers,
+      o.cluster.gpus_per_server, gpu_arch_name(o.cluster.arch), r.channels);
   s += fmt::format("# fabric {}  topology {} {}:1  NIC {} Gb/s  MTU {}  QPs/conn {}  NVLink {} GB/s {} us\n",
                    o.fabric.name, topo_name(o.cluster.topology), o.cluster.oversubscription,
                    o.cluster.nic_link.rate.gbps(), o.fabric.mtu_label(), o.comm.qps_per_conn,

@@ -20,6 +20,9 @@ struct NcclTestsOptions {
   // NCCL_ALGO / NCCL_PROTO: the tuner (tuner.h) picks each that is unset.
   std::optional<Algo> algo;
   std::optional<Proto> proto;
+  // NCCL_PROTO naming several protocols ("LL,Simple", "^LL"): the tuner
+  // picks among them (0: not set; a single one is `proto`).
+  ProtoSet proto_list = 0;
   int64_t min_bytes = 32 << 20;  // nccl-tests defaults: -b 32M -e 32M -f 2
   int64_t max_bytes = 32 << 20;
   int64_t step_factor = 2;

@@ -42,6 +42,46 @@ Proto proto_from_name(const std::string& s) {
   throw std::invalid_argument("unknown protocol '" + s + "' (known: LL, LL128, Simple)");
 }
 
+ProtoSet parse_nccl_proto(const std::string& s) {
+  if (s == "auto") return 0;
+  if (s.find_first_of(":;") != std::string::npos)
+    throw std::invalid_argument("NCCL_PROTO '" + s +
+                                "': per-collective prefixes are not modelled (expected auto, a list such as "
+                                "LL,Simple, or ^ and the protocols to leave out, e.g. ^LL128)");
+  const bool exclude = !s.empty() && s[0] == '^';
+  ProtoSet listed = 0;
+  size_t at = exclude ? 1 : 0;
+  while (true) {
+    const size_t comma = s.find(',', at);
+    const std::string name = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (name.empty())
+      throw std::invalid_argument("NCCL_PROTO '" + s + "': an empty name (expected LL, LL128 or Simple)");
+    listed |= proto_bit(proto_from_name(name));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  constexpr ProtoSet kAll = (1U << kProtos) - 1;
+  const ProtoSet set = exclude ? static_cast<ProtoSet>(kAll & ~listed) : listed;
+  if (set == 0) throw std::invalid_argument("NCCL_PROTO '" + s + "' leaves no protocol");
+  return set;
+}
+
+std::string nccl_proto_text(ProtoSet set) {
+  if (set == 0) return "auto";
+  std::string out;
+  for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
+    if ((set & proto_bit(p)) != 0) out += (out.empty() ? "" : ",") + std::string(proto_name(p));
+  return out;
+}
+
+bool proto_set_is_single(ProtoSet set) { return set != 0 && (set & (set - 1)) == 0; }
+
+Proto proto_of_single(ProtoSet set) {
+  for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
+    if (set == proto_bit(p)) return p;
+  throw std::invalid_argument("not a single protocol: " + nccl_proto_text(set));
+}
+
 int64_t proto_wire_bytes(Proto p, int64_t data) {
   switch (p) {
     case Proto::kLL:

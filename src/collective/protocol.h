@@ -25,6 +25,24 @@ inline constexpr int kProtos = 3;
 // Accepts NCCL_PROTO's names, case-insensitive. Throws std::invalid_argument.
 [[nodiscard]] Proto proto_from_name(const std::string& s);
 
+// A set of protocols, bit i for Proto(i); 0 stands for NCCL_PROTO unset.
+using ProtoSet = uint8_t;
+[[nodiscard]] constexpr ProtoSet proto_bit(Proto p) {
+  return static_cast<ProtoSet>(1U << static_cast<int>(p));
+}
+// NCCL_PROTO's value as NCCL reads it (src/graph/tuning.cc parseList): "auto"
+// (unset: 0), a comma-separated list ("LL,Simple") or "^" and the protocols
+// to leave out ("^LL128"), names case-insensitive. NCCL's per-collective
+// prefixes ("allreduce:LL") are refused. Throws std::invalid_argument naming
+// what was expected, or when nothing is left.
+[[nodiscard]] ProtoSet parse_nccl_proto(const std::string& s);
+// The set as NCCL_PROTO spells it: "auto" for 0, else the list ("LL,LL128").
+[[nodiscard]] std::string nccl_proto_text(ProtoSet set);
+// Whether `set` holds exactly one protocol; and that one (throws
+// std::invalid_argument for any other set).
+[[nodiscard]] bool proto_set_is_single(ProtoSet set);
+[[nodiscard]] Proto proto_of_single(ProtoSet set);
+
 // Bytes a protocol puts on the link for `data` bytes of payload: LL's 16-byte
 // line holds 8 B of data, LL128's 128-byte line holds 120 B.
 [[nodiscard]] int64_t proto_wire_bytes(Proto p, int64_t data);

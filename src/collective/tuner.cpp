@@ -197,6 +197,17 @@ const char* gpu_arch_name(GpuArch a) {
   return "?";
 }
 
+namespace {
+// Whether the tuner weighs protocol `p` for `r`: the one forced, one that
+// NCCL_PROTO lists, or (NCCL_PROTO unset) any but LL128 where NCCL's rule
+// leaves it out.
+bool tuner_may_pick(const PlanRequest& r, Proto p, bool ll128_enabled) {
+  if (!r.tune_proto) return p == r.proto;
+  if (r.proto_set != 0) return (r.proto_set & proto_bit(p)) != 0;
+  return p != Proto::kLL128 || ll128_enabled;
+}
+}  // namespace
+
 std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys) {
   std::vector<TunerEstimate> out;
   const Model m(r, sys);
@@ -215,7 +226,7 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
   const bool ll128 = nccl_ll128_enabled(sys);
   for (int a : algos)
     for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
-      if (r.tune_proto ? p != Proto::kLL128 || ll128 : p == r.proto) out.push_back(m.estimate(a, p));
+      if (tuner_may_pick(r, p, ll128)) out.push_back(m.estimate(a, p));
   // NVLink SHARP, Simple only: NVLS on one node, NVLSTree across nodes.
   // NVLS across servers needs CollNet (IB SHARP), which NCCL's tuner weighs
   // only with NCCL_COLLNET_ENABLE (tuning.cc l.503-506): here when asked for.
@@ -223,7 +234,7 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
   const Algo nvls = sys.shape.servers == 1 || collnet ? Algo::kNvls : Algo::kNvlsTree;
   const bool gather = r.type == CollType::kAllGather || r.type == CollType::kReduceScatter;
   const bool asked = r.tune_algo ? r.type == CollType::kAllReduce || gather : r.algo == nvls;
-  if (asked && nvls_unavailable(nvls, sys, r.type).empty() && (r.tune_proto || r.proto == Proto::kSimple)) {
+  if (asked && nvls_unavailable(nvls, sys, r.type).empty() && tuner_may_pick(r, Proto::kSimple, ll128)) {
     const int nodes = sys.shape.servers;
     double lat = kNvlsNvlinkLat;
     if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * kNvlsTreeNetLat;
@@ -295,7 +306,13 @@ TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys) {
     if (r.tune_proto) {
       const int64_t per_peer =
           r.type == CollType::kAllToAll ? r.bytes / std::max(1, sys.shape.ranks()) : r.bytes;
-      c.proto = c.algo == Algo::kPairwise && per_peer <= 16384 ? Proto::kLL : Proto::kSimple;
+      const bool ll = c.algo == Algo::kPairwise && per_peer <= 16384;
+      // NCCL_PROTO may leave LL or Simple out (never both: a list of one
+      // forces its protocol, and tune_proto is then unset).
+      const bool ll128 = nccl_ll128_enabled(sys);
+      const bool ll_ok = tuner_may_pick(r, Proto::kLL, ll128),
+                 simple_ok = tuner_may_pick(r, Proto::kSimple, ll128);
+      c.proto = (ll && ll_ok) || !simple_ok ? Proto::kLL : Proto::kSimple;
     }
     return c;
   }

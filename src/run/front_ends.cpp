@@ -110,6 +110,7 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->req.tune_algo = !o.algo;
   p->req.proto = o.proto.value_or(Proto::kSimple);
   p->req.tune_proto = !o.proto;
+  p->req.proto_set = o.proto ? 0 : o.proto_list;
   p->req.pxn = o.pxn;
   p->req.bytes = bytes;
   p->req.channels = o.channels;
@@ -134,19 +135,21 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
         " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical/nvls: "
         "all_gather, reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, "
         "sendrecv)");
-  if (o.algo == Algo::kSharp && o.proto && *o.proto != Proto::kSimple)
+  const std::string proto_text = o.proto ? proto_name(*o.proto) : nccl_proto_text(o.proto_list);
+  const bool simple = o.proto ? *o.proto == Proto::kSimple
+                              : o.proto_list == 0 || (o.proto_list & proto_bit(Proto::kSimple)) != 0;
+  if (o.algo == Algo::kSharp && !simple)
     throw std::invalid_argument(
-        std::string("--proto ") + proto_name(*o.proto) +
+        "--proto " + proto_text +
         " does not apply to --algo sharp: NCCL's CollNet runs the Simple protocol only");
   if (o.algo == Algo::kSharp)
     if (const std::string why = sharp_unavailable(o.fabric, "pass --sharp (fabric.sharp.enabled: true)");
         !why.empty())
       throw std::invalid_argument("--algo sharp: " + why);
   if (o.algo == Algo::kNvls || o.algo == Algo::kNvlsTree) {
-    if (o.proto && *o.proto != Proto::kSimple)
-      throw std::invalid_argument(std::string("--proto ") + proto_name(*o.proto) +
-                                  " does not apply to --algo " + algo_name(*o.algo) +
-                                  ": NVLink SHARP runs the Simple protocol only");
+    if (!simple)
+      throw std::invalid_argument("--proto " + proto_text + " does not apply to --algo " +
+                                  algo_name(*o.algo) + ": NVLink SHARP runs the Simple protocol only");
     TunerSystem sys;
     sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
     sys.arch = o.cluster.arch;

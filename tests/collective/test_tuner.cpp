@@ -145,6 +145,56 @@ TEST(Tuner, LeavesLl128OutWhereNcclDoes) {
   EXPECT_THROW((void)pci_path_from_name("nvl"), std::invalid_argument);
 }
 
+// NCCL_PROTO as NCCL parses it (tuning.cc parseList of 2.24.3): a list sets
+// the protocols it names, "^" the others; names case-insensitive; a listed
+// LL128 is enabled outright, so the GPU-NIC path rule above no longer
+// applies to it.
+TEST(Tuner, TakesNcclProtoListsAndExclusions) {
+  const ProtoSet ll = proto_bit(Proto::kLL), ll128 = proto_bit(Proto::kLL128),
+                 simple = proto_bit(Proto::kSimple);
+  EXPECT_EQ(parse_nccl_proto("auto"), 0);
+  EXPECT_EQ(parse_nccl_proto("LL128"), ll128);
+  EXPECT_EQ(parse_nccl_proto("ll,SIMPLE"), ll | simple);
+  EXPECT_EQ(parse_nccl_proto("^LL128"), ll | simple);
+  EXPECT_EQ(parse_nccl_proto("^ll,simple"), ll128);
+  EXPECT_EQ(nccl_proto_text(ll | simple), "LL,Simple");
+  EXPECT_EQ(nccl_proto_text(0), "auto");
+  for (const char* bad :
+       {"", "^", "LL,,Simple", "LL64", "^LL,LL128,Simple", "allreduce:LL", "LL;allreduce:^LL"})
+    EXPECT_THROW((void)parse_nccl_proto(bad), std::invalid_argument) << bad;
+
+  // Each candidate's estimate is the same with or without a list: the list
+  // only decides which candidates there are, and the cheapest of them wins.
+  TunerSystem sys = h100_2x8();
+  sys.gpu_nic = PciPath::kPhb;  // LL128 left out by default
+  for (const int64_t bytes : {int64_t{1} << 10, int64_t{1} << 20, int64_t{64} << 20}) {
+    PlanRequest r = allreduce(bytes);
+    const auto every = nccl_estimates(r, sys);
+    for (const ProtoSet set : {ProtoSet(ll128 | simple), ProtoSet(ll | ll128), ProtoSet(ll | simple)}) {
+      set_nccl_proto(r, set);
+      double best = 1e300;
+      Proto want = Proto::kSimple;
+      PlanRequest all = r;
+      all.proto_set = ll | ll128 | simple;
+      for (const auto& e : nccl_estimates(all, sys))
+        if ((set & proto_bit(e.proto)) != 0 && e.time_us < best) {
+          best = e.time_us;
+          want = e.proto;
+        }
+      EXPECT_EQ(nccl_tune(r, sys).proto, want) << bytes << " " << nccl_proto_text(set);
+      for (const auto& e : nccl_estimates(r, sys)) EXPECT_NE(set & proto_bit(e.proto), 0);
+    }
+    // Unset, LL128 stays out at PHB; listed, it is weighed.
+    for (const auto& e : every) EXPECT_NE(e.proto, Proto::kLL128);
+  }
+  PlanRequest r = allreduce(1 << 20);
+  set_nccl_proto(r, ll128 | simple);
+  EXPECT_EQ(nccl_tune(r, sys).proto, Proto::kLL128);  // tree/LL128, as with PXB unset
+  set_nccl_proto(r, simple);
+  EXPECT_FALSE(r.tune_proto);
+  EXPECT_EQ(nccl_proto_of(r), simple);
+}
+
 // Conservation with the protocol's lines: LL puts twice the data on the
 // links, LL128 128/120 of it rounded to whole lines per transfer.
 TEST(Protocols, FabricBytesCarryTheProtocolsLines) {

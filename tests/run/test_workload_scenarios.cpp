@@ -218,6 +218,33 @@ TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
   EXPECT_EQ(proto(", gpu_nic_path: pxn"), Proto::kLL128);
   EXPECT_NE(proto(", gpu_nic_path: phb"), Proto::kLL128);
   EXPECT_NE(proto(", gpu_nic_path: pxn, gpu_arch: ampere"), Proto::kLL128);
+  // NCCL_PROTO's list: a listed LL128 is taken even at phb (NCCL counts it
+  // as asked for), and an exclusion leaves the tuner the others.
+  EXPECT_EQ(proto(", gpu_nic_path: phb, proto: \"^LL\""), Proto::kLL128);
+  EXPECT_EQ(proto(", proto: \"LL,Simple\""), proto(", gpu_nic_path: phb"));
+  // Echoed as NCCL spells it; what the model cannot do is refused where it is written.
+  const Scenario listed = load_scenario_text(
+      base + "  - {type: collective, op: all_reduce, size: 1MiB, proto: \"^ll128\"}\n", "t.yaml");
+  EXPECT_EQ(nccl_proto_of(static_cast<const CollectiveParams&>(*listed.workloads[0].params).req),
+            proto_bit(Proto::kLL) | proto_bit(Proto::kSimple));
+  try {
+    (void)load_scenario_text(
+        base + "  - {type: collective, op: all_reduce, size: 1MiB, proto: allreduce:LL}\n", "t.yaml");
+    ADD_FAILURE() << "a per-collective prefix was taken";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("per-collective prefixes are not modelled"), std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)load_scenario_text(
+        base + "  - {type: collective, op: all_reduce, size: 1MiB, algo: sharp, proto: \"^Simple\"}\n",
+        "t.yaml");
+    ADD_FAILURE() << "sharp without Simple was taken";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("CollNet runs the Simple protocol only"), std::string::npos)
+        << e.what();
+  }
 }
 
 // A training workload's gpu_nic_path reaches the tuner of its collectives

@@ -40,7 +40,7 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
       "hierarchical "
       "| sharp (CollNet; InfiniBand fabrics, or --sharp) | nvls | nvlstree (NVLink SHARP: H100/B200; nvls "
       "on one server, or across servers with IB SHARP as NCCL's CollNet; nvlstree across servers) | pairwise "
-      "(default auto)");
+      "| NCCL's list (ring,tree) or exclusion (^nvls,nvlstree): the tuner picks among those (default auto)");
   nt->add_option(
       "--proto", o.proto,
       "NCCL_PROTO: auto (NCCL's tuner picks per size) | LL | LL128 | Simple, or NCCL's list (LL,Simple) "
@@ -81,7 +81,10 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     std::string name = c.test;
     if (name.ends_with("_perf")) name.resize(name.size() - 5);
     o.type = flag_value("test", name, coll_from_name);
-    if (c.algo != "auto") o.algo = flag_value("--algo", c.algo, algo_from_name);
+    if (const AlgoSet set = flag_value("--algo", c.algo, parse_nccl_algo); algo_set_is_single(set))
+      o.algo = algo_of_single(set);
+    else
+      o.algo_list = set;
     if (const ProtoSet set = flag_value("--proto", c.proto, parse_nccl_proto); proto_set_is_single(set))
       o.proto = proto_of_single(set);
     else

@@ -60,6 +60,14 @@ void set_nccl_proto(PlanRequest& r, ProtoSet set) {
 
 ProtoSet nccl_proto_of(const PlanRequest& r) { return r.tune_proto ? r.proto_set : proto_bit(r.proto); }
 
+void set_nccl_algo(PlanRequest& r, AlgoSet set) {
+  r.tune_algo = !algo_set_is_single(set);
+  r.algo_set = r.tune_algo ? set : 0;
+  r.algo = r.tune_algo ? default_algo(r.type) : algo_of_single(set);
+}
+
+AlgoSet nccl_algo_of(const PlanRequest& r) { return r.tune_algo ? r.algo_set : algo_bit(r.algo); }
+
 Plan build_plan(const PlanRequest& r, const CommShape& shape) {
   check_plan_request(r, shape);
   switch (r.algo) {

@@ -35,6 +35,9 @@ struct PlanRequest {
   // where NCCL's default rule would leave it out (NCCL counts a listed
   // protocol as asked for). 0: NCCL_PROTO unset, NCCL's default rule.
   ProtoSet proto_set = 0;
+  // With tune_algo: the algorithms NCCL_ALGO lists when it names several
+  // ("ring,tree", "^nvls,nvlstree"); 0: NCCL_ALGO unset, every one that applies.
+  AlgoSet algo_set = 0;
   int channels = 8;
   // PXN (NCCL_PXN_DISABLE=0, NCCL's default): a point-to-point chunk for a
   // GPU of another server and another local index first crosses NVLink to
@@ -63,6 +66,9 @@ struct PlanRequest {
 // (the tuner picks among them); and back.
 void set_nccl_proto(PlanRequest& r, ProtoSet set);
 [[nodiscard]] ProtoSet nccl_proto_of(const PlanRequest& r);
+// NCCL_ALGO's likewise.
+void set_nccl_algo(PlanRequest& r, AlgoSet set);
+[[nodiscard]] AlgoSet nccl_algo_of(const PlanRequest& r);
 
 // Throws std::invalid_argument when the algorithm does not apply or the
 // request is malformed.

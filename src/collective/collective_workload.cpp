@@ -29,17 +29,22 @@ constexpr Names<CollType> kCollNames = {{"all_reduce", CollType::kAllReduce},
                                         {"sendrecv", CollType::kSendRecv}};
 // An algorithm or protocol a user forces (NCCL_ALGO / NCCL_PROTO), or auto:
 // NCCL's tuner chooses.
-template <class T>
-struct Pick {
-  bool tune;
-  T value;
-  bool operator==(const Pick&) const = default;
+// NCCL_ALGO in NCCL's own syntax (parse_nccl_algo).
+struct NcclAlgoCodec {
+  static void read(const CfgNode& n, const char* key, PlanRequest& r) {
+    try {
+      set_nccl_algo(r, parse_nccl_algo(n.str(key)));
+    } catch (const std::invalid_argument& e) {
+      throw n.error(key, e.what());
+    }
+  }
+  static nlohmann::ordered_json echo(const PlanRequest& r) { return nccl_algo_text(nccl_algo_of(r)); }
+  static std::string form() {
+    return "auto, ring, tree, hierarchical, pairwise, sharp, nvls or nvlstree; or NCCL_ALGO's list "
+           "(ring,tree) "
+           "or exclusion (^nvls,nvlstree)";
+  }
 };
-constexpr Names<Pick<Algo>> kAlgoNames = {
-    {"auto", {true, Algo::kRing}},          {"ring", {false, Algo::kRing}},
-    {"tree", {false, Algo::kTree}},         {"hierarchical", {false, Algo::kHierarchical}},
-    {"pairwise", {false, Algo::kPairwise}}, {"sharp", {false, Algo::kSharp}},
-    {"nvls", {false, Algo::kNvls}},         {"nvlstree", {false, Algo::kNvlsTree}}};
 // NCCL_PROTO in NCCL's own syntax (parse_nccl_proto).
 struct NcclProtoCodec {
   static void read(const CfgNode& n, const char* key, PlanRequest& r) {
@@ -75,15 +80,14 @@ struct CollectiveKeys {
     v.time({"start", "when the collective is launched"}, ws.start);
     v.choice(Key{"op", "the NCCL collective", kRequired}, r.type, kCollNames);
     if constexpr (V::kReads) r.algo = default_algo(r.type);
-    Pick<Algo> algo{r.tune_algo, r.tune_algo ? Algo::kRing : r.algo};
-    v.choice({"algo",
+    v.custom({"algo",
               "the algorithm (NCCL_ALGO); auto: NCCL's tuner picks ring, tree, nvls or nvlstree per size "
-              "(pairwise for alltoall/sendrecv); nvls across servers runs with IB SHARP (CollNet)"},
-             algo, kAlgoNames);
-    if constexpr (V::kReads) {
-      r.tune_algo = algo.tune;
-      if (!algo.tune) r.algo = algo.value;
-    }
+              "(pairwise for alltoall/sendrecv); a list or an exclusion leaves the tuner those; nvls across "
+              "servers runs with IB SHARP (CollNet)"},
+             r, NcclAlgoCodec{});
+    v.check(!r.tune_algo || r.algo_set == 0 || default_algo(r.type) == Algo::kRing, "algo",
+            std::string("expected one algorithm or auto for ") + coll_name(r.type) +
+                ": NCCL's tuner does not choose its algorithm");
     v.custom({"proto",
               "the protocol (NCCL_PROTO): LL, LL128 or Simple; auto: NCCL's tuner picks per size; a list or "
               "an exclusion leaves the tuner those protocols"},
@@ -168,6 +172,16 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
   if (p.req.algo == Algo::kSharp)
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("algo", why);
+  if (p.req.tune_algo && p.req.algo_set != 0) {
+    TunerSystem sys;
+    sys.shape = CommShape{hosts / p.gpus_per_server, p.gpus_per_server};
+    sys.arch = p.arch;
+    if (nccl_candidate_algos(p.req, sys).empty())
+      throw item.error("algo", "NCCL_ALGO " + nccl_algo_text(p.req.algo_set) +
+                                   " leaves no algorithm that runs " + coll_name(p.req.type) + " on " +
+                                   std::to_string(sys.shape.servers) + " servers of " +
+                                   std::to_string(sys.shape.gpus) + " " + gpu_arch_name(sys.arch) + " GPUs");
+  }
   if (!p.req.tune_algo && (p.req.algo == Algo::kNvls || p.req.algo == Algo::kNvlsTree)) {
     TunerSystem sys;
     sys.shape = CommShape{hosts / p.gpus_per_server, p.gpus_per_server};

@@ -52,7 +52,7 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   std::string s;
   s += fmt::format(
       "# rdmasim nccl-tests: {}_perf  algo {}  proto {}  nranks {} ({} servers x {} GPUs, {})  channels {}\n",
-      coll_name(o.type), o.algo ? algo_name(*o.algo) : "auto",
+      coll_name(o.type), o.algo ? algo_name(*o.algo) : nccl_algo_text(o.algo_list),
       o.proto ? proto_name(*o.proto) : nccl_proto_text(o.proto_list), r.nranks, o.cluster.servers,
       o.cluster.gpus_per_server, gpu_arch_name(o.cluster.arch), r.channels);
   s += fmt::format("# fabric {}  topology {} {}:1  NIC {} Gb/s  MTU {}  QPs/conn {}  NVLink {} GB/s {} us\n",
@@ -131,9 +131,9 @@ std::string nccl_tests_json(const NcclTestsResult& r, const NcclTestsOptions& o)
       "  \"test\": \"{}_perf\", \"algo\": \"{}\", \"fabric\": \"{}\", \"servers\": {}, \"gpus_per_server\": "
       "{}, "
       "\"nranks\": {}, \"channels\": {}, \"qps_per_conn\": {}, \"oversubscription\": {}, \"seed\": {},\n",
-      coll_name(o.type), o.algo ? algo_name(*o.algo) : "auto", o.fabric.name, o.cluster.servers,
-      o.cluster.gpus_per_server, r.nranks, r.channels, o.comm.qps_per_conn, o.cluster.oversubscription,
-      o.seed);
+      coll_name(o.type), o.algo ? algo_name(*o.algo) : nccl_algo_text(o.algo_list), o.fabric.name,
+      o.cluster.servers, o.cluster.gpus_per_server, r.nranks, r.channels, o.comm.qps_per_conn,
+      o.cluster.oversubscription, o.seed);
   s += "  \"rows\": [\n";
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];

@@ -19,6 +19,9 @@ struct NcclTestsOptions {
   CollType type = CollType::kAllReduce;
   // NCCL_ALGO / NCCL_PROTO: the tuner (tuner.h) picks each that is unset.
   std::optional<Algo> algo;
+  // NCCL_ALGO naming several algorithms ("ring,tree", "^nvls,nvlstree"): the
+  // tuner picks among them (0: not set; a single one is `algo`).
+  AlgoSet algo_list = 0;
   std::optional<Proto> proto;
   // NCCL_PROTO naming several protocols ("LL,Simple", "^LL"): the tuner
   // picks among them (0: not set; a single one is `proto`).

@@ -1,6 +1,9 @@
 #include "collective/plan.h"
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
+#include <string>
 
 namespace rdmasim {
 
@@ -60,6 +63,58 @@ Algo algo_from_name(const std::string& s) {
     if (s == algo_name(a)) return a;
   throw std::invalid_argument("unknown algorithm '" + s +
                               "' (known: ring, tree, hierarchical, pairwise, sharp, nvls, nvlstree)");
+}
+
+AlgoSet parse_nccl_algo(const std::string& s) {
+  if (s == "auto") return 0;
+  if (s.find_first_of(":;") != std::string::npos)
+    throw std::invalid_argument(
+        "NCCL_ALGO '" + s +
+        "': per-collective prefixes are not modelled (expected auto, one algorithm, a "
+        "list such as ring,tree, or ^ and the algorithms to leave out, e.g. ^nvls,nvlstree)");
+  const AlgoSet tuned =
+      algo_bit(Algo::kRing) | algo_bit(Algo::kTree) | algo_bit(Algo::kNvls) | algo_bit(Algo::kNvlsTree);
+  const bool exclude = !s.empty() && s[0] == '^';
+  AlgoSet listed = 0;
+  size_t names = 0;
+  for (size_t at = exclude ? 1 : 0;; ++names) {
+    const size_t comma = s.find(',', at);
+    std::string name = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (name.empty())
+      throw std::invalid_argument("NCCL_ALGO '" + s +
+                                  "': an empty name (expected ring, tree, nvls or nvlstree)");
+    listed |= algo_bit(algo_from_name(name));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (!exclude && names == 0) return listed;  // one algorithm, forced: any of them
+  if ((listed & ~tuned) != 0)
+    throw std::invalid_argument(
+        "NCCL_ALGO '" + s +
+        "': a list or exclusion names algorithms NCCL's tuner chooses among (ring, tree, "
+        "nvls, nvlstree); hierarchical, pairwise and sharp are forced alone");
+  const AlgoSet set = exclude ? static_cast<AlgoSet>(tuned & ~listed) : listed;
+  if (set == 0) throw std::invalid_argument("NCCL_ALGO '" + s + "' leaves no algorithm");
+  return set;
+}
+
+std::string nccl_algo_text(AlgoSet set) {
+  if (set == 0) return "auto";
+  std::string out;
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kHierarchical, Algo::kPairwise, Algo::kSharp, Algo::kNvls,
+                 Algo::kNvlsTree})
+    if ((set & algo_bit(a)) != 0) out += (out.empty() ? "" : ",") + std::string(algo_name(a));
+  return out;
+}
+
+bool algo_set_is_single(AlgoSet set) { return set != 0 && (set & (set - 1)) == 0; }
+
+Algo algo_of_single(AlgoSet set) {
+  for (Algo a : {Algo::kRing, Algo::kTree, Algo::kHierarchical, Algo::kPairwise, Algo::kSharp, Algo::kNvls,
+                 Algo::kNvlsTree})
+    if (set == algo_bit(a)) return a;
+  throw std::invalid_argument("not a single algorithm: " + nccl_algo_text(set));
 }
 
 Algo default_algo(CollType t) {

@@ -37,6 +37,21 @@ enum class Algo : uint8_t { kRing, kTree, kHierarchical, kPairwise, kSharp, kNvl
 // reduce, alltoall, sendrecv. Throws std::invalid_argument for others.
 [[nodiscard]] CollType coll_from_name(const std::string& s);
 [[nodiscard]] Algo algo_from_name(const std::string& s);
+// A set of algorithms, bit i for Algo(i); 0 stands for NCCL_ALGO unset.
+using AlgoSet = uint8_t;
+[[nodiscard]] constexpr AlgoSet algo_bit(Algo a) { return static_cast<AlgoSet>(1U << static_cast<int>(a)); }
+// NCCL_ALGO's value as NCCL reads it (src/graph/tuning.cc parseList), over
+// the algorithms its tuner chooses among here (ring, tree, nvls, nvlstree):
+// "auto" (unset: 0), a comma-separated list ("ring,tree") or "^" and those to
+// leave out ("^nvls,nvlstree", as NCCL_NVLS_ENABLE=0); names
+// case-insensitive. One name forces it, and may be any algorithm. Throws
+// std::invalid_argument naming what was expected.
+[[nodiscard]] AlgoSet parse_nccl_algo(const std::string& s);
+// The set as NCCL_ALGO spells it here: "auto" for 0, else the list ("ring,tree").
+[[nodiscard]] std::string nccl_algo_text(AlgoSet set);
+[[nodiscard]] bool algo_set_is_single(AlgoSet set);
+// The one algorithm of a set of one (throws std::invalid_argument otherwise).
+[[nodiscard]] Algo algo_of_single(AlgoSet set);
 // NCCL's default algorithm for a collective (ring, or pairwise for AllToAll/SendRecv).
 [[nodiscard]] Algo default_algo(CollType t);
 // Whether `a` implements `t`.

@@ -208,33 +208,45 @@ bool tuner_may_pick(const PlanRequest& r, Proto p, bool ll128_enabled) {
 }
 }  // namespace
 
-std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys) {
-  std::vector<TunerEstimate> out;
-  const Model m(r, sys);
-  std::vector<int> algos;
+std::vector<Algo> nccl_candidate_algos(const PlanRequest& r, const TunerSystem& sys) {
+  std::vector<Algo> out;
+  const auto listed = [&](Algo a) { return r.algo_set == 0 || (r.algo_set & algo_bit(a)) != 0; };
   if (!r.tune_algo) {
-    if (r.algo == Algo::kRing) algos.push_back(kRing);
-    if (r.algo == Algo::kTree) algos.push_back(kTree);
+    if (r.algo == Algo::kRing || r.algo == Algo::kTree) out.push_back(r.algo);
   } else if (r.type == CollType::kAllReduce || r.type == CollType::kAllGather ||
              r.type == CollType::kReduceScatter || r.type == CollType::kBroadcast ||
              r.type == CollType::kReduce) {
-    algos.push_back(kRing);
+    if (listed(Algo::kRing)) out.push_back(Algo::kRing);
     // NCCL's trees are AllReduce only, and across nodes (inside one node a
     // tree is a chain).
-    if (r.type == CollType::kAllReduce && sys.shape.servers > 1) algos.push_back(kTree);
+    if (r.type == CollType::kAllReduce && sys.shape.servers > 1 && listed(Algo::kTree))
+      out.push_back(Algo::kTree);
   }
-  const bool ll128 = nccl_ll128_enabled(sys);
-  for (int a : algos)
-    for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
-      if (tuner_may_pick(r, p, ll128)) out.push_back(m.estimate(a, p));
-  // NVLink SHARP, Simple only: NVLS on one node, NVLSTree across nodes.
-  // NVLS across servers needs CollNet (IB SHARP), which NCCL's tuner weighs
-  // only with NCCL_COLLNET_ENABLE (tuning.cc l.503-506): here when asked for.
+  // NVLink SHARP: NVLS on one node, NVLSTree across nodes. NVLS across
+  // servers needs CollNet (IB SHARP), which NCCL's tuner weighs only with
+  // NCCL_COLLNET_ENABLE (tuning.cc l.503-506): here when asked for.
   const bool collnet = !r.tune_algo && r.algo == Algo::kNvls && sys.shape.servers > 1;
   const Algo nvls = sys.shape.servers == 1 || collnet ? Algo::kNvls : Algo::kNvlsTree;
   const bool gather = r.type == CollType::kAllGather || r.type == CollType::kReduceScatter;
-  const bool asked = r.tune_algo ? r.type == CollType::kAllReduce || gather : r.algo == nvls;
-  if (asked && nvls_unavailable(nvls, sys, r.type).empty() && tuner_may_pick(r, Proto::kSimple, ll128)) {
+  const bool asked =
+      r.tune_algo ? (r.type == CollType::kAllReduce || gather) && listed(nvls) : r.algo == nvls;
+  if (asked && nvls_unavailable(nvls, sys, r.type).empty()) out.push_back(nvls);
+  return out;
+}
+
+std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys) {
+  std::vector<TunerEstimate> out;
+  const Model m(r, sys);
+  const bool ll128 = nccl_ll128_enabled(sys);
+  for (const Algo algo : nccl_candidate_algos(r, sys)) {
+    if (algo == Algo::kRing || algo == Algo::kTree) {
+      for (Proto p : {Proto::kLL, Proto::kLL128, Proto::kSimple})
+        if (tuner_may_pick(r, p, ll128)) out.push_back(m.estimate(algo == Algo::kRing ? kRing : kTree, p));
+      continue;
+    }
+    // NVLink SHARP runs Simple only.
+    if (!tuner_may_pick(r, Proto::kSimple, ll128)) continue;
+    const Algo nvls = algo;
     const int nodes = sys.shape.servers;
     double lat = kNvlsNvlinkLat;
     if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * kNvlsTreeNetLat;

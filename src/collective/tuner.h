@@ -70,6 +70,10 @@ struct TunerEstimate {
   double time_us;
 };
 
+// The algorithms NCCL's tuner weighs for r.type on `sys` (ring, tree,
+// nvls or nvlstree): those that apply and NCCL_ALGO leaves (r.algo_set), or
+// the one forced if the tuner models it. Empty: none (NCCL fails the call).
+[[nodiscard]] std::vector<Algo> nccl_candidate_algos(const PlanRequest& r, const TunerSystem& sys);
 // Every (algo, proto) pair NCCL would consider for r.type on `sys`, with the
 // algorithm/protocol of `r` fixed unless r.tune_algo / r.tune_proto.
 [[nodiscard]] std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSystem& sys);

@@ -108,6 +108,7 @@ Scenario nccl_tests_scenario(const NcclTestsOptions& o, int64_t bytes) {
   p->req.type = o.type;
   p->req.algo = o.algo.value_or(default_algo(o.type));
   p->req.tune_algo = !o.algo;
+  p->req.algo_set = o.algo ? 0 : o.algo_list;
   p->req.proto = o.proto.value_or(Proto::kSimple);
   p->req.tune_proto = !o.proto;
   p->req.proto_set = o.proto ? 0 : o.proto_list;
@@ -160,6 +161,23 @@ std::vector<int64_t> check_nccl_tests(const NcclTestsOptions& o) {
           !why.empty())
         throw std::invalid_argument("--algo nvls across servers runs with IB SHARP (NCCL's CollNet): " + why +
                                     "; or use nvlstree");
+  }
+  if (o.algo_list != 0) {
+    if (default_algo(o.type) != Algo::kRing)
+      throw std::invalid_argument(std::string("--algo ") + nccl_algo_text(o.algo_list) +
+                                  ": expected one algorithm " + "or auto for " + coll_name(o.type) +
+                                  ": NCCL's tuner does not choose its algorithm");
+    PlanRequest r;
+    r.type = o.type;
+    set_nccl_algo(r, o.algo_list);
+    TunerSystem sys;
+    sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
+    sys.arch = o.cluster.arch;
+    if (nccl_candidate_algos(r, sys).empty())
+      throw std::invalid_argument(
+          "--algo " + nccl_algo_text(o.algo_list) + " leaves no algorithm that runs " + coll_name(o.type) +
+          " on " + std::to_string(o.cluster.servers) + " servers of " +
+          std::to_string(o.cluster.gpus_per_server) + " " + gpu_arch_name(o.cluster.arch) + " GPUs");
   }
   const int nranks = o.cluster.ranks();
   if (o.root < 0 || o.root >= nranks)

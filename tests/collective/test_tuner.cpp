@@ -195,6 +195,48 @@ TEST(Tuner, TakesNcclProtoListsAndExclusions) {
   EXPECT_EQ(nccl_proto_of(r), simple);
 }
 
+// NCCL_ALGO likewise (the same parseList): "^nvls,nvlstree" is what
+// NCCL_NVLS_ENABLE=0 leaves the tuner; the list filters the candidates and
+// the cheapest of those wins, each estimate unchanged.
+TEST(Tuner, TakesNcclAlgoListsAndExclusions) {
+  const AlgoSet ring = algo_bit(Algo::kRing), tree = algo_bit(Algo::kTree), nvls = algo_bit(Algo::kNvls),
+                nvlstree = algo_bit(Algo::kNvlsTree);
+  EXPECT_EQ(parse_nccl_algo("auto"), 0);
+  EXPECT_EQ(parse_nccl_algo("NVLSTree"), nvlstree);
+  EXPECT_EQ(parse_nccl_algo("sharp"), algo_bit(Algo::kSharp));  // one name: forced, any algorithm
+  EXPECT_EQ(parse_nccl_algo("Ring,TREE"), ring | tree);
+  EXPECT_EQ(parse_nccl_algo("^nvls,nvlstree"), ring | tree);
+  EXPECT_EQ(parse_nccl_algo("^ring"), tree | nvls | nvlstree);
+  EXPECT_EQ(nccl_algo_text(ring | nvlstree), "ring,nvlstree");
+  for (const char* bad : {"", "^", "ring,,tree", "ring,sharp", "^pairwise", "^ring,tree,nvls,nvlstree",
+                          "allreduce:ring", "collnet"})
+    EXPECT_THROW((void)parse_nccl_algo(bad), std::invalid_argument) << bad;
+
+  const TunerSystem sys = h100_2x8();
+  for (const int64_t bytes : {int64_t{1} << 10, int64_t{4} << 20, int64_t{256} << 20}) {
+    PlanRequest r = allreduce(bytes);
+    const auto every = nccl_estimates(r, sys);
+    for (const AlgoSet set : {AlgoSet(ring | tree), AlgoSet(ring | nvlstree), AlgoSet(tree | nvlstree)}) {
+      set_nccl_algo(r, set);
+      ASSERT_TRUE(r.tune_algo);
+      const TunerEstimate* best = nullptr;
+      for (const auto& e : every)
+        if ((set & algo_bit(e.algo)) != 0 && (best == nullptr || e.time_us < best->time_us)) best = &e;
+      ASSERT_NE(best, nullptr);
+      const TunerChoice c = nccl_tune(r, sys);
+      EXPECT_EQ(c.algo, best->algo) << bytes << " " << nccl_algo_text(set);
+      EXPECT_EQ(c.proto, best->proto) << bytes << " " << nccl_algo_text(set);
+    }
+  }
+  // Nothing left for AllGather across servers from tree and nvls: NCCL would fail the call.
+  PlanRequest ag = allreduce(1 << 20);
+  ag.type = CollType::kAllGather;
+  set_nccl_algo(ag, tree | nvls);
+  EXPECT_TRUE(nccl_candidate_algos(ag, sys).empty());
+  set_nccl_algo(ag, ring | nvls);
+  EXPECT_EQ(nccl_candidate_algos(ag, sys), std::vector<Algo>{Algo::kRing});
+}
+
 // Conservation with the protocol's lines: LL puts twice the data on the
 // links, LL128 128/120 of it rounded to whole lines per transfer.
 TEST(Protocols, FabricBytesCarryTheProtocolsLines) {

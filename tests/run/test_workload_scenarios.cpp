@@ -218,6 +218,19 @@ TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
   EXPECT_EQ(proto(", gpu_nic_path: pxn"), Proto::kLL128);
   EXPECT_NE(proto(", gpu_nic_path: phb"), Proto::kLL128);
   EXPECT_NE(proto(", gpu_nic_path: pxn, gpu_arch: ampere"), Proto::kLL128);
+}
+
+// NCCL_PROTO's and NCCL_ALGO's lists and exclusions reach the tuner; what
+// the model cannot do is refused where it is written.
+TEST(WorkloadScenarios, NcclProtoAndAlgoListsReachTheTuner) {
+  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+  const auto proto = [&](const std::string& extra) {
+    Experiment e(load_scenario_text(
+        base + "  - {type: collective, op: all_reduce, size: 1MiB" + extra + "}\n", "t.yaml"));
+    e.run();
+    EXPECT_TRUE(collective_of(e).finished()) << extra;
+    return collective_of(e).proto_run();
+  };
   // NCCL_PROTO's list: a listed LL128 is taken even at phb (NCCL counts it
   // as asked for), and an exclusion leaves the tuner the others.
   EXPECT_EQ(proto(", gpu_nic_path: phb, proto: \"^LL\""), Proto::kLL128);
@@ -234,6 +247,25 @@ TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("t.yaml:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("per-collective prefixes are not modelled"), std::string::npos)
+        << e.what();
+  }
+  // NCCL_ALGO too: without NVLink SHARP the tuner picks among ring and tree.
+  const auto algo = [&](const std::string& extra) {
+    Experiment e(load_scenario_text(
+        base + "  - {type: collective, op: all_reduce, size: 16MiB" + extra + "}\n", "t.yaml"));
+    e.run();
+    EXPECT_TRUE(collective_of(e).finished()) << extra;
+    return collective_of(e).algo_run();
+  };
+  EXPECT_EQ(algo(""), Algo::kNvlsTree);
+  EXPECT_NE(algo(", algo: \"^nvls,nvlstree\""), Algo::kNvlsTree);
+  EXPECT_EQ(algo(", algo: \"^nvls,nvlstree\""), algo(", algo: \"ring,tree\""));
+  try {
+    (void)load_scenario_text(
+        base + "  - {type: collective, op: all_gather, size: 1MiB, algo: \"tree,nvls\"}\n", "t.yaml");
+    ADD_FAILURE() << "a list with nothing for all_gather was taken";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("leaves no algorithm that runs all_gather"), std::string::npos)
         << e.what();
   }
   try {

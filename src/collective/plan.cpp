@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "collective/nccl_list.h"
+
 namespace rdmasim {
 
 const char* coll_name(CollType t) {
@@ -67,34 +69,21 @@ Algo algo_from_name(const std::string& s) {
 
 AlgoSet parse_nccl_algo(const std::string& s) {
   if (s == "auto") return 0;
-  if (s.find_first_of(":;") != std::string::npos)
-    throw std::invalid_argument(
-        "NCCL_ALGO '" + s +
-        "': per-collective prefixes are not modelled (expected auto, one algorithm, a "
-        "list such as ring,tree, or ^ and the algorithms to leave out, e.g. ^nvls,nvlstree)");
+  const NcclList list = split_nccl_list(s, "NCCL_ALGO", "ring, tree, nvls or nvlstree");
+  AlgoSet listed = 0;
+  for (std::string name : list.names) {
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    listed |= algo_bit(algo_from_name(name));
+  }
+  if (!list.exclude && list.names.size() == 1) return listed;  // one algorithm, forced: any of them
   const AlgoSet tuned =
       algo_bit(Algo::kRing) | algo_bit(Algo::kTree) | algo_bit(Algo::kNvls) | algo_bit(Algo::kNvlsTree);
-  const bool exclude = !s.empty() && s[0] == '^';
-  AlgoSet listed = 0;
-  size_t names = 0;
-  for (size_t at = exclude ? 1 : 0;; ++names) {
-    const size_t comma = s.find(',', at);
-    std::string name = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (name.empty())
-      throw std::invalid_argument("NCCL_ALGO '" + s +
-                                  "': an empty name (expected ring, tree, nvls or nvlstree)");
-    listed |= algo_bit(algo_from_name(name));
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
-  if (!exclude && names == 0) return listed;  // one algorithm, forced: any of them
   if ((listed & ~tuned) != 0)
     throw std::invalid_argument(
         "NCCL_ALGO '" + s +
         "': a list or exclusion names algorithms NCCL's tuner chooses among (ring, tree, "
         "nvls, nvlstree); hierarchical, pairwise and sharp are forced alone");
-  const AlgoSet set = exclude ? static_cast<AlgoSet>(tuned & ~listed) : listed;
+  const AlgoSet set = list.exclude ? static_cast<AlgoSet>(tuned & ~listed) : listed;
   if (set == 0) throw std::invalid_argument("NCCL_ALGO '" + s + "' leaves no algorithm");
   return set;
 }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "collective/nccl_list.h"
+
 namespace rdmasim {
 namespace {
 
@@ -44,24 +46,11 @@ Proto proto_from_name(const std::string& s) {
 
 ProtoSet parse_nccl_proto(const std::string& s) {
   if (s == "auto") return 0;
-  if (s.find_first_of(":;") != std::string::npos)
-    throw std::invalid_argument("NCCL_PROTO '" + s +
-                                "': per-collective prefixes are not modelled (expected auto, a list such as "
-                                "LL,Simple, or ^ and the protocols to leave out, e.g. ^LL128)");
-  const bool exclude = !s.empty() && s[0] == '^';
+  const NcclList list = split_nccl_list(s, "NCCL_PROTO", "LL, LL128 or Simple");
   ProtoSet listed = 0;
-  size_t at = exclude ? 1 : 0;
-  while (true) {
-    const size_t comma = s.find(',', at);
-    const std::string name = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (name.empty())
-      throw std::invalid_argument("NCCL_PROTO '" + s + "': an empty name (expected LL, LL128 or Simple)");
-    listed |= proto_bit(proto_from_name(name));
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
+  for (const std::string& name : list.names) listed |= proto_bit(proto_from_name(name));
   constexpr ProtoSet kAll = (1U << kProtos) - 1;
-  const ProtoSet set = exclude ? static_cast<ProtoSet>(kAll & ~listed) : listed;
+  const ProtoSet set = list.exclude ? static_cast<ProtoSet>(kAll & ~listed) : listed;
   if (set == 0) throw std::invalid_argument("NCCL_PROTO '" + s + "' leaves no protocol");
   return set;
 }

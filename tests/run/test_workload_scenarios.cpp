@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "collective/collective_workload.h"
 #include "config/error.h"
@@ -202,18 +203,25 @@ TEST(WorkloadScenarios, NvlinkRateFollowsTheGpuArch) {
   EXPECT_EQ(nvlink(", gpu_arch: ampere, nvlink: {rate: 2400Gbps}"), Rate::from_gbps(300 * 8));
 }
 
+// kRoce without its workload, and what NCCL's tuner picks for a 1 MiB
+// AllReduce on it with `extra` keys.
+std::string roce_head() {
+  return std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+}
+std::pair<Algo, Proto> tuned_1mib(const std::string& extra) {
+  Experiment e(load_scenario_text(
+      roce_head() + "  - {type: collective, op: all_reduce, size: 1MiB" + extra + "}\n", "t.yaml"));
+  e.run();
+  EXPECT_TRUE(collective_of(e).finished()) << extra;
+  return {collective_of(e).algo_run(), collective_of(e).proto_run()};
+}
+
 // gpu_nic_path reaches NCCL's tuner: on 4 x 8 H100 its 1 MiB AllReduce runs
 // tree/LL128 at pxb (the default) and leaves LL128 out at phb, where NCCL
 // does not enable it.
 TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
-  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
-  const auto proto = [&](const std::string& extra) {
-    Experiment e(load_scenario_text(
-        base + "  - {type: collective, op: all_reduce, size: 1MiB" + extra + "}\n", "t.yaml"));
-    e.run();
-    EXPECT_TRUE(collective_of(e).finished()) << extra;
-    return collective_of(e).proto_run();
-  };
+  const std::string base = roce_head();
+  const auto proto = [&](const std::string& extra) { return tuned_1mib(extra).second; };
   EXPECT_EQ(proto(""), Proto::kLL128);
   EXPECT_EQ(proto(", gpu_nic_path: pxn"), Proto::kLL128);
   EXPECT_NE(proto(", gpu_nic_path: phb"), Proto::kLL128);
@@ -223,14 +231,8 @@ TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
 // NCCL_PROTO's and NCCL_ALGO's lists and exclusions reach the tuner; what
 // the model cannot do is refused where it is written.
 TEST(WorkloadScenarios, NcclProtoAndAlgoListsReachTheTuner) {
-  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
-  const auto proto = [&](const std::string& extra) {
-    Experiment e(load_scenario_text(
-        base + "  - {type: collective, op: all_reduce, size: 1MiB" + extra + "}\n", "t.yaml"));
-    e.run();
-    EXPECT_TRUE(collective_of(e).finished()) << extra;
-    return collective_of(e).proto_run();
-  };
+  const std::string base = roce_head();
+  const auto proto = [&](const std::string& extra) { return tuned_1mib(extra).second; };
   // NCCL_PROTO's list: a listed LL128 is taken even at phb (NCCL counts it
   // as asked for), and an exclusion leaves the tuner the others.
   EXPECT_EQ(proto(", gpu_nic_path: phb, proto: \"^LL\""), Proto::kLL128);

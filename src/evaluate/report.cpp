@@ -720,7 +720,10 @@ std::vector<Section> build(const EvalReportInput& in) {
           "NCCL's model: the time NCCL's own cost model (tuning.cc) gives the algorithm and protocol its "
           "tuner picked. It knows a fabric only by its link rate, so time minus model is what the "
           "fabric's queues, congestion control and recovery add, and what the execution adds beyond "
-          "NCCL's formula (-: no model, as for SHARP's CollNet).");
+          "NCCL's formula (-: no model, as for SHARP's CollNet). Below 512 KiB NCCL's model is 10-55% under "
+          "published nccl-tests runs of real multi-server clusters, and this simulation follows the model "
+          "there: small-collective times here are a lower bound (rdmasim validate, rows nccl-real; "
+          "docs/COLLECTIVES.md).");
     sec.table(std::move(t));
     const std::vector<std::string> svgs =
         workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {

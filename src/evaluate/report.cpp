@@ -722,7 +722,7 @@ std::vector<Section> build(const EvalReportInput& in) {
           "fabric's queues, congestion control and recovery add, and what the execution adds beyond "
           "NCCL's formula (-: no model, as for SHARP's CollNet). Below 512 KiB NCCL's model is 10-55% under "
           "published nccl-tests runs of real multi-server clusters, and this simulation follows the model "
-          "there: small-collective times here are a lower bound (rdmasim validate, rows nccl-real; "
+          "there: its small-collective times are likely optimistic (rdmasim validate, rows nccl-real; "
           "docs/COLLECTIVES.md).");
     sec.table(std::move(t));
     const std::vector<std::string> svgs =

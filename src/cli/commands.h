@@ -139,7 +139,7 @@ struct NcclTestsCli {
   std::string test;
   std::string minbytes = "32M", maxbytes = "32M", chunk = "auto";
   long long stepfactor = 2;
-  int gpus = 8, nodes = 4, root = 0, channels = 0;
+  int gpus = 8, nodes = 4, root = 0, channels = 0, iters = 1;
   bool no_pxn = false;
   std::string algo = "auto", proto = "auto", gpu = "h100";
   std::string nvlink_bw, nvlink_latency, step_latency, net_latency, launch_latency, json;

@@ -35,6 +35,11 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("--nodes", o.nodes, "servers (default 4)")->check(CLI::Range(1, 4096));
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
   nt->add_option(
+        "-n,--iters", o.iters,
+        "calls queued back to back per size, timed as nccl-tests times them (each rank's mean per call, "
+        "averaged over the ranks; nccl-tests' default is 20). Default 1: one call, until its last rank")
+      ->check(CLI::Range(1, 1000));
+  nt->add_option(
       "--algo", o.algo,
       "NCCL_ALGO: auto (NCCL's tuner picks ring, tree, nvls or nvlstree per size) | ring | tree | "
       "hierarchical "
@@ -100,6 +105,7 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
     o.max_bytes = parse_nccl_size("-e", c.maxbytes);
     o.step_factor = c.stepfactor;
     o.root = c.root;
+    o.comm.calls = c.iters;
     o.channels = c.channels;
     if (c.chunk != "auto") {
       o.chunk = parse_nccl_size("--chunk", c.chunk);

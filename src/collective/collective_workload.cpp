@@ -128,6 +128,11 @@ struct CollectiveKeys {
     else
       v.refuse("pxn", "has no effect: PXN carries point-to-point traffic (alltoall, sendrecv) only");
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, p.comm.qps_per_conn, 1, 64);
+    v.count(
+        {"calls",
+         "calls queued back to back on every rank, as nccl-tests -n; the time is then each rank's mean per "
+         "call averaged over the ranks, as nccl-tests reports it (1: one call, until its last rank)"},
+        p.comm.calls, 1, 1000);
     v.count({"gpus_per_server", "GPUs sharing one server's NVLink (default: the topology's)"},
             p.gpus_per_server, 1, 64);
     v.choice({"gpu_arch", "GPU generation, for NCCL's tuner (its bandwidth caps differ per generation)"},
@@ -288,7 +293,7 @@ void CollectiveWorkload::on_collective_done(uint32_t, uint64_t, Time start, Time
 }
 
 double CollectiveWorkload::algbw_gbps() const {
-  const Time t = duration();
+  const Time t = done_ ? time_per_call() : Time::zero();
   return done_ && t.ps() > 0 ? static_cast<double>(req_.bytes) / t.sec() / 1e9 : 0;
 }
 
@@ -307,7 +312,7 @@ void CollectiveWorkload::report(nlohmann::ordered_json& out) const {
   out["channels"] = req_.channels;
   out["size_bytes"] = req_.bytes;
   out["start_ns"] = begin_.ns();
-  out["time_us"] = done_ ? duration().us() : 0.0;
+  out["time_us"] = done_ ? time_per_call().us() : 0.0;
   out["algbw_GBps"] = algbw_gbps();
   out["busbw_GBps"] = busbw_gbps();
   out["fabric_bytes"] = done_ ? fabric_bytes() : 0;
@@ -324,7 +329,7 @@ std::string CollectiveWorkload::summary() const {
   return fmt::format(
       "collective {} {}/{}: {} B over {} ranks in {:.2f} us, algbw {:.2f} GB/s, busbw {:.2f} GB/s\n",
       coll_name(req_.type), algo_name(comm_->last_algo()), proto_name(comm_->last_proto()), req_.bytes,
-      ranks(), duration().us(), algbw_gbps(), busbw_gbps());
+      ranks(), time_per_call().us(), algbw_gbps(), busbw_gbps());
 }
 
 BackgroundWorkload::BackgroundWorkload(const WorkloadSpec& spec)

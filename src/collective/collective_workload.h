@@ -73,7 +73,10 @@ class CollectiveWorkload final : public Workload,
 
   // What it measured (valid once finished()).
   [[nodiscard]] Time duration() const { return end_ - begin_; }
-  [[nodiscard]] double algbw_gbps() const;  // GB/s, 1e9 bytes/s, as nccl-tests
+  // nccl-tests' time per call (Communicator::time_per_call): the duration
+  // unless calls are queued back to back (CommConfig::calls).
+  [[nodiscard]] Time time_per_call() const { return comm_->time_per_call(); }
+  [[nodiscard]] double algbw_gbps() const;  // GB/s, 1e9 bytes/s, as nccl-tests, over time_per_call()
   [[nodiscard]] double busbw_gbps() const;
   [[nodiscard]] int64_t fabric_bytes() const { return comm_->fabric_bytes(); }
   [[nodiscard]] bool sharp_fallback() const { return comm_->sharp_fallback(); }

@@ -20,6 +20,7 @@ Communicator::Communicator(GpuCluster& cluster, std::vector<int> ranks, CommShap
   if (cfg_.qps_per_conn < 1 || cfg_.qps_per_conn > 64)
     throw std::invalid_argument("qps_per_conn must be between 1 and 64");
   if (cfg_.slots < 1) throw std::invalid_argument("slots must be >= 1");
+  if (cfg_.calls < 1 || cfg_.calls > 1000) throw std::invalid_argument("calls must be between 1 and 1000");
   for (int r = 0; r < shape_.ranks(); ++r) {
     if (ranks_[r] < 0) throw std::invalid_argument("communicator ranks must be >= 0");
     const auto at = static_cast<size_t>(ranks_[r]);
@@ -158,7 +159,14 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   // the reductions of the others.
   nvls_paced_st_ = r.type == CollType::kAllGather;
   plan_ = build_plan(r, shape_);
+  calls_ = cfg_.calls;
+  call_block_ = static_cast<uint32_t>(plan_.xfers.size()) + static_cast<uint32_t>(shape_.ranks());
+  if (calls_ > 1) plan_ = repeat_calls(plan_, calls_, shape_.ranks());
   const size_t nx = plan_.xfers.size();
+  dst_local_.assign(calls_ > 1 ? nx : 0, 0);
+  calls_done_.assign(static_cast<size_t>(shape_.ranks()), 0);
+  rank_end_.assign(static_cast<size_t>(shape_.ranks()), Time::zero());
+  held_.assign(calls_ > 1 ? static_cast<size_t>(shape_.ranks()) : 0, {});
   deps_left_.assign(nx, 0);
   parts_left_.assign(nx, 0);
   first_conn_.assign(nx, 0);
@@ -176,9 +184,11 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   for (size_t i = 0; i < nx; ++i) {
     Transfer& t = plan_.xfers[i];
     gpu_slot_[i] = static_cast<uint32_t>((t.src * plan_.channels + t.channel) * lanes_ + t.part % lanes_);
+    if (calls_ > 1) dst_local_[i] = t.dst;
     t.src = ranks_[t.src];  // to cluster ranks
     t.dst = ranks_[t.dst];
     deps_left_[i] = t.deps;
+    if (t.mark) continue;  // no data, no link
     const uint64_t lk = (static_cast<uint64_t>(t.sharp) << 62) | (static_cast<uint64_t>(t.nvls) << 60) |
                         (static_cast<uint64_t>(t.channel) << 40) | (static_cast<uint64_t>(t.src) << 20) |
                         static_cast<uint64_t>(t.dst);
@@ -206,6 +216,9 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
       nvlink_bytes_ += proto_wire_bytes(r.proto, t.bytes);
     }
   }
+  // Every call moves the same bytes: the figures are one call's.
+  fabric_bytes_ /= calls_;
+  nvlink_bytes_ /= calls_;
   running_ = true;
   tag_ = tag;
   listener_ = listener;
@@ -240,6 +253,7 @@ void Communicator::on_event(uint32_t kind, uint64_t arg) {
 
 Time Communicator::ready_delay(uint32_t x) const {
   const Transfer& t = plan_.xfers[x];
+  if (t.mark) return Time::zero();
   const bool net = t.sharp || !cl_.same_server(t.src, t.dst);
   return net ? costs_.net : costs_.step;
 }
@@ -255,6 +269,10 @@ TunerSystem Communicator::tuner_system() const {
 }
 
 void Communicator::launch_ready(uint32_t x) {
+  if (plan_.xfers[x].mark) {
+    call_done(x);
+    return;
+  }
   PeerLink& l = links_[link_of_[x]];
   if (l.in_flight >= slots_) {
     l.waiting.push_back(x);
@@ -360,15 +378,43 @@ void Communicator::on_receive(const Completion& c) {
     delivered(x);
 }
 
-void Communicator::delivered(uint32_t x) {
-  const Transfer& t = plan_.xfers[x];
-  PeerLink& l = links_[link_of_[x]];
+void Communicator::release_slot(uint32_t link) {
+  PeerLink& l = links_[link];
   if (!l.waiting.empty()) {
     const uint32_t next = l.waiting.front();
     l.waiting.pop_front();
     transmit(next);  // the freed slot goes to the next waiting chunk
   } else {
     --l.in_flight;
+  }
+}
+
+void Communicator::call_done(uint32_t x) {
+  const auto r = static_cast<size_t>(x % call_block_ - (call_block_ - static_cast<uint32_t>(shape_.ranks())));
+  const int k = static_cast<int>(x / call_block_);
+  calls_done_[r] = k + 1;
+  rank_end_[r] = cl_.sim().now();
+  if (!held_.empty()) {
+    // The rank's next call reads what its peers sent ahead: their slots free up.
+    auto& h = held_[r];
+    const auto ready =
+        std::stable_partition(h.begin(), h.end(), [&](const HeldSlot& s) { return s.call > k + 1; });
+    std::vector<HeldSlot> freed(ready, h.end());
+    h.erase(ready, h.end());
+    for (const HeldSlot& s : freed) release_slot(s.link);
+  }
+  // The next call's kernel starts after NCCL's launch cost; the last ends the rank's loop.
+  cl_.sim().schedule_in(k + 1 < calls_ ? costs_.launch : Time::zero(), this, kNvlinkArrive, x);
+}
+
+void Communicator::delivered(uint32_t x) {
+  const Transfer& t = plan_.xfers[x];
+  if (!t.mark) {
+    const int call = calls_ > 1 ? static_cast<int>(x / call_block_) : 0;
+    if (calls_ > 1 && call > calls_done_[static_cast<size_t>(dst_local_[x])])
+      held_[static_cast<size_t>(dst_local_[x])].push_back({call, link_of_[x]});
+    else
+      release_slot(link_of_[x]);
   }
   for (uint32_t i = t.succ_begin; i < t.succ_end; ++i) {
     const uint32_t s = plan_.succ[i];
@@ -380,6 +426,11 @@ void Communicator::delivered(uint32_t x) {
 void Communicator::finish() {
   running_ = false;
   end_ = cl_.sim().now();
+  if (calls_ > 1) {
+    int64_t sum_ps = 0;
+    for (const Time e : rank_end_) sum_ps += (e - start_).ps();
+    per_call_ = Time::from_ps(sum_ps / (static_cast<int64_t>(rank_end_.size()) * calls_));
+  }
   if (listener_) listener_->on_collective_done(id_, tag_, start_, end_);
 }
 

@@ -53,6 +53,12 @@ struct CommConfig {
   // root) would queue every chunk of channel 0 ahead of channel 1 on its
   // NVLink instead of the channels sharing it.
   int slots = 8;  // of the protocol's step size (more, smaller, transfers for LL/LL128 grains)
+  // Calls queued back to back on every rank, as nccl-tests times `iters` of
+  // them (its -n): a rank's GPU starts its next call, after NCCL's launch
+  // cost, once it has done its part of the last (repeat_calls), and a chunk
+  // for a rank still in an earlier call holds its slot until that rank gets
+  // to it (NCCL's connection buffers are the calls' in turn). 1: one call.
+  int calls = 1;
 };
 
 // What one run charges: CommConfig's values, or where they are auto, NCCL's
@@ -125,6 +131,10 @@ class Communicator final : public EventHandler, public CompletionSink {
   // NCCL's own estimate of the last collective (tuner.h), 0 where its model
   // has none (hierarchical, pairwise, sharp).
   [[nodiscard]] double nccl_predicted_us() const { return predicted_us_; }
+  // nccl-tests' time per call: with CommConfig::calls > 1 each rank's time
+  // to its last call's end over the calls, averaged over the ranks
+  // (nccl-tests src/common.cu BenchTime); else the call to its last rank.
+  [[nodiscard]] Time time_per_call() const { return calls_ > 1 ? per_call_ : end_ - start_; }
   // Transfers in the last plan (what ran).
   [[nodiscard]] size_t transfers() const { return plan_.xfers.size(); }
 
@@ -145,6 +155,11 @@ class Communicator final : public EventHandler, public CompletionSink {
   // protocol's bandwidth cap (now when uncapped).
   Time gpu_done(uint32_t x);
   void delivered(uint32_t x);
+  // A rank's slot of a peer link is free again: the next waiting chunk
+  // takes it.
+  void release_slot(uint32_t link);
+  // Rank `r` has done its part of call `k` (mark transfer x).
+  void call_done(uint32_t x);
   void finish();
   QpId conn_for(int channel, int src, int dst, int stripe);
   // GPU (and, across the fabric, proxy) time before transfer x may move.
@@ -211,6 +226,20 @@ class Communicator final : public EventHandler, public CompletionSink {
   bool stream_net_ = false;
   std::vector<Time> gpu_end_;
   std::vector<int> sharp_hosts_;  // scratch: the hosts of one SHARP operation
+  // Back-to-back calls (CommConfig::calls): transfers per call and its marks,
+  // each transfer's receiving rank, calls each rank has done and when its
+  // last ended, and the slots held for ranks still in an earlier call.
+  int calls_ = 1;
+  uint32_t call_block_ = 0;
+  std::vector<int> dst_local_;
+  std::vector<int> calls_done_;
+  std::vector<Time> rank_end_;
+  struct HeldSlot {
+    int call;
+    uint32_t link;
+  };
+  std::vector<std::vector<HeldSlot>> held_;
+  Time per_call_;
 };
 
 }  // namespace rdmasim

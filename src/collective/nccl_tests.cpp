@@ -66,9 +66,14 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   if (!nccl_ll128_enabled(sys))
     s += fmt::format("# GPU-NIC path {}: NCCL's tuner leaves LL128 out across servers\n",
                      pci_path_name(sys.gpu_nic));
-  if (has_root(o.type))
-    s += "# time: one call, until its last rank has the result; nccl-tests averages each rank's 20 calls in a row, "
-         "which a rooted chain pipelines (docs/COLLECTIVES.md)\n";
+  if (o.comm.calls > 1)
+    s += fmt::format(
+        "# time: {} calls in a row, each rank's mean per call averaged over the ranks, as nccl-tests\n",
+        o.comm.calls);
+  else if (has_root(o.type))
+    s += "# time: one call, until its last rank has the result; nccl-tests averages each rank's 20 calls in "
+         "a row, "
+         "which a rooted chain pipelines: -n 20 does so (docs/COLLECTIVES.md)\n";
   if ((o.type == CollType::kAllToAll || o.type == CollType::kSendRecv) && !o.pxn)
     s += "# PXN off (NCCL_PXN_DISABLE=1): chunks leave through the sending GPU's own NIC\n";
   if (o.algo == Algo::kSharp && !find_profile(o.fabric.name).config.sharp.enabled)

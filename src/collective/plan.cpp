@@ -145,6 +145,32 @@ double busbw_factor(CollType t, int n) {
   return 1.0;
 }
 
+Plan repeat_calls(const Plan& one, int calls, int ranks) {
+  PlanBuilder b(one.channels);
+  const auto n = static_cast<uint32_t>(one.xfers.size());
+  std::vector<uint32_t> prev_marks;
+  for (int k = 0; k < calls; ++k) {
+    const auto base = static_cast<uint32_t>(b.size());
+    for (const Transfer& t : one.xfers) b.add_copy(t);
+    for (uint32_t x = 0; x < n; ++x)
+      for (uint32_t i = one.xfers[x].succ_begin; i < one.xfers[x].succ_end; ++i)
+        b.edge(base + x, base + one.succ[i]);
+    std::vector<uint32_t> marks(static_cast<size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+      marks[static_cast<size_t>(r)] = b.add_mark(r);
+      if (!prev_marks.empty()) b.edge(prev_marks[static_cast<size_t>(r)], marks[static_cast<size_t>(r)]);
+    }
+    for (uint32_t x = 0; x < n; ++x) {
+      const Transfer& t = one.xfers[x];
+      b.edge(base + x, marks[static_cast<size_t>(t.src)]);
+      if (t.dst != t.src) b.edge(base + x, marks[static_cast<size_t>(t.dst)]);
+      if (!prev_marks.empty()) b.edge(prev_marks[static_cast<size_t>(t.src)], base + x);
+    }
+    prev_marks = std::move(marks);
+  }
+  return b.finish();
+}
+
 Plan PlanBuilder::finish() {
   auto& x = plan_.xfers;
   std::vector<uint32_t> count(x.size() + 1, 0);

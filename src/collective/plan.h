@@ -68,6 +68,10 @@ struct Transfer {
   uint16_t channel = 0;
   uint16_t deps = 0;      // transfers that must deliver before this one starts
   uint8_t sharp : 1 = 0;  // an in-network aggregation over the rail of `src` (src == dst)
+  // A rank's end of one call (src == dst, no bytes): it follows every
+  // transfer of that call the rank sends or receives, and every transfer the
+  // rank sends in its next call follows it (repeat_calls).
+  uint8_t mark : 1 = 0;
   // This transfer is one of `share + 1` sends of one GPU step (a tree rank's
   // down step to its children and its chain), charged that share of it.
   uint8_t share : 2 = 0;
@@ -130,6 +134,19 @@ class PlanBuilder {
     plan_.xfers[t].nvls = kind;
     return t;
   }
+  // A copy of `t` (of another plan: its successors are not copied).
+  uint32_t add_copy(const Transfer& t) {
+    Transfer c = t;
+    c.deps = 0;
+    c.succ_begin = c.succ_end = 0;
+    plan_.xfers.push_back(c);
+    return static_cast<uint32_t>(plan_.xfers.size() - 1);
+  }
+  uint32_t add_mark(int rank) {
+    const uint32_t t = add(rank, rank, 0, 0);
+    plan_.xfers[t].mark = true;
+    return t;
+  }
   // `after` may start only once `before` has delivered.
   void edge(uint32_t before, uint32_t after) { edges_.emplace_back(before, after); }
   [[nodiscard]] size_t size() const { return plan_.xfers.size(); }
@@ -139,6 +156,14 @@ class PlanBuilder {
   Plan plan_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
 };
+
+// `calls` back-to-back calls of `one` over `ranks` ranks, as nccl-tests
+// queues them (its -n): each call's transfers as in `one`, then one mark per
+// rank, and a rank's sends of call k+1 wait for its mark of call k (a GPU
+// runs one kernel after the other). Call k's transfers are
+// [k (n + ranks), k (n + ranks) + n) for n = one.xfers.size(), its marks the
+// `ranks` after them, rank order. Throws std::invalid_argument as finish().
+[[nodiscard]] Plan repeat_calls(const Plan& one, int calls, int ranks);
 
 // Splits `total` bytes into `parts` near-equal pieces; piece i of them.
 [[nodiscard]] inline int64_t piece(int64_t total, int64_t parts, int64_t i) {

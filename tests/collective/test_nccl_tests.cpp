@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "collective/algorithms.h"
+#include "collective/communicator.h"
 #include "collective/nccl_tests.h"
+#include "collective/tuner.h"
 #include "config/shipped_path.h"
 #include "fabric/profiles.h"
 #include "run/front_ends.h"
@@ -535,6 +537,66 @@ TEST(NcclTests, RingSimpleAcrossServersTakesNcclsModelledTime) {
       EXPECT_NEAR(row.time_us, row.nccl_model_us, 0.10 * row.nccl_model_us)
           << coll_name(k.type) << " " << row.bytes << " B";
     }
+  }
+}
+
+// nccl-tests' own timing (src/common.cu BenchTime): each rank queues -n
+// calls back to back, its time is its loop's over the calls, and the ranks'
+// times are averaged. In a chain every rank then runs at one period: its
+// next call's kernel starts NCCL's launch cost after its part of the last,
+// and a hop costs the step latency, the NVLink wire and its latency (worked
+// by hand from the model's own costs). T_r(k) = T_r(1) + (k-1) P, so the
+// mean per call over N calls is (A + (N-1) P) / N for the ranks' mean first
+// call A: two loop lengths give P exactly.
+TEST(NcclTests, BackToBackCallsAreTimedAsNcclTestsTimesThem) {
+  NcclTestsOptions o;
+  o.type = CollType::kBroadcast;
+  o.algo = Algo::kRing;
+  o.proto = Proto::kLL;
+  o.min_bytes = o.max_bytes = 1024;
+  o.cluster.servers = 1;
+  o.cluster.gpus_per_server = 4;
+  o.channels = 1;
+  const auto per_call = [&](int calls) {
+    NcclTestsOptions c = o;
+    c.comm.calls = calls;
+    return run_nccl_tests(c).rows[0].time_us;
+  };
+  const double t10 = per_call(10), t20 = per_call(20);
+  const StepCosts costs =
+      step_costs(o.comm, Algo::kRing, Proto::kLL, CommShape{1, 4}, o.cluster.nvlink.latency);
+  // A hop takes the longer of its lines on the NVLink wire and the channel's
+  // GPU work at NCCL's LL rate.
+  const Time wire = o.cluster.nvlink.rate.tx_time(Bytes(proto_wire_bytes(Proto::kLL, 1024)));
+  TunerSystem sys;
+  sys.shape = CommShape{1, 4};
+  sys.nic = o.cluster.nic_link.rate;
+  sys.nvlink = o.cluster.nvlink.rate;
+  const Time gpu = Time::from_sec_f(
+      1024 / (nccl_channel_cap_GBps(Algo::kRing, Proto::kLL, sys, 1, CollType::kBroadcast) * 1e9));
+  const double period = (costs.launch + costs.step + std::max(wire, gpu) + o.cluster.nvlink.latency).us();
+  EXPECT_NEAR((20 * t20 - 10 * t10) / 10, period, 1e-5);
+  // The chain's length (here 3 hops) is paid once per loop, the launch every call.
+  EXPECT_LT(t20, per_call(1));
+  EXPECT_GT(t20, period);
+
+  // Every rank of a ring AllReduce waits for every other's data each call:
+  // the calls hardly overlap, and the loop's time per call is one call's
+  // within a hop (2 x 8 H100 over ib-ndr, NCCL's tuner).
+  NcclTestsOptions ar;
+  ar.min_bytes = 1024;
+  ar.max_bytes = 4 << 20;
+  ar.step_factor = 64;
+  ar.cluster.servers = 2;
+  ar.fabric = find_profile("ib-ndr").config;
+  const NcclTestsResult single = run_nccl_tests(ar);
+  ar.comm.calls = 20;
+  const NcclTestsResult loop = run_nccl_tests(ar);
+  for (size_t i = 0; i < single.rows.size(); ++i) {
+    EXPECT_LE(loop.rows[i].time_us, single.rows[i].time_us) << single.rows[i].bytes;
+    EXPECT_GT(loop.rows[i].time_us, 0.95 * single.rows[i].time_us) << single.rows[i].bytes;
+    // One call's bytes, whatever the loop's length.
+    EXPECT_EQ(loop.rows[i].fabric_bytes, single.rows[i].fabric_bytes) << single.rows[i].bytes;
   }
 }
 

@@ -136,10 +136,11 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
 std::string nccl_tests_json(const NcclTestsResult& r, const NcclTestsOptions& o) {
   std::string s = "{\n  \"schema\": \"rdmasim.nccl-tests/1\",\n";
   s += fmt::format(
-      "  \"test\": \"{}_perf\", \"algo\": \"{}\", \"fabric\": \"{}\", \"servers\": {}, \"gpus_per_server\": "
-      "{}, "
+      "  \"test\": \"{}_perf\", \"algo\": \"{}\", \"proto\": \"{}\", \"calls\": {}, \"fabric\": \"{}\", "
+      "\"servers\": {}, \"gpus_per_server\": {}, "
       "\"nranks\": {}, \"channels\": {}, \"qps_per_conn\": {}, \"oversubscription\": {}, \"seed\": {},\n",
-      coll_name(o.type), o.algo ? algo_name(*o.algo) : nccl_algo_text(o.algo_list), o.fabric.name,
+      coll_name(o.type), o.algo ? algo_name(*o.algo) : nccl_algo_text(o.algo_list),
+      o.proto ? proto_name(*o.proto) : nccl_proto_text(o.proto_list), o.comm.calls, o.fabric.name,
       o.cluster.servers, o.cluster.gpus_per_server, r.nranks, r.channels, o.comm.qps_per_conn,
       o.cluster.oversubscription, o.seed);
   s += "  \"rows\": [\n";

@@ -146,8 +146,22 @@ double busbw_factor(CollType t, int n) {
 }
 
 Plan repeat_calls(const Plan& one, int calls, int ranks) {
-  PlanBuilder b(one.channels);
   const auto n = static_cast<uint32_t>(one.xfers.size());
+  // A rank's mark waits for each of its transfers of the call.
+  std::vector<int64_t> touching(static_cast<size_t>(ranks), 0);
+  for (const Transfer& t : one.xfers) {
+    ++touching[static_cast<size_t>(t.src)];
+    if (t.dst != t.src) ++touching[static_cast<size_t>(t.dst)];
+  }
+  if (const int64_t most = *std::max_element(touching.begin(), touching.end()); most >= UINT16_MAX)
+    throw std::invalid_argument(
+        "calls in a row: a rank's part of one call is " + std::to_string(most) +
+        " transfers, more than 65534: raise the chunk size, lower the size or run one call");
+  if (static_cast<int64_t>(calls) * (n + ranks) > (int64_t{1} << 26))
+    throw std::invalid_argument("calls in a row: " + std::to_string(calls) + " calls of " +
+                                std::to_string(n) +
+                                " transfers exceed 2^26: fewer calls, a larger chunk or a smaller size");
+  PlanBuilder b(one.channels);
   std::vector<uint32_t> prev_marks;
   for (int k = 0; k < calls; ++k) {
     const auto base = static_cast<uint32_t>(b.size());

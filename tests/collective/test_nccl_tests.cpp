@@ -598,6 +598,20 @@ TEST(NcclTests, BackToBackCallsAreTimedAsNcclTestsTimesThem) {
     // One call's bytes, whatever the loop's length.
     EXPECT_EQ(loop.rows[i].fabric_bytes, single.rows[i].fabric_bytes) << single.rows[i].bytes;
   }
+
+  // A rank's mark counts its transfers in 16 bits: more is refused, naming the way out.
+  PlanBuilder big(1);
+  for (int i = 0; i < 70000; ++i) big.add(0, 1, 8, 0);
+  const Plan one = big.finish();
+  try {
+    (void)repeat_calls(one, 2, 2);
+    ADD_FAILURE() << "70,000 transfers per rank were taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("run one call"), std::string::npos) << e.what();
+  }
+  const Plan two = repeat_calls(PlanBuilder(1).finish(), 3, 4);  // an empty call: marks only, in order
+  ASSERT_EQ(two.xfers.size(), 12U);
+  EXPECT_EQ(two.xfers[4].deps, 1);  // call 1's mark of rank 0 follows call 0's
 }
 
 }  // namespace

@@ -135,8 +135,6 @@ class Communicator final : public EventHandler, public CompletionSink {
   // to its last call's end over the calls, averaged over the ranks
   // (nccl-tests src/common.cu BenchTime); else the call to its last rank.
   [[nodiscard]] Time time_per_call() const { return calls_ > 1 ? per_call_ : end_ - start_; }
-  // Transfers in the last plan (what ran).
-  [[nodiscard]] size_t transfers() const { return plan_.xfers.size(); }
 
   // Runs one collective to completion on an otherwise idle simulation and
   // returns its duration (a convenience for nccl-tests and tests).

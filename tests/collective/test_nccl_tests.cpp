@@ -219,8 +219,8 @@ TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
 // The count column as nccl-tests prints it, row by row against the published
 // tables in data/reference/nccl-tests/: all_gather on 32 and 16 ranks (each
 // rank's share, rounded down to 16 B; a 0 B row where that share is nothing),
-// all_reduce on 16 (the whole buffer).
-// The size and count columns of four published tables, each row from the
+// all_reduce on 16 and 32 and broadcast on 32 (the whole buffer).
+// The size and count columns of five published tables, each row from the
 // size the sweep asked for (-b, doubling): what each call passes and moves.
 TEST(NcclTests, SizeAndCountColumnsAreWhatEachCallPassesAndMoves) {
   struct Table {
@@ -233,7 +233,8 @@ TEST(NcclTests, SizeAndCountColumnsAreWhatEachCallPassesAndMoves) {
   for (const Table& t : {Table{"h100-ndr-4x8-voltagepark-allgather.txt", CollType::kAllGather, 32, 8, 31},
                          Table{"h200-roce-2x8-gcp-a3ultra-allgather.txt", CollType::kAllGather, 16, 1024, 24},
                          Table{"h100-ndr-2x8-nebius.txt", CollType::kAllReduce, 16, 8, 31},
-                         Table{"h100-ndr-4x8-voltagepark-allreduce.txt", CollType::kAllReduce, 32, 8, 31}}) {
+                         Table{"h100-ndr-4x8-voltagepark-allreduce.txt", CollType::kAllReduce, 32, 8, 31},
+                         Table{"h100-ndr-4x8-voltagepark-broadcast.txt", CollType::kBroadcast, 32, 8, 31}}) {
     std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + t.file));
     size_t rows = 0;
     for (std::string line; std::getline(in, line);) {

@@ -36,7 +36,8 @@ void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
   s->add_option("--grid", o.grid,
                 "an axis: key=value1,value2,... (any key of the file, list items included, e.g. "
                 "workload.0.qps=1,4,8, fabric.pfc.classes=[3],[3,4], or in an evaluation cluster.servers=4,8 "
-                "or weights.cost=0,1,4); repeatable, cells are the product")
+                "or weights.cost=0,1,4; a value with commas in double quotes, e.g. "
+                "workload.0.proto=auto,\"LL,Simple\",^LL128); repeatable, cells are the product")
       ->required();
   s->add_option("--set", o.sets, "override a key in every cell, as `rdmasim run --set`");
   s->add_option("--seeds", o.seeds,

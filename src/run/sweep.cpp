@@ -116,13 +116,17 @@ std::pair<std::string, std::vector<std::string>> parse_grid_axis(const std::stri
     throw std::invalid_argument("'" + text +
                                 "': expected key=value1,value2,... e.g. fabric.ecn.kmin=100KB,400KB");
   std::pair<std::string, std::vector<std::string>> axis{text.substr(0, eq), {}};
+  // A comma inside brackets or double quotes belongs to the value: a list
+  // ([3,4]) or a string that holds commas ("LL,Simple", NCCL_PROTO's list).
   int depth = 0;
+  bool quoted = false;
   std::string cur;
   for (size_t i = eq + 1; i <= text.size(); ++i) {
     const char c = i < text.size() ? text[i] : ',';
-    if (c == '[' || c == '{') ++depth;
-    if (c == ']' || c == '}') --depth;
-    if (c == ',' && depth == 0) {
+    if (c == '"') quoted = !quoted;
+    if (!quoted && (c == '[' || c == '{')) ++depth;
+    if (!quoted && (c == ']' || c == '}')) --depth;
+    if (c == ',' && depth == 0 && (!quoted || i == text.size())) {
       if (cur.empty()) throw std::invalid_argument("'" + text + "': an empty value");
       axis.second.push_back(cur);
       cur.clear();
@@ -130,6 +134,7 @@ std::pair<std::string, std::vector<std::string>> parse_grid_axis(const std::stri
       cur += c;
     }
   }
+  if (quoted) throw std::invalid_argument("'" + text + "': an unclosed double quote");
   if (depth != 0) throw std::invalid_argument("'" + text + "': unbalanced brackets");
   return axis;
 }

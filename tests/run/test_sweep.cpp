@@ -20,6 +20,10 @@ TEST(Sweep, GridAxesKeepListValuesWhole) {
   EXPECT_THROW((void)parse_grid_axis("=1,2"), std::invalid_argument);
   EXPECT_THROW((void)parse_grid_axis("k=1,,2"), std::invalid_argument);
   EXPECT_THROW((void)parse_grid_axis("k=[1,2"), std::invalid_argument);
+  // A quoted value keeps its commas (NCCL_PROTO's lists), quotes and all for the YAML parser.
+  const auto c = parse_grid_axis("workload.0.proto=auto,\"LL,Simple\",^LL128");
+  EXPECT_EQ(c.second, (std::vector<std::string>{"auto", "\"LL,Simple\"", "^LL128"}));
+  EXPECT_THROW((void)parse_grid_axis("k=\"LL,Simple"), std::invalid_argument);
 }
 
 SweepSpec tree_sweep() {

@@ -155,7 +155,7 @@ struct TrainCli {
   int layers = 0, hidden = 0, seq = 0, micro_batch = 1, micro_batches = 8;
   int tp = 2, pp = 2, dp = 4, ep = 1, gpus = 8;
   double peak_tflops = 989.4, mfu = 0.40;
-  std::string bucket = "25MB", trace, dp_algo = "auto";
+  std::string bucket = "25MB", trace, dp_algo = "auto", nccl_proto = "auto";
   ClusterCli cluster;
 };
 void add_train_subcommand(CLI::App& app, TrainCli& o);

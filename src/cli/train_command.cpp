@@ -62,6 +62,9 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
       "--dp-algo", o.dp_algo,
       "gradient AllReduce algorithm: auto (NCCL's tuner, the default) | ring | tree | hierarchical | sharp "
       "(InfiniBand fabrics, or --sharp)");
+  t->add_option("--nccl-proto", o.nccl_proto,
+                "NCCL_PROTO for the iteration's collectives: auto (NCCL's tuner, the default) | LL | LL128 | "
+                "Simple, or NCCL's list (LL,Simple) or exclusion (^LL128)");
   add_cluster_flags(*t, o.cluster);
   t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here");
 }
@@ -84,6 +87,10 @@ int train_command(const TrainCli& c, const Context& ctx) {
     o.cluster.gpus_per_server = c.gpus;
     apply_cluster_flags(c.cluster, o);
     if (c.dp_algo != "auto") o.dp_algo = flag_value("--dp-algo", c.dp_algo, algo_from_name);
+    o.nccl_proto = flag_value("--nccl-proto", c.nccl_proto, parse_nccl_proto);
+    if (o.dp_algo == Algo::kSharp && o.nccl_proto != 0 && (o.nccl_proto & proto_bit(Proto::kSimple)) == 0)
+      throw std::invalid_argument("--nccl-proto " + c.nccl_proto +
+                                  " leaves out Simple, which --dp-algo sharp (NCCL's CollNet) runs");
     if (c.cluster.sharp && o.dp_algo != Algo::kSharp)
       throw std::invalid_argument("--sharp has no effect: only --dp-algo sharp aggregates in the network");
     if (o.dp_algo && !algo_applies(CollType::kAllReduce, *o.dp_algo))

@@ -11,6 +11,15 @@
 #include "workload/workload_keys.h"
 
 namespace rdmasim {
+
+void NcclProtoSetCodec::read(const CfgNode& n, const char* key, ProtoSet& set) {
+  try {
+    set = parse_nccl_proto(n.str(key));
+  } catch (const std::invalid_argument& e) {
+    throw n.error(key, e.what());
+  }
+}
+
 namespace {
 
 // Servers of a topology that has them: the natural GPUs per server.
@@ -27,8 +36,6 @@ constexpr Names<CollType> kCollNames = {{"all_reduce", CollType::kAllReduce},
                                         {"reduce", CollType::kReduce},
                                         {"alltoall", CollType::kAllToAll},
                                         {"sendrecv", CollType::kSendRecv}};
-// An algorithm or protocol a user forces (NCCL_ALGO / NCCL_PROTO), or auto:
-// NCCL's tuner chooses.
 // NCCL_ALGO in NCCL's own syntax (parse_nccl_algo).
 struct NcclAlgoCodec {
   static void read(const CfgNode& n, const char* key, PlanRequest& r) {
@@ -45,19 +52,15 @@ struct NcclAlgoCodec {
            "or exclusion (^nvls,nvlstree)";
   }
 };
-// NCCL_PROTO in NCCL's own syntax (parse_nccl_proto).
+// NCCL_PROTO on the collective's request: unset, one protocol forced, or a list.
 struct NcclProtoCodec {
   static void read(const CfgNode& n, const char* key, PlanRequest& r) {
-    try {
-      set_nccl_proto(r, parse_nccl_proto(n.str(key)));
-    } catch (const std::invalid_argument& e) {
-      throw n.error(key, e.what());
-    }
+    ProtoSet set = 0;
+    NcclProtoSetCodec::read(n, key, set);
+    set_nccl_proto(r, set);
   }
   static nlohmann::ordered_json echo(const PlanRequest& r) { return nccl_proto_text(nccl_proto_of(r)); }
-  static std::string form() {
-    return "auto, LL, LL128 or Simple; or NCCL_PROTO's list (LL,Simple) or exclusion (^LL128)";
-  }
+  static std::string form() { return NcclProtoSetCodec::form(); }
 };
 constexpr Names<GpuArch> kGpuArchNames = {{"hopper", GpuArch::kHopper},
                                           {"ampere", GpuArch::kAmpere},

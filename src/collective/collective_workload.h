@@ -32,6 +32,16 @@ inline constexpr const char* kGpuNicPathDoc =
     "NCCL's LL128 rule follows it: the network path stays GPUDirect, as NCCL keeps it beyond pxb only when "
     "NCCL_NET_GDR_LEVEL says so";
 
+// NCCL_PROTO in NCCL's own syntax (parse_nccl_proto) as a key: the
+// collective's proto and the training workload's nccl_proto.
+struct NcclProtoSetCodec {
+  static void read(const CfgNode& n, const char* key, ProtoSet& set);
+  static nlohmann::ordered_json echo(ProtoSet set) { return nccl_proto_text(set); }
+  static std::string form() {
+    return "auto, LL, LL128 or Simple; or NCCL_PROTO's list (LL,Simple) or exclusion (^LL128)";
+  }
+};
+
 struct CollectiveParams final : WorkloadParams {
   PlanRequest req;  // channels 0: one per GPU of a server, at least 2
   int gpus_per_server = 8;

@@ -180,6 +180,7 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
     r.type = type;
     r.algo = default_algo(type);
     r.tune_algo = r.tune_proto = true;  // NCCL's tuner, as in a training job
+    if (o_.nccl_proto != 0 && default_algo(type) == Algo::kRing) set_nccl_proto(r, o_.nccl_proto);
     r.bytes = bytes;
     r.root = root;
     r.channels = o_.channels > 0 ? o_.channels : std::min(8, std::max(2, c.shape().gpus));

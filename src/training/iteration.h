@@ -56,10 +56,13 @@ struct TrainingRunOptions {
   ClusterConfig cluster;  // servers is derived from the layout (gpus / gpus_per_server, rounded up)
   FabricConfig fabric;
   CommConfig comm;
-  int channels = 0;            // 0: per communicator, min(8, max(2, its GPUs per server))
+  int channels = 0;  // 0: per communicator, min(8, max(2, its GPUs per server))
   // The gradient AllReduce: ring | tree | hierarchical | sharp; unset: NCCL's
   // tuner picks, as it does for every other collective of the iteration.
   std::optional<Algo> dp_algo;
+  // NCCL_PROTO for the iteration's collectives (not its point-to-point
+  // sends): parse_nccl_proto's set, 0 unset (NCCL's tuner and its rules).
+  ProtoSet nccl_proto = 0;
   uint64_t seed = 1;
   // Storage/other-job traffic on the same fabric: flow sizes from this CDF
   // at background.load of every NIC (none when unset).

@@ -77,6 +77,10 @@ struct TrainingKeys {
               {"hierarchical", std::optional<Algo>(Algo::kHierarchical)},
               {"sharp", std::optional<Algo>(Algo::kSharp)}});
     v.count({"qps", "QPs per connection (NCCL_IB_QPS_PER_CONNECTION)"}, o.comm.qps_per_conn, 1, 64);
+    v.custom({"nccl_proto",
+              "NCCL_PROTO for the iteration's collectives (its point-to-point sends keep NCCL's own choice); "
+              "auto: NCCL's tuner and its rules"},
+             o.nccl_proto, NcclProtoSetCodec{});
     v.choice({"gpu_nic_path", kGpuNicPathDoc}, o.cluster.gpu_nic_path, kPciPathNames);
   }
   static void after_read(const CfgNode& item, WorkloadSpec& ws) {
@@ -100,9 +104,14 @@ void check_training(const CfgNode& item, const WorkloadSpec& ws, const Topology&
                              std::to_string(servers_needed(o)) + " servers of " +
                              std::to_string(o.cluster.gpus_per_server) + "), the topology has " +
                              std::to_string(t.num_hosts()) + " hosts");
-  if (o.dp_algo == Algo::kSharp)
+  if (o.dp_algo == Algo::kSharp) {
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("dp_algo", why);
+    if (o.nccl_proto != 0 && (o.nccl_proto & proto_bit(Proto::kSimple)) == 0)
+      throw item.error("nccl_proto",
+                       "expected a setting with Simple, or auto, with dp_algo sharp: NCCL's "
+                       "CollNet runs the Simple protocol only");
+  }
 }
 
 std::unique_ptr<Workload> make_training(const WorkloadSpec& ws) {

@@ -300,6 +300,10 @@ TEST(WorkloadScenarios, TrainingTakesTheGpuNicPath) {
   };
   EXPECT_EQ(dp_time(""), dp_time(", gpu_nic_path: pxb"));
   EXPECT_NE(dp_time(""), dp_time(", gpu_nic_path: phb"));
+  // nccl_proto reaches the same requests: leaving LL128 out is what phb's rule does,
+  // and LL forced on every bucket is slower than the tuner's choice.
+  EXPECT_EQ(dp_time(", nccl_proto: \"^LL128\""), dp_time(", gpu_nic_path: phb"));
+  EXPECT_GT(dp_time(", nccl_proto: LL"), dp_time(""));
 }
 
 TEST(WorkloadScenarios, CollectiveSharesTheFabricWithFlows) {

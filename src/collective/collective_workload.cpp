@@ -110,9 +110,11 @@ struct CollectiveKeys {
             " (ring/tree/hierarchical/sharp/nvls/nvlstree: all_reduce; ring/hierarchical/nvls: all_gather, "
             "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
     v.size(Key{"size", "bytes per rank, as nccl-tests' size", kRequired}, r.bytes);
-    v.count_or(
-        {"channels", "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2"},
-        r.channels, "auto", 1, 64);
+    v.count_or({"channels",
+                "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2, and "
+                "fewer for a small "
+                "size as NCCL 2.24 gives them; a number: that many at every size"},
+               r.channels, "auto", 1, 64);
     v.size_or(
         {"chunk",
          "payload of one transfer, the unit a receiver forwards; auto: the protocol's (Simple: a slice, "
@@ -271,6 +273,7 @@ void CollectiveWorkload::finish_setup(Simulation& sim) {
   sim_ = &sim;
   comm_ = std::make_unique<Communicator>(*cluster_, p_.comm);
   req_.channels = resolved_channels(p_.req, p_.gpus_per_server);
+  req_.size_channels = p_.req.channels == 0;
 }
 
 void CollectiveWorkload::start(WorkloadContext& ctx) { start_on(ctx.sim); }
@@ -312,7 +315,7 @@ void CollectiveWorkload::report(nlohmann::ordered_json& out) const {
   out["nccl_model_us"] = done_ ? comm_->nccl_predicted_us() : 0.0;
   out["sharp_fallback"] = done_ && sharp_fallback();
   out["ranks"] = ranks();
-  out["channels"] = req_.channels;
+  out["channels"] = done_ ? comm_->last_channels() : req_.channels;  // NCCL gives small sizes fewer
   out["size_bytes"] = req_.bytes;
   out["start_ns"] = begin_.ns();
   out["time_us"] = done_ ? time_per_call().us() : 0.0;

@@ -92,6 +92,7 @@ class CollectiveWorkload final : public Workload,
   [[nodiscard]] bool sharp_fallback() const { return comm_->sharp_fallback(); }
   [[nodiscard]] Algo algo_run() const { return comm_->last_algo(); }
   [[nodiscard]] Proto proto_run() const { return comm_->last_proto(); }
+  [[nodiscard]] int channels_run() const { return comm_->last_channels(); }
   [[nodiscard]] double nccl_predicted_us() const { return comm_->nccl_predicted_us(); }
   [[nodiscard]] int ranks() const { return comm_->size(); }
   [[nodiscard]] const PlanRequest& request() const { return req_; }

@@ -151,6 +151,10 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
     const auto est = nccl_estimates(fixed, tuner_system());
     if (!est.empty()) predicted_us_ = est.front().time_us;
   }
+  // NCCL's tuner weighs the communicator's channels; the call then runs on
+  // as many as NCCL gives its size.
+  if (r.size_channels) r.channels = nccl_call_channels(r, shape_.ranks());
+  last_channels_ = r.channels;
   costs_ = step_costs(cfg_, r.algo, r.proto, shape_, cl_.config().nvlink.latency);
   slots_ = static_cast<int>(std::min<int64_t>(
       1 << 20, cfg_.slots * std::max<int64_t>(1, proto_step_bytes(r.proto) / r.step_bytes())));

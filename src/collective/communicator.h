@@ -128,6 +128,8 @@ class Communicator final : public EventHandler, public CompletionSink {
   [[nodiscard]] std::string stop_reason() const;
   [[nodiscard]] Algo last_algo() const { return last_algo_; }
   [[nodiscard]] Proto last_proto() const { return last_proto_; }
+  // The channels the last call ran on (NCCL gives small sizes fewer).
+  [[nodiscard]] int last_channels() const { return last_channels_; }
   // NCCL's own estimate of the last collective (tuner.h), 0 where its model
   // has none (hierarchical, pairwise, sharp).
   [[nodiscard]] double nccl_predicted_us() const { return predicted_us_; }
@@ -196,6 +198,7 @@ class Communicator final : public EventHandler, public CompletionSink {
   bool sharp_tried_ = false, sharp_fallback_ = false;
   Algo last_algo_ = Algo::kRing;
   Proto last_proto_ = Proto::kSimple;
+  int last_channels_ = 0;
   double predicted_us_ = 0;
   StepCosts costs_;
   int slots_ = 8;               // transfers in flight per peer for this run

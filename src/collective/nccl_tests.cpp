@@ -120,6 +120,23 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
     }
     s += "\n";
   }
+  if (o.channels == 0 && std::any_of(r.rows.begin(), r.rows.end(), [&](const NcclTestsRow& row) {
+        return row.bytes > 0 && row.channels < r.channels;
+      })) {
+    // NCCL runs small sizes on fewer channels than the communicator has.
+    s += "# channels:";
+    for (size_t i = 0; i < r.rows.size();) {
+      if (r.rows[i].bytes == 0) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j + 1 < r.rows.size() && r.rows[j + 1].channels == r.rows[i].channels) ++j;
+      s += fmt::format(" {}-{} B {};", r.rows[i].bytes, r.rows[j].bytes, r.rows[i].channels);
+      i = j + 1;
+    }
+    s += "\n";
+  }
   for (const auto& row : r.rows)
     if (row.sharp_fallback) {
       s += "# SHARP: no aggregation group available (switch resources): ran the ring algorithm\n";
@@ -149,9 +166,10 @@ std::string nccl_tests_json(const NcclTestsResult& r, const NcclTestsOptions& o)
     s += fmt::format(
         "    {{\"size\": {}, \"count\": {}, \"time_us\": {:.4f}, \"algbw_GBps\": {:.4f}, \"busbw_GBps\": "
         "{:.4f}, "
-        "\"algo\": \"{}\", \"proto\": \"{}\", \"nccl_model_us\": {:.4f}, \"fabric_bytes\": {}}}{}\n",
+        "\"algo\": \"{}\", \"proto\": \"{}\", \"channels\": {}, \"nccl_model_us\": {:.4f}, \"fabric_bytes\": "
+        "{}}}{}\n",
         row.bytes, row.count, row.time_us, row.algbw, row.busbw, algo_name(row.algo), proto_name(row.proto),
-        row.nccl_model_us, row.fabric_bytes, i + 1 < r.rows.size() ? "," : "");
+        row.channels, row.nccl_model_us, row.fabric_bytes, i + 1 < r.rows.size() ? "," : "");
   }
   s += fmt::format("  ],\n  \"avg_busbw_GBps\": {:.4f}\n}}\n", r.avg_busbw);
   return s;

@@ -52,6 +52,7 @@ struct NcclTestsRow {
   bool sharp_fallback = false;  // --algo sharp ran ring instead
   Algo algo = Algo::kRing;      // what ran (the tuner's choice unless forced)
   Proto proto = Proto::kSimple;
+  int channels = 0;          // the channels NCCL gives this size
   double nccl_model_us = 0;  // NCCL's own cost model for what ran (0: none)
   std::string invariant_error;
 };

@@ -355,6 +355,31 @@ double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
   return h == Hop::kNvlink ? kNvlinkLat[ai][static_cast<int>(p)] : kNetLat[ai][static_cast<int>(p)];
 }
 
+int nccl_call_channels(const PlanRequest& r, int nranks) {
+  int nc = std::max(1, r.channels);
+  if (r.algo != Algo::kRing && r.algo != Algo::kTree) return nc;
+  const bool ring = r.algo == Algo::kRing;
+  // comm->maxThreads (tuning.cc): NCCL_LL128_MAX_NTHREADS 640, else 512 (a
+  // ring's Simple takes 256 only where its NVLink graph is no faster than PCI,
+  // never on the NVSwitch servers modelled here).
+  const int64_t threads = r.proto == Proto::kLL128 ? 640 : 512;
+  int64_t threshold = r.proto == Proto::kSimple ? 64 : 8;
+  if (ring && r.proto == Proto::kLL) threshold *= nranks;
+  while (nc >= 2 && r.bytes < nc * threads * threshold) --nc;
+
+  // Cells of 16 KiB of traffic, whole cells per channel (nccl-tests' data
+  // type is 4-byte float; a cell is a multiple of 16 bytes).
+  constexpr int64_t kMinTraffic = 16 << 10;
+  const bool gather = r.type == CollType::kAllGather || r.type == CollType::kReduceScatter;
+  const int64_t per_byte = r.type == CollType::kAllReduce ? 2 : gather ? nranks : 1;
+  const int64_t count_bytes = gather ? r.bytes / std::max(1, nranks) : r.bytes;
+  const int64_t per_channel = std::max(kMinTraffic, count_bytes * per_byte / nc);
+  const int64_t cell = (kMinTraffic / per_byte + (kMinTraffic % per_byte != 0) + 15) / 16 * 16;
+  const int64_t cells = std::max<int64_t>(1, (count_bytes + cell - 1) / cell);
+  const int64_t cells_per = std::min(cells, (per_channel + cell * per_byte - 1) / (cell * per_byte));
+  return static_cast<int>(std::min<int64_t>(nc, (cells + cells_per - 1) / cells_per));
+}
+
 double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels, CollType t) {
   const int col = node_column(sys.shape.servers), arch = static_cast<int>(sys.arch);
   const double ll = ll_max_bw(sys) / std::max(1, channels);

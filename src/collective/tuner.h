@@ -80,6 +80,18 @@ struct TunerEstimate {
 // The cheapest of them. Throws std::invalid_argument when none applies.
 [[nodiscard]] TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys);
 
+// The channels NCCL 2.24.3 gives one call of r.bytes when its communicator
+// has r.channels (comm->nChannels), once the tuner has fixed r.algo and
+// r.proto. Two rules of enqueue.cc, both for small sizes:
+// - topoGetAlgoInfo drops a ring or tree channel while
+//   nBytes < nChannels x nThreads x threadThreshold (threads: 512, LL128 640;
+//   thresholds from comm.h: LL and LL128 8 bytes per thread, Simple 64; a
+//   ring's LL threshold is multiplied by the ranks, tuning.cc);
+// - scheduleCollTasksToPlan gives every channel at least 16 KiB of traffic
+//   (bytes x 2 for AllReduce, the whole buffer otherwise), in cells.
+// NVLS, NVLSTree and the others keep r.channels.
+[[nodiscard]] int nccl_call_channels(const PlanRequest& r, int nranks);
+
 // NCCL's latency figures for what runs (tuning.cc baseLat and hwLat), in
 // microseconds: the fixed cost of one collective call, and the cost of one
 // hop of a step over NVLink or over the network. Ring's figures stand for the

@@ -229,6 +229,7 @@ NcclTestsResult run_nccl_tests(const NcclTestsOptions& o, int jobs, const SizePr
       row.sharp_fallback = c.sharp_fallback();
       row.algo = c.algo_run();
       row.proto = c.proto_run();
+      row.channels = c.channels_run();
       row.nccl_model_us = c.nccl_predicted_us();
       row.invariant_error = e.invariant_error();
     } catch (...) {

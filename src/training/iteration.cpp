@@ -184,6 +184,7 @@ class TrainingIteration::Trainer final : public EventHandler, public CollectiveL
     r.bytes = bytes;
     r.root = root;
     r.channels = o_.channels > 0 ? o_.channels : std::min(8, std::max(2, c.shape().gpus));
+    r.size_channels = o_.channels == 0;
     return r;
   }
 

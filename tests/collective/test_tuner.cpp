@@ -237,6 +237,42 @@ TEST(Tuner, TakesNcclAlgoListsAndExclusions) {
   EXPECT_EQ(nccl_candidate_algos(ag, sys), std::vector<Algo>{Algo::kRing});
 }
 
+// NCCL 2.24.3 gives a small call fewer channels than its communicator has:
+// topoGetAlgoInfo drops channels while bytes < channels x threads x
+// threshold, then each channel gets at least 16 KiB of traffic. Worked by
+// hand from enqueue.cc for 8 channels and 32 ranks.
+TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
+  auto channels = [](CollType t, Algo a, Proto p, int64_t bytes) {
+    PlanRequest r;
+    r.type = t;
+    r.algo = a;
+    r.proto = p;
+    r.bytes = bytes;
+    r.channels = 8;
+    return nccl_call_channels(r, 32);
+  };
+  const auto ar = CollType::kAllReduce, ag = CollType::kAllGather;
+  // Tree/LL: 512 threads x 8 B: 4 KiB per channel; 16 KiB of traffic
+  // (AllReduce: twice the bytes) per channel.
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 1024), 1);
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 8192), 1);   // 2 by threads, 1 by traffic
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 16384), 2);  // 4 by threads
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 32768), 4);  // 8 by threads
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 65536), 8);
+  // Ring/LL: the threshold times the ranks, 128 KiB per channel on 32 ranks.
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 131072), 1);
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 262144), 2);
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 1 << 20), 8);
+  // An AllGather's traffic is its whole buffer, the size nccl-tests prints.
+  EXPECT_EQ(channels(ag, Algo::kRing, Proto::kLL, 262144), 2);
+  EXPECT_EQ(channels(ag, Algo::kRing, Proto::kLL128, 32768), 2);  // 6 by threads (640 x 8 B), 2 by traffic
+  // Simple: 512 threads x 64 B, 32 KiB per channel.
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 65536), 2);
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 1 << 20), 8);
+  // NVLS keeps NCCL's NVLS channels.
+  EXPECT_EQ(channels(ar, Algo::kNvls, Proto::kSimple, 1024), 8);
+}
+
 // Conservation with the protocol's lines: LL puts twice the data on the
 // links, LL128 128/120 of it rounded to whole lines per transfer.
 TEST(Protocols, FabricBytesCarryTheProtocolsLines) {
@@ -294,8 +330,9 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
 // 2 x 8 A100 with 8 x 200G HDR (Crusoe, HPC-X, 2 QPs per connection): the
 // simulation with NCCL's tuner and latencies against the published run.
 // What holds today: every size from 512 KiB within 25%, from 64 MiB
-// (ring/Simple) within 10%, and the top busbw within 10%; from 1 KiB within 35% (NCCL's own cost model is
-// 18-44% below this run at 1-128 KiB; docs/COLLECTIVES.md).
+// (ring/Simple) within 10%, and the top busbw within 10%; from 1 KiB within 45%: NCCL's own cost model is
+// 18-44% below this run at 1-128 KiB (docs/COLLECTIVES.md), and with the
+// channels NCCL gives those sizes (1 to 4) the simulation is 13-41% below.
 TEST(NcclTestsTable, TracksAPublishedA100Run) {
   const auto pub = published("a100-hdr-2x8-crusoe.txt");
   NcclTestsOptions o;
@@ -310,7 +347,7 @@ TEST(NcclTestsTable, TracksAPublishedA100Run) {
   o.fabric = find_profile("ib-hdr").config;
   o.fabric.set_mtu(4096);
   const NcclTestsResult sim = run_nccl_tests(o, 2);
-  const PublishedComparison all = compare_with_published(sim, pub, 1024, 0.35);
+  const PublishedComparison all = compare_with_published(sim, pub, 1024, 0.45);
   EXPECT_TRUE(all.misses.empty()) << "worst " << all.worst << " at " << all.worst_bytes;
   EXPECT_EQ(all.glitches, std::vector<int64_t>{262144});  // 192.78 us between 51.08 and 68.02
   const PublishedComparison large = compare_with_published(sim, pub, 512 << 10, 0.25);

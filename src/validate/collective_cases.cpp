@@ -55,7 +55,8 @@ void published_runs(std::vector<ValidationResult>& out) {
         Run{"h100-ndr-2x8-nebius.txt", "H100 2x8, 8x400G NDR (Nebius; GPU-NIC path PHB, inferred)", "h100",
             "ib-ndr", 400, 1,
             "the run takes longer at 512 KiB (97.9 us) than at 1 MiB (87.1); there the simulation is 27% "
-            "fast (ring/LL), NCCL's own model 33%",
+            "fast (ring/LL), NCCL's own model 33%; at 4-32 KiB (tree/LL on the 1-4 channels NCCL gives them) "
+            "25-32% and 29-37%",
             2, CollType::kAllReduce, PciPath::kPhb},
         // One server, no network: NVLink and the tuner alone (the 400G NICs are idle).
         Run{"h100-1x8-nvidia-dgx.txt", "H100 1x8 (NVIDIA DGX H100, dgxc-benchmarking)", "h100", "ib-ndr", 400,
@@ -65,6 +66,7 @@ void published_runs(std::vector<ValidationResult>& out) {
             1},
         Run{"h100-ndr-4x8-voltagepark-allreduce.txt", "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
             "h100", "ib-ndr", 400, 1,
+            "at 8-16 KiB (tree/LL on NCCL's 1-2 channels) the simulation is 27% fast, NCCL's own model 32-34%; "
             "at 512 KiB-1 MiB (nvlstree/Simple) the simulation is 32-46% slow, NCCL's own model 24-40%; the "
             "run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "
             "channels' NVLink rate, 370.6",

@@ -356,8 +356,11 @@ double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
 }
 
 int nccl_call_channels(const PlanRequest& r, int nranks) {
-  int nc = std::max(1, r.channels);
-  if (r.algo != Algo::kRing && r.algo != Algo::kTree) return nc;
+  if (r.algo != Algo::kRing && r.algo != Algo::kTree) return std::max(1, r.channels);
+  // NCCL's communicator runs every channel its search found twice
+  // (connect.cc ncclTopoPostset: comm->nChannels = 2 x the graph's); a plan
+  // channel stands for such a pair.
+  int nc = 2 * std::max(1, r.channels);
   const bool ring = r.algo == Algo::kRing;
   // comm->maxThreads (tuning.cc): NCCL_LL128_MAX_NTHREADS 640, else 512 (a
   // ring's Simple takes 256 only where its NVLink graph is no faster than PCI,
@@ -377,7 +380,8 @@ int nccl_call_channels(const PlanRequest& r, int nranks) {
   const int64_t cell = (kMinTraffic / per_byte + (kMinTraffic % per_byte != 0) + 15) / 16 * 16;
   const int64_t cells = std::max<int64_t>(1, (count_bytes + cell - 1) / cell);
   const int64_t cells_per = std::min(cells, (per_channel + cell * per_byte - 1) / (cell * per_byte));
-  return static_cast<int>(std::min<int64_t>(nc, (cells + cells_per - 1) / cells_per));
+  const auto nccl = std::min<int64_t>(nc, (cells + cells_per - 1) / cells_per);
+  return static_cast<int>((nccl + 1) / 2);
 }
 
 double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels, CollType t) {

@@ -80,9 +80,11 @@ struct TunerEstimate {
 // The cheapest of them. Throws std::invalid_argument when none applies.
 [[nodiscard]] TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys);
 
-// The channels NCCL 2.24.3 gives one call of r.bytes when its communicator
-// has r.channels (comm->nChannels), once the tuner has fixed r.algo and
-// r.proto. Two rules of enqueue.cc, both for small sizes:
+// The channels one call of r.bytes runs on, once the tuner has fixed r.algo
+// and r.proto, when r.channels is the channel count NCCL's search finds (its
+// communicator runs each of them twice, so a plan channel stands for two of
+// NCCL's). Two rules of enqueue.cc (2.24.3) cut NCCL's channels for small
+// sizes:
 // - topoGetAlgoInfo drops a ring or tree channel while
 //   nBytes < nChannels x nThreads x threadThreshold (threads: 512, LL128 640;
 //   thresholds from comm.h: LL and LL128 8 bytes per thread, Simple 64; a

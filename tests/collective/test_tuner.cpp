@@ -240,7 +240,8 @@ TEST(Tuner, TakesNcclAlgoListsAndExclusions) {
 // NCCL 2.24.3 gives a small call fewer channels than its communicator has:
 // topoGetAlgoInfo drops channels while bytes < channels x threads x
 // threshold, then each channel gets at least 16 KiB of traffic. Worked by
-// hand from enqueue.cc for 8 channels and 32 ranks.
+// hand from enqueue.cc for 8 search channels (NCCL's communicator runs 16,
+// a plan channel stands for two) and 32 ranks: NCCL's count, then the plan's.
 TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
   auto channels = [](CollType t, Algo a, Proto p, int64_t bytes) {
     PlanRequest r;
@@ -252,24 +253,26 @@ TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
     return nccl_call_channels(r, 32);
   };
   const auto ar = CollType::kAllReduce, ag = CollType::kAllGather;
-  // Tree/LL: 512 threads x 8 B: 4 KiB per channel; 16 KiB of traffic
+  // Tree/LL: 512 threads x 8 B, 4 KiB per channel; then 16 KiB of traffic
   // (AllReduce: twice the bytes) per channel.
-  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 1024), 1);
-  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 8192), 1);   // 2 by threads, 1 by traffic
-  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 16384), 2);  // 4 by threads
-  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 32768), 4);  // 8 by threads
-  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 65536), 8);
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 1024), 1);    // 1
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 8192), 1);    // 2 by threads, 1 by traffic
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 16384), 1);   // 4, then 2
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 32768), 2);   // 8, then 4
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 65536), 4);   // 16, then 8
+  EXPECT_EQ(channels(ar, Algo::kTree, Proto::kLL, 131072), 8);  // 16
   // Ring/LL: the threshold times the ranks, 128 KiB per channel on 32 ranks.
-  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 131072), 1);
-  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 262144), 2);
-  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 1 << 20), 8);
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 262144), 1);   // 2
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 1 << 20), 4);  // 8
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kLL, 2 << 20), 8);  // 16
   // An AllGather's traffic is its whole buffer, the size nccl-tests prints.
-  EXPECT_EQ(channels(ag, Algo::kRing, Proto::kLL, 262144), 2);
-  EXPECT_EQ(channels(ag, Algo::kRing, Proto::kLL128, 32768), 2);  // 6 by threads (640 x 8 B), 2 by traffic
+  EXPECT_EQ(channels(ag, Algo::kRing, Proto::kLL, 524288), 2);    // 4
+  EXPECT_EQ(channels(ag, Algo::kRing, Proto::kLL128, 32768), 1);  // 6 by threads (640 x 8 B), 2 by traffic
   // Simple: 512 threads x 64 B, 32 KiB per channel.
-  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 65536), 2);
-  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 1 << 20), 8);
-  // NVLS keeps NCCL's NVLS channels.
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 65536), 1);    // 2
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 262144), 4);   // 8
+  EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 1 << 20), 8);  // 16
+  // NVLS keeps its channels.
   EXPECT_EQ(channels(ar, Algo::kNvls, Proto::kSimple, 1024), 8);
 }
 

@@ -46,6 +46,25 @@ bool has_redop(CollType t) {
   return t == CollType::kAllReduce || t == CollType::kReduceScatter || t == CollType::kReduce;
 }
 const char* topo_name(ClusterTopology t) { return t == ClusterTopology::kRail ? "rail" : "leaf-spine"; }
+
+// " a-b B text;" for each run of sizes whose rows share text(row). Rows of
+// size 0 are calls NCCL returns from at once, with nothing to say.
+template <class Text>
+std::string size_runs(const std::vector<NcclTestsRow>& rows, Text text) {
+  std::string s;
+  for (size_t i = 0; i < rows.size();) {
+    if (rows[i].bytes == 0) {
+      ++i;
+      continue;
+    }
+    const std::string t = text(rows[i]);
+    size_t j = i;
+    while (j + 1 < rows.size() && text(rows[j + 1]) == t) ++j;
+    s += fmt::format(" {}-{} B {};", rows[i].bytes, rows[j].bytes, t);
+    i = j + 1;
+  }
+  return s;
+}
 }  // namespace
 
 std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o) {
@@ -101,40 +120,18 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
         row.algbw, row.busbw, "N/A");
   }
   if (!o.algo || !o.proto) {
-    // What NCCL's tuner chose, as NCCL_DEBUG_SUBSYS=TUNING would say: one
-    // line per run of sizes with the same choice.
-    // Rows of size 0 are calls NCCL returns from at once: no choice.
-    s += "# tuner:";
-    for (size_t i = 0; i < r.rows.size();) {
-      if (r.rows[i].bytes == 0) {
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      while (j + 1 < r.rows.size() && r.rows[j + 1].algo == r.rows[i].algo &&
-             r.rows[j + 1].proto == r.rows[i].proto)
-        ++j;
-      s += fmt::format(" {}-{} B {}/{};", r.rows[i].bytes, r.rows[j].bytes, algo_name(r.rows[i].algo),
-                       proto_name(r.rows[i].proto));
-      i = j + 1;
-    }
+    // What NCCL's tuner chose, as NCCL_DEBUG_SUBSYS=TUNING would say.
+    s += "# tuner:" + size_runs(r.rows, [](const NcclTestsRow& row) {
+           return fmt::format("{}/{}", algo_name(row.algo), proto_name(row.proto));
+         });
     s += "\n";
   }
   if (o.channels == 0 && std::any_of(r.rows.begin(), r.rows.end(), [&](const NcclTestsRow& row) {
         return row.bytes > 0 && row.channels < r.channels;
       })) {
     // NCCL runs small sizes on fewer channels than the communicator has.
-    s += "# channels:";
-    for (size_t i = 0; i < r.rows.size();) {
-      if (r.rows[i].bytes == 0) {
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      while (j + 1 < r.rows.size() && r.rows[j + 1].channels == r.rows[i].channels) ++j;
-      s += fmt::format(" {}-{} B {};", r.rows[i].bytes, r.rows[j].bytes, r.rows[i].channels);
-      i = j + 1;
-    }
+    s += "# channels:" +
+         size_runs(r.rows, [](const NcclTestsRow& row) { return std::to_string(row.channels); });
     s += "\n";
   }
   for (const auto& row : r.rows)

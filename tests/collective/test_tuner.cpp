@@ -276,6 +276,30 @@ TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
   EXPECT_EQ(channels(ar, Algo::kNvls, Proto::kSimple, 1024), 8);
 }
 
+// What runs: nccl-tests on NCCL's channels gives 1 KiB one plan channel and
+// 4 MiB all 8, and says so; a fixed --channels runs every size on that many.
+TEST(Tuner, NcclTestsRunSmallSizesOnNcclsChannelsUnlessFixed) {
+  NcclTestsOptions o;
+  o.min_bytes = 1024;
+  o.max_bytes = 4 << 20;
+  o.step_factor = 4096;
+  o.cluster.servers = 2;
+  o.fabric = find_profile("ib-ndr").config;
+  const NcclTestsResult ncclish = run_nccl_tests(o);
+  ASSERT_EQ(ncclish.rows.size(), 2u);
+  EXPECT_EQ(ncclish.channels, 8);
+  EXPECT_EQ(ncclish.rows[0].channels, 1);
+  EXPECT_EQ(ncclish.rows[1].channels, 8);
+  EXPECT_NE(format_nccl_tests(ncclish, o).find("# channels: 1024-1024 B 1; 4194304-4194304 B 8;"),
+            std::string::npos);
+  o.channels = 8;
+  const NcclTestsResult fixed = run_nccl_tests(o);
+  EXPECT_EQ(fixed.rows[0].channels, 8);
+  EXPECT_EQ(fixed.rows[1].channels, 8);
+  EXPECT_EQ(format_nccl_tests(fixed, o).find("# channels:"), std::string::npos);
+  EXPECT_DOUBLE_EQ(fixed.rows[1].time_us, ncclish.rows[1].time_us);
+}
+
 // Conservation with the protocol's lines: LL puts twice the data on the
 // links, LL128 128/120 of it rounded to whole lines per transfer.
 TEST(Protocols, FabricBytesCarryTheProtocolsLines) {

@@ -58,8 +58,9 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
       "GPU class: v100 | a100 | h100 | b200 (generation for the tuner, NVLink rate; default h100)");
   nt->add_option(
         "--channels", o.channels,
-        "channels (rings/trees), each with its own QPs, at every size (default: NCCL's, one per GPU of a "
-        "server, fewer for small sizes as NCCL gives them)")
+        "channels (rings/trees) as NCCL's topology search counts them, each with its own QPs, at every "
+        "size; NCCL runs each twice, so 8 here are NCCL's 16 execution channels (default: one per GPU "
+        "of a server, fewer for small sizes as NCCL gives them)")
       ->check(CLI::Range(1, 64));
   nt->add_option("--chunk", o.chunk,
                  "payload per channel per pipeline step (default auto: the protocol's, Simple 512K, LL 32K, "

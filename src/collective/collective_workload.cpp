@@ -111,9 +111,10 @@ struct CollectiveKeys {
             "reduce_scatter; ring: broadcast, reduce; pairwise: alltoall, sendrecv)");
     v.size(Key{"size", "bytes per rank, as nccl-tests' size", kRequired}, r.bytes);
     v.count_or({"channels",
-                "NCCL channels (rings/trees in parallel); auto: one per GPU of a server, at least 2, and "
-                "fewer for a small "
-                "size as NCCL 2.24 gives them; a number: that many at every size"},
+                "NCCL channels (rings/trees in parallel) as its topology search counts them (NCCL runs "
+                "each twice: 8 are its 16 execution channels); auto: one per GPU of a server, at least "
+                "2, and fewer for a small size as NCCL 2.24 gives them; a number: that many at every "
+                "size"},
                r.channels, "auto", 1, 64);
     v.size_or(
         {"chunk",

@@ -77,10 +77,14 @@ inline constexpr Time kNcclNetTransit = Time::from_ns(1000);
 [[nodiscard]] StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& shape,
                                    Time nvlink_latency);
 
-// NCCL's chunk for a Simple tree (enqueue.cc): the 512 KiB step halved,
-// down to 128/64/32 KiB, while each channel's data would fill fewer than
-// 8x/4x/1x the tree's depth of chunks, so that a mid-sized message still
-// pipelines through the chain and the tree.
+// NCCL's chunk for a Simple tree (enqueue.cc computeColl, 2.8 to 2.19):
+// the 512 KiB step halved, down to 128/64/32 KiB, while each channel's data
+// would fill fewer than 8x/4x/1x the tree's depth of chunks, so that a
+// mid-sized message still pipelines through the chain and the tree. From
+// 2.20 calcCollChunking keeps the whole step; kept here because the tuner
+// picks tree/Simple at no size on the published runs' configurations
+// (docs/COLLECTIVES.md), so only a forced one shows it: a known difference
+// from 2.24.
 [[nodiscard]] int64_t tree_simple_chunk(const PlanRequest& r, const CommShape& shape);
 
 // Notified when a collective finishes.

@@ -39,9 +39,10 @@ struct PlanRequest {
   // ("ring,tree", "^nvls,nvlstree"); 0: NCCL_ALGO unset, every one that applies.
   AlgoSet algo_set = 0;
   int channels = 8;
-  // `channels` is NCCL's comm->nChannels, chosen for the system: a call then
-  // runs on as many as NCCL gives its size (nccl_call_channels in tuner.h).
-  // False: the user fixed the count, as NCCL_MIN/MAX_NCHANNELS would.
+  // `channels` is the count NCCL's topology search finds for the system (its
+  // communicator runs each twice): a call then runs on as many as NCCL gives
+  // its size (nccl_call_channels in tuner.h). False: the user fixed the count,
+  // as NCCL_MIN/MAX_NCHANNELS would.
   bool size_channels = false;
   // PXN (NCCL_PXN_DISABLE=0, NCCL's default): a point-to-point chunk for a
   // GPU of another server and another local index first crosses NVLink to

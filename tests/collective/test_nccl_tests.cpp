@@ -19,6 +19,7 @@
 #include "config/shipped_path.h"
 #include "fabric/profiles.h"
 #include "run/front_ends.h"
+#include "support/nccl_sweep.h"
 
 namespace rdmasim {
 namespace {
@@ -584,12 +585,7 @@ TEST(NcclTests, BackToBackCallsAreTimedAsNcclTestsTimesThem) {
   // Every rank of a ring AllReduce waits for every other's data each call:
   // the calls hardly overlap, and the loop's time per call is one call's
   // within a hop (2 x 8 H100 over ib-ndr, NCCL's tuner).
-  NcclTestsOptions ar;
-  ar.min_bytes = 1024;
-  ar.max_bytes = 4 << 20;
-  ar.step_factor = 64;
-  ar.cluster.servers = 2;
-  ar.fabric = find_profile("ib-ndr").config;
+  NcclTestsOptions ar = testing::ib_ndr_sweep(1024, 4 << 20, 64);
   const NcclTestsResult single = run_nccl_tests(ar);
   ar.comm.calls = 20;
   const NcclTestsResult loop = run_nccl_tests(ar);

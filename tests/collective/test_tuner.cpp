@@ -15,6 +15,7 @@
 #include "config/shipped_path.h"
 #include "fabric/profiles.h"
 #include "run/front_ends.h"
+#include "support/nccl_sweep.h"
 
 namespace rdmasim {
 namespace {
@@ -279,12 +280,7 @@ TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
 // What runs: nccl-tests on NCCL's channels gives 1 KiB one plan channel and
 // 4 MiB all 8, and says so; a fixed --channels runs every size on that many.
 TEST(Tuner, NcclTestsRunSmallSizesOnNcclsChannelsUnlessFixed) {
-  NcclTestsOptions o;
-  o.min_bytes = 1024;
-  o.max_bytes = 4 << 20;
-  o.step_factor = 4096;
-  o.cluster.servers = 2;
-  o.fabric = find_profile("ib-ndr").config;
+  NcclTestsOptions o = testing::ib_ndr_sweep(1024, 4 << 20, 4096);
   const NcclTestsResult ncclish = run_nccl_tests(o);
   ASSERT_EQ(ncclish.rows.size(), 2u);
   EXPECT_EQ(ncclish.channels, 8);
@@ -339,11 +335,7 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
   EXPECT_EQ(published("a100-hdr-2x8-azure-ndmv4.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-2x8-nebius.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-4x8-voltagepark-allreduce.txt").size(), 31u);  // 8 B .. 8 GiB
-  NcclTestsOptions o;
-  o.min_bytes = 1024;
-  o.max_bytes = 8192;
-  o.cluster.servers = 2;
-  o.fabric = find_profile("ib-ndr").config;
+  const NcclTestsOptions o = testing::ib_ndr_sweep(1024, 8192);
   const NcclTestsResult r = run_nccl_tests(o);
   const auto back = parse_nccl_tests_table(format_nccl_tests(r, o));
   ASSERT_EQ(back.size(), r.rows.size());

@@ -66,7 +66,7 @@ void published_runs(std::vector<ValidationResult>& out) {
             1},
         Run{"h100-ndr-4x8-voltagepark-allreduce.txt", "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
             "h100", "ib-ndr", 400, 1,
-            "at 8-32 KiB (tree/LL on NCCL's 1-2 channels) the simulation is 27-30% fast, NCCL's own model "
+            "at 8-32 KiB (tree/LL on NCCL's 1-4 channels) the simulation is 27-30% fast, NCCL's own model "
             "31-34%; "
             "at 512 KiB-1 MiB (nvlstree/Simple) the simulation is 32-46% slow, NCCL's own model 24-40%; the "
             "run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "

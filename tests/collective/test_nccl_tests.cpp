@@ -221,7 +221,7 @@ TEST(NcclTests, SizesUpToTheLargestIntegerDoNotOverflow) {
 // tables in data/reference/nccl-tests/: all_gather on 32 and 16 ranks (each
 // rank's share, rounded down to 16 B; a 0 B row where that share is nothing),
 // all_reduce on 16 and 32 and broadcast on 32 (the whole buffer).
-// The size and count columns of five published tables, each row from the
+// The size and count columns of seven published tables, each row from the
 // size the sweep asked for (-b, doubling): what each call passes and moves.
 TEST(NcclTests, SizeAndCountColumnsAreWhatEachCallPassesAndMoves) {
   struct Table {
@@ -235,7 +235,9 @@ TEST(NcclTests, SizeAndCountColumnsAreWhatEachCallPassesAndMoves) {
                          Table{"h200-roce-2x8-gcp-a3ultra-allgather.txt", CollType::kAllGather, 16, 1024, 24},
                          Table{"h100-ndr-2x8-nebius.txt", CollType::kAllReduce, 16, 8, 31},
                          Table{"h100-ndr-4x8-voltagepark-allreduce.txt", CollType::kAllReduce, 32, 8, 31},
-                         Table{"h100-ndr-4x8-voltagepark-broadcast.txt", CollType::kBroadcast, 32, 8, 31}}) {
+                         Table{"h100-ndr-4x8-voltagepark-broadcast.txt", CollType::kBroadcast, 32, 8, 31},
+                         Table{"h100-ndr-2x8-dell-allreduce.txt", CollType::kAllReduce, 16, 8, 32},
+                         Table{"h100-ndr-4x8-dell-vm-allreduce.txt", CollType::kAllReduce, 32, 8, 32}}) {
     std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + t.file));
     size_t rows = 0;
     for (std::string line; std::getline(in, line);) {

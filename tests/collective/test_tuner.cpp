@@ -354,6 +354,8 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
   EXPECT_EQ(published("a100-hdr-2x8-azure-ndmv4.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-2x8-nebius.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-4x8-voltagepark-allreduce.txt").size(), 31u);  // 8 B .. 8 GiB
+  EXPECT_EQ(published("h100-ndr-2x8-dell-allreduce.txt").size(), 32u);           // 8 B .. 16 GiB
+  EXPECT_EQ(published("h100-ndr-4x8-dell-vm-allreduce.txt").size(), 32u);
   const NcclTestsOptions o = testing::ib_ndr_sweep(1024, 8192);
   const NcclTestsResult r = run_nccl_tests(o);
   const auto back = parse_nccl_tests_table(format_nccl_tests(r, o));
@@ -397,6 +399,28 @@ TEST(NcclTestsTable, TracksAPublishedA100Run) {
   const PublishedComparison simple = compare_with_published(sim, pub, 64 << 20, 0.10);
   EXPECT_TRUE(simple.misses.empty()) << "worst " << simple.worst << " at " << simple.worst_bytes;
   EXPECT_EQ(simple.compared, 6);
+}
+
+// 2 x 8 H100 with 8 x 400G NDR, bare metal, NCCL 2.26.2 with GPU Direct RDMA
+// at PIX (Dell XE9680, NVIDIA/nccl-tests#309): the tuner's tree/LL,
+// tree/LL128 and NVLSTree against the published run up to 1 GiB. What holds
+// today: every size within 25% (512 KiB, which the run takes longer than 1
+// MiB, is 25.0% fast: at the edge, so one size may fall out) and the busbw
+// at 1 GiB within 10% (451.5 against 448.9 GB/s). NVIDIA's figures for
+// this hardware: ~480 GB/s on one server, 470 on two (the same thread).
+TEST(NcclTestsTable, TracksAPublishedH100RunWithGpuDirectAtPix) {
+  const auto pub = published("h100-ndr-2x8-dell-allreduce.txt");
+  NcclTestsOptions o = testing::ib_ndr_sweep(1024, int64_t{1} << 30, 2, 2);
+  o.cluster.gpu_nic_path = PciPath::kPix;
+  const NcclTestsResult sim = run_nccl_tests(o);
+  const PublishedComparison c = compare_with_published(sim, pub, 1024, 0.25);
+  EXPECT_TRUE(c.glitches.empty());
+  EXPECT_EQ(c.compared, 21);
+  EXPECT_GE(c.within, 20) << "worst " << c.worst << " at " << c.worst_bytes;
+  EXPECT_GT(c.worst, -0.27);
+  EXPECT_LT(c.worst, 0.25);
+  EXPECT_NEAR(c.busbw_error(), 0.0, 0.10);
+  EXPECT_EQ(sim.rows.back().algo, Algo::kNvlsTree);
 }
 
 // One NVIDIA DGX H100 (8 GPUs, NVSwitch, no network), NVIDIA's own sample

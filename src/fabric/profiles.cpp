@@ -451,9 +451,9 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
       {"topology.switch.buffer",
        "credits, not a shared buffer, bound what a switch holds: see fabric.ib.vl_buffer"},
       {"fabric.ib.vl_buffer",
-       "per port and VL: one credit loop at line rate (2 x cable + pipeline) + 3 MTU packets (one sending at "
-       "each end, one ahead of the FCP on the reverse link), so a flow never waits for credit (IBTA Vol.1 "
-       "§7.9.4 credit loop)"},
+       "assumption: per port and VL the switch advertises the most IBTA allows, 2048 credits of 64 B "
+       "(Vol.1 §7.9.4.2: FCCL = ABR + 2048 at most), 128 KiB; NVIDIA publishes no Quantum-2 buffer "
+       "size. A cable whose credit loop needs more (2 x cable + pipeline + 3 MTU packets) gets that"},
       {"fabric.ib.credit_update",
        "an FCP whenever buffer frees (one waiting per VL, sent with the newest FCCL); the spec bounds only "
        "the longest gap between FCPs (IBTA Vol.1 §7.9.4.2)"},
@@ -488,6 +488,11 @@ Profile infiniband(std::string name, int gbps, Time switch_latency, std::string 
   };
   nic_latency_range(p);
   host_jitter(p);
+  p.ranges.push_back(
+      {"fabric.ib.vl_buffer", "credit-loop", "auto",
+       "low: one credit loop at line rate + 3 MTU packets, the least with which one flow never "
+       "waits for credit (a switch with no buffer to spare); high: the default, the most IBTA "
+       "lets a receiver advertise per VL"});
   p.ranges.push_back({"fabric.ib.sm_detection_delay", "10us", "10s",
                       "low: a trap over one hop to an SM that sweeps at once; high: the trap is lost and the "
                       "next periodic sweep finds the port (OpenSM sweep_interval default 10 s)"});

@@ -48,6 +48,37 @@ constexpr char kSl2VlCount[] = "expected 16 VLs, one per SL 0..15";
 constexpr char kDataVl[] = "a data VL";
 using Sl2VlCodec = IntArrayCodec<uint8_t, kNumSls, 0, 7, kSl2VlCount, kDataVl>;
 
+// fabric.ib.vl_buffer: a size, auto (0) or credit-loop (kVlBufferCreditLoop).
+struct VlBufferCodec {
+  static void read(const CfgNode& n, const char* key, uint32_t& x) {
+    const std::string text = n.str(key);
+    if (text == "auto") {
+      x = 0;
+      return;
+    }
+    if (text == "credit-loop") {
+      x = kVlBufferCreditLoop;
+      return;
+    }
+    int64_t v = 0;
+    try {
+      v = parse_bytes(text).count();
+    } catch (const std::invalid_argument& err) {
+      throw n.error(key,
+                    std::string("expected a size, e.g. 64KiB, auto or credit-loop (") + err.what() + ")");
+    }
+    if (v <= 0 || v > (int64_t{1} << 30))
+      throw n.error(key, "expected a size up to 1GiB, auto or credit-loop");
+    x = static_cast<uint32_t>(v);
+  }
+  static json echo(uint32_t x) {
+    if (x == 0) return "auto";
+    if (x == kVlBufferCreditLoop) return "credit-loop";
+    return format_bytes(Bytes(x));
+  }
+  static std::string form() { return "size | auto | credit-loop"; }
+};
+
 // fabric.ib.vlarb_high / vlarb_low: a VLArbitrationTable of "vl:weight" entries.
 struct VlArbCodec {
   static void read(const CfgNode& n, const char* key, std::vector<VlArbEntry>& x) {
@@ -405,13 +436,16 @@ void visit_reroute(V& v, RerouteConfig& r) {
 template <typename V>
 void visit_infiniband(V& v, InfinibandSettings& ib, uint32_t mtu_packet) {
   CreditConfig& cr = ib.credit;
-  v.size_or({"vl_buffer",
-             "receive buffer per port and data VL, advertised as 64 B credits; auto: one credit loop + 3 MTU "
-             "packets"},
-            cr.vl_buffer_bytes, "auto");
-  v.check(cr.vl_buffer_bytes == 0 || (cr.vl_buffer_bytes >= mtu_packet && cr.vl_buffer_bytes <= (1u << 30)),
+  v.custom({"vl_buffer",
+            "receive buffer per port and data VL, advertised as 64 B credits; auto: the 128 KiB (2048 "
+            "credits) IBTA lets a receiver advertise, or one credit loop + 3 MTU packets where a long cable "
+            "needs more; credit-loop: that loop alone, the least with which one flow never waits for credit"},
+           cr.vl_buffer_bytes, VlBufferCodec{});
+  v.check(cr.vl_buffer_bytes == 0 || cr.vl_buffer_bytes == kVlBufferCreditLoop ||
+              (cr.vl_buffer_bytes >= mtu_packet && cr.vl_buffer_bytes <= (1u << 30)),
           "vl_buffer",
-          "expected 'auto' or a size between one MTU packet (" + std::to_string(mtu_packet) + "B) and 1GiB");
+          "expected auto, credit-loop or a size between one MTU packet (" + std::to_string(mtu_packet) +
+              "B) and 1GiB");
   v.time({"credit_update",
           "freed credits are batched up to this long into one FCP (at once when the VL drains); 0: FCP on "
           "every free"},

@@ -34,6 +34,12 @@ inline constexpr int kNumVls = kNumTcs;            // data VLs 0..7 (VL15 rides 
 inline constexpr int kNumSls = 16;
 // An FCP is 6 bytes: Op 4 + FCTBS 12 + VL 4 + FCCL 12 + LPCRC 16 bits (IBTA Vol.1 §7.9.4.1).
 inline constexpr uint32_t kFcpBytes = 6;
+// The most credit a receiver may advertise on one VL: FCCL = ABR + 2048
+// blocks of 64 B at most (IBTA Vol.1 §7.9.4.2), 128 KiB.
+inline constexpr uint32_t kMaxAdvertisedCredit = 2048 * 64;
+// CreditConfig::vl_buffer_bytes for `credit-loop`: one credit loop at line
+// rate + 3 MTU packets, the least with which one flow never waits for credit.
+inline constexpr uint32_t kVlBufferCreditLoop = UINT32_MAX;
 
 [[nodiscard]] inline uint32_t credit_blocks(uint32_t wire_bytes) {
   return (wire_bytes + kCreditBlockBytes - 1) / kCreditBlockBytes;
@@ -47,8 +53,9 @@ struct VlArbEntry {
 };
 
 struct CreditConfig {
-  // Receive buffer per port and data VL; 0 = sized per link to cover the
-  // credit loop (see Fabric::build).
+  // Receive buffer per port and data VL; 0 (auto) = the most IBTA lets a
+  // receiver advertise, or the credit loop where a long cable needs more;
+  // kVlBufferCreditLoop = the credit loop alone (make_link_flow_control).
   uint32_t vl_buffer_bytes = 0;
   // 0: return credits with an FCP whenever buffer is freed (one FCP at a time
   // per VL waits for the wire, carrying the newest FCCL when it leaves).

@@ -167,6 +167,13 @@ LinkFailureRun run_link_failure(const FabricConfig& cfg, int k, int64_t bytes, T
   return r;
 }
 
+Time vl_buffer_waits(const FabricConfig& cfg, int crossings) {
+  // auto and credit-loop in-rack: at most the 128 KiB a port may advertise.
+  const uint32_t set = cfg.ib.credit.vl_buffer_bytes;
+  const uint64_t b = set != 0 && set != kVlBufferCreditLoop ? set : kMaxAdvertisedCredit;
+  return cfg.link.rate.tx_time(Bytes(static_cast<int64_t>(b))) * static_cast<int64_t>(crossings);
+}
+
 IbHotSpotRun run_ib_hot_spot(bool ib_cc) {
   Simulation sim(5);
   FabricConfig cfg = find_profile("ib-ndr").config;

@@ -59,6 +59,12 @@ using IbLinkFailureRun = LinkFailureRun;
 [[nodiscard]] IbLinkFailureRun run_ib_link_failure(int k, bool adaptive, bool shield, int64_t bytes,
                                                    Time fail_at, Time detect, Time compute, uint64_t seed);
 
+// What a go-back-N round after a reroute may wait for on `cfg`'s in-rack
+// InfiniBand links beyond their latency: the first packet past the gap, its
+// NAK and the resend each queue behind at most one full VL buffer where the
+// rerouted flows meet others (`auto`: the 128 KiB a port advertises).
+[[nodiscard]] Time vl_buffer_waits(const FabricConfig& cfg, int crossings = 3);
+
 struct IbHotSpotRun {
   double victim_gbps = 0;   // the flow that shares the path, not the destination
   double hotspot_gbps = 0;  // aggregate into the hot spot

@@ -1143,8 +1143,11 @@ TEST_F(CliTest, InfinibandSl2VlNeedsSixteenEntries) {
 TEST_F(CliTest, InfinibandVlBufferBelowOnePacket) {
   expect_bad_input(
       run_scenario(std::string(kGood) + "fabric:\n  profile: ib-ndr\n  ib: {vl_buffer: 1KiB}\n"),
-      at("16:19: 'fabric.ib.vl_buffer': expected 'auto' or a size between one MTU packet (4138B) "
+      at("16:19: 'fabric.ib.vl_buffer': expected auto, credit-loop or a size between one MTU packet (4138B) "
          "and 1GiB"));
+  expect_bad_input(run_scenario(std::string(kGood) + "fabric:\n  profile: ib-ndr\n  ib: {vl_buffer: loop}\n"),
+                   at("16:19: 'fabric.ib.vl_buffer': expected a size, e.g. 64KiB, auto or credit-loop "
+                      "(expected a size with a unit, e.g. 32MiB or 4KB)"));
 }
 
 TEST_F(CliTest, SingleFlowNeedsTwoDifferentHostsOfTheTopology) {

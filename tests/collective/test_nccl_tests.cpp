@@ -403,7 +403,7 @@ TEST(DoubleBinaryTree, MatchesNcclsIllustrationOnFourteenRanks) {
   EXPECT_EQ(shifted[11], 0);
 }
 
-// The auto credit buffer covers the whole credit loop: a ring AllReduce,
+// The credit-loop buffer covers the whole credit loop: a ring AllReduce,
 // whose links carry data both ways so an FCP waits behind a data packet,
 // keeps its bus bandwidth whatever the cable length (with one MTU less, 100 ns
 // cables cost 6%: 183.8 against 195 GB/s).
@@ -416,6 +416,8 @@ TEST(NcclTests, RingOnInfinibandDoesNotDependOnCableLength) {
     o.cluster.topology = ClusterTopology::kRail;
     o.cluster.arch = GpuArch::kAmpere;
     o.cluster.nic_link = o.cluster.fabric_link = {Rate::from_gbps(200), cable};
+    // The sizing under test: auto's 128 KiB would cover either loop by far.
+    o.fabric.ib.credit.vl_buffer_bytes = kVlBufferCreditLoop;
     busbw[i++] = run_nccl_tests(o).rows[0].busbw;
   }
   EXPECT_NEAR(busbw[0], busbw[1], 0.005 * busbw[1]);

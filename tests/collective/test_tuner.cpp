@@ -354,7 +354,7 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
   EXPECT_EQ(published("a100-hdr-2x8-azure-ndmv4.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-2x8-nebius.txt").size(), 31u);
   EXPECT_EQ(published("h100-ndr-4x8-voltagepark-allreduce.txt").size(), 31u);  // 8 B .. 8 GiB
-  EXPECT_EQ(published("h100-ndr-2x8-dell-allreduce.txt").size(), 32u);           // 8 B .. 16 GiB
+  EXPECT_EQ(published("h100-ndr-2x8-dell-allreduce.txt").size(), 32u);         // 8 B .. 16 GiB
   EXPECT_EQ(published("h100-ndr-4x8-dell-vm-allreduce.txt").size(), 32u);
   const NcclTestsOptions o = testing::ib_ndr_sweep(1024, 8192);
   const NcclTestsResult r = run_nccl_tests(o);

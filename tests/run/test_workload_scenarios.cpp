@@ -127,7 +127,8 @@ TEST(WorkloadScenarios, LinkFailureInFaultsAppliesToACollective) {
   EXPECT_EQ(a.timeouts, 0u);
   // With SHIELD (the profile's) the switch sends the packets queued for the
   // dead port, and every later one, by another port: nothing is lost and the
-  // collective takes about a microsecond longer on the narrower fabric.
+  // collective takes no longer on the narrower fabric (0.16 us longer while
+  // VL buffers held only one credit loop, before 2026-11-30).
   EXPECT_EQ(b.retransmitted_packets, 0u);
   EXPECT_EQ(b.timeouts, 0u);
   // Without it the packets lost on the link are resent after a 67 ms local
@@ -135,7 +136,8 @@ TEST(WorkloadScenarios, LinkFailureInFaultsAppliesToACollective) {
   EXPECT_EQ(c.retransmitted_packets, 70u);
   EXPECT_EQ(c.timeouts, 2u);
   EXPECT_NEAR(collective_of(clean).duration().us(), 100.51, 0.005);
-  EXPECT_NEAR(collective_of(failed).duration().us(), 100.67, 0.005);
+  EXPECT_LT(collective_of(failed).duration(), collective_of(clean).duration() + Time::from_us(1));
+  EXPECT_NEAR(collective_of(failed).duration().us(), 100.506, 0.0005);
   EXPECT_NEAR(collective_of(no_shield).duration().us(), 67207.69, 0.005);
   EXPECT_TRUE(failed.fabric().sm_stats().installs.empty()) << "done before the SM's new LFTs";
   ASSERT_EQ(no_shield.fabric().sm_stats().installs.size(), 1u);

@@ -226,7 +226,22 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         out.push_back(
             not_measured(2, claim, "needs an InfiniBand and a RoCEv2 fabric with a latency workload."));
       } else {
-        out.push_back(ClaimAnswer{2, claim, ib_worst < roce_best ? "supported" : "contradicted", e});
+        // An InfiniBand queue under load is as deep as its per-VL buffers:
+        // with one credit loop the demo's IB tail grew 3.14x, with the 128
+        // KiB a port may advertise 3.53x, either side of HPCC's 3.45x.
+        const auto dep = r.assumed({"fabric.ib.vl_buffer"});
+        const std::string verdict = ib_worst < roce_best ? "supported" : "contradicted";
+        if (dep.empty()) {
+          out.push_back(ClaimAnswer{2, claim, verdict, e});
+        } else {
+          out.push_back(ClaimAnswer{
+              2, claim, "depends on an assumption",
+              e + fmt::format(
+                      "InfiniBand's p99.9 grows {:.2f}x under load, the least of RoCEv2's {:.2f}x: {} here, "
+                      "but InfiniBand's queues under load are as deep as its per-VL buffers, a setting "
+                      "without a published source: {}.",
+                      ib_worst, roce_best, verdict, join_names(dep))});
+        }
       }
     }
   }

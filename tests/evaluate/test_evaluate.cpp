@@ -734,6 +734,38 @@ TEST(EvaluateClaims, ScaleToThousandsIsAnsweredOnlyAtThatSize) {
   EXPECT_EQ(answer(256, 0.9, 0.9).verdict, "contradicted");
 }
 
+// Claim 2 (IB's tail stays low under load) compares how much each fabric's
+// p99.9 grows under load. An InfiniBand queue is as deep as its per-VL
+// buffers, a default without a published source, so left at it the answer
+// says it rests on it; set by the file, it is a plain verdict.
+TEST_F(EvaluateTest, ClaimTwoRestsOnTheInfinibandBufferUnlessTheFileSetsIt) {
+  const auto claim2 = [&](const std::string& ib) {
+    const std::string yaml =
+        "name: tail\nduration: 20ms\n"
+        "cluster: {servers: 2, gpus_per_server: 2, nic_rate: 400Gbps, topology: leaf-spine}\n"
+        "fabrics: [" +
+        ib +
+        ", rocev2-dcqcn-400g]\nworkloads: [{type: latency, iters: 100}]\n"
+        "conditions: [baseline, {name: load-50, background: {load: 50%, cdf: storage}}]\n"
+        "weights: {latency: 1}\n";
+    const Evaluation ev = load_evaluation_text(yaml, "tail.yaml");
+    const std::vector<EvalCell> cells = eval_cells(ev);
+    const Written w = evaluate(ev, cells, dir_ / ("out" + std::to_string(ib.size())), 2);
+    const auto j = nlohmann::json::parse(w.json);
+    for (const auto& c : j["claims"])
+      if (c["claim"] == 2)
+        return std::pair{c["verdict"].get<std::string>(), c["evidence"].get<std::string>()};
+    return std::pair{std::string(), std::string()};
+  };
+  const auto [assumed, why] = claim2("ib-ndr");
+  EXPECT_EQ(assumed, "depends on an assumption");
+  EXPECT_NE(why.find("fabric.ib.vl_buffer"), std::string::npos) << why;
+  EXPECT_NE(why.find("[ib-ndr.latency.load-50.p999_us]"), std::string::npos) << why;
+  const auto [set, evidence] = claim2("{profile: ib-ndr, set: {fabric.ib.vl_buffer: 128KiB}}");
+  EXPECT_TRUE(set == "supported" || set == "contradicted") << set;
+  EXPECT_EQ(evidence.find("fabric.ib.vl_buffer"), std::string::npos) << evidence;
+}
+
 // SHARP runs only where the fabric offers it: a workload limited to those
 // fabrics has cells on them alone, answers claim 7 against the host
 // algorithm on the same fabric, and no criterion scores it (the collective

@@ -237,7 +237,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           out.push_back(ClaimAnswer{
               2, claim, "depends on an assumption",
               e + fmt::format(
-                      "InfiniBand's p99.9 grows {:.2f}x under load, the least of RoCEv2's {:.2f}x: {} here, "
+                      "InfiniBand's p99.9 grows {:.2f}x under load and RoCEv2's {:.2f}x at the least: {} "
+                      "here, "
                       "but InfiniBand's queues under load are as deep as its per-VL buffers, a setting "
                       "without a published source: {}.",
                       ib_worst, roce_best, verdict, join_names(dep))});

@@ -234,14 +234,12 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         if (dep.empty()) {
           out.push_back(ClaimAnswer{2, claim, verdict, e});
         } else {
-          out.push_back(ClaimAnswer{
-              2, claim, "depends on an assumption",
-              e + fmt::format(
-                      "InfiniBand's p99.9 grows {:.2f}x under load and RoCEv2's {:.2f}x at the least: {} "
-                      "here, "
-                      "but InfiniBand's queues under load are as deep as its per-VL buffers, a setting "
-                      "without a published source: {}.",
-                      ib_worst, roce_best, verdict, join_names(dep))});
+          const std::string why = fmt::format(
+              "InfiniBand's p99.9 grows {:.2f}x under load and RoCEv2's {:.2f}x at the least: {} here, but "
+              "InfiniBand's queues under load are as deep as its per-VL buffers, a setting without a "
+              "published source: {}.",
+              ib_worst, roce_best, verdict, join_names(dep));
+          out.push_back(ClaimAnswer{2, claim, "depends on an assumption", e + why});
         }
       }
     }

@@ -85,7 +85,7 @@ void published_runs(std::vector<ValidationResult>& out) {
             "31-34%; "
             "at 512 KiB-1 MiB (nvlstree/Simple) the simulation is 32-46% slow, NCCL's own model 24-40%; the "
             "run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "
-            "channels' NVLink rate, 370.6",
+            "channels' NVLink rate, 370.6, and the 4x8 Dell cluster 364.9",
             4, CollType::kAllReduce, PciPath::kPhb},
         // AllGather: the two multi-node sweeps found (docs/COLLECTIVES.md); both top out at 81-83% of
         // 8 x 400G, where the simulation and NCCL's model reach 92-93%.

@@ -178,7 +178,6 @@ IbHotSpotRun run_ib_hot_spot(bool ib_cc) {
   Simulation sim(5);
   FabricConfig cfg = find_profile("ib-ndr").config;
   cfg.cc = ib_cc ? "ibcc" : "none";
-  cfg.ib.credit.vl_buffer_bytes = 256 * 1024;
   cfg.ibcc.threshold_bytes = 64 * 1024;
   const LinkSpec host{Rate::from_gbps(400), Time::from_ns(25)};
   Fabric f(sim, make_dumbbell(9, 2, host, LinkSpec{Rate::from_gbps(4000), Time::from_ns(25)}), cfg);

@@ -73,7 +73,8 @@ struct IbHotSpotRun {
 
 // Eight hosts on one ib-ndr switch WRITE 8 MiB each to one host on a second
 // switch (the hot spot) while a ninth WRITEs 8 MiB to another host there,
-// over a 4 Tb/s inter-switch link; VL buffers 256 KiB, IB CC threshold 64 KiB.
+// over a 4 Tb/s inter-switch link; the profile's VL buffers (128 KiB, the most
+// a port may advertise), IB CC threshold 64 KiB.
 [[nodiscard]] IbHotSpotRun run_ib_hot_spot(bool ib_cc);
 
 }  // namespace rdmasim

@@ -76,6 +76,11 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
     o.fabric.sharp.enabled = true;
   }
   o.comm.qps_per_conn = c.qps;
+  try {
+    o.comm.nccl_minor = parse_nccl_version(c.nccl_version);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--nccl-version: ") + e.what());
+  }
   o.seed = static_cast<uint64_t>(c.seed);
   if (!(c.background_load >= 0 && c.background_load <= 1))
     throw std::invalid_argument("--background-load must be between 0 and 1");

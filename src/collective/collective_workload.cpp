@@ -20,6 +20,14 @@ void NcclProtoSetCodec::read(const CfgNode& n, const char* key, ProtoSet& set) {
   }
 }
 
+void NcclVersionCodec::read(const CfgNode& n, const char* key, int& minor) {
+  try {
+    minor = parse_nccl_version(n.str(key));
+  } catch (const std::invalid_argument& e) {
+    throw n.error(key, e.what());
+  }
+}
+
 namespace {
 
 // Servers of a topology that has them: the natural GPUs per server.
@@ -144,6 +152,7 @@ struct CollectiveKeys {
     v.choice({"gpu_arch", "GPU generation, for NCCL's tuner (its bandwidth caps differ per generation)"},
              p.arch, kGpuArchNames);
     v.choice({"gpu_nic_path", kGpuNicPathDoc}, p.gpu_nic_path, kPciPathNames);
+    v.custom({"nccl_version", kNcclVersionDoc}, p.comm.nccl_minor, NcclVersionCodec{});
     v.time_auto(
         {"step_latency",
          "GPU time before a chunk moves over NVLink; auto: NCCL's per-hop latency for the algorithm and "

@@ -42,6 +42,18 @@ struct NcclProtoSetCodec {
   }
 };
 
+// The NCCL release as a key (parse_nccl_version): the collective's and the
+// training workload's nccl_version.
+struct NcclVersionCodec {
+  static void read(const CfgNode& n, const char* key, int& minor);
+  static nlohmann::ordered_json echo(int minor) { return nccl_version_text(minor); }
+  static std::string form() { return "an NCCL release 2.18 .. 2.30, e.g. 2.24 or 2.26.2"; }
+};
+inline constexpr const char* kNcclVersionDoc =
+    "the NCCL release that runs (2.minor, as NCCL_DEBUG=VERSION prints it): its tuning model decides "
+    "and charges NVLSTree's network hop (14 us up to 2.27, 20.9 from 2.28); every other figure is "
+    "2.30.7's. Default 2.30";
+
 struct CollectiveParams final : WorkloadParams {
   PlanRequest req;  // channels 0: one per GPU of a server, at least 2
   int gpus_per_server = 8;

@@ -55,7 +55,7 @@ StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& sh
   auto us = [](double v) { return Time::from_ps(static_cast<int64_t>(std::llround(v * 1e6))); };
   StepCosts c;
   c.launch = cfg.launch_latency != Time::never() ? cfg.launch_latency : us(nccl_base_latency_us(a, p));
-  double nvl = nccl_hop_latency_us(a, p, Hop::kNvlink);
+  double nvl = nccl_hop_latency_us(a, p, Hop::kNvlink, cfg.nccl_minor);
   const bool nvls = a == Algo::kNvls || a == Algo::kNvlsTree;
   if (nvls) nvl /= 2;  // NCCL's one NVLink latency covers both NVLS phases (reduce, multicast)
   if (shape.servers > 1 && a != Algo::kTree && !nvls) nvl = std::max(nvl, nccl_ring_net_overhead_us(p));
@@ -63,7 +63,8 @@ StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& sh
       cfg.step_latency != Time::never() ? cfg.step_latency : std::max(Time::zero(), us(nvl) - nvlink_latency);
   c.net = cfg.net_latency != Time::never()
               ? cfg.net_latency
-              : std::max(Time::zero(), us(nccl_hop_latency_us(a, p, Hop::kNet)) - kNcclNetTransit);
+              : std::max(Time::zero(),
+                         us(nccl_hop_latency_us(a, p, Hop::kNet, cfg.nccl_minor)) - kNcclNetTransit);
   return c;
 }
 
@@ -269,6 +270,7 @@ TunerSystem Communicator::tuner_system() const {
   s.nvlink = cl_.config().nvlink.rate;
   s.arch = cl_.config().arch;
   s.gpu_nic = cl_.config().gpu_nic_path;
+  s.nccl_minor = cfg_.nccl_minor;
   return s;
 }
 

@@ -59,6 +59,9 @@ struct CommConfig {
   // for a rank still in an earlier call holds its slot until that rank gets
   // to it (NCCL's connection buffers are the calls' in turn). 1: one call.
   int calls = 1;
+  // The NCCL release whose tuning model decides and charges (2.minor;
+  // kNcclMinorDefault, tuner.h).
+  int nccl_minor = kNcclMinorDefault;
 };
 
 // What one run charges: CommConfig's values, or where they are auto, NCCL's

@@ -82,6 +82,10 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
   sys.arch = o.cluster.arch;
   sys.gpu_nic = o.cluster.gpu_nic_path;
+  if (o.comm.nccl_minor != kNcclMinorDefault)
+    s += fmt::format("# NCCL {}: its tuning model's NVLSTree network hop ({} us)\n",
+                     nccl_version_text(o.comm.nccl_minor),
+                     nccl_hop_latency_us(Algo::kNvlsTree, Proto::kSimple, Hop::kNet, o.comm.nccl_minor));
   if (!nccl_ll128_enabled(sys))
     s += fmt::format("# GPU-NIC path {}: NCCL's tuner leaves LL128 out across servers\n",
                      pci_path_name(sys.gpu_nic));

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace rdmasim {
 namespace {
@@ -37,6 +39,10 @@ constexpr double kTreeCorrection[kProtos][24] = {
 // unused: NVLSTree needs two nodes).
 constexpr double kNvlsEfficiency[4] = {0, 0, 0.85, 0.74};
 constexpr double kNvlsNvlinkLat = 25, kNvlsNetLat = 18, kNvlsTreeNetLat = 20.9;
+// NVLSTree's network hop up to 2.27.7 (tuning.cc hwLat[NET][NVLS_TREE], v2.18-1 to
+// v2.27.7-1); 2.28 raised it to 20.9 with the refit of the NVLS model.
+constexpr double kNvlsTreeNetLatTo227 = 14;
+double nvlstree_net_lat(int nccl_minor) { return nccl_minor <= 27 ? kNvlsTreeNetLatTo227 : kNvlsTreeNetLat; }
 constexpr double kPerChNvlsTree[4][3] = {
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96.0, 80.0}};
 // The NVLS graph's search (src/graph/search.cc l.1057-1066, topo.h l.22-24):
@@ -249,7 +255,7 @@ std::vector<TunerEstimate> nccl_estimates(const PlanRequest& r, const TunerSyste
     const Algo nvls = algo;
     const int nodes = sys.shape.servers;
     double lat = kNvlsNvlinkLat;
-    if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * kNvlsTreeNetLat;
+    if (nvls == Algo::kNvlsTree) lat += 2 * log2i(nodes) * nvlstree_net_lat(sys.nccl_minor);
     if (nvls == Algo::kNvls && nodes > 1) lat += kNvlsNetLat;  // tuning.cc l.424-426
     double alg = nccl_nvls_algbw_GBps(nvls, sys, r.type);
     // Blackwell on x86 takes the tree's correction by size (tuning.cc l.643-646).
@@ -347,10 +353,10 @@ double nccl_base_latency_us(Algo a, Proto p) {
   return kBaseLat[a == Algo::kTree ? kTree : kRing][static_cast<int>(p)];
 }
 
-double nccl_hop_latency_us(Algo a, Proto p, Hop h) {
+double nccl_hop_latency_us(Algo a, Proto p, Hop h, int nccl_minor) {
   if (a == Algo::kSharp) return h == Hop::kNvlink ? kCollNetNvlinkLat : kCollNetNetLat;
   if (a == Algo::kNvls || a == Algo::kNvlsTree)
-    return h == Hop::kNvlink ? kNvlsNvlinkLat : a == Algo::kNvls ? kNvlsNetLat : kNvlsTreeNetLat;
+    return h == Hop::kNvlink ? kNvlsNvlinkLat : a == Algo::kNvls ? kNvlsNetLat : nvlstree_net_lat(nccl_minor);
   const int ai = a == Algo::kTree ? kTree : kRing;
   return h == Hop::kNvlink ? kNvlinkLat[ai][static_cast<int>(p)] : kNetLat[ai][static_cast<int>(p)];
 }
@@ -421,6 +427,20 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
   if (a == Algo::kRing) return Model::channel_bw(sys, channels);
   return 0;
 }
+
+int parse_nccl_version(const std::string& text) {
+  int major = 0, minor = 0, patch = 0;
+  char dot1 = 0, dot2 = 0;
+  std::istringstream in(text);
+  in >> major >> dot1 >> minor;
+  const bool three = !in.eof() && (in >> dot2 >> patch, true);
+  if (!in || !in.eof() || major != 2 || dot1 != '.' || (three && dot2 != '.') || minor < 18 || minor > 30)
+    throw std::invalid_argument("expected an NCCL release from 2.18 to 2.30, e.g. 2.24 or 2.26.2, got '" +
+                                text + "'");
+  return minor;
+}
+
+std::string nccl_version_text(int minor) { return "2." + std::to_string(minor); }
 
 double nccl_ring_net_overhead_us(Proto p) { return p == Proto::kSimple ? 3.0 : 1.0; }
 

@@ -39,12 +39,22 @@ enum class PciPath : uint8_t { kPix, kPxb, kPxn, kPhb, kSys };
 // std::invalid_argument naming the known ones.
 [[nodiscard]] PciPath pci_path_from_name(const std::string& s);
 
+// The NCCL release whose tuning model decides (2.minor): the tables are
+// 2.30.7's; up to 2.27 NVLSTree's network hop was 14 us, 20.9 since 2.28
+// (nccl_hop_latency_us). Published runs state theirs (NCCL_DEBUG=VERSION).
+inline constexpr int kNcclMinorDefault = 30;
+// "2.24" or "2.24.3" -> 24; NVLS exists from 2.18. Throws
+// std::invalid_argument otherwise.
+[[nodiscard]] int parse_nccl_version(const std::string& text);
+[[nodiscard]] std::string nccl_version_text(int minor);
+
 struct TunerSystem {
   CommShape shape;
   Rate nic;     // one NIC per GPU
   Rate nvlink;  // per GPU, per direction
   GpuArch arch = GpuArch::kHopper;
   PciPath gpu_nic = PciPath::kPxb;
+  int nccl_minor = kNcclMinorDefault;
 };
 
 // Whether NCCL enables LL128 by default on `sys` (tuning.cc ncclTopoTuneModel,
@@ -101,7 +111,7 @@ struct TunerEstimate {
 // CollNetDirect's for sharp.
 enum class Hop : uint8_t { kNvlink, kNet };
 [[nodiscard]] double nccl_base_latency_us(Algo a, Proto p);
-[[nodiscard]] double nccl_hop_latency_us(Algo a, Proto p, Hop h);
+[[nodiscard]] double nccl_hop_latency_us(Algo a, Proto p, Hop h, int nccl_minor = kNcclMinorDefault);
 // The proxy's overhead NCCL charges each intra-node step of a multi-node
 // ring (tuning.cc l.228-233: 1 us on Intel hosts, 3x for Simple).
 [[nodiscard]] double nccl_ring_net_overhead_us(Proto p);

@@ -82,6 +82,7 @@ struct TrainingKeys {
               "auto: NCCL's tuner and its rules"},
              o.nccl_proto, NcclProtoSetCodec{});
     v.choice({"gpu_nic_path", kGpuNicPathDoc}, o.cluster.gpu_nic_path, kPciPathNames);
+    v.custom({"nccl_version", kNcclVersionDoc}, o.comm.nccl_minor, NcclVersionCodec{});
   }
   static void after_read(const CfgNode& item, WorkloadSpec& ws) {
     const TrainingRunOptions& o = params_of<TrainingParams>(ws).run;

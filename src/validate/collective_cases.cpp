@@ -43,6 +43,9 @@ void published_runs(std::vector<ValidationResult>& out) {
     // Compared up to this size (0: the table's largest), where a larger
     // one would only add minutes of ring/Simple at the same busbw.
     int64_t max_bytes = 0;
+    // The NCCL release the run printed (NCCL_DEBUG=VERSION); 2.30 where
+    // it printed none.
+    int nccl_minor = kNcclMinorDefault;
   };
   constexpr const char* kCrusoe =
       "below 512 KiB NCCL's own cost model, which the simulation follows, is itself 18-44% under this run";
@@ -67,12 +70,13 @@ void published_runs(std::vector<ValidationResult>& out) {
             "ib-ndr", 400, 1,
             "the run takes longer at 512 KiB (77.7 us) than at 1 MiB (71.9), as Nebius's does; there the "
             "simulation (tree/LL128) is 25.0% fast, at the tolerance's edge",
-            2, CollType::kAllReduce, PciPath::kPix},
+            2, CollType::kAllReduce, PciPath::kPix, 0, 0, 26},
         Run{"h100-ndr-4x8-dell-vm-allreduce.txt",
             "H100 4x8, 8x400G NDR (Dell XE9680 VMs, NCCL 2.26.2, PIX; to 8 GiB)", "h100", "ib-ndr", 400, 1,
-            "at 4-8 MiB (tree/LL128) the simulation is 28-32% fast, NCCL's own model 27-33%; the run's 2 MiB "
-            "(191.3 us, more than 4 MiB's 151.1) is left out as a glitch",
-            4, CollType::kAllReduce, PciPath::kPix, 0, int64_t{8} << 30},
+            "the run's 2 MiB (191.3 us, more than 4 MiB's 151.1) is left out as a glitch; with 2.30's "
+            "NVLSTree "
+            "hop the tuner keeps tree/LL128 to 8 MiB, 28-32% fast there",
+            4, CollType::kAllReduce, PciPath::kPix, 0, int64_t{8} << 30, 26},
         // One server, no network: NVLink and the tuner alone (the 400G NICs are idle).
         Run{"h100-1x8-nvidia-dgx.txt", "H100 1x8 (NVIDIA DGX H100, dgxc-benchmarking)", "h100", "ib-ndr", 400,
             1,
@@ -82,11 +86,10 @@ void published_runs(std::vector<ValidationResult>& out) {
         Run{"h100-ndr-4x8-voltagepark-allreduce.txt", "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
             "h100", "ib-ndr", 400, 1,
             "at 8-32 KiB (tree/LL on NCCL's 1-4 channels) the simulation is 27-30% fast, NCCL's own model "
-            "31-34%; "
-            "at 512 KiB-1 MiB (nvlstree/Simple) the simulation is 32-46% slow, NCCL's own model 24-40%; the "
+            "31-34%; at 2 MiB (nvlstree) 31% fast, below the run's step between 2 and 4 MiB; the "
             "run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "
             "channels' NVLink rate, 370.6, and the 4x8 Dell cluster 364.9",
-            4, CollType::kAllReduce, PciPath::kPhb},
+            4, CollType::kAllReduce, PciPath::kPhb, 0, 0, 24},
         // AllGather: the two multi-node sweeps found (docs/COLLECTIVES.md); both top out at 81-83% of
         // 8 x 400G, where the simulation and NCCL's model reach 92-93%.
         Run{"h100-ndr-4x8-voltagepark-allgather.txt", "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
@@ -95,7 +98,7 @@ void published_runs(std::vector<ValidationResult>& out) {
             "(ring/Simple) "
             "33% and 34% fast; the run tops at 323.5 GB/s busbw, 81% of its NICs' line rate (the simulation "
             "93%, NCCL's model 92%)",
-            4, CollType::kAllGather, PciPath::kPhb},
+            4, CollType::kAllGather, PciPath::kPhb, 0, 0, 24},
         // Google's gIB environment sets NCCL_NET_GDR_LEVEL=PIX with GPUDirect RDMA on (so each GPU
         // and its NIC share a PCIe switch), 4 QPs per connection, and a tuner plugin whose table is
         // not published (the data file's header).
@@ -123,6 +126,7 @@ void published_runs(std::vector<ValidationResult>& out) {
     o.cluster.nvlink.rate = g.nvlink_rate();
     o.cluster.nic_link.rate = o.cluster.fabric_link.rate = Rate::from_gbps(k.gbps);
     o.comm.qps_per_conn = k.qps;
+    o.comm.nccl_minor = k.nccl_minor;
     o.fabric = find_profile(k.fabric).config;
     o.fabric.set_mtu(4096);
     const PublishedComparison c = compare_with_published(run_nccl_tests(o), pub, 1024, 0.25);

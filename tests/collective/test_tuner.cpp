@@ -367,6 +367,46 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
   EXPECT_THROW((void)parse_nccl_tests_table("  1024  256 float sum\n"), std::invalid_argument);
 }
 
+// NVLSTree's network hop is 14 us in NCCL's model up to 2.27.7 and 20.9 us
+// from 2.28 (tuning.cc hwLat[NET][NVLS_TREE]). On 4 x 8 H100 at PIX a 4 MiB
+// AllReduce then costs NVLSTree 25 + 2 x log2(4) x 14 = 81 us of latency
+// under 2.26 and 25 + 4 x 20.9 = 108.6 under 2.30, plus 4 MiB at the same
+// algorithm bandwidth; tree/LL128 takes the same either way. 2.26's tuner
+// picks NVLSTree, 2.30's tree/LL128: what the published 2.26.2 run
+// (nccl-tests#309) and the simulation with its release show.
+TEST(Tuner, NvlsTreeNetworkHopFollowsTheNcclRelease) {
+  TunerSystem s = h100_2x8();
+  s.shape = CommShape{4, 8};
+  s.gpu_nic = PciPath::kPix;
+  const PlanRequest r = allreduce(4 << 20);
+  auto nvlstree = [&](int minor) {
+    s.nccl_minor = minor;
+    for (const TunerEstimate& e : nccl_estimates(r, s))
+      if (e.algo == Algo::kNvlsTree) return e;
+    ADD_FAILURE() << "no NVLSTree estimate";
+    return TunerEstimate{};
+  };
+  const TunerEstimate old = nvlstree(26), now = nvlstree(30);
+  EXPECT_NEAR(old.latency_us, 81.0, 1e-9);
+  EXPECT_NEAR(now.latency_us, 108.6, 1e-9);
+  EXPECT_DOUBLE_EQ(old.algbw_GBps, now.algbw_GBps);
+  s.nccl_minor = 26;
+  EXPECT_EQ(nccl_tune(r, s).algo, Algo::kNvlsTree);
+  s.nccl_minor = 30;
+  const TunerChoice c = nccl_tune(r, s);
+  EXPECT_EQ(c.algo, Algo::kTree);
+  EXPECT_EQ(c.proto, Proto::kLL128);
+  // What runs is charged the same hop: 14 - 1 us of fabric transit.
+  EXPECT_DOUBLE_EQ(nccl_hop_latency_us(Algo::kNvlsTree, Proto::kSimple, Hop::kNet, 27), 14.0);
+  EXPECT_DOUBLE_EQ(nccl_hop_latency_us(Algo::kNvlsTree, Proto::kSimple, Hop::kNet, 28), 20.9);
+  EXPECT_DOUBLE_EQ(nccl_hop_latency_us(Algo::kTree, Proto::kLL, Hop::kNet, 24), 5.0);
+  EXPECT_EQ(parse_nccl_version("2.26.2"), 26);
+  EXPECT_EQ(parse_nccl_version("2.18"), 18);
+  for (const char* bad : {"2.17", "2.31", "3.1", "2", "2.24.", "2.24x", "v2.24", ""})
+    EXPECT_THROW((void)parse_nccl_version(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(nccl_version_text(24), "2.24");
+}
+
 // 2 x 8 A100 with 8 x 200G HDR (Crusoe, HPC-X, 2 QPs per connection): the
 // simulation with NCCL's tuner and latencies against the published run.
 // What holds today: every size from 512 KiB within 25%, from 64 MiB

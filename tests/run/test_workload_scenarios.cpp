@@ -230,6 +230,34 @@ TEST(WorkloadScenarios, GpuNicPathDecidesWhetherTheTunerTakesLl128) {
   EXPECT_NE(proto(", gpu_nic_path: pxn, gpu_arch: ampere"), Proto::kLL128);
 }
 
+// nccl_version reaches the tuner and what runs: on 4 x 8 H100 a 4 MiB
+// AllReduce goes NVLSTree under 2.26 (its 14 us network hop) and tree/LL128
+// under 2.30 (20.9 us; Tuner.NvlsTreeNetworkHopFollowsTheNcclRelease), and
+// the training workload takes the key too; a release without NVLS is
+// refused where it is written.
+TEST(WorkloadScenarios, NcclVersionDecidesNvlsTreesHop) {
+  const auto run4 = [&](const std::string& extra) {
+    Experiment e(load_scenario_text(
+        roce_head() + "  - {type: collective, op: all_reduce, size: 4MiB" + extra + "}\n", "t.yaml"));
+    e.run();
+    EXPECT_TRUE(collective_of(e).finished()) << extra;
+    return collective_of(e).algo_run();
+  };
+  EXPECT_EQ(run4(""), Algo::kTree);
+  EXPECT_EQ(run4(", nccl_version: \"2.30.7\""), Algo::kTree);
+  EXPECT_EQ(run4(", nccl_version: \"2.26.2\""), Algo::kNvlsTree);
+  try {
+    (void)load_scenario_text(
+        roce_head() + "  - {type: collective, op: all_reduce, size: 4MiB, nccl_version: \"2.16\"}\n",
+        "t.yaml");
+    ADD_FAILURE() << "2.16 was taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "workload[0].nccl_version");
+    EXPECT_NE(std::string(e.what()).find("expected an NCCL release from 2.18 to 2.30"), std::string::npos)
+        << e.what();
+  }
+}
+
 // NCCL_PROTO's and NCCL_ALGO's lists and exclusions reach the tuner; what
 // the model cannot do is refused where it is written.
 TEST(WorkloadScenarios, NcclProtoAndAlgoListsReachTheTuner) {

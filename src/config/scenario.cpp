@@ -530,7 +530,8 @@ void visit_output(V& v, OutputSpec& o) {
   });
   v.time_or({"incident_interval",
              "runs with faults: the bin of incident.csv and of the incident report's throughput (auto: "
-             "the duration / 1000, or a tenth of the first fault's time if less; at most 20,000 bins)"},
+             "the duration / 1000, or a tenth of the first fault's time if less, but at least the duration / "
+             "20,000 unless that leaves fewer than two bins before the fault; doubling every 20,000 bins)"},
             o.incident_interval, "auto");
   v.block({"pcap",
            "record the frames ports transmit into capture.pcap (Wireshark): RoCEv2, PFC, InfiniBand or "

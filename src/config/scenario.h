@@ -105,15 +105,22 @@ struct OutputSpec {
   Time timeseries_interval;  // 0: no timeseries.csv
   Time timeseries_start;
   Time incident_interval;  // runs with faults; 0: auto
-  // The incident bin this run uses: as set, or the duration / 1000, finer
+  // The incident monitor's first bin: as set, or the duration / 1000, finer
   // when the first fault comes early so ten bins measure the rate before it,
-  // but never more than 20,000 bins (each samples every port); whole ns, >= 100 ns.
+  // but no finer than the duration / 20,000 (each bin samples every port)
+  // unless that would leave fewer than two bins before the fault; whole ns,
+  // >= 100 ns. Auto bins double every kIncidentBinsPerWidth samples
+  // (incident_bins_double()), so a long horizon bounds the sampling cost
+  // without coarsening the bins around an early fault.
   [[nodiscard]] Time incident_bin(Time duration, Time first_fault) const {
     if (incident_interval > Time::zero()) return incident_interval;
-    const int64_t d = duration.ps() / 1000;  // ns
-    const int64_t ns = std::max({int64_t{100}, d / 20000, std::min(d / 1000, first_fault.ps() / 1000 / 10)});
+    const int64_t d = duration.ps() / 1000;     // ns
+    const int64_t f = first_fault.ps() / 1000;  // ns
+    const int64_t ns = std::max({int64_t{100}, std::min(d / 20000, f / 2), std::min(d / 1000, f / 10)});
     return Time::from_ns(ns);
   }
+  static constexpr int kIncidentBinsPerWidth = 20000;
+  [[nodiscard]] bool incident_bins_double() const { return incident_interval == Time::zero(); }
   PcapSpec pcap;
 };
 

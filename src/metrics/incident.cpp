@@ -6,8 +6,8 @@
 
 namespace rdmasim {
 
-IncidentMonitor::IncidentMonitor(Simulation& sim, const Fabric& fabric, Time bin)
-    : sim_(sim), fabric_(fabric), bin_(bin) {
+IncidentMonitor::IncidentMonitor(Simulation& sim, const Fabric& fabric, Time bin, int double_every)
+    : sim_(sim), fabric_(fabric), first_bin_(bin), bin_(bin), double_every_(double_every) {
   const Network& net = fabric.net();
   for (size_t n = 0; n < net.num_nodes(); ++n) {
     const Node& node = net.node(n);
@@ -58,7 +58,11 @@ IncidentSample IncidentMonitor::sample() const {
 }
 
 void IncidentMonitor::on_event(uint32_t, uint64_t) {
-  samples_.push_back(sample());
+  samples_.push_back(sample());  // closes a bin of width bin_
+  if (double_every_ > 0 && ++in_width_ == double_every_) {
+    bin_ = bin_ * 2;
+    in_width_ = 0;
+  }
   sim_.schedule(sim_.now() + bin_, this, 0);
 }
 
@@ -131,7 +135,8 @@ FaultImpact fault_impact(const std::vector<IncidentSample>& samples, Time at, Ti
       f.recovered_after = samples[i].t - at;
     }
   }
-  if (!f.dipped && pre_bins > 0) f.recovered_after = Time::zero();
+  // No traffic before the fault: there is no rate to fall from or return to.
+  if (!f.dipped && pre_bins > 0 && *f.pre_fault_gbps > 0) f.recovered_after = Time::zero();
   if (first_post < samples.size() && last < samples.size()) {
     const IncidentSample& a = samples[first_post - 1];
     const IncidentSample& b = samples[last];

@@ -31,12 +31,16 @@ struct IncidentSample {
 class IncidentMonitor final : public EventHandler {
  public:
   static constexpr double kRecovered = 0.9;  // of the pre-fault rate
-  IncidentMonitor(Simulation& sim, const Fabric& fabric, Time bin);
+  // Samples every `bin`; with `double_every` > 0 the bin doubles after each
+  // `double_every` samples (bins of unequal width: rates use each bin's own).
+  IncidentMonitor(Simulation& sim, const Fabric& fabric, Time bin, int double_every = 0);
   void on_event(uint32_t, uint64_t) override;
   // Closes the last, partial bin at the end of the run.
   void finish();
 
-  [[nodiscard]] Time bin() const { return bin_; }
+  [[nodiscard]] Time first_bin() const { return first_bin_; }
+  // 0: every bin is first_bin().
+  [[nodiscard]] int doubles_every() const { return double_every_; }
   [[nodiscard]] const std::vector<IncidentSample>& samples() const { return samples_; }
   // time_us,delivered_gbps,ports_paused,links_down,retransmitted_bytes,fault_drops,lossless_drops
   [[nodiscard]] std::string csv() const;
@@ -45,7 +49,10 @@ class IncidentMonitor final : public EventHandler {
   [[nodiscard]] IncidentSample sample() const;
   Simulation& sim_;
   const Fabric& fabric_;
+  Time first_bin_;
   Time bin_;
+  int double_every_;
+  int in_width_ = 0;                     // samples taken at this bin
   std::vector<const Port*> into_hosts_;  // the port that hands each host NIC its packets
   std::vector<IncidentSample> samples_;
   mutable std::vector<Time> xmit_wait_;  // per port, credit links: XmitWait at the last sample
@@ -59,7 +66,8 @@ struct FaultImpact {
   std::optional<Time> repaired_after;  // the first switch routed around it (local repair)
   std::optional<Time> rerouted_after;  // every switch routes around it (BGP converged, LFTs written)
   // Mean over the (up to 10) bins before the fault; none when it came before
-  // the first bin closed, and then no dip or recovery is measured either.
+  // the first bin closed, and then no dip or recovery is measured either (nor
+  // when it is 0: no traffic before the fault).
   std::optional<double> pre_fault_gbps;
   double min_gbps = 0;                  // the bottom of the dip
   bool dipped = false;                  // fell below 90% of pre_fault_gbps

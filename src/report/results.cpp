@@ -88,7 +88,9 @@ json incident_json(const Experiment& e) {
   for (const auto& w : e.workloads()) stalled_workloads += w->finished() ? 0 : 1;
   size_t stalled_flows = 0;
   for (const auto& f : e.flows()) stalled_flows += f.started && !f.finished() ? 1 : 0;
-  return {{"bin_us", e.incident()->bin().us()},
+  const IncidentMonitor& m = *e.incident();
+  return {{"bin_us", m.first_bin().us()},
+          {"bin_doubles_every", m.doubles_every() > 0 ? json(m.doubles_every()) : json(nullptr)},
           {"recovered_means",
            "delivered throughput back to >= 90% of its mean over the 10 bins before the fault"},
           {"faults", faults},
@@ -581,8 +583,10 @@ std::string incident_text(const json& inc) {
                      f["fault"].get<std::string>(), f["at_us"].get<double>(), after(f["detected_after_us"]),
                      after(f["repaired_after_us"]), after(f["rerouted_after_us"]));
     const std::string dip =
-        f["dip_percent"].is_null()
+        f["pre_fault_gbps"].is_null()
             ? std::string("throughput before it not measured (it came before the first bin closed)")
+        : f["dip_percent"].is_null()
+            ? std::string("no traffic before it, so no dip measured")
             : fmt::format("throughput {:.1f} -> {:.1f} Gb/s (dip {:.0f}%), back to 90% {}",
                           f["pre_fault_gbps"].get<double>(), f["min_gbps"].get<double>(),
                           f["dip_percent"].get<double>(), after(f["recovered_after_us"]));
@@ -592,9 +596,14 @@ std::string incident_text(const json& inc) {
         dip, f["retransmitted_bytes"].get<uint64_t>(), f["link_fault_drops"].get<uint64_t>(),
         f["lossless_drops"].get<uint64_t>(), f["peak_ports_paused"].get<uint32_t>());
   }
-  s += fmt::format("           {} flows and {} workloads unfinished at the end; incident.csv every {:g} us\n",
-                   inc["flows_unfinished"].get<size_t>(), inc["workloads_unfinished"].get<size_t>(),
-                   inc["bin_us"].get<double>());
+  const std::string doubling =
+      inc["bin_doubles_every"].is_null()
+          ? std::string()
+          : fmt::format(", doubling every {} bins", inc["bin_doubles_every"].get<int>());
+  s += fmt::format(
+      "           {} flows and {} workloads unfinished at the end; incident.csv every {:g} us{}\n",
+      inc["flows_unfinished"].get<size_t>(), inc["workloads_unfinished"].get<size_t>(),
+      inc["bin_us"].get<double>(), doubling);
   return s;
 }
 

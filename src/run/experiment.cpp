@@ -195,7 +195,9 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
   if (!s_.faults.empty()) {
     Time first = s_.duration;
     for (const FaultSpec& f : s_.faults) first = std::min(first, f.at);
-    incident_ = std::make_unique<IncidentMonitor>(sim_, *fabric_, s_.output.incident_bin(s_.duration, first));
+    incident_ = std::make_unique<IncidentMonitor>(
+        sim_, *fabric_, s_.output.incident_bin(s_.duration, first),
+        s_.output.incident_bins_double() ? OutputSpec::kIncidentBinsPerWidth : 0);
   }
   if (s_.output.pcap.enabled) capture_ = std::make_unique<PcapCapture>(*fabric_, s_.output.pcap, s_.duration);
   for (size_t i = 0; i < workloads_.size(); ++i) {

@@ -94,6 +94,33 @@ TEST(Faults, ASpineSwitchDownIsRepairedAroundAndEveryFlowFinishes) {
               static_cast<unsigned long long>(f.retransmitted_bytes));
 }
 
+// A long horizon still measures an early fault: the bins were once at least
+// the duration / 20,000 (1 ms here, after the fault), so the rate before it,
+// the dip and the recovery went unmeasured. Now at least two bins come before
+// the fault (here 250 us), and a long run's bins double after 20,000 of them.
+// What a bin averages is coarser, so only the rate before the fault and the
+// dip below 90% are compared, not the recovery's timing.
+TEST(Faults, ALongHorizonStillMeasuresAnEarlyFault) {
+  const std::string fault = "  - {at: 500us, node: spine0, action: down}\n";
+  std::string long_text = leaf_spine(fault);
+  long_text.replace(long_text.find("duration: 20ms"), 14, "duration: 20s");
+  Experiment a(load_scenario_text(leaf_spine(fault), "<t>"));
+  Experiment b(load_scenario_text(long_text, "<t>"));
+  a.run();
+  b.run();
+  ASSERT_EQ(a.incident()->first_bin(), Time::from_us(20));
+  ASSERT_EQ(b.incident()->first_bin(), Time::from_us(250));
+  const FaultImpact fa = a.fault_impacts().at(0);
+  const FaultImpact fb = b.fault_impacts().at(0);
+  ASSERT_TRUE(fa.pre_fault_gbps.has_value() && fb.pre_fault_gbps.has_value());
+  // The same steady rate before the fault, whatever the bin.
+  EXPECT_NEAR(*fb.pre_fault_gbps, *fa.pre_fault_gbps, 0.02 * *fa.pre_fault_gbps);
+  EXPECT_TRUE(fa.dipped && fb.dipped);
+  EXPECT_LT(fb.min_gbps, IncidentMonitor::kRecovered * *fb.pre_fault_gbps);
+  EXPECT_EQ(fa.fault_drops, fb.fault_drops);
+  EXPECT_EQ(fa.retransmitted_bytes, fb.retransmitted_bytes);
+}
+
 TEST(Faults, AGrayFailureIsFoundByBfdNotByLossOfSignal) {
   Experiment e(
       load_scenario_text(leaf_spine("  - {at: 500us, node: spine0, action: down, silent: true}\n"), "<t>"));

@@ -121,6 +121,28 @@ TEST(Faults, ALongHorizonStillMeasuresAnEarlyFault) {
   EXPECT_EQ(fa.retransmitted_bytes, fb.retransmitted_bytes);
 }
 
+// Auto bins double after every 20,000: a fault at 1 us in a 100 ms horizon
+// gives 500 ns bins (two before the fault), and the ~22 ms run takes 20,000
+// of them, then 1 us ones, not 44,000.
+TEST(Faults, AutoIncidentBinsDoubleAfterTwentyThousand) {
+  std::string text = leaf_spine("  - {at: 1us, node: spine0, action: down}\n", "", "256MiB");
+  text.replace(text.find("duration: 20ms"), 14, "duration: 100ms");
+  Experiment e(load_scenario_text(text, "<t>"));
+  e.run();
+  const IncidentMonitor& m = *e.incident();
+  ASSERT_EQ(m.first_bin(), Time::from_ns(500));
+  ASSERT_EQ(m.doubles_every(), OutputSpec::kIncidentBinsPerWidth);
+  const std::vector<IncidentSample>& s = m.samples();
+  const size_t n = OutputSpec::kIncidentBinsPerWidth;
+  ASSERT_GT(s.size(), n + 2);
+  EXPECT_LT(s.size(), 2 * n);
+  EXPECT_EQ(s[1].t - s[0].t, Time::from_ns(500));
+  EXPECT_EQ(s[n].t - s[n - 1].t, Time::from_ns(500));
+  EXPECT_EQ(s[n + 1].t - s[n].t, Time::from_us(1));
+  // Every byte of the four flows reached its host.
+  EXPECT_GE(s.back().delivered_bytes, uint64_t{4} * 256 * 1024 * 1024);
+}
+
 TEST(Faults, AGrayFailureIsFoundByBfdNotByLossOfSignal) {
   Experiment e(
       load_scenario_text(leaf_spine("  - {at: 500us, node: spine0, action: down, silent: true}\n"), "<t>"));

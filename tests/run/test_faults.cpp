@@ -141,6 +141,13 @@ TEST(Faults, AutoIncidentBinsDoubleAfterTwentyThousand) {
   EXPECT_EQ(s[n + 1].t - s[n].t, Time::from_us(1));
   // Every byte of the four flows reached its host.
   EXPECT_GE(s.back().delivered_bytes, uint64_t{4} * 256 * 1024 * 1024);
+  // Nothing had reached a host by 1 us (the first frames are still on the
+  // wire): no rate to fall from, so no dip and no recovery are reported.
+  const FaultImpact f = e.fault_impacts().at(0);
+  ASSERT_TRUE(f.pre_fault_gbps.has_value());
+  EXPECT_EQ(*f.pre_fault_gbps, 0.0);
+  EXPECT_FALSE(f.dipped);
+  EXPECT_FALSE(f.recovered_after.has_value());
 }
 
 TEST(Faults, AGrayFailureIsFoundByBfdNotByLossOfSignal) {

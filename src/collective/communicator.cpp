@@ -154,12 +154,16 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   }
   // NCCL's tuner weighs the communicator's channels; the call then runs on
   // as many as NCCL gives its size.
+  const int comm_channels = r.channels;
   if (r.size_channels) r.channels = nccl_call_channels(r, shape_.ranks());
   last_channels_ = r.channels;
   costs_ = step_costs(cfg_, r.algo, r.proto, shape_, cl_.config().nvlink.latency);
   slots_ = static_cast<int>(std::min<int64_t>(
       1 << 20, cfg_.slots * std::max<int64_t>(1, proto_step_bytes(r.proto) / r.step_bytes())));
-  cap_Bps_ = nccl_channel_cap_GBps(r.algo, r.proto, tuner_system(), r.channels, r.type) * 1e9;
+  cut_through_ = r.algo == Algo::kTree && r.proto == Proto::kLL;
+  cap_Bps_ = nccl_channel_cap_GBps(r.algo, r.proto, tuner_system(), r.channels, r.type,
+                                   cut_through_ ? comm_channels : 0, r.bytes) *
+             1e9;
   // An NVLS AllGather is all multicasts: NCCL's rate paces them, as it paces
   // the reductions of the others.
   nvls_paced_st_ = r.type == CollType::kAllGather;
@@ -185,6 +189,8 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   gpu_free_.assign(static_cast<size_t>(shape_.ranks()) * plan_.channels * lanes_, Time::zero());
   stream_net_ = r.algo == Algo::kRing && r.proto == Proto::kSimple && cap_Bps_ > 0;
   gpu_end_.assign(stream_net_ ? nx : 0, Time::zero());
+  gpu_begin_.assign(cut_through_ ? nx : 0, Time::zero());
+  earliest_.assign(cut_through_ ? nx : 0, Time::zero());
   std::unordered_map<uint64_t, uint32_t> link_ids;
   for (size_t i = 0; i < nx; ++i) {
     Transfer& t = plan_.xfers[i];
@@ -359,8 +365,14 @@ Time Communicator::gpu_done(uint32_t x) {
   // one: 512 MiB tree/Simple on 4 x 8 H100 took 6633 us against NCCL's model
   // 3849, 64 MiB tree/LL128 on 8 x 8 H100 1058 against 725.
   const double step_share = 1.0 / (t.share + 1);
-  free =
-      std::max(free, now) + Time::from_sec_f(static_cast<double>(t.bytes) * sharing * step_share / cap_Bps_);
+  const Time work = Time::from_sec_f(static_cast<double>(t.bytes) * sharing * step_share / cap_Bps_);
+  if (cut_through_) {
+    const Time begin = std::max(free, t.deps != 0 ? earliest_[x] : now);
+    gpu_begin_[x] = begin;
+    free = begin + work;
+    return std::max(free, now);
+  }
+  free = std::max(free, now) + work;
   return free;
 }
 
@@ -424,6 +436,11 @@ void Communicator::delivered(uint32_t x) {
   }
   for (uint32_t i = t.succ_begin; i < t.succ_end; ++i) {
     const uint32_t s = plan_.succ[i];
+    if (cut_through_) {
+      const bool net = !t.mark && !cl_.same_server(t.src, t.dst);
+      const Time from = net || t.mark ? cl_.sim().now() : gpu_begin_[x];
+      earliest_[s] = std::max(earliest_[s], from + ready_delay(s));
+    }
     if (--deps_left_[s] == 0) cl_.sim().schedule_in(ready_delay(s), this, kReady, s);
   }
   if (++delivered_ == plan_.xfers.size()) finish();

@@ -233,6 +233,13 @@ class Communicator final : public EventHandler, public CompletionSink {
   // Per transfer: when its GPU work ends.
   bool stream_net_ = false;
   std::vector<Time> gpu_end_;
+  // Tree/LL: LL's per-line flags let a rank start on a chunk as its first
+  // lines land, so along a chain the channel's rate is paid once, not at
+  // every hop. A transfer's GPU work may begin one step latency after its
+  // predecessor's began (earliest_), never ends before its data has landed,
+  // and across the fabric the proxy still sends the whole chunk at once.
+  bool cut_through_ = false;
+  std::vector<Time> gpu_begin_, earliest_;
   std::vector<int> sharp_hosts_;  // scratch: the hosts of one SHARP operation
   // Back-to-back calls (CommConfig::calls): transfers per call and its marks,
   // each transfer's receiving rank, calls each rank has done and when its

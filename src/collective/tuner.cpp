@@ -390,7 +390,25 @@ int nccl_call_channels(const PlanRequest& r, int nranks) {
   return static_cast<int>((nccl + 1) / 2);
 }
 
-double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels, CollType t) {
+namespace {
+// A tree/LL channel's share of NCCL's modelled tree/LL bandwidth at `bytes`
+// (bus bandwidth, with NCCL's tree correction by size) on a communicator of
+// `comm_channels`.
+double tree_ll_share(const TunerSystem& sys, int comm_channels, int64_t bytes) {
+  PlanRequest r;
+  r.type = CollType::kAllReduce;
+  r.bytes = bytes;
+  r.channels = std::max(1, comm_channels);
+  const Model m(r, sys);
+  double bus = m.bus_bw(kTree, Proto::kLL);
+  const int idx = log2i(bytes >> 6);
+  if (idx >= 0 && idx < 23) bus *= kTreeCorrection[static_cast<int>(Proto::kLL)][idx];
+  return bus / r.channels;
+}
+}  // namespace
+
+double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels, CollType t,
+                             int comm_channels, int64_t bytes) {
   const int col = node_column(sys.shape.servers), arch = static_cast<int>(sys.arch);
   const double ll = ll_max_bw(sys) / std::max(1, channels);
   // A tree rank's channel both reduces up and broadcasts down: its GPU work
@@ -398,7 +416,7 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
   // Not NCCL's tree correction by size: it corrects NCCL's model for the
   // pipeline fill and chunking a real tree has, which the simulation runs.
   if (a == Algo::kTree) {
-    if (p == Proto::kLL) return ll;
+    if (p == Proto::kLL) return comm_channels > 0 ? tree_ll_share(sys, comm_channels, bytes) : ll;
     if (p == Proto::kLL128) return kPerChTreeLl128[arch][col];
     return kPerChTree[arch][col];
   }

@@ -123,8 +123,13 @@ enum class Hop : uint8_t { kNvlink, kNet };
 // (the links decide). The wire overhead of LL/LL128 lines is not in here: the
 // simulation puts those bytes on the links itself.
 // `t` matters to NVLS only (its AllGather and ReduceScatter rates).
+// Tree/LL with `comm_channels` > 0: the channel's share of NCCL's modelled
+// tree/LL bus bandwidth at `bytes` (with NCCL's tree correction by size) on
+// a communicator of that many channels, whatever number the call runs on
+// (docs/COLLECTIVES.md, "A tree/LL channel's rate").
 [[nodiscard]] double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channels,
-                                           CollType t = CollType::kAllReduce);
+                                           CollType t = CollType::kAllReduce, int comm_channels = 0,
+                                           int64_t bytes = 0);
 
 // Why NVLink SHARP (algo nvls / nvlstree) cannot run on `sys`, "" when it
 // can: NCCL needs an NVSwitch of Hopper or later (search.cc) and more than 2

@@ -47,6 +47,9 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
                  "VM that shows the host bridge (default pxb)");
   app.add_option("--qps", o.qps, "QPs per connection, NCCL_IB_QPS_PER_CONNECTION (default 1)")
       ->check(CLI::Range(1, 64));
+  app.add_option("--host-cpu", o.host_cpu,
+                 "the servers' CPU vendor NCCL detects: intel | amd; across servers NCCL's tuner takes LL's "
+                 "bandwidth cap and a ring's per-step proxy overhead from it (default intel)");
   app.add_option("--nccl-version", o.nccl_version,
                  "the NCCL release that runs, as NCCL_DEBUG=VERSION prints it (2.18 .. 2.30): its tuning "
                  "model decides and charges NVLSTree's network hop (14 us up to 2.27, 20.9 from 2.28); "

@@ -81,6 +81,11 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--nccl-version: ") + e.what());
   }
+  try {
+    o.comm.host_cpu = host_cpu_from_name(c.host_cpu);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--host-cpu: ") + e.what());
+  }
   o.seed = static_cast<uint64_t>(c.seed);
   if (!(c.background_load >= 0 && c.background_load <= 1))
     throw std::invalid_argument("--background-load must be between 0 and 1");

@@ -126,6 +126,7 @@ int fio_command(const FioCli& o, const Context& ctx);
 struct ClusterCli {
   std::string fabric = "rocev2-dcqcn-400g", topo = "rail", rate, mtu, cable_delay, gpu_nic_path = "pxb";
   std::string nccl_version = "2.30";
+  std::string host_cpu = "intel";
   double oversub = 1.0;
   int qps = 1;
   bool sharp = false;  // fabric.sharp.enabled on a profile without it

@@ -152,6 +152,7 @@ struct CollectiveKeys {
     v.choice({"gpu_arch", "GPU generation, for NCCL's tuner (its bandwidth caps differ per generation)"},
              p.arch, kGpuArchNames);
     v.choice({"gpu_nic_path", kGpuNicPathDoc}, p.gpu_nic_path, kPciPathNames);
+    v.choice({"host_cpu", kHostCpuDoc}, p.comm.host_cpu, kHostCpuNames);
     v.custom({"nccl_version", kNcclVersionDoc}, p.comm.nccl_minor, NcclVersionCodec{});
     v.time_auto(
         {"step_latency",
@@ -189,6 +190,8 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
                                             " hosts (one GPU per host)");
   if (p.req.root >= hosts) throw item.error("root", "expected a rank below " + std::to_string(hosts));
   if (hosts < 2) throw item.error("type", "expected a topology with at least 2 hosts for a collective");
+  if (item.has("host_cpu") && hosts / p.gpus_per_server == 1)
+    throw item.error("host_cpu", "has no effect on one server: NCCL's tuner looks at the GPU there");
   if (p.req.algo == Algo::kSharp)
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("algo", why);

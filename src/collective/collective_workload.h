@@ -32,6 +32,14 @@ inline constexpr const char* kGpuNicPathDoc =
     "NCCL's LL128 rule follows it: the network path stays GPUDirect, as NCCL keeps it beyond pxb only when "
     "NCCL_NET_GDR_LEVEL says so";
 
+// The key host_cpu, as the collective and training workloads read it.
+inline constexpr Names<HostCpu> kHostCpuNames = {{"intel", HostCpu::kIntel}, {"amd", HostCpu::kAmd}};
+inline constexpr const char* kHostCpuDoc =
+    "the servers' CPU vendor as NCCL detects it: across servers NCCL's tuner takes LL's bandwidth cap "
+    "(llMaxBw, 39 GB/s on 2 Intel servers, 22.5 on AMD; 20.4 and 19.0 on more) and a ring's per-step "
+    "proxy overhead (1 us on Intel, 2 on AMD) from it (tuning.cc 2.30.7); on one server it looks at the "
+    "GPU, and the key is refused. Default intel (an assumption: HGX H100 servers ship with either)";
+
 // NCCL_PROTO in NCCL's own syntax (parse_nccl_proto) as a key: the
 // collective's proto and the training workload's nccl_proto.
 struct NcclProtoSetCodec {

@@ -58,7 +58,8 @@ StepCosts step_costs(const CommConfig& cfg, Algo a, Proto p, const CommShape& sh
   double nvl = nccl_hop_latency_us(a, p, Hop::kNvlink, cfg.nccl_minor);
   const bool nvls = a == Algo::kNvls || a == Algo::kNvlsTree;
   if (nvls) nvl /= 2;  // NCCL's one NVLink latency covers both NVLS phases (reduce, multicast)
-  if (shape.servers > 1 && a != Algo::kTree && !nvls) nvl = std::max(nvl, nccl_ring_net_overhead_us(p));
+  if (shape.servers > 1 && a != Algo::kTree && !nvls)
+    nvl = std::max(nvl, nccl_ring_net_overhead_us(p, cfg.host_cpu));
   c.step =
       cfg.step_latency != Time::never() ? cfg.step_latency : std::max(Time::zero(), us(nvl) - nvlink_latency);
   c.net = cfg.net_latency != Time::never()
@@ -277,6 +278,7 @@ TunerSystem Communicator::tuner_system() const {
   s.arch = cl_.config().arch;
   s.gpu_nic = cl_.config().gpu_nic_path;
   s.nccl_minor = cfg_.nccl_minor;
+  s.cpu = cfg_.host_cpu;
   return s;
 }
 

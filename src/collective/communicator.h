@@ -62,6 +62,9 @@ struct CommConfig {
   // The NCCL release whose tuning model decides and charges (2.minor;
   // kNcclMinorDefault, tuner.h).
   int nccl_minor = kNcclMinorDefault;
+  // The hosts' CPU vendor NCCL detects (tuner.h HostCpu): across servers,
+  // LL's bandwidth cap and a ring's per-step proxy overhead.
+  HostCpu host_cpu = HostCpu::kIntel;
 };
 
 // What one run charges: CommConfig's values, or where they are auto, NCCL's

@@ -82,6 +82,9 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   sys.shape = CommShape{o.cluster.servers, o.cluster.gpus_per_server};
   sys.arch = o.cluster.arch;
   sys.gpu_nic = o.cluster.gpu_nic_path;
+  if (o.comm.host_cpu != HostCpu::kIntel && o.cluster.servers > 1)
+    s += fmt::format("# hosts {}: NCCL's tuner takes their LL cap and ring proxy overhead ({} us a step)\n",
+                     host_cpu_name(o.comm.host_cpu), nccl_ring_net_overhead_us(Proto::kLL, o.comm.host_cpu));
   if (o.comm.nccl_minor != kNcclMinorDefault)
     s += fmt::format("# NCCL {}: its tuning model's NVLSTree network hop ({} us)\n",
                      nccl_version_text(o.comm.nccl_minor),

@@ -18,8 +18,8 @@ constexpr int kTree = 0, kRing = 1;
 constexpr double kBaseLat[2][kProtos] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};  // l.150-155
 constexpr double kNvlinkLat[2][kProtos] = {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}};   // l.159-162
 constexpr double kNetLat[2][kProtos] = {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}};   // l.171-174
-// llMaxBws (l.178-183): one node by GPU generation; several nodes by CPU
-// (row 0: Intel, which this model assumes).
+// llMaxBws (l.178-183): one node by GPU generation; several nodes by the
+// hosts' CPU (row 0: Intel, row 1: AMD).
 constexpr double kLlMaxBw[4][3] = {
     {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282, 90, 70}};
 constexpr double kPerChRingLl128[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
@@ -59,10 +59,11 @@ constexpr int kNvlinkLinks = 18;
 // The N1/N2/N4 column of the per-node-count tables.
 int node_column(int nodes) { return nodes <= 2 ? nodes - 1 : 2; }
 
-// llMaxBw: by GPU generation on one node, by CPU (Intel) across nodes.
+// llMaxBw: by GPU generation on one node, by the hosts' CPU across nodes.
 double ll_max_bw(const TunerSystem& s) {
   const int nodes = s.shape.servers;
-  return nodes == 1 ? kLlMaxBw[static_cast<int>(s.arch)][0] : kLlMaxBw[0][node_column(nodes)];
+  return nodes == 1 ? kLlMaxBw[static_cast<int>(s.arch)][0]
+                    : kLlMaxBw[s.cpu == HostCpu::kAmd ? 1 : 0][node_column(nodes)];
 }
 
 int log2i(int64_t v) {
@@ -136,7 +137,7 @@ struct Model {
     const int n_inter = nodes == 1 ? 0 : (allreduce ? 2 : 1) * (nodes - 1);
     // The proxy's per-step overhead on the intra-node steps of a multi-node
     // ring: 1 us on Intel hosts, 3x for Simple (l.228-233).
-    const double net_ovh = nodes == 1 ? 0 : nccl_ring_net_overhead_us(p);
+    const double net_ovh = nodes == 1 ? 0 : nccl_ring_net_overhead_us(p, s.cpu);
     lat += (steps - n_inter) * std::max(intra, net_ovh) + n_inter * inter;
     if (allreduce && p == Proto::kSimple && nodes > 1 && r.bytes / (int64_t(ch) * ranks) >= 64)
       lat *= s.arch == GpuArch::kVolta ? 1.9 : 1.4;
@@ -187,6 +188,14 @@ bool nccl_ll128_enabled(const TunerSystem& sys) {
   if (sys.shape.servers <= 1) return true;
   const bool hopper_or_later = sys.arch == GpuArch::kHopper || sys.arch == GpuArch::kBlackwell;
   return sys.gpu_nic <= (hopper_or_later ? PciPath::kPxn : PciPath::kPxb);
+}
+
+const char* host_cpu_name(HostCpu c) { return c == HostCpu::kAmd ? "amd" : "intel"; }
+
+HostCpu host_cpu_from_name(const std::string& s) {
+  for (const HostCpu c : {HostCpu::kIntel, HostCpu::kAmd})
+    if (strcasecmp(s.c_str(), host_cpu_name(c)) == 0) return c;
+  throw std::invalid_argument("unknown host CPU '" + s + "' (known: intel, amd)");
 }
 
 const char* gpu_arch_name(GpuArch a) {
@@ -460,6 +469,9 @@ int parse_nccl_version(const std::string& text) {
 
 std::string nccl_version_text(int minor) { return "2." + std::to_string(minor); }
 
-double nccl_ring_net_overhead_us(Proto p) { return p == Proto::kSimple ? 3.0 : 1.0; }
+double nccl_ring_net_overhead_us(Proto p, HostCpu cpu) {
+  const double base = cpu == HostCpu::kAmd ? 2.0 : 1.0;
+  return p == Proto::kSimple ? 3 * base : base;
+}
 
 }  // namespace rdmasim

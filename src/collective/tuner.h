@@ -39,6 +39,16 @@ enum class PciPath : uint8_t { kPix, kPxb, kPxn, kPhb, kSys };
 // std::invalid_argument naming the known ones.
 [[nodiscard]] PciPath pci_path_from_name(const std::string& s);
 
+// The hosts' CPU vendor as NCCL's topology detection reports it
+// (ncclTopoCpuVendor). Across servers NCCL's tuner takes LL's bandwidth cap
+// (llMaxBw) and a multi-server ring's per-step proxy overhead from it
+// (tuning.cc 2.30.7 l.177-183, 228-233: 39 / 20.4 GB/s and 1 us on Intel,
+// 22.5 / 19.0 GB/s and 2 us on AMD); on one server it looks at the GPU.
+enum class HostCpu : uint8_t { kIntel, kAmd };
+[[nodiscard]] const char* host_cpu_name(HostCpu c);  // "intel", "amd"
+// Throws std::invalid_argument naming the known ones.
+[[nodiscard]] HostCpu host_cpu_from_name(const std::string& s);
+
 // The NCCL release whose tuning model decides (2.minor): the tables are
 // 2.30.7's; up to 2.27 NVLSTree's network hop was 14 us, 20.9 since 2.28
 // (nccl_hop_latency_us). Published runs state theirs (NCCL_DEBUG=VERSION).
@@ -55,6 +65,7 @@ struct TunerSystem {
   GpuArch arch = GpuArch::kHopper;
   PciPath gpu_nic = PciPath::kPxb;
   int nccl_minor = kNcclMinorDefault;
+  HostCpu cpu = HostCpu::kIntel;
 };
 
 // Whether NCCL enables LL128 by default on `sys` (tuning.cc ncclTopoTuneModel,
@@ -113,8 +124,8 @@ enum class Hop : uint8_t { kNvlink, kNet };
 [[nodiscard]] double nccl_base_latency_us(Algo a, Proto p);
 [[nodiscard]] double nccl_hop_latency_us(Algo a, Proto p, Hop h, int nccl_minor = kNcclMinorDefault);
 // The proxy's overhead NCCL charges each intra-node step of a multi-node
-// ring (tuning.cc l.228-233: 1 us on Intel hosts, 3x for Simple).
-[[nodiscard]] double nccl_ring_net_overhead_us(Proto p);
+// ring (tuning.cc l.228-233: 1 us on Intel hosts, 2 on AMD, 3x for Simple).
+[[nodiscard]] double nccl_ring_net_overhead_us(Proto p, HostCpu cpu = HostCpu::kIntel);
 // The most payload one channel's GPU work moves per second between two
 // ranks (GB/s), from NCCL's per-protocol bandwidth caps: LL's llMaxBw shared
 // by the channels, LL128's and Tree's per-channel maxima (a tree rank's

@@ -82,6 +82,7 @@ struct TrainingKeys {
               "auto: NCCL's tuner and its rules"},
              o.nccl_proto, NcclProtoSetCodec{});
     v.choice({"gpu_nic_path", kGpuNicPathDoc}, o.cluster.gpu_nic_path, kPciPathNames);
+    v.choice({"host_cpu", kHostCpuDoc}, o.comm.host_cpu, kHostCpuNames);
     v.custom({"nccl_version", kNcclVersionDoc}, o.comm.nccl_minor, NcclVersionCodec{});
   }
   static void after_read(const CfgNode& item, WorkloadSpec& ws) {
@@ -105,6 +106,8 @@ void check_training(const CfgNode& item, const WorkloadSpec& ws, const Topology&
                              std::to_string(servers_needed(o)) + " servers of " +
                              std::to_string(o.cluster.gpus_per_server) + "), the topology has " +
                              std::to_string(t.num_hosts()) + " hosts");
+  if (item.has("host_cpu") && servers_needed(o) == 1)
+    throw item.error("host_cpu", "has no effect on one server: NCCL's tuner looks at the GPU there");
   if (o.dp_algo == Algo::kSharp) {
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("dp_algo", why);

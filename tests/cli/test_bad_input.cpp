@@ -646,6 +646,14 @@ TEST_F(CliTest, NcclTestsAlgorithmThatDoesNotApply) {
       << r.err;
 }
 
+TEST_F(CliTest, NcclTestsHostCpuUnknownOrWithoutEffect) {
+  expect_bad_input(run_cli({"nccl-tests", "all_reduce_perf", "--host-cpu", "arm", "-b", "1K", "-e", "1K"}),
+                   "error: nccl-tests: --host-cpu: unknown host CPU 'arm' (known: intel, amd)\n");
+  expect_bad_input(
+      run_cli({"nccl-tests", "all_reduce_perf", "--nodes", "1", "--host-cpu", "amd", "-b", "1K", "-e", "1K"}),
+      "error: nccl-tests: --host-cpu has no effect on one server: NCCL's tuner looks at the GPU there\n");
+}
+
 // rdmasim sweep: a grid value the scenario refuses stops the sweep before any
 // cell runs, naming the cell; nothing is written.
 TEST_F(CliTest, SweepRefusesABadGridBeforeRunning) {

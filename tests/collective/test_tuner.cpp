@@ -277,6 +277,33 @@ TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
   EXPECT_EQ(channels(ar, Algo::kNvls, Proto::kSimple, 1024), 8);
 }
 
+// NCCL's figures for AMD hosts (tuning.cc 2.30.7 l.177-183, 228-233), worked
+// by hand for 2 x 8 H100 as above: tree/LL's bus bandwidth is capped at
+// llMaxBw 22.5 GB/s (39 on Intel), so 1 KiB runs at 0.5 x 22.5 x 0.9 =
+// 10.125 GB/s; a ring's 28 intra-server steps of ring/LL each cost the proxy's
+// 2 us (1 on Intel): 6.6 + 28 x 2 + 2 x 2.7 = 68.0 us (40.0). On 4 servers
+// llMaxBw is 19.0 (20.4).
+TEST(Tuner, TakesNcclsFiguresForAmdHosts) {
+  TunerSystem amd = h100_2x8();
+  amd.cpu = HostCpu::kAmd;
+  auto find = [](const TunerSystem& sys, int64_t bytes, Algo a, Proto p) {
+    for (const auto& e : nccl_estimates(allreduce(bytes), sys))
+      if (e.algo == a && e.proto == p) return e;
+    ADD_FAILURE() << "no estimate";
+    return TunerEstimate{};
+  };
+  EXPECT_NEAR(find(amd, 1024, Algo::kTree, Proto::kLL).algbw_GBps, 10.125, 1e-9);
+  EXPECT_NEAR(find(h100_2x8(), 1024, Algo::kTree, Proto::kLL).algbw_GBps, 17.55, 1e-9);
+  EXPECT_NEAR(find(amd, 1024, Algo::kRing, Proto::kLL).latency_us, 68.0, 1e-9);
+  EXPECT_NEAR(find(h100_2x8(), 1024, Algo::kRing, Proto::kLL).latency_us, 40.0, 1e-9);
+  TunerSystem amd4 = amd;
+  amd4.shape = CommShape{4, 8};
+  EXPECT_NEAR(find(amd4, 1024, Algo::kTree, Proto::kLL).algbw_GBps, 0.5 * 19.0 * 0.9, 1e-9);
+  EXPECT_EQ(nccl_ring_net_overhead_us(Proto::kSimple, HostCpu::kAmd), 6.0);
+  EXPECT_EQ(host_cpu_from_name("AMD"), HostCpu::kAmd);
+  EXPECT_THROW((void)host_cpu_from_name("arm"), std::invalid_argument);
+}
+
 // What runs: nccl-tests on NCCL's channels gives 1 KiB one plan channel and
 // 4 MiB all 8, and says so; a fixed --channels runs every size on that many.
 TEST(Tuner, NcclTestsRunSmallSizesOnNcclsChannelsUnlessFixed) {

@@ -189,6 +189,26 @@ TEST(WorkloadScenarios, PxnIsRefusedWhereItHasNoEffect) {
   EXPECT_FALSE(static_cast<const CollectiveParams&>(*ok.workloads[0].params).req.pxn);
 }
 
+// The hosts' CPU vendor reaches NCCL's tuner across servers; on one server
+// NCCL looks at the GPU, so the key is refused there.
+TEST(WorkloadScenarios, HostCpuIsReadAndRefusedOnOneServer) {
+  const std::string base = std::string(kRoce).substr(0, std::string(kRoce).find("  - {type: collective"));
+  const Scenario amd = load_scenario_text(
+      base + "  - {type: collective, op: all_reduce, size: 2MiB, host_cpu: amd}\n", "t.yaml");
+  EXPECT_EQ(static_cast<const CollectiveParams&>(*amd.workloads[0].params).comm.host_cpu, HostCpu::kAmd);
+  const auto refused = [&](const std::string& item, const std::string& what) {
+    try {
+      (void)load_scenario_text(base + item, "t.yaml");
+      ADD_FAILURE() << item << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused("  - {type: collective, op: all_reduce, size: 2MiB, gpus_per_server: 32, host_cpu: intel}\n",
+          "'workload[0].host_cpu': has no effect on one server");
+  refused("  - {type: collective, op: all_reduce, size: 2MiB, host_cpu: arm}\n", "'workload[0].host_cpu'");
+}
+
 // A workload's NVLink follows its gpu_arch (NCCL's effective rate, cluster.h
 // GpuClass) unless the scenario sets it.
 TEST(WorkloadScenarios, NvlinkRateFollowsTheGpuArch) {

@@ -86,6 +86,9 @@ int train_command(const TrainCli& c, const Context& ctx) {
     o.train.bucket_bytes = flag_value("--bucket", c.bucket, parse_bytes).count();
     o.cluster.gpus_per_server = c.gpus;
     apply_cluster_flags(c.cluster, o);
+    if (o.comm.host_cpu != HostCpu::kIntel && o.train.par.gpus() <= o.cluster.gpus_per_server)
+      throw std::invalid_argument(
+          "--host-cpu has no effect on one server: NCCL's tuner looks at the GPU there");
     if (c.dp_algo != "auto") o.dp_algo = flag_value("--dp-algo", c.dp_algo, algo_from_name);
     o.nccl_proto = flag_value("--nccl-proto", c.nccl_proto, parse_nccl_proto);
     if (o.dp_algo == Algo::kSharp && o.nccl_proto != 0 && (o.nccl_proto & proto_bit(Proto::kSimple)) == 0)

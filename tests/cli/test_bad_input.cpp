@@ -652,6 +652,9 @@ TEST_F(CliTest, NcclTestsHostCpuUnknownOrWithoutEffect) {
   expect_bad_input(
       run_cli({"nccl-tests", "all_reduce_perf", "--nodes", "1", "--host-cpu", "amd", "-b", "1K", "-e", "1K"}),
       "error: nccl-tests: --host-cpu has no effect on one server: NCCL's tuner looks at the GPU there\n");
+  const CliResult t = run_cli({"train", "--tp", "8", "--pp", "1", "--dp", "1", "--host-cpu", "amd"});
+  EXPECT_EQ(t.exit_code, 2);
+  EXPECT_NE(t.err.find("--host-cpu has no effect on one server"), std::string::npos) << t.err;
 }
 
 // rdmasim sweep: a grid value the scenario refuses stops the sweep before any

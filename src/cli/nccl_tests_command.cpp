@@ -130,8 +130,7 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
       o.comm.launch_latency = flag_value("--launch-latency", c.launch_latency, parse_time);
     apply_cluster_flags(c.cluster, o);
     if (o.comm.host_cpu != HostCpu::kIntel && o.cluster.servers == 1)
-      throw std::invalid_argument(
-          "--host-cpu has no effect on one server: NCCL's tuner looks at the GPU there");
+      throw std::invalid_argument(std::string("--host-cpu ") + kHostCpuOneServer);
     (void)make_cluster_topology(o.cluster);  // validates the geometry with a clear message
     sizes = check_nccl_tests(o);             // the sweep is refused before its first size runs
     if (!c.json.empty())

@@ -87,8 +87,7 @@ int train_command(const TrainCli& c, const Context& ctx) {
     o.cluster.gpus_per_server = c.gpus;
     apply_cluster_flags(c.cluster, o);
     if (o.comm.host_cpu != HostCpu::kIntel && o.train.par.gpus() <= o.cluster.gpus_per_server)
-      throw std::invalid_argument(
-          "--host-cpu has no effect on one server: NCCL's tuner looks at the GPU there");
+      throw std::invalid_argument(std::string("--host-cpu ") + kHostCpuOneServer);
     if (c.dp_algo != "auto") o.dp_algo = flag_value("--dp-algo", c.dp_algo, algo_from_name);
     o.nccl_proto = flag_value("--nccl-proto", c.nccl_proto, parse_nccl_proto);
     if (o.dp_algo == Algo::kSharp && o.nccl_proto != 0 && (o.nccl_proto & proto_bit(Proto::kSimple)) == 0)

@@ -190,8 +190,7 @@ void check_collective(const CfgNode& item, const WorkloadSpec& ws, const Topolog
                                             " hosts (one GPU per host)");
   if (p.req.root >= hosts) throw item.error("root", "expected a rank below " + std::to_string(hosts));
   if (hosts < 2) throw item.error("type", "expected a topology with at least 2 hosts for a collective");
-  if (item.has("host_cpu") && hosts / p.gpus_per_server == 1)
-    throw item.error("host_cpu", "has no effect on one server: NCCL's tuner looks at the GPU there");
+  if (item.has("host_cpu") && hosts / p.gpus_per_server == 1) throw item.error("host_cpu", kHostCpuOneServer);
   if (p.req.algo == Algo::kSharp)
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("algo", why);

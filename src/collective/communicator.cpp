@@ -439,8 +439,9 @@ void Communicator::delivered(uint32_t x) {
   for (uint32_t i = t.succ_begin; i < t.succ_end; ++i) {
     const uint32_t s = plan_.succ[i];
     if (cut_through_) {
-      const bool net = !t.mark && !cl_.same_server(t.src, t.dst);
-      const Time from = net || t.mark ? cl_.sim().now() : gpu_begin_[x];
+      // Across the fabric (and after a rank's call mark) the chunk has landed whole.
+      const bool whole = t.mark || !cl_.same_server(t.src, t.dst);
+      const Time from = whole ? cl_.sim().now() : gpu_begin_[x];
       earliest_[s] = std::max(earliest_[s], from + ready_delay(s));
     }
     if (--deps_left_[s] == 0) cl_.sim().schedule_in(ready_delay(s), this, kReady, s);

@@ -75,6 +75,12 @@ int log2i(int64_t v) {
   return l;
 }
 
+// NCCL's tree correction for an AllReduce of `bytes` (1 outside its table).
+double tree_correction(Proto p, int64_t bytes) {
+  const int idx = log2i(bytes >> 6);
+  return idx >= 0 && idx < 23 ? kTreeCorrection[static_cast<int>(p)][idx] : 1.0;
+}
+
 // The fastest per-channel speed of `speeds` (descending, 0-terminated) at
 // or below `limit`.
 template <size_t K>
@@ -136,7 +142,7 @@ struct Model {
     const int steps = allreduce ? 2 * (ranks - 1) : ranks - 1;
     const int n_inter = nodes == 1 ? 0 : (allreduce ? 2 : 1) * (nodes - 1);
     // The proxy's per-step overhead on the intra-node steps of a multi-node
-    // ring: 1 us on Intel hosts, 3x for Simple (l.228-233).
+    // ring: 1 us on Intel hosts, 2 on AMD, 3x for Simple (l.228-233).
     const double net_ovh = nodes == 1 ? 0 : nccl_ring_net_overhead_us(p, s.cpu);
     lat += (steps - n_inter) * std::max(intra, net_ovh) + n_inter * inter;
     if (allreduce && p == Proto::kSimple && nodes > 1 && r.bytes / (int64_t(ch) * ranks) >= 64)
@@ -149,10 +155,7 @@ struct Model {
     const bool allreduce = r.type == CollType::kAllReduce;
     const int steps = allreduce ? 2 * (ranks - 1) : std::max(1, ranks - 1);
     double alg = a == kRing ? bus * ranks / steps : bus * 0.5;
-    if (a == kTree) {
-      const int idx = log2i(r.bytes >> 6);
-      if (idx >= 0 && idx < 23) alg *= kTreeCorrection[static_cast<int>(p)][idx];
-    }
+    if (a == kTree) alg *= tree_correction(p, r.bytes);
     const double lat = latency(a, p);
     return {a == kRing ? Algo::kRing : Algo::kTree, p, lat, alg,
             lat + static_cast<double>(r.bytes) / (1000.0 * alg)};
@@ -409,10 +412,7 @@ double tree_ll_share(const TunerSystem& sys, int comm_channels, int64_t bytes) {
   r.bytes = bytes;
   r.channels = std::max(1, comm_channels);
   const Model m(r, sys);
-  double bus = m.bus_bw(kTree, Proto::kLL);
-  const int idx = log2i(bytes >> 6);
-  if (idx >= 0 && idx < 23) bus *= kTreeCorrection[static_cast<int>(Proto::kLL)][idx];
-  return bus / r.channels;
+  return m.bus_bw(kTree, Proto::kLL) * tree_correction(Proto::kLL, bytes) / r.channels;
 }
 }  // namespace
 
@@ -422,8 +422,11 @@ double nccl_channel_cap_GBps(Algo a, Proto p, const TunerSystem& sys, int channe
   const double ll = ll_max_bw(sys) / std::max(1, channels);
   // A tree rank's channel both reduces up and broadcasts down: its GPU work
   // carries NCCL's whole tree bus bandwidth (twice the algorithm bandwidth).
-  // Not NCCL's tree correction by size: it corrects NCCL's model for the
-  // pipeline fill and chunking a real tree has, which the simulation runs.
+  // Tree/LL, given the communicator's channels: the channel's share of
+  // NCCL's modelled bandwidth at the call's size, tree correction included
+  // (what the published runs follow at these sizes). Otherwise not NCCL's
+  // correction by size: for LL128 and Simple it corrects NCCL's model for
+  // the pipeline fill and chunking a real tree has, which the simulation runs.
   if (a == Algo::kTree) {
     if (p == Proto::kLL) return comm_channels > 0 ? tree_ll_share(sys, comm_channels, bytes) : ll;
     if (p == Proto::kLL128) return kPerChTreeLl128[arch][col];

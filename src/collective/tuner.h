@@ -48,6 +48,9 @@ enum class HostCpu : uint8_t { kIntel, kAmd };
 [[nodiscard]] const char* host_cpu_name(HostCpu c);  // "intel", "amd"
 // Throws std::invalid_argument naming the known ones.
 [[nodiscard]] HostCpu host_cpu_from_name(const std::string& s);
+// Why a host CPU setting is refused on one server.
+inline constexpr const char* kHostCpuOneServer =
+    "has no effect on one server: NCCL's tuner looks at the GPU there";
 
 // The NCCL release whose tuning model decides (2.minor): the tables are
 // 2.30.7's; up to 2.27 NVLSTree's network hop was 14 us, 20.9 since 2.28

@@ -106,8 +106,7 @@ void check_training(const CfgNode& item, const WorkloadSpec& ws, const Topology&
                              std::to_string(servers_needed(o)) + " servers of " +
                              std::to_string(o.cluster.gpus_per_server) + "), the topology has " +
                              std::to_string(t.num_hosts()) + " hosts");
-  if (item.has("host_cpu") && servers_needed(o) == 1)
-    throw item.error("host_cpu", "has no effect on one server: NCCL's tuner looks at the GPU there");
+  if (item.has("host_cpu") && servers_needed(o) == 1) throw item.error("host_cpu", kHostCpuOneServer);
   if (o.dp_algo == Algo::kSharp) {
     if (const std::string why = sharp_unavailable(s.fabric, "set fabric.sharp.enabled: true"); !why.empty())
       throw item.error("dp_algo", why);

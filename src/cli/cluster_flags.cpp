@@ -51,9 +51,9 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
                  "the servers' CPU vendor NCCL detects: intel | amd; across servers NCCL's tuner takes LL's "
                  "bandwidth cap and a ring's per-step proxy overhead from it (default intel)");
   app.add_option("--nccl-version", o.nccl_version,
-                 "the NCCL release that runs, as NCCL_DEBUG=VERSION prints it (2.18 .. 2.30): its tuning "
-                 "model decides and charges NVLSTree's network hop (14 us up to 2.27, 20.9 from 2.28); "
-                 "default " +
+                 "the NCCL release that runs, as NCCL_DEBUG=VERSION prints it (2.18 .. 2.30): it decides "
+                 "the channels a small call runs on (enqueue.cc's rule changed in 2.22, 2.23, 2.26 and "
+                 "2.29) and NVLSTree's network hop (14 us up to 2.27, 20.9 from 2.28); default " +
                      o.nccl_version);
   app.add_flag("--sharp", o.sharp,
                "give the fabric in-network aggregation (fabric.sharp.enabled: true) for the sharp algorithm: "

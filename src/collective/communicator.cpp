@@ -156,7 +156,7 @@ void Communicator::start(const PlanRequest& req, uint64_t tag, CollectiveListene
   // NCCL's tuner weighs the communicator's channels; the call then runs on
   // as many as NCCL gives its size.
   const int comm_channels = r.channels;
-  if (r.size_channels) r.channels = nccl_call_channels(r, shape_.ranks());
+  if (r.size_channels) r.channels = nccl_call_channels(r, shape_.ranks(), cfg_.nccl_minor);
   last_channels_ = r.channels;
   costs_ = step_costs(cfg_, r.algo, r.proto, shape_, cl_.config().nvlink.latency);
   slots_ = static_cast<int>(std::min<int64_t>(

@@ -373,12 +373,13 @@ double nccl_hop_latency_us(Algo a, Proto p, Hop h, int nccl_minor) {
   return h == Hop::kNvlink ? kNvlinkLat[ai][static_cast<int>(p)] : kNetLat[ai][static_cast<int>(p)];
 }
 
-int nccl_call_channels(const PlanRequest& r, int nranks) {
+int nccl_call_channels(const PlanRequest& r, int nranks, int nccl_minor) {
   if (r.algo != Algo::kRing && r.algo != Algo::kTree) return std::max(1, r.channels);
   // NCCL's communicator runs every channel its search found twice
   // (connect.cc ncclTopoPostset: comm->nChannels = 2 x the graph's); a plan
   // channel stands for such a pair.
-  int nc = 2 * std::max(1, r.channels);
+  const int comm_nc = 2 * std::max(1, r.channels);
+  int nc = comm_nc;
   const bool ring = r.algo == Algo::kRing;
   // comm->maxThreads (tuning.cc): NCCL_LL128_MAX_NTHREADS 640, else 512 (a
   // ring's Simple takes 256 only where its NVLink graph is no faster than PCI,
@@ -387,19 +388,56 @@ int nccl_call_channels(const PlanRequest& r, int nranks) {
   int64_t threshold = r.proto == Proto::kSimple ? 64 : 8;
   if (ring && r.proto == Proto::kLL) threshold *= nranks;
   while (nc >= 2 && r.bytes < nc * threads * threshold) --nc;
+  const auto plan = [](int64_t nccl) { return static_cast<int>((nccl + 1) / 2); };
+  // Up to 2.21 the call runs on those channels, its data split evenly.
+  if (nccl_minor <= 21) return plan(nc);
 
-  // Cells of 16 KiB of traffic, whole cells per channel (nccl-tests' data
-  // type is 4-byte float; a cell is a multiple of 16 bytes).
-  constexpr int64_t kMinTraffic = 16 << 10;
+  // From 2.22, scheduleCollTasksToPlan deals the data out in cells, filling
+  // one channel with its share of the traffic before the next: 2.22 in
+  // 16-byte cells at a minimum of 512 B of traffic per channel; 2.23-2.28
+  // at least 16 KiB, 2.29 on 32 KiB, in cells of that much traffic. From
+  // 2.26 LL's traffic counts four times (enqueue.cc gives no reason; half of
+  // an LL line is flags). nccl-tests' data type is the 4-byte float, and
+  // every cell is a multiple of 16 bytes.
+  const int64_t min_traffic = nccl_minor == 22 ? 512 : nccl_minor <= 28 ? 16 << 10 : 32 << 10;
   const bool gather = r.type == CollType::kAllGather || r.type == CollType::kReduceScatter;
-  const int64_t per_byte = r.type == CollType::kAllReduce ? 2 : gather ? nranks : 1;
+  const int64_t per_byte = (r.type == CollType::kAllReduce ? 2
+                            : gather                       ? nranks
+                                                           : 1) *
+                           (nccl_minor >= 26 && r.proto == Proto::kLL ? 4 : 1);
   const int64_t count_bytes = gather ? r.bytes / std::max(1, nranks) : r.bytes;
-  const int64_t per_channel = std::max(kMinTraffic, count_bytes * per_byte / nc);
-  const int64_t cell = (kMinTraffic / per_byte + (kMinTraffic % per_byte != 0) + 15) / 16 * 16;
-  const int64_t cells = std::max<int64_t>(1, (count_bytes + cell - 1) / cell);
-  const int64_t cells_per = std::min(cells, (per_channel + cell * per_byte - 1) / (cell * per_byte));
-  const auto nccl = std::min<int64_t>(nc, (cells + cells_per - 1) / cells_per);
-  return static_cast<int>((nccl + 1) / 2);
+  const auto div_up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  const int64_t traffic =
+      nccl_minor == 22 ? count_bytes * per_byte : std::max(min_traffic, count_bytes * per_byte);
+  const int64_t per_channel =
+      nccl_minor <= 28 ? std::max(min_traffic, traffic / nc) : div_up(traffic / nc, 16) * 16;
+  const int64_t cell = nccl_minor == 22 ? 16 : div_up(div_up(min_traffic, per_byte), 16) * 16;
+  const int64_t cells = std::max<int64_t>(1, div_up(count_bytes, cell));
+  const int64_t per_cell = cell * per_byte;
+  if (comm_nc == 1) return 1;  // the last channel takes everything
+  int64_t each = std::min(cells, div_up(per_channel, per_cell));
+  // 2.22 rounds the first channel's share down, later releases up.
+  int64_t lo = std::min(cells, nccl_minor == 22 ? per_channel / per_cell : div_up(per_channel, per_cell));
+  int64_t mid = (cells - lo) / each, hi = (cells - lo) % each;
+  if (comm_nc < (lo != 0) + mid + (hi != 0)) {  // overflow: the rest spread over what is left
+    mid = comm_nc - 2;
+    each = (cells - lo) / (mid + 1);
+    hi = each + (cells - lo) % (mid + 1);
+  }
+  if (hi == 0 && mid != 0) {
+    hi = each;
+    --mid;
+  }
+  if (lo == 0) {  // the first channel skipped: the next one becomes the first
+    if (mid == 0) {
+      lo = hi;
+      hi = 0;
+    } else {
+      lo = each;
+      --mid;
+    }
+  }
+  return plan((lo != 0) + mid + (hi != 0));
 }
 
 namespace {

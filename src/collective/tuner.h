@@ -52,9 +52,10 @@ enum class HostCpu : uint8_t { kIntel, kAmd };
 inline constexpr const char* kHostCpuOneServer =
     "has no effect on one server: NCCL's tuner looks at the GPU there";
 
-// The NCCL release whose tuning model decides (2.minor): the tables are
-// 2.30.7's; up to 2.27 NVLSTree's network hop was 14 us, 20.9 since 2.28
-// (nccl_hop_latency_us). Published runs state theirs (NCCL_DEBUG=VERSION).
+// The NCCL release that runs (2.minor): the tables are 2.30.7's; up to 2.27
+// NVLSTree's network hop was 14 us, 20.9 since 2.28 (nccl_hop_latency_us),
+// and the channels of a small call follow each release's enqueue.cc
+// (nccl_call_channels). Published runs state theirs (NCCL_DEBUG=VERSION).
 inline constexpr int kNcclMinorDefault = 30;
 // "2.24" or "2.24.3" -> 24; NVLS exists from 2.18. Throws
 // std::invalid_argument otherwise.
@@ -104,19 +105,22 @@ struct TunerEstimate {
 // The cheapest of them. Throws std::invalid_argument when none applies.
 [[nodiscard]] TunerChoice nccl_tune(const PlanRequest& r, const TunerSystem& sys);
 
-// The channels one call of r.bytes runs on, once the tuner has fixed r.algo
-// and r.proto, when r.channels is the channel count NCCL's search finds (its
-// communicator runs each of them twice, so a plan channel stands for two of
-// NCCL's). Two rules of enqueue.cc (2.24.3) cut NCCL's channels for small
-// sizes:
+// The channels one call of r.bytes runs on under NCCL 2.`nccl_minor`, once
+// the tuner has fixed r.algo and r.proto, when r.channels is the channel
+// count NCCL's search finds (its communicator runs each of them twice, so a
+// plan channel stands for two of NCCL's). Two rules of enqueue.cc cut NCCL's
+// channels for small sizes:
 // - topoGetAlgoInfo drops a ring or tree channel while
 //   nBytes < nChannels x nThreads x threadThreshold (threads: 512, LL128 640;
 //   thresholds from comm.h: LL and LL128 8 bytes per thread, Simple 64; a
-//   ring's LL threshold is multiplied by the ranks, tuning.cc);
-// - scheduleCollTasksToPlan gives every channel at least 16 KiB of traffic
-//   (bytes x 2 for AllReduce, the whole buffer otherwise), in cells.
+//   ring's LL threshold is multiplied by the ranks, tuning.cc), the same in
+//   every release modelled;
+// - from 2.22, scheduleCollTasksToPlan fills each channel with a minimum of
+//   traffic (bytes x 2 for AllReduce, the whole buffer for AllGather) before
+//   the next, in cells: 512 B in 2.22, 16 KiB in 2.23-2.28, 32 KiB from
+//   2.29; from 2.26 LL's traffic counts four times.
 // NVLS, NVLSTree and the others keep r.channels.
-[[nodiscard]] int nccl_call_channels(const PlanRequest& r, int nranks);
+[[nodiscard]] int nccl_call_channels(const PlanRequest& r, int nranks, int nccl_minor);
 
 // NCCL's latency figures for what runs (tuning.cc baseLat and hwLat), in
 // microseconds: the fixed cost of one collective call, and the cost of one

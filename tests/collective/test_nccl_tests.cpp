@@ -586,15 +586,19 @@ TEST(NcclTests, BackToBackCallsAreTimedAsNcclTestsTimesThem) {
   EXPECT_LT(t20, per_call(1));
   EXPECT_GT(t20, period);
 
-  // Every rank of a ring AllReduce waits for every other's data each call:
-  // the calls hardly overlap, and the loop's time per call is one call's
-  // within a hop (2 x 8 H100 over ib-ndr, NCCL's tuner).
+  // Every rank of an AllReduce waits for every other's data each call: the
+  // calls hardly overlap, and the loop's time per call is one call's within
+  // an NVLink hop (2 x 8 H100 over ib-ndr, NCCL's tuner). Not below it by
+  // more: a call cannot start before the last one's result has reached it.
+  // (A tree/LL AllReduce
+  // at 64 KiB on 16 channels measures 27 ns more per call in the loop.)
   NcclTestsOptions ar = testing::ib_ndr_sweep(1024, 4 << 20, 64);
   const NcclTestsResult single = run_nccl_tests(ar);
   ar.comm.calls = 20;
   const NcclTestsResult loop = run_nccl_tests(ar);
+  const double hop_us = ar.cluster.nvlink.latency.us();
   for (size_t i = 0; i < single.rows.size(); ++i) {
-    EXPECT_LE(loop.rows[i].time_us, single.rows[i].time_us) << single.rows[i].bytes;
+    EXPECT_NEAR(loop.rows[i].time_us, single.rows[i].time_us, hop_us) << single.rows[i].bytes;
     EXPECT_GT(loop.rows[i].time_us, 0.95 * single.rows[i].time_us) << single.rows[i].bytes;
     // One call's bytes, whatever the loop's length.
     EXPECT_EQ(loop.rows[i].fabric_bytes, single.rows[i].fabric_bytes) << single.rows[i].bytes;

@@ -251,7 +251,7 @@ TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
     r.proto = p;
     r.bytes = bytes;
     r.channels = 8;
-    return nccl_call_channels(r, 32);
+    return nccl_call_channels(r, 32, 24);
   };
   const auto ar = CollType::kAllReduce, ag = CollType::kAllGather;
   // Tree/LL: 512 threads x 8 B, 4 KiB per channel; then 16 KiB of traffic
@@ -275,6 +275,42 @@ TEST(Tuner, GivesSmallCallsTheChannelsNcclGivesThem) {
   EXPECT_EQ(channels(ar, Algo::kRing, Proto::kSimple, 1 << 20), 8);  // 16
   // NVLS keeps its channels.
   EXPECT_EQ(channels(ar, Algo::kNvls, Proto::kSimple, 1024), 8);
+}
+
+// The call-channel rule by release (enqueue.cc of each), worked by hand for
+// the same 16 NCCL channels and 32 ranks; NCCL's count, then the plan's.
+TEST(Tuner, GivesSmallCallsTheChannelsEachNcclReleaseGivesThem) {
+  auto channels = [](Proto p, int64_t bytes, int minor) {
+    PlanRequest r;
+    r.type = CollType::kAllReduce;
+    r.algo = Algo::kTree;
+    r.proto = p;
+    r.bytes = bytes;
+    r.channels = 8;
+    return nccl_call_channels(r, 32, minor);
+  };
+  // Tree/LL 16 KiB: 4 channels by threads (16 KiB / (512 x 8 B)).
+  // 2.18-2.21 run them.
+  EXPECT_EQ(channels(Proto::kLL, 16384, 18), 2);
+  EXPECT_EQ(channels(Proto::kLL, 16384, 21), 2);
+  // 2.22: 32 KiB of traffic, 8 KiB per channel (over 512 B) in 16 B cells: 4.
+  EXPECT_EQ(channels(Proto::kLL, 16384, 22), 2);
+  // 2.23-2.25: at least 16 KiB of traffic per channel, 8 KiB cells: 2.
+  EXPECT_EQ(channels(Proto::kLL, 16384, 23), 1);
+  EXPECT_EQ(channels(Proto::kLL, 16384, 25), 1);
+  // 2.26: LL's traffic x4, 128 KiB, 32 KiB per channel, 2 KiB cells of
+  // 16 KiB traffic, 2 cells each: 4 channels again.
+  EXPECT_EQ(channels(Proto::kLL, 16384, 26), 2);
+  // 2.30: 32 KiB per channel, 4 KiB cells of 32 KiB traffic: 4.
+  EXPECT_EQ(channels(Proto::kLL, 16384, 30), 2);
+  // Tree/LL128 32 KiB: 6 by threads (32 KiB / (640 x 8 B)); 2.28: 16 KiB
+  // per channel, 8 KiB cells, 4 cells: 4; 2.29: 64 KiB / 6 rounded up to 16
+  // B, 10928 B per channel, in 16 KiB cells of 32 KiB traffic: 2 cells, 2
+  // channels.
+  EXPECT_EQ(channels(Proto::kLL128, 32768, 21), 3);
+  EXPECT_EQ(channels(Proto::kLL128, 32768, 28), 2);
+  EXPECT_EQ(channels(Proto::kLL128, 32768, 29), 1);
+  EXPECT_EQ(channels(Proto::kLL128, 32768, 30), 1);
 }
 
 // NCCL's figures for AMD hosts (tuning.cc 2.30.7 l.177-183, 228-233), worked

@@ -86,9 +86,21 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
     s += fmt::format("# hosts {}: NCCL's tuner takes their LL cap and ring proxy overhead ({} us a step)\n",
                      host_cpu_name(o.comm.host_cpu), nccl_ring_net_overhead_us(Proto::kLL, o.comm.host_cpu));
   if (o.comm.nccl_minor != kNcclMinorDefault)
-    s += fmt::format("# NCCL {}: its tuning model's NVLSTree network hop ({} us)\n",
-                     nccl_version_text(o.comm.nccl_minor),
-                     nccl_hop_latency_us(Algo::kNvlsTree, Proto::kSimple, Hop::kNet, o.comm.nccl_minor));
+    s += fmt::format(
+        "# NCCL {}: its channels for a small call, and its tuning model's NVLSTree network hop ({} us)\n",
+        nccl_version_text(o.comm.nccl_minor),
+        nccl_hop_latency_us(Algo::kNvlsTree, Proto::kSimple, Hop::kNet, o.comm.nccl_minor));
+  // NCCL 2.23 added PAT for AllGather and ReduceScatter at one GPU per
+  // node (tuning.cc ncclPatEnable), which its tuner weighs against the ring
+  // (its model: 8 us + log2(nodes) x 4 us + 2.8 us per rank, Simple at 0.75
+  // of its graph's bandwidth, 0.85 in 2.23: it wins on many nodes at mid
+  // sizes, where a ring pays a network step per rank). Not modelled: say so.
+  if ((o.type == CollType::kAllGather || o.type == CollType::kReduceScatter) &&
+      o.cluster.gpus_per_server == 1 && o.cluster.servers > 1 && o.comm.nccl_minor >= 23 && !o.algo &&
+      o.algo_list == 0)
+    s += fmt::format(
+        "# NCCL {} would also weigh PAT here (one GPU per node), which is not modelled: ring stands in\n",
+        nccl_version_text(o.comm.nccl_minor));
   if (!nccl_ll128_enabled(sys))
     s += fmt::format("# GPU-NIC path {}: NCCL's tuner leaves LL128 out across servers\n",
                      pci_path_name(sys.gpu_nic));

@@ -359,6 +359,28 @@ TEST(Tuner, NcclTestsRunSmallSizesOnNcclsChannelsUnlessFixed) {
   EXPECT_DOUBLE_EQ(fixed.rows[1].time_us, ncclish.rows[1].time_us);
 }
 
+// NCCL 2.23 and later weigh PAT for AllGather and ReduceScatter at one GPU
+// per node (tuning.cc ncclPatEnable); the simulation does not model it and
+// the nccl-tests header says so exactly there: not before 2.23, not with
+// more GPUs per node, not for AllReduce, not when the algorithm is fixed.
+TEST(Tuner, NcclTestsSayWhereNcclWouldWeighPat) {
+  const std::string note = "would also weigh PAT here";
+  const auto header_has_note = [&](CollType t, int gpus, int minor, bool fixed_algo) {
+    NcclTestsOptions o = testing::ib_ndr_sweep(1024, 1024, 2, 4);
+    o.type = t;
+    o.cluster.gpus_per_server = gpus;
+    o.comm.nccl_minor = minor;
+    if (fixed_algo) o.algo = Algo::kRing;
+    return format_nccl_tests(run_nccl_tests(o), o).find(note) != std::string::npos;
+  };
+  EXPECT_TRUE(header_has_note(CollType::kAllGather, 1, 30, false));
+  EXPECT_TRUE(header_has_note(CollType::kReduceScatter, 1, 23, false));
+  EXPECT_FALSE(header_has_note(CollType::kAllGather, 1, 22, false));
+  EXPECT_FALSE(header_has_note(CollType::kAllGather, 8, 30, false));
+  EXPECT_FALSE(header_has_note(CollType::kAllReduce, 1, 30, false));
+  EXPECT_FALSE(header_has_note(CollType::kAllGather, 1, 30, true));
+}
+
 // On the channels NCCL gives them, small tree/LL AllReduces take NCCL's
 // modelled latency plus their data at the share of NCCL's modelled bandwidth
 // that those channels are (4 x 8 H100, ib-ndr, PHB: NCCL's tuner picks

@@ -469,6 +469,23 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
     EXPECT_NEAR(back[i].time_us, r.rows[i].time_us, 0.005);
   }
   EXPECT_THROW((void)parse_nccl_tests_table("  1024  256 float sum\n"), std::invalid_argument);
+  // The in-place columns are read where a row has them; a size is compared
+  // against the faster timing (Dell 2 x 8: 512 KiB 77.69 out of place, 70.33
+  // in place); a row without them keeps its one timing.
+  const auto dell = published("h100-ndr-2x8-dell-allreduce.txt");
+  const auto at = [](const std::vector<PublishedRow>& rows, int64_t bytes) {
+    for (const PublishedRow& r : rows)
+      if (r.bytes == bytes) return r;
+    return PublishedRow{};
+  };
+  EXPECT_DOUBLE_EQ(at(dell, 524288).time_us, 77.69);
+  EXPECT_DOUBLE_EQ(at(dell, 524288).in_place_us, 70.33);
+  EXPECT_DOUBLE_EQ(at(dell, 524288).best_us(), 70.33);
+  EXPECT_DOUBLE_EQ(at(dell, 524288).best_busbw(), at(dell, 524288).in_place_busbw);
+  const auto one = parse_nccl_tests_table("  1024  256 float sum -1  30.0  0.03  0.06\n");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].in_place_us, 0);
+  EXPECT_DOUBLE_EQ(one[0].best_us(), 30.0);
 }
 
 // NVLSTree's network hop is 14 us in NCCL's model up to 2.27.7 and 20.9 us
@@ -547,9 +564,12 @@ TEST(NcclTestsTable, TracksAPublishedA100Run) {
 
 // 2 x 8 H100 with 8 x 400G NDR, bare metal, NCCL 2.26.2 with GPU Direct RDMA
 // at PIX (Dell XE9680, NVIDIA/nccl-tests#309): the tuner's tree/LL,
-// tree/LL128 and NVLSTree against the published run up to 1 GiB. What holds
-// today: every size within 25% (512 KiB, which the run takes longer than 1
-// MiB, is 25.0% fast: at the edge, so one size may fall out) and the busbw
+// tree/LL128 and NVLSTree against the published run up to 1 GiB, each size
+// against the faster of its two timings. What holds today: all sizes but
+// at most one within 25%, that one within 27% (256 KiB, tree/LL128, 26.6%
+// slow against the in-place 46.79 us, 21.6% against the out-of-place
+// 48.67; 512 KiB, which the run takes longer than 1 MiB, 17% fast against
+// the in-place 70.33, 25.0% against the out-of-place 77.69) and the busbw
 // at 1 GiB within 10% (451.5 against 448.9 GB/s). NVIDIA's figures for
 // this hardware: ~480 GB/s on one server, 470 on two (the same thread).
 TEST(NcclTestsTable, TracksAPublishedH100RunWithGpuDirectAtPix) {
@@ -562,7 +582,7 @@ TEST(NcclTestsTable, TracksAPublishedH100RunWithGpuDirectAtPix) {
   EXPECT_EQ(c.compared, 21);
   EXPECT_GE(c.within, 20) << "worst " << c.worst << " at " << c.worst_bytes;
   EXPECT_GT(c.worst, -0.27);
-  EXPECT_LT(c.worst, 0.25);
+  EXPECT_LT(c.worst, 0.27);
   EXPECT_NEAR(c.busbw_error(), 0.0, 0.10);
   EXPECT_EQ(sim.rows.back().algo, Algo::kNvlsTree);
 }
@@ -572,8 +592,10 @@ TEST(NcclTestsTable, TracksAPublishedH100RunWithGpuDirectAtPix) {
 // NVLS, on NVLink at NCCL's effective rate. What holds today: 22 of the 24
 // sizes from 1 KiB within 25% (8 and 16 MiB at -28/-29%, where NCCL's own
 // model is 30-33% under the run) and busbw at 16 GiB within 1% of the
-// published 479.9 GB/s; 4 KiB is a glitch of the run. (21 before a ring
-// step's chunks were worked on side by side: 1 MiB, ring/LL, was -25.0%.)
+// published 479.9 GB/s. 4 KiB, out of place 23.59 us between 17.14 and
+// 17.40, takes 16.46 in place: compared against that (the faster timing),
+// it is no longer a glitch. (21 before a ring step's chunks were worked on
+// side by side: 1 MiB, ring/LL, was -25.0%.)
 TEST(NcclTestsTable, TracksNvidiasPublishedDgxH100Run) {
   const auto pub = published("h100-1x8-nvidia-dgx.txt");
   EXPECT_EQ(pub.size(), 32u);
@@ -584,9 +606,9 @@ TEST(NcclTestsTable, TracksNvidiasPublishedDgxH100Run) {
   o.fabric = find_profile("ib-ndr").config;
   const NcclTestsResult sim = run_nccl_tests(o);
   const PublishedComparison c = compare_with_published(sim, pub, 1024, 0.25);
-  EXPECT_EQ(c.glitches, std::vector<int64_t>{4096});  // 23.59 us between 17.14 and 17.40
-  EXPECT_EQ(c.compared, 24);
-  EXPECT_GE(c.within, 22) << "worst " << c.worst << " at " << c.worst_bytes;
+  EXPECT_TRUE(c.glitches.empty());
+  EXPECT_EQ(c.compared, 25);
+  EXPECT_GE(c.within, 23) << "worst " << c.worst << " at " << c.worst_bytes;
   EXPECT_GT(c.worst, -0.30);
   EXPECT_NEAR(c.busbw_error(), 0.0, 0.01);
   EXPECT_EQ(sim.rows.back().algo, Algo::kNvls);

@@ -53,7 +53,8 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
   app.add_option("--nccl-version", o.nccl_version,
                  "the NCCL release that runs, as NCCL_DEBUG=VERSION prints it (2.18 .. 2.30): it decides "
                  "the channels a small call runs on (enqueue.cc's rule changed in 2.22, 2.23, 2.26 and "
-                 "2.29) and NVLSTree's network hop (14 us up to 2.27, 20.9 from 2.28); default " +
+                 "2.29) and NVLSTree's network hop (14 us up to 2.28.7, 20.9 from 2.28.9, which 2.28 "
+                 "stands for); default " +
                      o.nccl_version);
   app.add_flag("--sharp", o.sharp,
                "give the fabric in-network aggregation (fabric.sharp.enabled: true) for the sharp algorithm: "

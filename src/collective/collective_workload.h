@@ -60,8 +60,8 @@ struct NcclVersionCodec {
 inline constexpr const char* kNcclVersionDoc =
     "the NCCL release that runs (2.minor, as NCCL_DEBUG=VERSION prints it): it decides the channels a "
     "small call runs on (enqueue.cc's rule changed in 2.22, 2.23, 2.26 and 2.29) and NVLSTree's network "
-    "hop in the tuning model (14 us up to 2.27, 20.9 from 2.28); every other figure is 2.30.7's. "
-    "Default 2.30";
+    "hop in the tuning model (14 us up to 2.28.7, 20.9 from 2.28.9, which 2.28 stands for); every other "
+    "figure is 2.30.7's. Default 2.30";
 
 struct CollectiveParams final : WorkloadParams {
   PlanRequest req;  // channels 0: one per GPU of a server, at least 2

@@ -39,8 +39,11 @@ constexpr double kTreeCorrection[kProtos][24] = {
 // unused: NVLSTree needs two nodes).
 constexpr double kNvlsEfficiency[4] = {0, 0, 0.85, 0.74};
 constexpr double kNvlsNvlinkLat = 25, kNvlsNetLat = 18, kNvlsTreeNetLat = 20.9;
-// NVLSTree's network hop up to 2.27.7 (tuning.cc hwLat[NET][NVLS_TREE], v2.18-1 to
-// v2.27.7-1); 2.28 raised it to 20.9 with the refit of the NVLS model.
+// NVLSTree's network hop before 2.28.9 (tuning.cc hwLat[NET][NVLS_TREE], v2.18-1 to
+// v2.28.7-1); 2.28.9 raised it to 20.9, after 2.28.3 had refitted the NVLS
+// bandwidth (nvlsEfficiency, perChMaxNVLSTreeBws). A minor release stands
+// for its last patch here (2.28: 2.28.9; parse_nccl_version refuses
+// 2.28.0-2.28.8, whose model here would be 2.27's).
 constexpr double kNvlsTreeNetLatTo227 = 14;
 double nvlstree_net_lat(int nccl_minor) { return nccl_minor <= 27 ? kNvlsTreeNetLatTo227 : kNvlsTreeNetLat; }
 constexpr double kPerChNvlsTree[4][3] = {
@@ -505,6 +508,12 @@ int parse_nccl_version(const std::string& text) {
   if (!in || !in.eof() || major != 2 || dot1 != '.' || (three && dot2 != '.') || minor < 18 || minor > 30)
     throw std::invalid_argument("expected an NCCL release from 2.18 to 2.30, e.g. 2.24 or 2.26.2, got '" +
                                 text + "'");
+  // The one patch release that changed a figure modelled here.
+  if (three && minor == 28 && patch < 9)
+    throw std::invalid_argument(
+        "NCCL " + text +
+        " kept NVLSTree's 14 us network hop, which 2.28.9 (what 2.28 stands for here) "
+        "raised to 20.9; every other figure modelled is the same as 2.27's: give 2.27");
   return minor;
 }
 

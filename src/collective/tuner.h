@@ -52,13 +52,15 @@ enum class HostCpu : uint8_t { kIntel, kAmd };
 inline constexpr const char* kHostCpuOneServer =
     "has no effect on one server: NCCL's tuner looks at the GPU there";
 
-// The NCCL release that runs (2.minor): the tables are 2.30.7's; up to 2.27
-// NVLSTree's network hop was 14 us, 20.9 since 2.28 (nccl_hop_latency_us),
+// The NCCL release that runs (2.minor, each minor as its last patch): the
+// tables are 2.30.7's; NVLSTree's network hop was 14 us up to 2.28.7, 20.9
+// from 2.28.9 (nccl_hop_latency_us),
 // and the channels of a small call follow each release's enqueue.cc
 // (nccl_call_channels). Published runs state theirs (NCCL_DEBUG=VERSION).
 inline constexpr int kNcclMinorDefault = 30;
 // "2.24" or "2.24.3" -> 24; NVLS exists from 2.18. Throws
-// std::invalid_argument otherwise.
+// std::invalid_argument otherwise, and for 2.28.0-2.28.8 (2.28 stands for
+// 2.28.9, whose NVLSTree hop they do not have: they model as 2.27).
 [[nodiscard]] int parse_nccl_version(const std::string& text);
 [[nodiscard]] std::string nccl_version_text(int minor);
 

@@ -488,8 +488,8 @@ TEST(NcclTestsTable, ReadsPublishedRunsAndOurOwnOutput) {
   EXPECT_DOUBLE_EQ(one[0].best_us(), 30.0);
 }
 
-// NVLSTree's network hop is 14 us in NCCL's model up to 2.27.7 and 20.9 us
-// from 2.28 (tuning.cc hwLat[NET][NVLS_TREE]). On 4 x 8 H100 at PIX a 4 MiB
+// NVLSTree's network hop is 14 us in NCCL's model up to 2.28.7 and 20.9 us
+// from 2.28.9 (tuning.cc hwLat[NET][NVLS_TREE]). On 4 x 8 H100 at PIX a 4 MiB
 // AllReduce then costs NVLSTree 25 + 2 x log2(4) x 14 = 81 us of latency
 // under 2.26 and 25 + 4 x 20.9 = 108.6 under 2.30, plus 4 MiB at the same
 // algorithm bandwidth; tree/LL128 takes the same either way. 2.26's tuner
@@ -522,6 +522,15 @@ TEST(Tuner, NvlsTreeNetworkHopFollowsTheNcclRelease) {
   EXPECT_DOUBLE_EQ(nccl_hop_latency_us(Algo::kNvlsTree, Proto::kSimple, Hop::kNet, 28), 20.9);
   EXPECT_DOUBLE_EQ(nccl_hop_latency_us(Algo::kTree, Proto::kLL, Hop::kNet, 24), 5.0);
   EXPECT_EQ(parse_nccl_version("2.26.2"), 26);
+  EXPECT_EQ(parse_nccl_version("2.28.9"), 28);
+  EXPECT_EQ(parse_nccl_version("2.28"), 28);
+  // 2.28.3 and 2.28.7 still had the 14 us hop: refused, naming 2.27.
+  try {
+    (void)parse_nccl_version("2.28.3");
+    ADD_FAILURE() << "2.28.3 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("give 2.27"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(parse_nccl_version("2.18"), 18);
   for (const char* bad : {"2.17", "2.31", "3.1", "2", "2.24.", "2.24x", "v2.24", ""})
     EXPECT_THROW((void)parse_nccl_version(bad), std::invalid_argument) << bad;

@@ -19,7 +19,8 @@ namespace {
 
 // nccl-tests on the configurations of published runs of real clusters
 // (data/reference/nccl-tests/, sources in each file): time within 25% at
-// every size from 1 KiB, bus bandwidth within 10% at the top size.
+// every size from 1 KiB (the faster of nccl-tests' two timings), bus
+// bandwidth within 10% at the top size.
 void published_runs(std::vector<ValidationResult>& out) {
   struct Run {
     const char* file;
@@ -58,61 +59,117 @@ void published_runs(std::vector<ValidationResult>& out) {
       "own model 22-51%, and at 2-4 MiB (tree/LL128) 27-31%: this run is 10-33% slower than the Crusoe "
       "run of the same hardware at most sizes (its NCCL 2.17 gives a small call the channels 2.30 does; "
       "every other figure is 2.30's)";
-  for (const Run& k :
-       {Run{"a100-hdr-2x8-crusoe.txt", "A100 2x8, 8x200G HDR (Crusoe, HPC-X)", "a100", "ib-hdr", 200, 2,
-            kCrusoe},
-        // Microsoft's NDm A100 v4 page: "96 physical 2nd-generation AMD Epyc 7V12 (Rome) CPU cores".
-        Run{"a100-hdr-2x8-azure-ndmv4.txt", "A100 2x8, 8x200G HDR (Azure NDm A100 v4, AMD hosts)", "a100",
-            "ib-hdr", 200, 1, kAzure, 2, CollType::kAllReduce, PciPath::kPxb, 0, 0, kNcclMinorDefault,
-            HostCpu::kAmd},
-        Run{"h100-ndr-2x8-nebius.txt", "H100 2x8, 8x400G NDR (Nebius; GPU-NIC path PHB, inferred)", "h100",
-            "ib-ndr", 400, 1,
-            "the run printed no NCCL release (2.30's channels assumed); it takes longer at 512 KiB (97.9 us "
-            "out of place, 83.9 in place) than at 1 MiB (87.1, 77.8), where the simulation (ring/LL) is 15% "
-            "fast against the faster timing",
-            2, CollType::kAllReduce, PciPath::kPhb},
-        // NCCL 2.26.2 on Dell XE9680 servers, GPU Direct RDMA at PIX (NVIDIA/nccl-tests#309):
-        // bare metal on 2 servers, VMs with a topology file on 4 (NVIDIA: "a good number").
-        Run{"h100-ndr-2x8-dell-allreduce.txt", "H100 2x8, 8x400G NDR (Dell XE9680, NCCL 2.26.2, PIX)", "h100",
-            "ib-ndr", 400, 1,
-            "the run takes longer at 512 KiB (77.7 us out of place, 70.3 in place) than at 1 MiB (71.9), as "
-            "Nebius's does; there the simulation (tree/LL128) is 17% fast against the faster timing, and at "
-            "256 KiB 24% slow",
-            2, CollType::kAllReduce, PciPath::kPix, 0, 0, 26},
-        Run{"h100-ndr-4x8-dell-vm-allreduce.txt",
-            "H100 4x8, 8x400G NDR (Dell XE9680 VMs, NCCL 2.26.2, PIX; to 8 GiB)", "h100", "ib-ndr", 400, 1,
-            "the run's 2 MiB takes 191.3 us out of place, more than 4 MiB's 151.1, and 132.2 in place, "
-            "against which the simulation (NVLSTree) is 19% fast; with 2.30's NVLSTree hop the tuner keeps "
-            "tree/LL128 to 8 MiB, 28-32% fast there",
-            4, CollType::kAllReduce, PciPath::kPix, 0, int64_t{8} << 30, 26},
-        // One server, no network: NVLink and the tuner alone (the 400G NICs are idle).
-        Run{"h100-1x8-nvidia-dgx.txt", "H100 1x8 (NVIDIA DGX H100, dgxc-benchmarking)", "h100", "ib-ndr", 400,
-            1, "at 8-16 MiB (NVLS) the simulation is 27-28% fast, NCCL's own model 30-32%", 1},
-        Run{"h100-ndr-4x8-voltagepark-allreduce.txt", "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
-            "h100", "ib-ndr", 400, 1,
-            "the run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "
-            "channels' NVLink rate, 370.6, and the 4x8 Dell cluster 365.2; every size's time is within 25% "
-            "(2 MiB, NVLSTree, 22% fast against its in-place 136.6 us, 31% against the out-of-place 154.7)",
-            4, CollType::kAllReduce, PciPath::kPhb, 0, 0, 24},
-        // AllGather: the two multi-node sweeps found (docs/COLLECTIVES.md); both top out at 81-83% of
-        // 8 x 400G, where the simulation and NCCL's model reach 92-93%.
-        Run{"h100-ndr-4x8-voltagepark-allgather.txt", "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
-            "h100", "ib-ndr", 400, 1,
-            "at 2 MiB (ring/LL) the simulation is 32% slow and NCCL's own model 29%, at 128 MiB "
-            "(ring/Simple) 32% and 33% fast; the run tops at 327.1 GB/s busbw, 82% of its NICs' line rate "
-            "(the simulation 93%, NCCL's model 92%)",
-            4, CollType::kAllGather, PciPath::kPhb, 0, 0, 24},
-        // Google's gIB environment sets NCCL_NET_GDR_LEVEL=PIX with GPUDirect RDMA on (so each GPU
-        // and its NIC share a PCIe switch), 4 QPs per connection, and a tuner plugin whose table is
-        // not published (the data file's header).
-        Run{"h200-roce-2x8-gcp-a3ultra-allgather.txt",
-            "H200 2x8, 8x400G RoCE (Google Cloud A3 Ultra, gIB: PIX, 4 QPs per connection)", "h100",
-            "rocev2-dcqcn-400g", 400, 4,
-            "Google's tuner plugin (tuner_config_a3u.txtpb, unpublished) chooses the protocol: the run's "
-            "flat 56 us up to 512 KiB is near LL128's 49 here, not the 27 us of the ring/LL that NCCL's own "
-            "model picks (40-59% under the run there); it tops at 336.7 GB/s busbw, 84% of line rate (the "
-            "simulation 93%, NCCL's model 92%)",
-            2, CollType::kAllGather, PciPath::kPix, proto_bit(Proto::kLL128) | proto_bit(Proto::kSimple)}}) {
+  const Run runs[] = {
+      {.file = "a100-hdr-2x8-crusoe.txt",
+       .label = "A100 2x8, 8x200G HDR (Crusoe, HPC-X)",
+       .gpu = "a100",
+       .fabric = "ib-hdr",
+       .gbps = 200,
+       .qps = 2,
+       .gap = kCrusoe},
+      // Microsoft's NDm A100 v4 page: "96 physical 2nd-generation AMD Epyc 7V12 (Rome) CPU cores".
+      {.file = "a100-hdr-2x8-azure-ndmv4.txt",
+       .label = "A100 2x8, 8x200G HDR (Azure NDm A100 v4, AMD hosts)",
+       .gpu = "a100",
+       .fabric = "ib-hdr",
+       .gbps = 200,
+       .qps = 1,
+       .gap = kAzure,
+       .cpu = HostCpu::kAmd},
+      {.file = "h100-ndr-2x8-nebius.txt",
+       .label = "H100 2x8, 8x400G NDR (Nebius; GPU-NIC path PHB, inferred)",
+       .gpu = "h100",
+       .fabric = "ib-ndr",
+       .gbps = 400,
+       .qps = 1,
+       .gap =
+           "the run printed no NCCL release (2.30's channels assumed); it takes longer at 512 KiB (97.9 us "
+           "out of place, 83.9 in place) than at 1 MiB (87.1, 77.8), where the simulation (ring/LL) is 15% "
+           "fast against the faster timing",
+       .gpu_nic = PciPath::kPhb},
+      // NCCL 2.26.2 on Dell XE9680 servers, GPU Direct RDMA at PIX (NVIDIA/nccl-tests#309):
+      // bare metal on 2 servers, VMs with a topology file on 4 (NVIDIA: "a good number").
+      {.file = "h100-ndr-2x8-dell-allreduce.txt",
+       .label = "H100 2x8, 8x400G NDR (Dell XE9680, NCCL 2.26.2, PIX)",
+       .gpu = "h100",
+       .fabric = "ib-ndr",
+       .gbps = 400,
+       .qps = 1,
+       .gap =
+           "the run takes longer at 512 KiB (77.7 us out of place, 70.3 in place) than at 1 MiB (71.9), as "
+           "Nebius's does; there the simulation (tree/LL128) is 17% fast against the faster timing, and at "
+           "256 KiB 24% slow",
+       .gpu_nic = PciPath::kPix,
+       .nccl_minor = 26},
+      {.file = "h100-ndr-4x8-dell-vm-allreduce.txt",
+       .label = "H100 4x8, 8x400G NDR (Dell XE9680 VMs, NCCL 2.26.2, PIX; to 8 GiB)",
+       .gpu = "h100",
+       .fabric = "ib-ndr",
+       .gbps = 400,
+       .qps = 1,
+       .gap = "the run's 2 MiB takes 191.3 us out of place, more than 4 MiB's 151.1, and 132.2 in place, "
+              "against which the simulation (NVLSTree) is 19% fast; with 2.30's NVLSTree hop the tuner keeps "
+              "tree/LL128 to 8 MiB, 28-32% fast there",
+       .servers = 4,
+       .gpu_nic = PciPath::kPix,
+       .max_bytes = int64_t{8} << 30,
+       .nccl_minor = 26},
+      // One server, no network: NVLink and the tuner alone (the 400G NICs are idle).
+      {.file = "h100-1x8-nvidia-dgx.txt",
+       .label = "H100 1x8 (NVIDIA DGX H100, dgxc-benchmarking)",
+       .gpu = "h100",
+       .fabric = "ib-ndr",
+       .gbps = 400,
+       .qps = 1,
+       .gap = "at 8-16 MiB (NVLS) the simulation is 27-28% fast, NCCL's own model 30-32%",
+       .servers = 1},
+      {.file = "h100-ndr-4x8-voltagepark-allreduce.txt",
+       .label = "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
+       .gpu = "h100",
+       .fabric = "ib-ndr",
+       .gbps = 400,
+       .qps = 1,
+       .gap =
+           "the run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "
+           "channels' NVLink rate, 370.6, and the 4x8 Dell cluster 365.2; every size's time is within 25% "
+           "(2 MiB, NVLSTree, 22% fast against its in-place 136.6 us, 31% against the out-of-place 154.7)",
+       .servers = 4,
+       .gpu_nic = PciPath::kPhb,
+       .nccl_minor = 24},
+      // AllGather: the two multi-node sweeps found (docs/COLLECTIVES.md); both top out at 82-84% of
+      // 8 x 400G, where the simulation and NCCL's model reach 92-93%.
+      {.file = "h100-ndr-4x8-voltagepark-allgather.txt",
+       .label = "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
+       .gpu = "h100",
+       .fabric = "ib-ndr",
+       .gbps = 400,
+       .qps = 1,
+       .gap = "at 2 MiB (ring/LL) the simulation is 32% slow and NCCL's own model 29%, at 128 MiB "
+              "(ring/Simple) 32% and 33% fast; the run tops at 327.1 GB/s busbw, 82% of its NICs' line rate "
+              "(the simulation 93%, NCCL's model 92%)",
+       .servers = 4,
+       .type = CollType::kAllGather,
+       .gpu_nic = PciPath::kPhb,
+       .nccl_minor = 24},
+      // Google's gIB environment sets NCCL_NET_GDR_LEVEL=PIX with GPUDirect RDMA on (so each GPU
+      // and its NIC share a PCIe switch), 4 QPs per connection, and a tuner plugin whose table is
+      // not published (the data file's header).
+      {.file = "h200-roce-2x8-gcp-a3ultra-allgather.txt",
+       .label = "H200 2x8, 8x400G RoCE (Google Cloud A3 Ultra, gIB: PIX, 4 QPs per connection)",
+       .gpu = "h100",
+       .fabric = "rocev2-dcqcn-400g",
+       .gbps = 400,
+       .qps = 4,
+       .gap =
+           "Google's tuner plugin (tuner_config_a3u.txtpb, unpublished) chooses the protocol: the run's "
+           "flat 56 us up to 512 KiB is near LL128's 49 here, not the 27 us of the ring/LL that NCCL's own "
+           "model picks (40-59% under the run there); it tops at 336.7 GB/s busbw, 84% of line rate (the "
+           "simulation 93%, NCCL's model 92%)",
+       .type = CollType::kAllGather,
+       .gpu_nic = PciPath::kPix,
+       .also_proto = proto_bit(Proto::kLL128) | proto_bit(Proto::kSimple)},
+  };
+  for (const Run& k : runs) {
     std::ifstream in(find_shipped(std::string("data/reference/nccl-tests/") + k.file));
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::vector<PublishedRow> pub = parse_nccl_tests_table(text);

@@ -25,10 +25,11 @@ void published_runs(std::vector<ValidationResult>& out) {
   struct Run {
     const char* file;
     const char* label;
-    const char* gpu;
-    const char* fabric;
-    int gbps, qps;
-    const char* gap;
+    // Most runs are H100 servers with 8 x 400G NDR and one QP per connection.
+    const char* gpu = "h100";
+    const char* fabric = "ib-ndr";
+    int gbps = 400, qps = 1;
+    const char* gap = "";
     int servers = 2;
     CollType type = CollType::kAllReduce;
     // Crusoe and Azure give NCCL a topology file (their pages say so), so
@@ -78,10 +79,6 @@ void published_runs(std::vector<ValidationResult>& out) {
        .cpu = HostCpu::kAmd},
       {.file = "h100-ndr-2x8-nebius.txt",
        .label = "H100 2x8, 8x400G NDR (Nebius; GPU-NIC path PHB, inferred)",
-       .gpu = "h100",
-       .fabric = "ib-ndr",
-       .gbps = 400,
-       .qps = 1,
        .gap =
            "the run printed no NCCL release (2.30's channels assumed); it takes longer at 512 KiB (97.9 us "
            "out of place, 83.9 in place) than at 1 MiB (87.1, 77.8), where the simulation (ring/LL) is 15% "
@@ -91,10 +88,6 @@ void published_runs(std::vector<ValidationResult>& out) {
       // bare metal on 2 servers, VMs with a topology file on 4 (NVIDIA: "a good number").
       {.file = "h100-ndr-2x8-dell-allreduce.txt",
        .label = "H100 2x8, 8x400G NDR (Dell XE9680, NCCL 2.26.2, PIX)",
-       .gpu = "h100",
-       .fabric = "ib-ndr",
-       .gbps = 400,
-       .qps = 1,
        .gap =
            "the run takes longer at 512 KiB (77.7 us out of place, 70.3 in place) than at 1 MiB (71.9), as "
            "Nebius's does; there the simulation (tree/LL128) is 17% fast against the faster timing, and at "
@@ -103,10 +96,6 @@ void published_runs(std::vector<ValidationResult>& out) {
        .nccl_minor = 26},
       {.file = "h100-ndr-4x8-dell-vm-allreduce.txt",
        .label = "H100 4x8, 8x400G NDR (Dell XE9680 VMs, NCCL 2.26.2, PIX; to 8 GiB)",
-       .gpu = "h100",
-       .fabric = "ib-ndr",
-       .gbps = 400,
-       .qps = 1,
        .gap = "the run's 2 MiB takes 191.3 us out of place, more than 4 MiB's 151.1, and 132.2 in place, "
               "against which the simulation (NVLSTree) is 19% fast; with 2.30's NVLSTree hop the tuner keeps "
               "tree/LL128 to 8 MiB, 28-32% fast there",
@@ -117,18 +106,10 @@ void published_runs(std::vector<ValidationResult>& out) {
       // One server, no network: NVLink and the tuner alone (the 400G NICs are idle).
       {.file = "h100-1x8-nvidia-dgx.txt",
        .label = "H100 1x8 (NVIDIA DGX H100, dgxc-benchmarking)",
-       .gpu = "h100",
-       .fabric = "ib-ndr",
-       .gbps = 400,
-       .qps = 1,
        .gap = "at 8-16 MiB (NVLS) the simulation is 27-28% fast, NCCL's own model 30-32%",
        .servers = 1},
       {.file = "h100-ndr-4x8-voltagepark-allreduce.txt",
        .label = "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
-       .gpu = "h100",
-       .fabric = "ib-ndr",
-       .gbps = 400,
-       .qps = 1,
        .gap =
            "the run tops at 330.9 GB/s busbw (ring/Simple), where the simulation and NCCL's model reach the "
            "channels' NVLink rate, 370.6, and the 4x8 Dell cluster 365.2; every size's time is within 25% "
@@ -140,10 +121,6 @@ void published_runs(std::vector<ValidationResult>& out) {
       // 8 x 400G, where the simulation and NCCL's model reach 92-93%.
       {.file = "h100-ndr-4x8-voltagepark-allgather.txt",
        .label = "H100 4x8, 8x400G NDR (Voltage Park; PHB, inferred)",
-       .gpu = "h100",
-       .fabric = "ib-ndr",
-       .gbps = 400,
-       .qps = 1,
        .gap = "at 2 MiB (ring/LL) the simulation is 32% slow and NCCL's own model 29%, at 128 MiB "
               "(ring/Simple) 32% and 33% fast; the run tops at 327.1 GB/s busbw, 82% of its NICs' line rate "
               "(the simulation 93%, NCCL's model 92%)",
@@ -156,9 +133,7 @@ void published_runs(std::vector<ValidationResult>& out) {
       // not published (the data file's header).
       {.file = "h200-roce-2x8-gcp-a3ultra-allgather.txt",
        .label = "H200 2x8, 8x400G RoCE (Google Cloud A3 Ultra, gIB: PIX, 4 QPs per connection)",
-       .gpu = "h100",
        .fabric = "rocev2-dcqcn-400g",
-       .gbps = 400,
        .qps = 4,
        .gap =
            "Google's tuner plugin (tuner_config_a3u.txtpb, unpublished) chooses the protocol: the run's "

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/flag_value.h"
 #include "fabric/profiles.h"
 #include "run/thread_pool.h"
 #include "validate/validate.h"
@@ -72,7 +73,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   auto* run = app.add_subcommand("run", "run scenario files and write results.json, flows.csv, ports.csv");
   run->add_option("scenario", ro.scenarios, "scenario YAML file(s)")->required()->check(CLI::ExistingFile);
   run->add_option("-o,--out", ro.out_dir, "output directory (default: the scenario's output.dir)");
-  run->add_option("--seed", ro.seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  run->add_option("--seed", ro.seed, "override the scenario's seed")->check(seed_range());
   run->add_option("--set", ro.sets,
                   "override a scenario key, e.g. --set topology.k=8, --set workload.0.qps=8, --set "
                   "fabric.pfc.classes=[3,4] (repeatable)");

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 
+#include "cli/flag_value.h"
+
 namespace rdmasim::cli {
 
 int64_t parse_nccl_size(const std::string& flag, const std::string& v) {
@@ -34,6 +36,16 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
                      o.topo)
       ->check(CLI::IsMember({"leaf-spine", "rail"}));
   app.add_option("--oversubscription", o.oversub, "leaf down:up capacity ratio (default 1)");
+  app.add_option("--servers-per-leaf", o.servers_per_leaf,
+                 "rail topology: servers under one rail leaf, a scalable unit (default 32, DGX SuperPOD's); "
+                 "a larger cluster has a leaf per rail per unit, every leaf linked to every spine")
+      ->check(CLI::Range(1, 4096));
+  app.add_option(
+         "--switch-radix", o.switch_radix,
+         "rail topology: ports per switch (default 64: Quantum-2 NDR, 51.2T Ethernet at 800G); a leaf "
+         "needs servers-per-leaf + spines, and beyond radix rail leaves the spines form pods of "
+         "radix/2 leaves joined by a core tier")
+      ->check(CLI::Range(4, 4096));
   app.add_option("--rate", o.rate, "NIC and fabric link rate (default 400Gbps)");
   app.add_option(
       "--cable-delay", o.cable_delay,
@@ -65,7 +77,7 @@ void add_cluster_flags(CLI::App& app, ClusterCli& o) {
                  "flow-size CDF of the background traffic (default data/cdf/alistorage2019.txt)");
   app.add_option("--background-horizon", o.background_horizon,
                  "background arrivals are generated over this much simulated time (default 100ms)");
-  app.add_option("--seed", o.seed, "random seed (ECMP hashing, background traffic)");
+  app.add_option("--seed", o.seed, "random seed (ECMP hashing, background traffic)")->check(seed_range());
 }
 
 }  // namespace rdmasim::cli

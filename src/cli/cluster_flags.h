@@ -25,7 +25,8 @@ namespace rdmasim::cli {
 // Throws std::invalid_argument naming `flag`.
 [[nodiscard]] int64_t parse_nccl_size(const std::string& flag, const std::string& v);
 
-// Registers --fabric, --topo, --oversubscription, --rate, --cable-delay, --mtu,
+// Registers --fabric, --topo, --oversubscription, --servers-per-leaf,
+// --switch-radix, --rate, --cable-delay, --mtu,
 // --gpu-nic-path, --qps, --sharp, --background-*, --seed on a subcommand.
 void add_cluster_flags(CLI::App& app, ClusterCli& o);
 
@@ -39,6 +40,16 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   if (!(c.oversub >= 1 && c.oversub <= 64))
     throw std::invalid_argument("--oversubscription must be between 1 and 64 (1 = non-blocking, 2 = 2:1)");
   o.cluster.oversubscription = c.oversub;
+  if (o.cluster.topology == ClusterTopology::kRail) {
+    o.cluster.servers_per_leaf = c.servers_per_leaf > 0 ? c.servers_per_leaf : 32;
+    o.cluster.switch_radix = c.switch_radix > 0 ? c.switch_radix : 64;
+    if (o.cluster.switch_radix % 2 != 0)
+      throw std::invalid_argument("--switch-radix must be even (a spine gives half its ports to each side)");
+  } else if (c.servers_per_leaf > 0 || c.switch_radix > 0) {
+    throw std::invalid_argument(
+        std::string(c.servers_per_leaf > 0 ? "--servers-per-leaf" : "--switch-radix") +
+        " has no effect: --topo leaf-spine gives every server its own leaf");
+  }
   try {
     o.cluster.gpu_nic_path = pci_path_from_name(c.gpu_nic_path);
   } catch (const std::invalid_argument& e) {

@@ -129,6 +129,9 @@ struct ClusterCli {
   std::string host_cpu = "intel";
   double oversub = 1.0;
   int qps = 1;
+  // Rail-optimized clusters: 0 = not given (32 servers per leaf on 64-port
+  // switches, DGX SuperPOD's scalable unit); refused with --topo leaf-spine.
+  int servers_per_leaf = 0, switch_radix = 0;
   bool sharp = false;  // fabric.sharp.enabled on a profile without it
   long long seed = 1;
   double background_load = 0;

@@ -46,7 +46,7 @@ void add_fio_subcommand(CLI::App& app, FioCli& o) {
   c->add_option("--initiators", o.initiators, "initiator hosts")->check(CLI::Range(1, 2048));
   c->add_option("--targets", o.targets, "target hosts, one SSD each")->check(CLI::Range(1, 2048));
   c->add_option("--fabric", o.profile, "fabric profile");
-  c->add_option("--seed", o.seed, "random seed")->check(CLI::NonNegativeNumber);
+  c->add_option("--seed", o.seed, "random seed")->check(seed_range());
 }
 
 int fio_command(const FioCli& c, const Context& ctx) {

@@ -13,6 +13,7 @@
 #include "cli/output_paths.h"
 #include "cli/progress.h"
 #include "collective/nccl_tests.h"
+#include "config/error.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
@@ -32,7 +33,10 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("-e,--maxbytes", o.maxbytes, "largest size (default 32M)");
   nt->add_option("-f,--stepfactor", o.stepfactor, "multiply the size by this each step (default 2)");
   nt->add_option("-g,--ngpus", o.gpus, "GPUs per server (default 8)")->check(CLI::Range(1, 64));
-  nt->add_option("--nodes", o.nodes, "servers (default 4)")->check(CLI::Range(1, 4096));
+  nt->add_option("--nodes", o.nodes,
+                 "servers (default 4); a run holds about 2^26 transfers, so a ring (2 (n - 1) steps per "
+                 "channel on every one of n ranks) reaches about 2,048 ranks at 8 channels, a tree far more")
+      ->check(CLI::Range(1, 4096));
   nt->add_option("-r,--root", o.root, "root rank of broadcast/reduce (default 0)");
   nt->add_option(
         "-n,--iters", o.iters,
@@ -151,6 +155,11 @@ int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {
       });
     });
   } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    // The fabric the flags describe cannot be built (e.g. more ports than a
+    // switch buffer can give PFC headroom): bad input, not a failure.
     std::fprintf(stderr, "error: nccl-tests: %s\n", e.what());
     return kExitBadInput;
   }

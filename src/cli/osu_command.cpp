@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/flag_value.h"
 #include "cli/progress.h"
+#include "config/error.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "run/experiment.h"
@@ -65,7 +66,7 @@ void add_osu_subcommand(CLI::App& app, OsuCli& o) {
   c->add_option("--eager-threshold", o.eager_threshold,
                 "largest eager message (default: the fabric's MPI library's, e.g. UCX's)");
   c->add_option("--rendezvous", o.rendezvous, "get (RDMA READ) | put (RTS/CTS, RDMA WRITE)");
-  c->add_option("--seed", o.seed, "random seed")->check(CLI::NonNegativeNumber);
+  c->add_option("--seed", o.seed, "random seed")->check(seed_range());
 }
 
 int osu_command(const OsuCli& c, const Context& ctx) {
@@ -132,6 +133,9 @@ int osu_command(const OsuCli& c, const Context& ctx) {
       return kExitInvariant;
     }
   } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: osu: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const InputError& e) {
     std::fprintf(stderr, "error: osu: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::runtime_error& e) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/flag_value.h"
 #include "cli/output_paths.h"
 #include "cli/progress.h"
 #include "config/error.h"
@@ -43,7 +44,8 @@ void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
   s->add_option("--seeds", o.seeds,
                 "seeds, e.g. 1,2,3: every grid point runs once per seed (an evaluation's `seeds:` is then "
                 "that one seed)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(seed_range());
   s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<file name>)");
   s->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
   o.jobs = ThreadPool::hardware();
@@ -71,12 +73,20 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
   try {
     for (const std::string& g : c.grid) {
       auto axis = parse_grid_axis(g);
+      // The seed is the table's own column, given by --seeds: a grid axis
+      // of it would be a second column of the same name, and --seeds would
+      // override it in every cell.
+      if (axis.first == "seed")
+        throw std::invalid_argument("--grid seed=...: give the seeds with --seeds " +
+                                    g.substr(g.find('=') + 1));
       for (const auto& [key, values] : spec.grid)
         if (key == axis.first) throw std::invalid_argument("--grid " + key + " is given twice");
       spec.grid.push_back(std::move(axis));
     }
-    for (long long s : spec.seeds)
-      if (s < 0) throw std::invalid_argument("--seeds: expected seeds >= 0, got " + std::to_string(s));
+    for (size_t i = 0; i < spec.seeds.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (spec.seeds[i] == spec.seeds[j])
+          throw std::invalid_argument("--seeds: seed " + std::to_string(spec.seeds[i]) + " is given twice");
     if (dir.empty()) dir = "out/sweep-" + std::filesystem::path(c.scenario).stem().string();
     spec.target = is_evaluation_file(c.scenario) ? evaluation_sweep_target(c.scenario, dir)
                                                  : scenario_sweep_target(c.scenario);

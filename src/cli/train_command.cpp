@@ -12,6 +12,7 @@
 #include "cli/flag_value.h"
 #include "cli/output_paths.h"
 #include "cli/progress.h"
+#include "config/error.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
 #include "report/atomic_file.h"
@@ -116,6 +117,11 @@ int train_command(const TrainCli& c, const Context& ctx) {
       });
     });
   } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: train: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    // The fabric the flags describe cannot be built (e.g. more ports than a
+    // switch buffer can give PFC headroom): bad input, not a failure.
     std::fprintf(stderr, "error: train: %s\n", e.what());
     return kExitBadInput;
   }

@@ -33,11 +33,22 @@ void check_plan_request(const PlanRequest& r, const CommShape& shape) {
   } else if (r.algo == Algo::kHierarchical) {
     steps = shape.gpus + shape.servers;
   }
-  const double estimate =
-      2 * n * (static_cast<double>(r.bytes) / static_cast<double>(r.step_bytes()) + steps * r.channels);
-  if (estimate > double(1 << 26))
-    throw std::invalid_argument("the collective would split into about " + std::to_string(int64_t(estimate)) +
-                                " transfers: raise the chunk size (--chunk) or lower the message size");
+  const double data_term = 2 * n * static_cast<double>(r.bytes) / static_cast<double>(r.step_bytes());
+  const double step_term = 2 * n * steps * r.channels;
+  const double estimate = data_term + step_term;
+  if (estimate > double(1 << 26)) {
+    // Say which term is too large: the advice differs.
+    const std::string head = "the collective would split into about " + std::to_string(int64_t(estimate)) +
+                             " transfers, more than the " + std::to_string(1 << 26) + " a run holds: ";
+    if (step_term >= data_term)
+      throw std::invalid_argument(head + algo_name(r.algo) + " on " + std::to_string(shape.ranks()) +
+                                  " ranks takes about " + std::to_string(int64_t(steps)) +
+                                  " steps per channel on every rank, whatever the size (" +
+                                  std::to_string(r.channels) +
+                                  " channels): fewer ranks, fewer channels, or an algorithm with fewer steps "
+                                  "(tree)");
+    throw std::invalid_argument(head + "raise the chunk size (--chunk) or lower the message size");
+  }
   if (r.algo == Algo::kNvls && shape.servers > 1 && r.type != CollType::kAllReduce)
     throw std::invalid_argument(std::string("algorithm 'nvls' runs ") + coll_name(r.type) +
                                 " inside one server (across servers NCCL runs it with CollNet, IB SHARP, not "

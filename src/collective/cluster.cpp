@@ -45,7 +45,8 @@ Topology make_cluster_topology(const ClusterConfig& c) {
         n.name = "srv" + std::to_string(s) + ".gpu" + std::to_string(g);
       }
   } else {
-    t = make_servers(c.servers, c.gpus_per_server, spines, c.nic_link, c.fabric_link, c.servers_per_leaf);
+    t = make_servers(c.servers, c.gpus_per_server, spines, c.nic_link, c.fabric_link, c.servers_per_leaf,
+                     c.switch_radix);
   }
   return t;
 }

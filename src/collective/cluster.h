@@ -63,6 +63,9 @@ struct ClusterConfig {
   // Rail-optimized: servers under one rail leaf (0: all of them), as
   // make_servers' servers_per_leaf.
   int servers_per_leaf = 0;
+  // Rail-optimized: ports per switch (0: no bound), as make_servers'
+  // switch_radix: beyond radix rail leaves, pods of radix/2 leaves and a core tier.
+  int switch_radix = 0;
   // ConnectX-7 class NIC per GPU: 400 Gb/s (NDR / 400GbE). Cables: 150 ns,
   // 30 m of fibre at 5 ns/m; an assumption (a pod keeps NIC-leaf and
   // leaf-spine runs to tens of metres; 3 m copper is 15 ns, 100 m fibre 500 ns).

@@ -1,6 +1,6 @@
 #include "run/front_ends.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <exception>
 #include <memory>
@@ -9,6 +9,7 @@
 #include "collective/algorithms.h"
 #include "collective/collective_workload.h"
 #include "config/units_parse.h"
+#include "route/subnet_manager.h"
 #include "run/experiment.h"
 #include "run/thread_pool.h"
 #include "training/training_workload.h"
@@ -46,6 +47,14 @@ Scenario cluster_scenario(const ClusterConfig& c, const FabricConfig& fabric, ui
     t.type = "servers";
     t.servers = c.servers;
     t.gpus_per_server = c.gpus_per_server;
+    // Set only where they change the fabric (make_cluster_topology above
+    // checked the radix against a leaf), so a scenario echo of a cluster
+    // within one unit is the same as before they existed.
+    if (c.servers_per_leaf > 0 && c.servers > c.servers_per_leaf) {
+      t.servers_per_leaf = c.servers_per_leaf;
+      const int units = (c.servers + c.servers_per_leaf - 1) / c.servers_per_leaf;
+      if (c.switch_radix > 0 && c.gpus_per_server * units > c.switch_radix) t.switch_radix = c.switch_radix;
+    }
   }
   t.spines = cluster_spines(c);
   t.link = c.nic_link;
@@ -359,6 +368,14 @@ Scenario osu_scenario(const OsuOptions& o) {
     t.spines = o.hosts_per_leaf;  // one uplink per host: non-blocking
   }
   t.link = t.fabric_link = o.link;
+  if (o.fabric.ib.enabled) {
+    const int64_t switches = t.type == "star" ? 1 : int64_t{t.leaves} + t.spines;
+    if (o.np + switches > kMaxUnicastLids)
+      throw std::invalid_argument(fmt::format(
+          "--np {}: an InfiniBand subnet has at most {} unicast LIDs (IBTA Vol.1 4.1.3), one per rank's HCA "
+          "and one per switch, and this job's {} switches leave room for {} ranks",
+          o.np, kMaxUnicastLids, switches, kMaxUnicastLids - switches));
+  }
   auto p = std::make_shared<OsuParams>(o.params);
   p->ranks = o.np;
   add_workload(s, "osu", std::move(p));

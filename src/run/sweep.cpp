@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
@@ -128,6 +129,9 @@ std::pair<std::string, std::vector<std::string>> parse_grid_axis(const std::stri
     if (!quoted && (c == ']' || c == '}')) --depth;
     if (c == ',' && depth == 0 && (!quoted || i == text.size())) {
       if (cur.empty()) throw std::invalid_argument("'" + text + "': an empty value");
+      // Two cells with the same settings would only run the same thing twice.
+      if (std::find(axis.second.begin(), axis.second.end(), cur) != axis.second.end())
+        throw std::invalid_argument("'" + text + "': the value " + cur + " is given twice");
       axis.second.push_back(cur);
       cur.clear();
     } else {

@@ -1021,6 +1021,80 @@ TEST_F(CliTest, NcclTestsSweepTooFineIsRefusedBeforeRunning) {
   EXPECT_NE(r.err.find("raise the chunk size (--chunk)"), std::string::npos) << r.err;
 }
 
+// A ring's steps, not the size, make the plan too large on many ranks: the
+// refusal says so, instead of advising a larger chunk that cannot help.
+TEST_F(CliTest, NcclTestsTooManyRanksForARingSaysWhy) {
+  const CliResult r = run_cli({"nccl-tests", "all_reduce_perf", "-b", "8", "-e", "8", "--nodes", "2048",
+                               "--algo", "ring", "--fabric", "ideal"});
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("ring on 16384 ranks takes about 16384 steps per channel on every rank"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("--chunk"), std::string::npos) << r.err;
+}
+
+// A rail cluster larger than one scalable unit gets a leaf per rail per 32
+// servers (a 160-server rail leaf once needed 320 ports of PFC headroom, more
+// than its buffer, and the run failed with exit 1); a fabric the flags make
+// impossible is bad input (exit 2); the rail-only flags are refused on a
+// leaf-spine cluster.
+TEST_F(CliTest, LargeRailClustersBuildInScalableUnits) {
+  const CliResult ok = run_cli({"nccl-tests", "all_reduce_perf", "-b", "8", "-e", "8", "--nodes", "160"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const CliResult big = run_cli({"nccl-tests", "all_reduce_perf", "-b", "8", "-e", "8", "--nodes", "160",
+                                 "--servers-per-leaf", "160", "--switch-radix", "512"});
+  expect_clean_exit(big);
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_NE(big.err.find("PFC headroom and reserved bytes for 320 ports"), std::string::npos) << big.err;
+  expect_bad_input(
+      run_cli({"nccl-tests", "all_reduce_perf", "--topo", "leaf-spine", "--servers-per-leaf", "4"}),
+      "error: nccl-tests: --servers-per-leaf has no effect: --topo leaf-spine gives every server "
+      "its own leaf\n");
+  const CliResult narrow =
+      run_cli({"nccl-tests", "all_reduce_perf", "--nodes", "64", "--switch-radix", "32"});
+  EXPECT_EQ(narrow.exit_code, 2);
+  EXPECT_NE(narrow.err.find("more than switch_radix 32"), std::string::npos) << narrow.err;
+}
+
+// More ranks than an InfiniBand subnet has LIDs: refused up front, with the limit.
+TEST_F(CliTest, OsuBeyondTheSubnetsLidsIsRefused) {
+  expect_bad_input(
+      run_cli({"osu", "osu_allreduce", "--np", "65536", "--fabric", "ib-ndr"}),
+      "error: osu: --np 65536: an InfiniBand subnet has at most 49151 unicast LIDs (IBTA Vol.1 4.1.3), one "
+      "per rank's HCA and one per switch, and this job's 2080 switches leave room for 47071 ranks\n");
+}
+
+// A seed is an integer from 0 to 2^63 - 1 on every command, as in a scenario
+// file (the command line once saturated a larger one and wrapped a negative one).
+TEST_F(CliTest, SeedsOutOfRangeAreRefusedEverywhere) {
+  const std::string scenario = find_shipped("scenarios/incast-star.yaml");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", scenario, "--check", "--seed", "99999999999999999999"},
+        {"run", scenario, "--check", "--seed", "-1"},
+        {"nccl-tests", "all_reduce_perf", "--seed", "-5"},
+        {"train", "--seed", "18446744073709551615"},
+        {"sweep", scenario, "--grid", "duration=1ms", "--seeds", "1,99999999999999999999"}}) {
+    const CliResult r = run_cli(args);
+    expect_clean_exit(r);
+    EXPECT_EQ(r.exit_code, 2) << args[0];
+    EXPECT_NE(r.err.find("expected a seed from 0 to 9223372036854775807"), std::string::npos) << r.err;
+  }
+}
+
+// A sweep's seeds come from --seeds alone, and no cell is asked for twice.
+TEST_F(CliTest, SweepRefusesSeedAxesAndRepeatedCells) {
+  const std::string scenario = find_shipped("scenarios/incast-star.yaml");
+  const std::string out = (dir_ / "sweep").string();
+  expect_bad_input(run_cli({"sweep", scenario, "--grid", "seed=1,2", "-o", out}),
+                   "error: sweep: --grid seed=...: give the seeds with --seeds 1,2\n");
+  expect_bad_input(run_cli({"sweep", scenario, "--grid", "duration=1ms,1ms", "-o", out}),
+                   "error: sweep: 'duration=1ms,1ms': the value 1ms is given twice\n");
+  expect_bad_input(run_cli({"sweep", scenario, "--grid", "duration=1ms", "--seeds", "3,3", "-o", out}),
+                   "error: sweep: --seeds: seed 3 is given twice\n");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 // --- Progress on stderr --------------------------------------------------------------------------------
 
 // Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at

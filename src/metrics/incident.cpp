@@ -25,7 +25,9 @@ IncidentSample IncidentMonitor::sample() const {
   IncidentSample s;
   s.t = sim_.now();
   for (const Port* p : into_hosts_) s.delivered_bytes += p->counters().tx_data_payload_bytes;
-  s.retransmitted_bytes = fabric_.verbs().total_stats().retransmitted_bytes;
+  const Verbs verbs = fabric_.verbs();
+  s.retransmitted_bytes = verbs.total_stats().retransmitted_bytes;
+  for (QpId q = 0; q < verbs.num_qps(); ++q) s.busy_qps += verbs.qp(q).idle() ? 0 : 1;
   const Network& net = fabric_.net();
   size_t k = 0;
   if (xmit_wait_.empty()) {
@@ -121,22 +123,34 @@ FaultImpact fault_impact(const std::vector<IncidentSample>& samples, Time at, Ti
   for (size_t i = pre_from; i < first_post; ++i, ++pre_bins) pre += gbps(samples[i - 1], samples[i]);
   if (pre_bins > 0) f.pre_fault_gbps = pre / static_cast<double>(pre_bins);
   f.min_gbps = f.pre_fault_gbps.value_or(0.0);
-  const double target = IncidentMonitor::kRecovered * f.pre_fault_gbps.value_or(0.0);
+  f.busy_at_fault = samples[first_post - 1].busy_qps;
   size_t last = first_post;
   for (size_t i = first_post; i < samples.size() && samples[i - 1].t < end; ++i) {
     last = i;
     const double r = gbps(samples[i - 1], samples[i]);
     f.peak_ports_paused = std::max(f.peak_ports_paused, samples[i].ports_paused);
-    if (f.recovered_after || !f.pre_fault_gbps) continue;
-    f.min_gbps = std::min(f.min_gbps, r);
-    if (r < target) {
+    if (f.recovered_after || !f.pre_fault_gbps || *f.pre_fault_gbps <= 0 || f.busy_at_fault == 0) continue;
+    const uint32_t busy = samples[i].busy_qps;
+    if (busy == 0) continue;  // nothing left to send
+    // With fewer connections left than at the fault, a lower rate may be the
+    // workload running out (and the slowest flows are the last left); only
+    // a stall, nothing delivered at all, is judged then, and once it dipped,
+    // delivering again is its recovery.
+    const bool full = busy >= f.busy_at_fault;
+    const bool stalled = samples[i].delivered_bytes == samples[i - 1].delivered_bytes;
+    if (!full && !stalled && !f.dipped) continue;
+    if (stalled || (full && r < IncidentMonitor::kRecovered * *f.pre_fault_gbps)) {
       f.dipped = true;
+      f.min_gbps = std::min(f.min_gbps, r);
     } else if (f.dipped) {
       f.recovered_after = samples[i].t - at;
+    } else {
+      f.min_gbps = std::min(f.min_gbps, r);
     }
   }
   // No traffic before the fault: there is no rate to fall from or return to.
-  if (!f.dipped && pre_bins > 0 && *f.pre_fault_gbps > 0) f.recovered_after = Time::zero();
+  if (!f.dipped && pre_bins > 0 && *f.pre_fault_gbps > 0 && f.busy_at_fault > 0)
+    f.recovered_after = Time::zero();
   if (first_post < samples.size() && last < samples.size()) {
     const IncidentSample& a = samples[first_post - 1];
     const IncidentSample& b = samples[last];

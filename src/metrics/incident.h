@@ -26,6 +26,7 @@ struct IncidentSample {
   uint64_t lossless_drops = 0;  // lossless-class packets switches dropped
   uint32_t ports_paused = 0;    // ports with a PFC-paused priority, or credit-starved, now
   uint32_t links_down = 0;
+  uint32_t busy_qps = 0;  // connections with work posted and not yet done: the demand
 };
 
 class IncidentMonitor final : public EventHandler {
@@ -69,6 +70,13 @@ struct FaultImpact {
   // the first bin closed, and then no dip or recovery is measured either (nor
   // when it is 0: no traffic before the fault).
   std::optional<double> pre_fault_gbps;
+  // Connections with work outstanding at the fault. A bin that ends with
+  // fewer busy may deliver less because the workload has less left to send
+  // (its connections finishing, the last bin after the final delivery),
+  // which is not the fault's: only a stall (work outstanding, nothing
+  // delivered) counts as a dip there, and delivering again as the
+  // recovery. None busy at the fault: nothing to dip, so none is measured.
+  uint32_t busy_at_fault = 0;
   double min_gbps = 0;                  // the bottom of the dip
   bool dipped = false;                  // fell below 90% of pre_fault_gbps
   std::optional<Time> recovered_after;  // back to >= 90% (zero when it never dipped)

@@ -75,8 +75,9 @@ json incident_json(const Experiment& e) {
                       {"repaired_after_us", opt_us(f.repaired_after)},
                       {"rerouted_after_us", opt_us(f.rerouted_after)},
                       {"pre_fault_gbps", f.pre_fault_gbps ? json(*f.pre_fault_gbps) : json(nullptr)},
+                      {"busy_connections_at_fault", f.busy_at_fault},
                       {"min_gbps", f.pre_fault_gbps ? json(f.min_gbps) : json(nullptr)},
-                      {"dip_percent", f.pre_fault_gbps && *f.pre_fault_gbps > 0
+                      {"dip_percent", f.pre_fault_gbps && *f.pre_fault_gbps > 0 && f.busy_at_fault > 0
                                           ? json(100.0 * (1.0 - f.min_gbps / *f.pre_fault_gbps))
                                           : json(nullptr)},
                       {"recovered_after_us", opt_us(f.recovered_after)},
@@ -87,12 +88,15 @@ json incident_json(const Experiment& e) {
   size_t stalled_workloads = 0;
   for (const auto& w : e.workloads()) stalled_workloads += w->finished() ? 0 : 1;
   size_t stalled_flows = 0;
-  for (const auto& f : e.flows()) stalled_flows += f.started && !f.finished() ? 1 : 0;
+  // As flows.unfinished counts them: a flow that never started is unfinished too.
+  for (const auto& f : e.flows()) stalled_flows += f.finished() ? 0 : 1;
   const IncidentMonitor& m = *e.incident();
   return {{"bin_us", m.first_bin().us()},
           {"bin_doubles_every", m.doubles_every() > 0 ? json(m.doubles_every()) : json(nullptr)},
           {"recovered_means",
-           "delivered throughput back to >= 90% of its mean over the 10 bins before the fault"},
+           "delivered throughput back to >= 90% of its mean over the 10 bins before the fault; with fewer "
+           "connections busy than at the fault (less left to send), a stall (nothing delivered) is the dip "
+           "and delivering again the recovery"},
           {"faults", faults},
           {"flows_unfinished", stalled_flows},
           {"workloads_unfinished", stalled_workloads},
@@ -585,8 +589,9 @@ std::string incident_text(const json& inc) {
     const std::string dip =
         f["pre_fault_gbps"].is_null()
             ? std::string("throughput before it not measured (it came before the first bin closed)")
+        : f["pre_fault_gbps"].get<double>() <= 0 ? std::string("no traffic before it, so no dip measured")
         : f["dip_percent"].is_null()
-            ? std::string("no traffic before it, so no dip measured")
+            ? std::string("no connection had work left at it, so no dip measured")
             : fmt::format("throughput {:.1f} -> {:.1f} Gb/s (dip {:.0f}%), back to 90% {}",
                           f["pre_fault_gbps"].get<double>(), f["min_gbps"].get<double>(),
                           f["dip_percent"].get<double>(), after(f["recovered_after_us"]));

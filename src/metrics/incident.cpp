@@ -27,7 +27,7 @@ IncidentSample IncidentMonitor::sample() const {
   for (const Port* p : into_hosts_) s.delivered_bytes += p->counters().tx_data_payload_bytes;
   const Verbs verbs = fabric_.verbs();
   s.retransmitted_bytes = verbs.total_stats().retransmitted_bytes;
-  for (QpId q = 0; q < verbs.num_qps(); ++q) s.busy_qps += verbs.qp(q).idle() ? 0 : 1;
+  for (QpId q = 0; q < verbs.num_qps(); ++q) s.busy_qps += verbs.qp(q).awaiting_delivery() ? 1 : 0;
   const Network& net = fabric_.net();
   size_t k = 0;
   if (xmit_wait_.empty()) {

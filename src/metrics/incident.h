@@ -26,7 +26,7 @@ struct IncidentSample {
   uint64_t lossless_drops = 0;  // lossless-class packets switches dropped
   uint32_t ports_paused = 0;    // ports with a PFC-paused priority, or credit-starved, now
   uint32_t links_down = 0;
-  uint32_t busy_qps = 0;  // connections with work posted and not yet done: the demand
+  uint32_t busy_qps = 0;  // connections with data their receivers have yet to get: the demand
 };
 
 class IncidentMonitor final : public EventHandler {

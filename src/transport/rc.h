@@ -140,6 +140,15 @@ struct RcConnection {
   QpStats ctr;  // cnps_sent/received and in_order_received are filled in by stats()
 
   [[nodiscard]] bool idle() const { return snd_una == snd_end && read_ranges.empty(); }
+  // The responder has not taken every PSN posted, or a READ's responses are
+  // still to reach the requester (answered or not).
+  [[nodiscard]] bool awaiting_delivery() const {
+    if (idle()) return false;
+    if (epsn < snd_end || !read_ranges.empty()) return true;
+    for (size_t m = una_msg; m < msgs.size(); ++m)
+      if (msgs[m].op == Opcode::kRead) return true;
+    return false;
+  }
 };
 
 // The protocol engine for every RC connection of one network: the Transport
@@ -167,6 +176,7 @@ class RcEngine final : public Transport, public CcHost {
   [[nodiscard]] QpPath path(QpId qp) const override;
   [[nodiscard]] QpStats stats(QpId qp) const override;
   [[nodiscard]] bool idle(QpId qp) const override { return conns_[qp].idle(); }
+  [[nodiscard]] bool awaiting_delivery(QpId qp) const override { return conns_[qp].awaiting_delivery(); }
   [[nodiscard]] uint64_t packets_for(int64_t bytes) const override {
     return bytes <= 0 ? 1u : static_cast<uint64_t>((bytes + cfg_.mtu - 1) / cfg_.mtu);
   }

@@ -73,6 +73,10 @@ class Transport {
   [[nodiscard]] virtual QpStats stats(QpId qp) const = 0;
   // Nothing outstanding: every posted message acknowledged and answered.
   [[nodiscard]] virtual bool idle(QpId qp) const = 0;
+  // Data the receiving host has yet to get: a QP whose last message has all
+  // arrived and waits only for its acknowledgment has none (a long link's
+  // last round trip is not a stall). By default, as long as it is not idle.
+  [[nodiscard]] virtual bool awaiting_delivery(QpId qp) const { return !idle(qp); }
   // Data packets a message of `bytes` takes.
   [[nodiscard]] virtual uint64_t packets_for(int64_t bytes) const = 0;
   // The unloaded exchange of one message, for ideal completion times: the

@@ -32,6 +32,8 @@ class QueuePair {
   // Its hosts, NIC ports and flow hashes (what the fabric routes it by).
   [[nodiscard]] QpPath path() const { return t_->path(id_); }
   [[nodiscard]] bool idle() const { return t_->idle(id_); }
+  // Data its receiving host has yet to get (not only an acknowledgment).
+  [[nodiscard]] bool awaiting_delivery() const { return t_->awaiting_delivery(id_); }
 
  private:
   friend class Verbs;

@@ -842,7 +842,9 @@ void FabricConfig::set_mtu(int64_t bytes) {
     uet.mtu = rc.mtu = static_cast<uint32_t>(bytes);
     return;
   }
-  if (bytes < 64 || bytes > 9000) throw std::invalid_argument("--mtu must be between 64 and 9000 bytes");
+  if (bytes < 64 || bytes > 4096)
+    throw std::invalid_argument(
+        "--mtu must be between 64 and 4096 bytes, the largest path MTU of InfiniBand and RoCE");
   rc.mtu = static_cast<uint32_t>(bytes);
 }
 

@@ -421,8 +421,10 @@ TEST_F(CliTest, FlowsFileTimeOffsetWithBadUnit) {
 }
 
 TEST_F(CliTest, TinyMtu) {
-  expect_bad_input(run_scenario(std::string(kGood) + "fabric:\n  mtu: 10B\n"),
-                   at("15:8: 'fabric.mtu': expected a payload MTU between 64B and 9000B (got 10B)"));
+  expect_bad_input(
+      run_scenario(std::string(kGood) + "fabric:\n  mtu: 10B\n"),
+      at("15:8: 'fabric.mtu': expected a payload MTU between 64B and 4096B, the largest path MTU of "
+         "InfiniBand and RoCE (got 10B)"));
 }
 
 // --- Topologies ----------------------------------------------------------------------------------------
@@ -817,7 +819,10 @@ TEST_F(CliTest, ClusterFlagsAreCheckedAlikeByNcclTestsAndTrain) {
       a.insert(a.end(), more.begin(), more.end());
       return run_cli(a);
     };
-    expect_bad_input(with({"--mtu", "16K"}), "error: " + cmd + ": --mtu must be between 64 and 9000 bytes\n");
+    expect_bad_input(
+        with({"--mtu", "16K"}),
+        "error: " + cmd +
+            ": --mtu must be between 64 and 4096 bytes, the largest path MTU of InfiniBand and RoCE\n");
     expect_bad_input(
         with({"--fabric", "roce"}),
         "error: " + cmd + ": --fabric: unknown fabric profile 'roce' (known: " + known_profiles() + ")\n");

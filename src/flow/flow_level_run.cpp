@@ -512,6 +512,7 @@ std::vector<std::string> write_flow_level_outputs(const FlowLevelRun& r, const s
                       flows_csv(r.flows(), [](const FlowRecord&) { return uint64_t{0}; }));
     written.emplace_back("flows.csv");
   }
+  remove_stale_outputs(dir, written);
   return written;
 }
 

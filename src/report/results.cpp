@@ -698,10 +698,35 @@ std::string summary_text(const Experiment& e) {
   return s;
 }
 
+const std::vector<std::string>& run_output_names() {
+  static const std::vector<std::string> k = {"results.json",     "flows.csv",    "ports.csv",
+                                             "ib_ports.csv",     "counters.txt", "ibdiagnet.txt",
+                                             "timeseries.csv",   "incident.csv", "capture.pcap",
+                                             "ports_paused.csv", "tcp.csv",      "tcp_timeseries.csv"};
+  return k;
+}
+
+std::vector<std::string> remove_stale_outputs(const std::string& dir,
+                                              const std::vector<std::string>& written) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> removed;
+  for (const std::string& name : run_output_names()) {
+    if (std::find(written.begin(), written.end(), name) != written.end()) continue;
+    const fs::path p = fs::path(dir) / name;
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec) && fs::remove(p, ec)) removed.push_back(name);
+  }
+  return removed;
+}
+
 std::vector<std::string> write_outputs(const Experiment& e, const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> written;
   auto put = [&](const char* name, const std::string& text) {
+    // A name the stale-output sweep does not know would be left behind by
+    // the next run into this folder.
+    if (std::find(run_output_names().begin(), run_output_names().end(), name) == run_output_names().end())
+      throw std::logic_error(std::string("output ") + name + " is missing from run_output_names()");
     write_file_atomic((fs::path(dir) / name).string(), text);
     written.emplace_back(name);
   };
@@ -723,6 +748,7 @@ std::vector<std::string> write_outputs(const Experiment& e, const std::string& d
   }
   if (const TransportSeries* ts = e.transport_series(); ts != nullptr)
     put(ts->table().file.c_str(), ts->table().csv);
+  remove_stale_outputs(dir, written);
   return written;
 }
 

@@ -46,4 +46,13 @@ struct FlowTables {
 // Returns the names of the files written, in order.
 std::vector<std::string> write_outputs(const Experiment& e, const std::string& dir);
 
+// After a run wrote `written` into `dir`: removes the files a run of rdmasim
+// may write there (run_output_names) that this one did not, so the folder
+// holds one run's outputs, not an earlier run's beside them (an InfiniBand
+// run's ib_ports.csv next to an Ethernet run's results). Returns their names.
+std::vector<std::string> remove_stale_outputs(const std::string& dir,
+                                              const std::vector<std::string>& written);
+// Every name write_outputs and the flow-level run may write.
+const std::vector<std::string>& run_output_names();
+
 }  // namespace rdmasim

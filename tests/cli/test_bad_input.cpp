@@ -1100,6 +1100,23 @@ TEST_F(CliTest, SweepRefusesSeedAxesAndRepeatedCells) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// A run into a folder an earlier run wrote leaves only its own outputs: the
+// InfiniBand run's ib_ports.csv and ibdiagnet.txt once stayed beside an
+// Ethernet run's results as if they were its own. Files rdmasim does not
+// write are left alone.
+TEST_F(CliTest, ARunIntoAnUsedFolderLeavesNoStaleOutputs) {
+  const fs::path out = dir_ / "mix";
+  ASSERT_EQ(run_cli({"run", find_shipped("scenarios/ib-incast.yaml"), "-o", out.string()}).exit_code, 0);
+  ASSERT_TRUE(fs::exists(out / "ib_ports.csv"));
+  write_text(out / "notes.txt", "mine\n");
+  const CliResult r = run_cli({"run", find_shipped("scenarios/incast-star.yaml"), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(out / "ib_ports.csv"));
+  EXPECT_FALSE(fs::exists(out / "ibdiagnet.txt"));
+  EXPECT_TRUE(fs::exists(out / "results.json"));
+  EXPECT_EQ(read_text(out / "notes.txt"), "mine\n");
+}
+
 // --- Progress on stderr --------------------------------------------------------------------------------
 
 // Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at

@@ -172,7 +172,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   }
   // Commands that write results stop gracefully on SIGINT/SIGTERM; the rest
   // (and every check) end at once, as a signal's default action does.
-  const bool graceful = !ctx.check_only && (*run || *evaluate || *demo);
+  const bool graceful = !ctx.check_only && (*run || *evaluate || *demo || *app.get_subcommand("sweep"));
   if (!graceful && process.release_stop_signals) process.release_stop_signals();
   if (*run) return run_command(ro, ctx);
   if (*evaluate) return evaluate_command(eval, ctx);

@@ -116,14 +116,16 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
   }
   Progress progress(ctx.progress_every, c.quiet);
   const std::string who = world->size() > 1 ? fmt::format("[sweep rank {}]", world->rank()) : "[sweep]";
-  std::vector<SweepCell> done =
-      run_sweep(spec, c.jobs, world->rank(), world->size(), [&](const SweepProgress& p) {
+  std::vector<SweepCell> done = run_sweep(
+      spec, c.jobs, world->rank(), world->size(),
+      [&](const SweepProgress& p) {
         progress.tick([&] {
           std::string line = fmt::format("{} {}/{} cells ({} failed)", who, p.done, p.total, p.failed);
           if (p.inner_total > 0) line += fmt::format(", evaluation {}/{} cells", p.inner_done, p.inner_total);
           return line + fmt::format(", {:.0f} s", progress.seconds());
         });
-      });
+      },
+      ctx.interrupt);
   const std::vector<std::string> shares = world->gather(sweep_share(done, world->rank(), world->size()));
   if (!root) return kExitOk;  // rank 0 reports for the job
   for (size_t r = 1; r < shares.size(); ++r) merge_sweep_share(done, shares[r]);
@@ -135,11 +137,18 @@ int sweep_command(const SweepCli& c, const Context& ctx) {
   for (size_t i = 0; i < done.size(); ++i)
     if (!done[i].ok) {
       ++failed;
-      std::fprintf(stderr, "error: sweep: cell %zu failed: %s\n", i, done[i].error.c_str());
+      // Cells an interruption left unrun are counted, not listed one by one.
+      if (done[i].error != kSweepInterrupted)
+        std::fprintf(stderr, "error: sweep: cell %zu failed: %s\n", i, done[i].error.c_str());
     }
   const std::string on = world->size() > 1 ? fmt::format(" on {} MPI ranks", world->size()) : "";
   std::printf("%zu cells%s, %d failed; outputs %s/{sweep.json,sweep.csv}\n", done.size(), on.c_str(), failed,
               dir.c_str());
+  if (ctx.interrupt != nullptr && ctx.interrupt->load()) {
+    // What finished is in the outputs; the rest failed as interrupted.
+    std::fprintf(stderr, "sweep: interrupted; the cells that finished are in %s/sweep.json\n", dir.c_str());
+    return kExitInterrupted;
+  }
   return failed == 0 ? kExitOk : kExitFailure;
 }
 

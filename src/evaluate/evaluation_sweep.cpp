@@ -38,7 +38,8 @@ class EvaluationSweep final : public SweepTarget {
   [[nodiscard]] bool parallel_within_point() const override { return true; }
 
   void run(SweepCell& c, const std::vector<std::string>& sets, size_t index, int threads,
-           const std::function<void(size_t, size_t)>& inner) const override {
+           const std::function<void(size_t, size_t)>& inner,
+           const std::atomic<bool>* interrupt) const override {
     const Evaluation ev = load_evaluation_file(path_, sets);
     const std::vector<EvalCell> cells = eval_cells(ev);
     const std::string dir = (fs::path(out_) / fmt::format("point-{}", index)).string();
@@ -52,7 +53,10 @@ class EvaluationSweep final : public SweepTarget {
         others.push_back(e.path().string());
     std::sort(others.begin(), others.end());
     const std::vector<CellOutcome> outcomes = run_matrix(
-        cells, dir, threads, [&](const MatrixProgress& p) { inner(p.done, p.total); }, nullptr, others);
+        cells, dir, threads, [&](const MatrixProgress& p) { inner(p.done, p.total); }, interrupt, others);
+    // Its finished cells stay in `dir`; a later sweep point reuses them.
+    if (interrupt != nullptr && interrupt->load())
+      throw std::runtime_error("interrupted: the evaluation's finished cells are in " + dir);
     const EvalSummary summary = summarize(ev, cells, outcomes);
     const EvalReportInput in{ev, cells, outcomes, summary};
     write_file_atomic((fs::path(dir) / "evaluation.json").string(), evaluation_json(in).dump(2) + "\n");

@@ -46,9 +46,12 @@ class ScenarioSweep final : public SweepTarget {
   [[nodiscard]] bool parallel_within_point() const override { return false; }
 
   void run(SweepCell& c, const std::vector<std::string>& sets, size_t /*index*/, int /*threads*/,
-           const std::function<void(size_t, size_t)>& /*inner*/) const override {
-    Experiment e(load_scenario_file(path_, sets));
-    e.run();
+           const std::function<void(size_t, size_t)>& /*inner*/,
+           const std::atomic<bool>* interrupt) const override {
+    Experiment e(load_scenario_file(path_, sets), 0, interrupt);
+    e.run({}, interrupt);
+    if (e.interrupted())
+      throw std::runtime_error(fmt::format("interrupted at {:.3f} us of simulated time", e.sim().now().us()));
     c.results = results_json(e);
     c.ok = e.invariant_error().empty() && e.deadlock() == nullptr;
     if (!e.invariant_error().empty()) c.error = "simulation invariant violated: " + e.invariant_error();
@@ -182,7 +185,8 @@ void check_sweep(const SweepSpec& spec) {
 }
 
 std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int ranks,
-                                 const std::function<void(const SweepProgress&)>& on_progress) {
+                                 const std::function<void(const SweepProgress&)>& on_progress,
+                                 const std::atomic<bool>* interrupt) {
   std::vector<SweepCell> cells = sweep_cells(spec);
   const size_t mine =
       cells.size() > static_cast<size_t>(rank)
@@ -202,7 +206,8 @@ std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int 
     const size_t i = static_cast<size_t>(rank) + k * static_cast<size_t>(ranks);
     SweepCell& c = cells[i];
     try {
-      spec.target->run(c, cell_sets(spec, c), i, inside ? jobs : 1, inner);
+      if (interrupt != nullptr && interrupt->load()) throw std::runtime_error(kSweepInterrupted);
+      spec.target->run(c, cell_sets(spec, c), i, inside ? jobs : 1, inner, interrupt);
     } catch (const std::exception& err) {
       c.ok = false;
       c.error = err.what();

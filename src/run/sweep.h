@@ -9,6 +9,7 @@
 // a key or value the file refuses is refused before anything runs.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -45,8 +46,11 @@ class SweepTarget {
   // `threads` threads, filling `cell` (ok, error, results); `inner(done,
   // total)` is told of the parts a long point has (an evaluation's cells) as
   // they finish. May throw: the cell then failed with the exception's text.
+  // `interrupt`, if given, is polled: once it is true the point stops early
+  // and throws (an interrupted point has no results).
   virtual void run(SweepCell& cell, const std::vector<std::string>& sets, size_t index, int threads,
-                   const std::function<void(size_t, size_t)>& inner) const = 0;
+                   const std::function<void(size_t, size_t)>& inner,
+                   const std::atomic<bool>* interrupt = nullptr) const = 0;
   // True when a point keeps all the threads busy itself (an evaluation's
   // matrix): points then run one after another.
   [[nodiscard]] virtual bool parallel_within_point() const = 0;
@@ -94,10 +98,14 @@ struct SweepProgress {
 // Runs the cells i with i % ranks == rank (all of them by default) on `jobs`
 // threads and returns every cell, the others unrun; never throws for a
 // cell's failure. `on_progress` is called (under a lock, from any thread)
-// after each cell and each part of a point.
+// after each cell and each part of a point. Once `interrupt` (if given) is
+// true, running cells stop and fail, and the rest fail unrun
+// (kSweepInterrupted); the finished ones keep their results.
+inline constexpr const char* kSweepInterrupted = "not run: the sweep was interrupted";
 [[nodiscard]] std::vector<SweepCell> run_sweep(
     const SweepSpec& spec, int jobs, int rank = 0, int ranks = 1,
-    const std::function<void(const SweepProgress&)>& on_progress = {});
+    const std::function<void(const SweepProgress&)>& on_progress = {},
+    const std::atomic<bool>* interrupt = nullptr);
 // The cells rank `rank` of `ranks` ran, as text for the trip to rank 0, and
 // their merge into the full list there (run_sweep's cells, in place). The
 // results survive the trip byte for byte (JSON numbers round-trip exactly).

@@ -1427,6 +1427,34 @@ workload: [{type: permutation, size: 1GB}]
   }
 }
 
+// A sweep stopped by SIGINT or SIGTERM writes what finished (a 1 KB flow,
+// at once) and marks the cell it stopped (a 10 s permutation) and those it
+// never started; exit 4, as a run. It once died by the signal, exit 130,
+// leaving an empty folder.
+TEST_F(CliTest, AnInterruptedSweepWritesItsFinishedCells) {
+  write_text(scenario_, R"(name: long
+duration: 10s
+topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: permutation, size: 1GB}]
+)");
+  for (const int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
+    const fs::path out = dir_ / ("sweep" + std::to_string(sig));
+    const CliResult r = run_cli(
+        {"sweep", scenario_, "--grid", "workload.0.size=1KB,1GB,2GB", "-j", "1", "-q", "-o", out.string()},
+        sig, 700);
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    EXPECT_NE(r.err.find("sweep: interrupted"), std::string::npos) << r.err;
+    const std::string csv = read_text(out / "sweep.csv");
+    EXPECT_NE(csv.find("\n0,1KB,1,ok,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\n1,1GB,,failed,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("interrupted at "), std::string::npos) << csv;
+    EXPECT_NE(csv.find("\n2,2GB,,failed,"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("not run: the sweep was interrupted"), std::string::npos) << csv;
+  }
+}
+
 // One flow on an 8,192-host fat-tree: about 0.6 s of setup (building the
 // network) and nothing after it, for the signal tests below.
 constexpr const char* kSlowSetup = R"(name: build

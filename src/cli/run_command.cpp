@@ -136,9 +136,16 @@ Outcome run_one(Job& job, const RunOptions& o, uint64_t max_memory, const Contex
     const double wall = progress.seconds();
     const std::vector<std::string> files = write_outputs(e, dir);
     out.text = summary_text(e);
-    out.text += fmt::format("wall       {:.2f} s  ({:.2f}M events/s, {:.2f}M data packet-hops/s)\n", wall,
-                            e.sim().events_processed() / 1e6 / std::max(wall, 1e-9),
-                            e.data_packet_hops() / 1e6 / std::max(wall, 1e-9));
+    // Data packet-hops count completed flows only (docs/PERFORMANCE.md):
+    // a run with none (a collective, a benchmark, one cut short) says so.
+    const double per_s = 1e-6 / std::max(wall, 1e-9);
+    out.text += e.data_packet_hops() > 0
+                    ? fmt::format("wall       {:.2f} s  ({:.2f}M events/s, {:.2f}M data packet-hops/s)\n",
+                                  wall, e.sim().events_processed() * per_s, e.data_packet_hops() * per_s)
+                    : fmt::format(
+                          "wall       {:.2f} s  ({:.2f}M events/s; no completed flow to count "
+                          "packet-hops by)\n",
+                          wall, e.sim().events_processed() * per_s);
     std::string names;
     for (const std::string& f : files) names += (names.empty() ? "" : ",") + f;
     out.text += "outputs    " + dir + "/{" + names + "}\n";

@@ -619,10 +619,16 @@ std::string flow_summary_lines(const json& j) {
   std::string s;
   s += fmt::format("flows      {} completed of {}\n", fl["completed"].get<size_t>(),
                    fl["total"].get<size_t>());
-  s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n", fl["fct_ns"]["p50"].get<double>() / 1e3,
-                   fl["fct_ns"]["p99"].get<double>() / 1e3, fl["fct_ns"]["max"].get<double>() / 1e3);
-  s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
-                   fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+  // No completed flow has no FCT: zeros would read as instant ones.
+  if (fl["completed"].get<size_t>() == 0) {
+    s += "FCT us     n/a (no flow completed)\n";
+  } else {
+    s += fmt::format("FCT us     p50 {:.2f}  p99 {:.2f}  max {:.2f}\n",
+                     fl["fct_ns"]["p50"].get<double>() / 1e3, fl["fct_ns"]["p99"].get<double>() / 1e3,
+                     fl["fct_ns"]["max"].get<double>() / 1e3);
+    s += fmt::format("slowdown   p50 {:.2f}  p95 {:.2f}  p99 {:.2f}\n", fl["slowdown"]["p50"].get<double>(),
+                     fl["slowdown"]["p95"].get<double>(), fl["slowdown"]["p99"].get<double>());
+  }
   s += fmt::format("goodput    {:.2f} Gb/s aggregate\n", j["throughput"]["goodput_gbps"].get<double>());
   return s;
 }

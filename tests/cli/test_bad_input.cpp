@@ -1117,6 +1117,21 @@ TEST_F(CliTest, ARunIntoAnUsedFolderLeavesNoStaleOutputs) {
   EXPECT_EQ(read_text(out / "notes.txt"), "mine\n");
 }
 
+// A run whose flows never finish prints no FCTs (zeros read as instant
+// ones); one with no completed flow says why it gives no packet-hop rate.
+TEST_F(CliTest, SummaryWithoutCompletedFlowsSaysNA) {
+  write_text(scenario_, R"(name: late
+duration: 10us
+topology: {type: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+workload: [{type: flow, src: 0, dst: 1, size: 1GB}]
+)");
+  const CliResult r = run_cli({"run", scenario_, "-o", (dir_ / "late").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("FCT us     n/a (no flow completed)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("slowdown   p50"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no completed flow to count packet-hops by"), std::string::npos) << r.out;
+}
+
 // --- Progress on stderr --------------------------------------------------------------------------------
 
 // Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at

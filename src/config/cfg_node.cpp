@@ -728,10 +728,24 @@ void apply_override(CfgNode& root, std::string_view dotted_key, std::string_view
 }
 
 void apply_overrides(CfgNode& root, const std::vector<std::string>& overrides) {
+  // A key set twice would keep only its last value, silently: refused, as a
+  // file refuses a duplicate key. workload[0].qps and workload.0.qps are one key.
+  std::vector<std::string> seen;
   for (const auto& o : overrides) {
     const auto eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
       throw InputError("<--set>", 0, 0, o, "expected key=value, e.g. --set topology.k=8");
+    std::string canonical;
+    for (const char c : o.substr(0, eq)) {
+      if (c == '[') {
+        canonical += '.';
+      } else if (c != ']') {
+        canonical += c;
+      }
+    }
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end())
+      throw InputError("<--set>", 0, 0, o.substr(0, eq), "is given twice: give each key once");
+    seen.push_back(canonical);
     apply_override(root, o.substr(0, eq), o.substr(eq + 1));
   }
 }

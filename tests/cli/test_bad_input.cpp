@@ -1132,6 +1132,15 @@ workload: [{type: flow, src: 0, dst: 1, size: 1GB}]
   EXPECT_NE(r.out.find("no completed flow to count packet-hops by"), std::string::npos) << r.out;
 }
 
+// A key set twice on the command line is refused, as a duplicate key in a
+// file is (the last value used to win in silence).
+TEST_F(CliTest, ADuplicateSetIsRefused) {
+  const std::string scenario = find_shipped("scenarios/incast-star.yaml");
+  expect_bad_input(run_cli({"run", scenario, "--check", "--set", "workload.0.senders=4", "--set",
+                            "workload[0].senders=6"}),
+                   "error: <--set>: 'workload[0].senders': is given twice: give each key once\n");
+}
+
 // --- Progress on stderr --------------------------------------------------------------------------------
 
 // Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at

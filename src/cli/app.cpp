@@ -72,7 +72,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   bool run_check = false;
   auto* run = app.add_subcommand("run", "run scenario files and write results.json, flows.csv, ports.csv");
   run->add_option("scenario", ro.scenarios, "scenario YAML file(s)")->required()->check(CLI::ExistingFile);
-  run->add_option("-o,--out", ro.out_dir, "output directory (default: the scenario's output.dir)");
+  run->add_option("-o,--out", ro.out_dir, "output directory (default: the scenario's output.dir)")
+      ->check(non_empty_path());
   run->add_option("--seed", ro.seed, "override the scenario's seed")->check(seed_range());
   run->add_option("--set", ro.sets,
                   "override a scenario key, e.g. --set topology.k=8, --set workload.0.qps=8, --set "
@@ -99,7 +100,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   int demo_jobs = 2;
   auto* demo = app.add_subcommand(
       "demo", "the default evaluation: every fabric on one GPU cluster (evaluations/demo.yaml), report.html");
-  demo->add_option("-o,--out", demo_out, "output directory");
+  demo->add_option("-o,--out", demo_out, "output directory")->check(non_empty_path());
   demo->add_option("-j,--jobs", demo_jobs, "parallel threads")->check(CLI::Range(1, 256));
 
   EvaluateCli eval;
@@ -108,7 +109,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
       "evaluate",
       "compare fabrics on one cluster: run the evaluation matrix, write report.html/.md, evaluation.json");
   evaluate->add_option("file", eval.file, "evaluation YAML file")->required()->check(CLI::ExistingFile);
-  evaluate->add_option("-o,--out", eval.out_dir, "output directory (default out/<name>); rerun to resume");
+  evaluate->add_option("-o,--out", eval.out_dir, "output directory (default out/<name>); rerun to resume")
+      ->check(non_empty_path());
   evaluate->add_option("-j,--jobs", eval.jobs, "cells run in parallel threads (default: all cores)")
       ->check(CLI::Range(1, 256));
   evaluate->add_flag("-q,--quiet", eval.quiet, "no progress bar on stderr");

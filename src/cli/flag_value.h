@@ -20,6 +20,12 @@ auto flag_value(const std::string& flag, const std::string& value, Parse&& parse
   }
 }
 
+// A path flag given as "" would be taken for one not given at all.
+inline CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string { return text.empty() ? "expected a path" : ""; }, "PATH");
+}
+
 // A seed as a scenario's `seed:` takes it: an integer from 0 to 2^63 - 1.
 // Checked on the text, before CLI11 converts it (its conversion saturates an
 // out-of-range value and wraps a negative one into an unsigned type).

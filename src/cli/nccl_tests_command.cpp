@@ -83,7 +83,7 @@ void add_nccl_tests_subcommand(CLI::App& app, NcclTestsCli& o) {
   nt->add_option("--launch-latency", o.launch_latency,
                  "fixed cost per collective (default: NCCL's base latency for the algorithm and protocol)");
   add_cluster_flags(*nt, o.cluster);
-  nt->add_option("--json", o.json, "also write the table as JSON to this file");
+  nt->add_option("--json", o.json, "also write the table as JSON to this file")->check(non_empty_path());
 }
 
 int nccl_tests_command(const NcclTestsCli& c, const Context& ctx) {

@@ -46,7 +46,8 @@ void add_sweep_subcommand(CLI::App& app, SweepCli& o) {
                 "that one seed)")
       ->delimiter(',')
       ->check(seed_range());
-  s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<file name>)");
+  s->add_option("-o,--out", o.out_dir, "output directory (default out/sweep-<file name>)")
+      ->check(non_empty_path());
   s->add_flag("-q,--quiet", o.quiet, "no progress on stderr");
   o.jobs = ThreadPool::hardware();
   s->add_option("-j,--jobs", o.jobs,

@@ -67,7 +67,7 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
                 "NCCL_PROTO for the iteration's collectives: auto (NCCL's tuner, the default) | LL | LL128 | "
                 "Simple, or NCCL's list (LL,Simple) or exclusion (^LL128)");
   add_cluster_flags(*t, o.cluster);
-  t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here");
+  t->add_option("--trace", o.trace, "write the Chrome/Perfetto trace JSON here")->check(non_empty_path());
 }
 
 int train_command(const TrainCli& c, const Context& ctx) {

@@ -8,6 +8,14 @@
 #include "verbs/verbs.h"
 
 namespace rdmasim {
+namespace {
+// A memory budget in refusals: whole MiB, or the exact size below one
+// (--max-memory 1KiB once read "the 0 MiB allowed").
+std::string budget_text(uint64_t bytes) {
+  return bytes >= (uint64_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB"
+                                      : format_bytes(Bytes(static_cast<int64_t>(bytes)));
+}
+}  // namespace
 
 uint64_t check_build_memory(const Scenario& s, const Topology& topo, uint64_t max_memory) {
   const MemoryEstimate net = estimate_build_memory(topo, s.fabric);
@@ -23,13 +31,13 @@ uint64_t check_build_memory(const Scenario& s, const Topology& topo, uint64_t ma
   if (budget != 0 && net.bytes > budget)
     throw InputError(s.file, s.topology.line, 0, "topology",
                      "this network needs an estimated " + std::to_string(net.bytes >> 20) +
-                         " MiB to build (" + net.reason + "), more than the " + std::to_string(budget >> 20) +
-                         " MiB " + limit);
+                         " MiB to build (" + net.reason + "), more than the " + budget_text(budget) + " " +
+                         limit);
   if (budget != 0 && net.bytes + flows.bytes > budget)
     throw InputError(s.file, s.workloads.empty() ? 0 : s.workloads[0].line, 0, "workload",
                      "this run needs an estimated " + std::to_string((net.bytes + flows.bytes) >> 20) +
                          " MiB (" + std::to_string(flows.bytes >> 20) + " MiB of it for the " + flows.reason +
-                         " its flows open), more than the " + std::to_string(budget >> 20) + " MiB " + limit);
+                         " its flows open), more than the " + budget_text(budget) + " " + limit);
   return net.bytes;
 }
 
@@ -75,9 +83,8 @@ Experiment::Experiment(Scenario s, uint64_t max_memory, const std::atomic<bool>*
     throw InputError(s_.file, s_.workloads.empty() ? 0 : s_.workloads[0].line, 0, "workload",
                      "this run needs an estimated " + std::to_string(memory_estimate_ >> 20) + " MiB (" +
                          std::to_string(flows.bytes >> 20) + " MiB of it for " + flows.reason + " of " +
-                         std::to_string(flows_.size()) + " flows), more than the " +
-                         std::to_string(budget_ >> 20) + " MiB " +
-                         (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
+                         std::to_string(flows_.size()) + " flows), more than the " + budget_text(budget_) +
+                         " " + (max_memory != 0 ? "allowed by --max-memory" : "this machine has available"));
 }
 
 // Each fault as link changes: a whole node's fault hits each of its links.

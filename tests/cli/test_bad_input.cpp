@@ -1141,6 +1141,14 @@ TEST_F(CliTest, ADuplicateSetIsRefused) {
                    "error: <--set>: 'workload[0].senders': is given twice: give each key once\n");
 }
 
+// A path flag given as "" is refused, not taken for one not given.
+TEST_F(CliTest, EmptyOutputPathsAreRefused) {
+  expect_bad_input(run_cli({"nccl-tests", "all_reduce_perf", "--json", ""}),
+                   "--json: expected a path\nRun with --help for more information.\n");
+  expect_bad_input(run_cli({"train", "--trace", ""}),
+                   "--trace: expected a path\nRun with --help for more information.\n");
+}
+
 // --- Progress on stderr --------------------------------------------------------------------------------
 
 // Long runs print progress lines on stderr (RDMASIM_PROGRESS_INTERVAL=0: at

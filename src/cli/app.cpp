@@ -135,7 +135,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
       app.add_subcommand("profiles", "list built-in fabric profiles and the sources of their defaults");
   auto* schema = app.add_subcommand(
       "schema", "print the reference of every scenario key (type, unit, default per profile, what it does)");
-  auto* validate = app.add_subcommand("validate", "run the VALIDATION.md cases: measured vs expected");
+  auto* validate = app.add_subcommand(
+      "validate", "run the validation cases (published results, exact values, conservation): measured vs expected");
   bool full = false;
   validate->add_flag("--full", full, "paper-sized topologies where the default is scaled down (slow)");
 

@@ -57,7 +57,10 @@ void add_train_subcommand(CLI::App& app, TrainCli& o) {
   t->add_option("--peak-tflops", o.peak_tflops, "GPU peak TFLOP/s (default 989.4, H100 SXM BF16 dense)")
       ->check(real_in(1e-3, 1e9));
   t->add_option("--mfu", o.mfu, "model FLOPs utilization (default 0.40)")->check(real_in(1e-6, 1));
-  t->add_option("--bucket", o.bucket, "DP gradient bucket (default 25MB)");
+  t->add_option(
+      "--bucket", o.bucket,
+      "DP gradient bucket (default 25MB): a bucket gathers whole layers' gradients until it reaches "
+      "this size, so any size up to one layer's gives one AllReduce per layer");
   t->add_option("-g,--gpus-per-server", o.gpus, "GPUs per server")->check(CLI::Range(1, 64));
   t->add_option(
       "--dp-algo", o.dp_algo,

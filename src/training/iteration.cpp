@@ -490,6 +490,16 @@ std::string format_training(const TrainingResult& r, const TrainingRunOptions& o
   s += fmt::format("communication (stage 0) : {:.3f} ms\n", r.comm_time.us() / 1e3);
   s += fmt::format("exposed communication   : {:.3f} ms ({:.1f}% of the iteration)\n",
                    r.exposed_comm.us() / 1e3, 100 * r.exposed_share);
+  // With stages, the three lines above do not add up to the iteration: a
+  // stage also idles while the pipeline fills and drains (1F1B's bubble,
+  // (pp - 1) of pp + m - 1 micro-batch slots) and waits for its neighbours.
+  if (p.pp > 1) {
+    const Time rest = r.iteration - r.compute_per_stage - r.exposed_comm;
+    s += fmt::format(
+        "pipeline bubble, waits  : {:.3f} ms (the rest of the iteration; 1F1B idles (pp-1)/(pp+m-1) "
+        "= {}/{} of its slots)\n",
+        rest.us() / 1e3, p.pp - 1, p.pp + o.train.model.micro_batches - 1);
+  }
   auto line = [&](const char* what, const CollStats& c) {
     if (c.count == 0) return;
     s += fmt::format("  {:<22} {:>6} collectives  {:>10.3f} ms  mean busbw {:>8.2f} GB/s\n", what, c.count,

@@ -528,10 +528,15 @@ std::string ports_csv(const Experiment& e) {
         lld += c.lossless_drop_packets[tc];
         paused_us += p.paused_time(static_cast<uint8_t>(tc), e.sim().now()).us();
       }
-      out += fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}", node.name(), i, p.peer()->name(),
-          p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets, c.rx_bytes, c.tx_data_payload_bytes, dp,
-          db, wm, t > 0 ? static_cast<double>(c.busy_ps) / 1e12 / t : 0.0, ptx, prx, paused_us, ecn, lld);
+      // A frame counts its whole serialisation when it starts: the part past
+      // the run's end (one cut off by its duration) is not busy time of the run.
+      const uint64_t past_end =
+          static_cast<uint64_t>(std::max<int64_t>(0, (p.wire_free_at() - e.sim().now()).ps()));
+      const uint64_t busy = c.busy_ps - std::min(c.busy_ps, past_end);
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{},{},{:.3f},{},{}", node.name(), i,
+                         p.peer()->name(), p.rate().gbps(), c.tx_packets, c.tx_bytes, c.rx_packets,
+                         c.rx_bytes, c.tx_data_payload_bytes, dp, db, wm,
+                         t > 0 ? static_cast<double>(busy) / 1e12 / t : 0.0, ptx, prx, paused_us, ecn, lld);
       if (wd) {
         uint64_t storms = 0, restores = 0, drops = 0;
         for (int tc = 0; tc < kNumTcs; ++tc) {

@@ -1439,14 +1439,18 @@ TEST_F(CliTest, LinkLossOnLosslessLinksIsRefused) {
   EXPECT_EQ(off.exit_code, 0) << off.err;
 }
 
-// SIGINT and SIGTERM stop a run the same way: partial results written and
-// marked interrupted, and an exit code of its own (4), never 0.
-TEST_F(CliTest, SigintAndSigtermWritePartialResultsAndExitInterrupted) {
-  write_text(scenario_, R"(name: long
+// A permutation of 1 GB flows with a 10 s horizon: running for minutes,
+// for the signal tests below.
+constexpr const char* kLongRun = R"(name: long
 duration: 10s
 topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
 workload: [{type: permutation, size: 1GB}]
-)");
+)";
+
+// SIGINT and SIGTERM stop a run the same way: partial results written and
+// marked interrupted, and an exit code of its own (4), never 0.
+TEST_F(CliTest, SigintAndSigtermWritePartialResultsAndExitInterrupted) {
+  write_text(scenario_, kLongRun);
   for (const int sig : {SIGINT, SIGTERM}) {
     SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
     const fs::path out = dir_ / ("out" + std::to_string(sig));
@@ -1464,11 +1468,7 @@ workload: [{type: permutation, size: 1GB}]
 // never started; exit 4, as a run. It once died by the signal, exit 130,
 // leaving an empty folder.
 TEST_F(CliTest, AnInterruptedSweepWritesItsFinishedCells) {
-  write_text(scenario_, R"(name: long
-duration: 10s
-topology: {type: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
-workload: [{type: permutation, size: 1GB}]
-)");
+  write_text(scenario_, kLongRun);
   for (const int sig : {SIGINT, SIGTERM}) {
     SCOPED_TRACE(sig == SIGINT ? "SIGINT" : "SIGTERM");
     const fs::path out = dir_ / ("sweep" + std::to_string(sig));

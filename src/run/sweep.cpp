@@ -134,7 +134,7 @@ std::pair<std::string, std::vector<std::string>> parse_grid_axis(const std::stri
       if (cur.empty()) throw std::invalid_argument("'" + text + "': an empty value");
       // Two cells with the same settings would only run the same thing twice.
       if (std::find(axis.second.begin(), axis.second.end(), cur) != axis.second.end())
-        throw std::invalid_argument("'" + text + "': the value " + cur + " is given twice");
+        throw std::invalid_argument(fmt::format("'{}': the value {} is given twice", text, cur));
       axis.second.push_back(cur);
       cur.clear();
     } else {

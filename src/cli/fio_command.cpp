@@ -40,7 +40,7 @@ void add_fio_subcommand(CLI::App& app, FioCli& o) {
   c->add_option("--numjobs", o.numjobs, "jobs per initiator, each an NVMe I/O queue")
       ->check(CLI::Range(1, 4096));
   c->add_option("--rwmixread", o.rwmixread, "randrw: percentage of reads")->check(CLI::Range(0, 100));
-  c->add_option("--runtime", o.runtime, "measured time (a bare number is seconds, as fio)");
+  c->add_option("--runtime", o.runtime, "measured time (a bare number is seconds, as fio; default 10ms)");
   c->add_option("--ramp_time", o.ramp_time, "time before measuring");
   c->add_option("--output-format", o.output_format, "normal | terse");
   c->add_option("--initiators", o.initiators, "initiator hosts")->check(CLI::Range(1, 2048));

@@ -667,11 +667,17 @@ std::string summary_text(const Experiment& e) {
   const uint64_t buffer = nw["switch_buffer_drops"].get<uint64_t>();
   const uint64_t lossless = nw["lossless_drops"].get<uint64_t>();
   const uint64_t no_route = nw["no_route_drops"].get<uint64_t>();
+  // UET's switches trim a packet to its header instead of dropping it: no
+  // drop, but a resend, which the line would otherwise leave unexplained.
+  const auto& data = nw["packets"]["data"];
+  const std::string trimmed = data.contains("trimmed")
+                                  ? fmt::format(" ({} trimmed)", data["trimmed"].get<uint64_t>())
+                                  : std::string();
   s += fmt::format(
       "drops      {} packets (buffer {}, lossless class {}, no route {}, link fault {}, corruption {})  "
-      "retransmitted {}  timeouts {}\n",
+      "retransmitted {}{}  timeouts {}\n",
       buffer + no_route + fault + corrupt, buffer, lossless, no_route, fault, corrupt,
-      nw["retransmitted_packets"].get<uint64_t>(), nw["timeouts"].get<uint64_t>());
+      nw["retransmitted_packets"].get<uint64_t>(), trimmed, nw["timeouts"].get<uint64_t>());
   if (j.contains("tcp")) {
     const auto& t = j["tcp"];
     s += fmt::format(

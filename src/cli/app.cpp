@@ -1,5 +1,7 @@
 #include "cli/app.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
@@ -9,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/flag_value.h"
+#include "cli/progress.h"
 #include "fabric/profiles.h"
 #include "run/thread_pool.h"
 #include "validate/validate.h"
@@ -16,8 +19,14 @@
 namespace rdmasim::cli {
 namespace {
 
-int validate_command(bool full) {
-  const auto results = run_validation(full);
+int validate_command(bool full, const Context& ctx) {
+  Progress progress(ctx.progress_every, false);
+  const auto results = run_validation(full, [&](size_t done, size_t total, const char* group) {
+    progress.tick([&] {
+      return fmt::format("[validate] {} of {} groups done, now {}, {:.0f} s", done, total, group,
+                         progress.seconds());
+    });
+  });
   int failed = 0, gaps = 0;
   std::printf("%-5s %-58s %-22s %-24s %s\n", "case", "what", "measured", "expected", "verdict");
   for (const auto& r : results) {
@@ -136,7 +145,8 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   auto* schema = app.add_subcommand(
       "schema", "print the reference of every scenario key (type, unit, default per profile, what it does)");
   auto* validate = app.add_subcommand(
-      "validate", "run the validation cases (published results, exact values, conservation): measured vs expected");
+      "validate",
+      "run the validation cases (published results, exact values, conservation): measured vs expected");
   bool full = false;
   validate->add_flag("--full", full, "paper-sized topologies where the default is scaled down (slow)");
 
@@ -188,7 +198,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   if (*app.get_subcommand("train")) return train_command(train, ctx);
   if (*bench) return bench_command(only, list, scale, ctx);
   if (ctx.check_only) return kExitOk;  // the rest have no input beyond their flags
-  if (*validate) return validate_command(full);
+  if (*validate) return validate_command(full, ctx);
   if (*schema) return schema_command();
   if (*profiles) return profiles_command();
   return kExitOk;

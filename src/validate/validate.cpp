@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <utility>
 
 #include "config/shipped_path.h"
 #include "fabric/profiles.h"
@@ -530,31 +533,40 @@ void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.
 void mpi_cases(std::vector<ValidationResult>& out);         // mpi_cases.cpp
 void flow_cases(std::vector<ValidationResult>& out);        // flow_cases.cpp
 
-std::vector<ValidationResult> run_validation(bool full) {
-  std::vector<ValidationResult> out;
-  latency_cases(out);
-  goodput_case(out);
-  dcqcn_cases(out);
-  pfc_cases(out);
-  victim_cases(out);
-  cdf_cases(out);
-  perftest_cases(out);
-  hpcc_cases(out, full);
-  irn_cases(out);
-  ib_perftest_cases(out);
-  jitter_cases(out);
-  ib_incast_case(out);
-  collective_cases(out);
-  ib_ar_cases(out);
-  ib_failure_case(out);
-  ethernet_failure_cases(out);
-  loss_recovery_cases(out);
-  ib_cc_case(out);
-  mathis_cases(out);
-  iwarp_cases(out, full);
-  uet_cases(out);
-  mpi_cases(out);
-  flow_cases(out);
+std::vector<ValidationResult> run_validation(
+    bool full, const std::function<void(size_t, size_t, const char*)>& on_group) {
+  using Out = std::vector<ValidationResult>;
+  const std::pair<const char*, std::function<void(Out&)>> groups[] = {
+      {"latency", latency_cases},
+      {"goodput", goodput_case},
+      {"DCQCN", dcqcn_cases},
+      {"PFC", pfc_cases},
+      {"victim flow", victim_cases},
+      {"flow-size CDFs", cdf_cases},
+      {"perftest", perftest_cases},
+      {"HPCC", [full](Out& o) { hpcc_cases(o, full); }},
+      {"IRN", irn_cases},
+      {"InfiniBand perftest", ib_perftest_cases},
+      {"jitter", jitter_cases},
+      {"InfiniBand incast", ib_incast_case},
+      {"collectives", collective_cases},
+      {"InfiniBand adaptive routing", ib_ar_cases},
+      {"InfiniBand link failure", ib_failure_case},
+      {"Ethernet link failure", ethernet_failure_cases},
+      {"loss recovery", loss_recovery_cases},
+      {"InfiniBand CC", ib_cc_case},
+      {"Mathis", mathis_cases},
+      {"iWARP", [full](Out& o) { iwarp_cases(o, full); }},
+      {"UET", uet_cases},
+      {"MPI", mpi_cases},
+      {"flow level", flow_cases},
+  };
+  Out out;
+  const size_t n = std::size(groups);
+  for (size_t i = 0; i < n; ++i) {
+    if (on_group) on_group(i, n, groups[i].first);
+    groups[i].second(out);
+  }
   return out;
 }
 

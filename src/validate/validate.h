@@ -2,6 +2,7 @@
 // measured against expected, with the tolerance and a verdict.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,9 @@ struct ValidationResult {
 
 // `full`: the paper-sized versions of the cases that have a scaled-down one
 // (§B.6 on the 320-host fat-tree); minutes instead of seconds.
-[[nodiscard]] std::vector<ValidationResult> run_validation(bool full = false);
+// `on_group(done, total, name)`, if given, is called before each group of
+// cases runs (for a progress line).
+[[nodiscard]] std::vector<ValidationResult> run_validation(
+    bool full = false, const std::function<void(size_t, size_t, const char*)>& on_group = {});
 
 }  // namespace rdmasim

@@ -50,9 +50,13 @@ constexpr Unit kByteUnits[] = {
     {"kB", 1'000},
     {"MB", 1'000'000},
     {"GB", 1'000'000'000},
+    {"TB", 1'000'000'000'000},
+    {"PB", 1'000'000'000'000'000},
     {"KiB", int64_t{1} << 10},
     {"MiB", int64_t{1} << 20},
     {"GiB", int64_t{1} << 30},
+    {"TiB", int64_t{1} << 40},
+    {"PiB", int64_t{1} << 50},  // the largest size a value may be (kMaxInputBytes): it can be written
 };
 // Bits per second, and bytes per second (8 bits each): GPU and NVLink
 // bandwidths are quoted in GB/s, as nccl-tests prints busbw. Rates are shown
@@ -72,7 +76,7 @@ constexpr Quantity kTime{"time",
                          kMaxInputTimePs,
                          "100000s (about 28 hours; times are counted in 64-bit picoseconds)"};
 constexpr Quantity kBytes{"size",     "expected a size with a unit, e.g. 32MiB or 4KB",
-                          "bytes",    "B, KB, MB, GB, KiB, MiB or GiB",
+                          "bytes",    "B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB",
                           kByteUnits, kMaxInputBytes,
                           "1PiB"};
 constexpr Quantity kRate{"rate",

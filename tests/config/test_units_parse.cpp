@@ -48,6 +48,10 @@ TEST(ParseTime, LargestValues) {
   EXPECT_EQ(parse_time("100000000000000000ps").ps(), kMaxInputTimePs);
   EXPECT_GT(std::numeric_limits<int64_t>::max() / kMaxInputTimePs, 91);
   EXPECT_EQ(parse_bytes("1048576GiB").count(), kMaxInputBytes);
+  // The bound can be written as the error states it.
+  EXPECT_EQ(parse_bytes("1PiB").count(), kMaxInputBytes);
+  EXPECT_EQ(parse_bytes("2TiB").count(), int64_t{2} << 40);
+  EXPECT_EQ(parse_bytes("3TB").count(), int64_t{3'000'000'000'000});
   EXPECT_EQ(parse_rate("1000Tbps").bps(), kMaxInputBps);
 }
 
@@ -100,9 +104,10 @@ TEST(ParseBytes, Errors) {
             "size must be a whole number of bytes");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("-4KB"); }), "size must not be negative");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("4kb"); }),
-            "unknown size unit 'kb' (use B, KB, MB, GB, KiB, MiB or GiB)");
+            "unknown size unit 'kb' (use B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("9000000000GiB"); }), "size is too large");
   EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("1048577GiB"); }), "size is too large: at most 1PiB");
+  EXPECT_EQ(invalid_argument_of([] { (void)parse_bytes("2PiB"); }), "size is too large: at most 1PiB");
 }
 
 TEST(ParseRate, Values) {

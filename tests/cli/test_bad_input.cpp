@@ -361,8 +361,8 @@ TEST_F(CliTest, DelayWithUnknownUnit) {
 TEST_F(CliTest, BufferWithUnknownUnit) {
   expect_bad_input(
       run_scenario(edit(kGood, "workload:\n", "  switch:\n    buffer: 32MiBs\nworkload:\n")),
-      at("10:13: 'topology.switch.buffer': unknown size unit 'MiBs' (use B, KB, MB, GB, KiB, MiB "
-         "or GiB) (got \"32MiBs\")"));
+      at("10:13: 'topology.switch.buffer': unknown size unit 'MiBs' (use B, KB, MB, GB, TB, PB, KiB, "
+         "MiB, GiB, TiB or PiB) (got \"32MiBs\")"));
 }
 
 // --- Impossible values ---------------------------------------------------------------------------------

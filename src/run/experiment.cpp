@@ -218,23 +218,35 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
     }
     if (progress) progress(*this);
   };
+  bool open_ended = false;
+  for (const auto& w : workloads_) open_ended = open_ended || w->open_ended();
   if (poll_interval_ == Time::zero()) {
     // Flows only: the last completion stops the simulation.
     sim_.run(s_.duration, poll, 1 << 20);
   } else {
-    // Slices from time zero, so a workload ends at the same instant however
-    // it is combined with others.
+    // Slices from time zero, for the deadlock watch; the run ends after the
+    // event that finishes the last workload, so nothing after the work
+    // (final ACKs, congestion-control timers) is counted in the run.
     while (!interrupted_ && deadlock() == nullptr && !all_done() && sim_.now() < s_.duration &&
            sim_.pending_events() > 0) {
-      sim_.run(std::min(sim_.now() + poll_interval_, s_.duration), poll, 1 << 20);
+      sim_.run_until_done(
+          std::min(sim_.now() + poll_interval_, s_.duration), [this] { return all_done(); }, poll, 1 << 20);
       poll();
     }
+    // The work is done: let the packets it left on the wires (final ACKs,
+    // credits) land, within one more slice, so that every port's counters
+    // balance at the end of the run. Background load never goes quiet.
+    const auto quiet = [this] {
+      uint64_t live = 0;
+      for (const uint64_t n : fabric_->net().ledger().live) live += n;
+      return live == 0;
+    };
+    if (!interrupted_ && deadlock() == nullptr && !open_ended && all_done() && !quiet())
+      sim_.run_until_done(std::min(sim_.now() + poll_interval_, s_.duration), quiet, poll, 1 << 20);
   }
   if (incident_) incident_->finish();
   fabric_->settle_credits();
   // The one invariant check of the run.
-  bool open_ended = false;
-  for (const auto& w : workloads_) open_ended = open_ended || w->open_ended();
   invariant_error_ = open_ended ? fabric_->net().check_conservation() : fabric_->check_invariants();
   for (auto& f : flows_) {
     if (!f.started) continue;

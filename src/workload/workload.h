@@ -112,10 +112,10 @@ class Workload {
   [[nodiscard]] virtual bool finished() const { return true; }
   // How much of its own work is done, in [0, 1], for progress lines.
   [[nodiscard]] virtual double done_fraction() const { return finished() ? 1.0 : 0.0; }
-  // Non-zero: the runner advances the simulation in slices of this length and
-  // asks finished() between slices (the run ends at the end of the slice in
-  // which the last workload finished, so the fabric has settled before the
-  // invariant check). Zero: the workload needs no polling.
+  // Non-zero: the runner asks finished() after every event and ends the run
+  // after the event that finishes the last workload; it watches for deadlock
+  // in slices of the shortest length asked for. Zero: the workload needs no
+  // polling (flows, whose completions the runner counts).
   [[nodiscard]] virtual Time poll_interval() const { return Time::zero(); }
   // Whether it keeps traffic arriving without end (background load). Then
   // only packet conservation, which holds at any instant, is checked at the

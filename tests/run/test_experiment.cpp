@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "config/scenario.h"
+#include "config/shipped_path.h"
 #include "report/results.h"
 #include "run/experiment.h"
 
@@ -283,6 +284,27 @@ TEST(Experiment, SetupHonoursAnInterrupt) {
   Experiment e(s, 0, &stop);
   e.run();
   EXPECT_EQ(e.completed(), 4u);
+}
+
+// A collective's run ends when its work does: after its last transfer lands
+// and the ACKs it left on the wires arrive, not at the runner's next poll of
+// the workload (up to 20 us later), whose idle time diluted every port's
+// utilisation. DCQCN's timers keep ticking after the data: they are not work.
+TEST(Experiment, ACollectiveRunEndsWhenItsWorkDoes) {
+  Experiment e(load_scenario_file(find_shipped("scenarios/nccl-allreduce-ring-rocev2-dcqcn-mlx.yaml")));
+  e.run();
+  ASSERT_EQ(e.invariant_error(), "");
+  const auto j = results_json(e);
+  const auto& w = j["workload_results"][0];
+  ASSERT_TRUE(w["finished"].get<bool>());
+  const double work_end_us = w["start_ns"].get<double>() / 1e3 + w["time_us"].get<double>();
+  const double end_us = e.sim().now().ps() / 1e6;
+  EXPECT_GE(end_us, work_end_us);
+  // The last ACK's way back: two hops of 150 ns and a switch, not a slice.
+  EXPECT_LT(end_us, work_end_us + 2.0) << "work " << work_end_us << " us";
+  // Nothing of the work is left in flight: every port's counters balance.
+  for (const auto& [type, counts] : j["network"]["packets"].items())
+    EXPECT_EQ(counts["in_flight"].get<uint64_t>(), 0u) << type;
 }
 
 }  // namespace

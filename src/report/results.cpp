@@ -19,7 +19,14 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// A distribution of nothing (no flow completed, an empty size bin) has no
+// minimum, mean or percentile: null, not 0, which would read as an instant
+// flow and drag a mean taken across runs.
 json dist_json(const Distribution& d) {
+  if (d.count == 0)
+    return json{{"count", 0},       {"min", nullptr}, {"mean", nullptr},  {"stdev", nullptr},
+                {"p50", nullptr},   {"p90", nullptr}, {"p95", nullptr},   {"p99", nullptr},
+                {"p99.9", nullptr}, {"max", nullptr}, {"jitter", nullptr}};
   return json{{"count", d.count}, {"min", d.min}, {"mean", d.mean},    {"stdev", d.stdev},
               {"p50", d.p50},     {"p90", d.p90}, {"p95", d.p95},      {"p99", d.p99},
               {"p99.9", d.p999},  {"max", d.max}, {"jitter", d.jitter}};

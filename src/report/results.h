@@ -12,7 +12,8 @@
 
 namespace rdmasim {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// 2: the statistics of a distribution with no samples are null (they were 0).
+inline constexpr int kResultsSchemaVersion = 2;
 
 [[nodiscard]] nlohmann::ordered_json scenario_json(const Scenario& s);
 [[nodiscard]] nlohmann::ordered_json results_json(const Experiment& e);

@@ -35,6 +35,7 @@ class EvaluationSweep final : public SweepTarget {
     const Evaluation ev = load_evaluation_file(path_, sets);
     check_cells(ev, eval_cells(ev));
   }
+  [[nodiscard]] long long file_seed(const std::vector<std::string>& /*sets*/) const override { return -1; }
   [[nodiscard]] bool parallel_within_point() const override { return true; }
 
   void run(SweepCell& c, const std::vector<std::string>& sets, size_t index, int threads,

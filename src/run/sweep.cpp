@@ -43,6 +43,9 @@ class ScenarioSweep final : public SweepTarget {
   [[nodiscard]] const char* kind() const override { return "scenario"; }
   [[nodiscard]] std::string seed_set(long long seed) const override { return "seed=" + std::to_string(seed); }
   void check(const std::vector<std::string>& sets) const override { (void)load_scenario_file(path_, sets); }
+  [[nodiscard]] long long file_seed(const std::vector<std::string>& sets) const override {
+    return static_cast<long long>(load_scenario_file(path_, sets).seed);
+  }
   [[nodiscard]] bool parallel_within_point() const override { return false; }
 
   void run(SweepCell& c, const std::vector<std::string>& sets, size_t /*index*/, int /*threads*/,
@@ -206,6 +209,9 @@ std::vector<SweepCell> run_sweep(const SweepSpec& spec, int jobs, int rank, int 
     const size_t i = static_cast<size_t>(rank) + k * static_cast<size_t>(ranks);
     SweepCell& c = cells[i];
     try {
+      // Before anything can fail or be interrupted, so that every row says
+      // which seed reruns it.
+      if (c.seed < 0) c.seed = spec.target->file_seed(cell_sets(spec, c));
       if (interrupt != nullptr && interrupt->load()) throw std::runtime_error(kSweepInterrupted);
       spec.target->run(c, cell_sets(spec, c), i, inside ? jobs : 1, inner, interrupt);
     } catch (const std::exception& err) {
@@ -230,7 +236,8 @@ std::string sweep_share(const std::vector<SweepCell>& cells, int rank, int ranks
   nlohmann::ordered_json share = nlohmann::ordered_json::array();
   for (size_t i = static_cast<size_t>(rank); i < cells.size(); i += static_cast<size_t>(ranks)) {
     const SweepCell& c = cells[i];
-    share.push_back({{"cell", i}, {"ok", c.ok}, {"error", c.error}, {"results", c.results}});
+    share.push_back(
+        {{"cell", i}, {"seed", c.seed}, {"ok", c.ok}, {"error", c.error}, {"results", c.results}});
   }
   return share.dump();
 }
@@ -239,6 +246,7 @@ void merge_sweep_share(std::vector<SweepCell>& cells, const std::string& share) 
   for (auto& r : nlohmann::ordered_json::parse(share)) {
     const auto i = r["cell"].get<size_t>();
     if (i >= cells.size()) throw std::runtime_error("sweep: a rank returned cell " + std::to_string(i));
+    cells[i].seed = r["seed"].get<long long>();
     cells[i].ok = r["ok"].get<bool>();
     cells[i].error = r["error"].get<std::string>();
     cells[i].results = std::move(r["results"]);
@@ -281,7 +289,7 @@ std::string sweep_csv(const SweepSpec& spec, const std::vector<SweepCell>& cells
     const SweepCell& c = cells[i];
     std::string head = std::to_string(i);
     for (const std::string& set : c.sets) head += "," + csv_field(set.substr(set.find('=') + 1));
-    const std::string seed = c.seed >= 0 ? std::to_string(c.seed) : figure(c.results, {"scenario", "seed"});
+    const std::string seed = c.seed >= 0 ? std::to_string(c.seed) : "";
     head += "," + seed + "," + (c.ok ? "ok" : "failed");
     std::vector<std::vector<std::string>> rows = spec.target->csv_rows(c);
     if (rows.empty()) rows.emplace_back();

@@ -22,7 +22,7 @@ namespace rdmasim {
 // NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json members have no noexcept default constructor
 struct SweepCell {
   std::vector<std::string> sets;  // the grid's key=value for this cell, axis order
-  long long seed = -1;            // -1: the file's own
+  long long seed = -1;            // -1: the file's own, until a run reads it (an evaluation: stays -1)
   bool ok = false;
   std::string error;               // when !ok
   nlohmann::ordered_json results;  // what the target measured (a scenario's results.json)
@@ -42,6 +42,9 @@ class SweepTarget {
   [[nodiscard]] virtual std::string seed_set(long long seed) const = 0;
   // Loads the file with `sets` applied: throws InputError for what it refuses.
   virtual void check(const std::vector<std::string>& sets) const = 0;
+  // The seed the file runs a point with when no --seeds are given; -1 when
+  // a point has no single seed (an evaluation averages over its own).
+  [[nodiscard]] virtual long long file_seed(const std::vector<std::string>& sets) const = 0;
   // Runs cell `index` (its settings `sets`, seed included) on up to
   // `threads` threads, filling `cell` (ok, error, results); `inner(done,
   // total)` is told of the parts a long point has (an evaluation's cells) as

@@ -492,8 +492,8 @@ std::string flow_level_summary(const FlowLevelRun& r) {
   std::string s;
   s += fmt::format("scenario   {}  ({}, profile {}, flow-level model)\n", r.scenario().name,
                    r.topology().description, r.scenario().profile);
-  s += fmt::format("simulated  {:.3f} us  events {}  rate solves {}  {}\n", r.now().ps() / 1e6, r.events(),
-                   r.solves(), r.interrupted() ? "(INTERRUPTED)" : "");
+  s += fmt::format("simulated  {:.3f} us  events {}  rate solves {}{}\n", r.now().ps() / 1e6, r.events(),
+                   r.solves(), r.interrupted() ? "  (INTERRUPTED)" : "");
   if (!r.flows().empty()) s += flow_summary_lines(j);
   for (const auto& c : r.jobs()) s += c->summary();
   if (!r.jobs().empty())

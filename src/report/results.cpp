@@ -651,8 +651,8 @@ std::string summary_text(const Experiment& e) {
   std::string s;
   s += fmt::format("scenario   {}  ({}, profile {})\n", e.scenario().name, e.fabric().topology().description,
                    e.scenario().profile);
-  s += fmt::format("simulated  {:.3f} us  events {}  {}\n", e.sim().now().ps() / 1e6,
-                   j["run"]["events"].get<uint64_t>(), e.interrupted() ? "(INTERRUPTED)" : "");
+  s += fmt::format("simulated  {:.3f} us  events {}{}\n", e.sim().now().ps() / 1e6,
+                   j["run"]["events"].get<uint64_t>(), e.interrupted() ? "  (INTERRUPTED)" : "");
   s += fmt::format("memory     {} MiB estimated (network and flows)\n", e.memory_estimate() >> 20);
   if (j.contains("misconfig")) {
     const auto& m = j["misconfig"];

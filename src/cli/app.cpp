@@ -19,14 +19,27 @@
 namespace rdmasim::cli {
 namespace {
 
-int validate_command(bool full, const Context& ctx) {
+int validate_command(bool full, const std::vector<std::string>& only, bool list, const Context& ctx) {
+  if (list) {
+    for (const std::string& g : validation_groups()) std::printf("%s\n", g.c_str());
+    return kExitOk;
+  }
   Progress progress(ctx.progress_every, false);
-  const auto results = run_validation(full, [&](size_t done, size_t total, const char* group) {
-    progress.tick([&] {
-      return fmt::format("[validate] {} of {} groups done, now {}, {:.0f} s", done, total, group,
-                         progress.seconds());
-    });
-  });
+  std::vector<ValidationResult> results;
+  try {
+    results = run_validation(
+        full,
+        [&](size_t done, size_t total, const char* group) {
+          progress.tick([&] {
+            return fmt::format("[validate] {} of {} groups done, now {}, {:.0f} s", done, total, group,
+                               progress.seconds());
+          });
+        },
+        only);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: validate: --only: %s\n", e.what());
+    return kExitBadInput;
+  }
   int failed = 0, gaps = 0;
   std::printf("%-5s %-58s %-22s %-24s %s\n", "case", "what", "measured", "expected", "verdict");
   for (const auto& r : results) {
@@ -149,6 +162,11 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
       "run the validation cases (published results, exact values, conservation): measured vs expected");
   bool full = false;
   validate->add_flag("--full", full, "paper-sized topologies where the default is scaled down (slow)");
+  std::vector<std::string> validate_only;
+  bool validate_list = false;
+  validate->add_option("--only", validate_only,
+                       "run only these groups of cases (by name, e.g. collectives; --list names them)");
+  validate->add_flag("--list", validate_list, "list the groups of cases, in the order they run");
 
   // CLI11 would only say "a subcommand is required" for a misspelt one.
   if (argc > 1 && argv[1][0] != '-') {
@@ -198,7 +216,7 @@ int command_line(int argc, const char* const* argv, const Process& process, bool
   if (*app.get_subcommand("train")) return train_command(train, ctx);
   if (*bench) return bench_command(only, list, scale, ctx);
   if (ctx.check_only) return kExitOk;  // the rest have no input beyond their flags
-  if (*validate) return validate_command(full, ctx);
+  if (*validate) return validate_command(full, validate_only, validate_list, ctx);
   if (*schema) return schema_command();
   if (*profiles) return profiles_command();
   return kExitOk;

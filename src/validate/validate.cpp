@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "config/shipped_path.h"
@@ -533,10 +536,13 @@ void collective_cases(std::vector<ValidationResult>& out);  // collective_cases.
 void mpi_cases(std::vector<ValidationResult>& out);         // mpi_cases.cpp
 void flow_cases(std::vector<ValidationResult>& out);        // flow_cases.cpp
 
-std::vector<ValidationResult> run_validation(
-    bool full, const std::function<void(size_t, size_t, const char*)>& on_group) {
-  using Out = std::vector<ValidationResult>;
-  const std::pair<const char*, std::function<void(Out&)>> groups[] = {
+namespace {
+
+using Out = std::vector<ValidationResult>;
+using Group = std::pair<const char*, std::function<void(Out&)>>;
+
+std::vector<Group> groups_of(bool full) {
+  return {
       {"latency", latency_cases},
       {"goodput", goodput_case},
       {"DCQCN", dcqcn_cases},
@@ -561,8 +567,41 @@ std::vector<ValidationResult> run_validation(
       {"MPI", mpi_cases},
       {"flow level", flow_cases},
   };
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+std::vector<std::string> validation_groups() {
+  std::vector<std::string> names;
+  for (const Group& g : groups_of(false)) names.emplace_back(g.first);
+  return names;
+}
+
+std::vector<ValidationResult> run_validation(bool full,
+                                             const std::function<void(size_t, size_t, const char*)>& on_group,
+                                             const std::vector<std::string>& only) {
+  std::vector<Group> groups = groups_of(full);
+  if (!only.empty()) {
+    for (const std::string& name : only)
+      if (std::none_of(groups.begin(), groups.end(),
+                       [&](const Group& g) { return same_name(g.first, name); })) {
+        std::string known;
+        for (const Group& g : groups) known += (known.empty() ? "'" : ", '") + std::string(g.first) + "'";
+        throw std::invalid_argument("no validation group '" + name + "' (groups: " + known + ")");
+      }
+    std::erase_if(groups, [&](const Group& g) {
+      return std::none_of(only.begin(), only.end(),
+                          [&](const std::string& n) { return same_name(g.first, n); });
+    });
+  }
   Out out;
-  const size_t n = std::size(groups);
+  const size_t n = groups.size();
   for (size_t i = 0; i < n; ++i) {
     if (on_group) on_group(i, n, groups[i].first);
     groups[i].second(out);

@@ -30,11 +30,17 @@ struct ValidationResult {
   std::string gap;
 };
 
+// The groups the cases run in, in order (e.g. "DCQCN", "collectives").
+[[nodiscard]] std::vector<std::string> validation_groups();
+
 // `full`: the paper-sized versions of the cases that have a scaled-down one
 // (§B.6 on the 320-host fat-tree); minutes instead of seconds.
 // `on_group(done, total, name)`, if given, is called before each group of
-// cases runs (for a progress line).
+// cases runs (for a progress line). `only`, if not empty, names the groups
+// to run (as validation_groups() spells them, case aside); a name that is
+// no group throws std::invalid_argument listing them.
 [[nodiscard]] std::vector<ValidationResult> run_validation(
-    bool full = false, const std::function<void(size_t, size_t, const char*)>& on_group = {});
+    bool full = false, const std::function<void(size_t, size_t, const char*)>& on_group = {},
+    const std::vector<std::string>& only = {});
 
 }  // namespace rdmasim

@@ -948,6 +948,28 @@ TEST_F(CliTest, BenchOnlyAnUnknownScenarioIsRefused) {
   EXPECT_EQ(r.out, "");
 }
 
+// validate runs one group of cases on request (the whole set takes minutes),
+// in the order --list gives; an unknown group is refused before any runs.
+TEST_F(CliTest, ValidateOnlyRunsTheNamedGroups) {
+  const CliResult list = run_cli({"validate", "--list"});
+  expect_clean_exit(list);
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_EQ(list.out.rfind("latency\ngoodput\nDCQCN\nPFC\nvictim flow\n", 0), 0u) << list.out;
+  const CliResult pfc = run_cli({"validate", "--only", "pfc"});
+  expect_clean_exit(pfc);
+  EXPECT_EQ(pfc.exit_code, 0) << pfc.err;
+  EXPECT_NE(pfc.out.find("16-to-1 incast, PFC on"), std::string::npos) << pfc.out;
+  EXPECT_EQ(pfc.out.find("victim flow beside"), std::string::npos) << "only the PFC group: " << pfc.out;
+  EXPECT_NE(pfc.out.find("\n2 passed, 0 failed, 0 known gaps"), std::string::npos) << pfc.out;
+  const CliResult bad = run_cli({"validate", "--only", "PFC", "--only", "nosuch"});
+  expect_clean_exit(bad);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("error: validate: --only: no validation group 'nosuch' (groups: 'latency', ", 0),
+            0u)
+      << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
 // The 8,192-host runs (minutes each) are listed, marked, and left out of a
 // plain `bench`; --only and --scale reach them.
 TEST_F(CliTest, BenchListsTheScaleRunsApart) {

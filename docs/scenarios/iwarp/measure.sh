@@ -114,6 +114,8 @@ EOF
 busbw() { awk '/^ +[0-9]/ {print $1, $8}'; }
 
 NCCL_FABRICS=(ideal iwarp-cubic iwarp-dctcp rocev2-dcqcn rocev2-dcqcn-mlx rocev2-dcqcn-400g rocev2-hpcc-400g ib-ndr)
+# The section studies the ring as NCCL ran it before its tuner, on 1 us links: pinned (here and in allreduce-*.yaml) so the tables do not move when the tuner or the front end's defaults do.
+NCCL_PIN=(--algo ring --proto Simple --channels 8 --chunk 512KiB --cable-delay 1us)
 
 # Rail-optimized 4 x 8 (every ring hop between servers stays on its rail
 # leaf: no ECMP), 1 MiB, 16 MiB, 256 MiB.
@@ -122,7 +124,7 @@ nccl_rail() {
   echo "|---|---|---|---|"
   local f
   for f in "${NCCL_FABRICS[@]}"; do
-    "$BIN" nccl-tests all_reduce_perf -b 1M -e 256M -f 16 --topo rail --fabric "$f" \
+    "$BIN" nccl-tests all_reduce_perf -b 1M -e 256M -f 16 --topo rail --fabric "$f" "${NCCL_PIN[@]}" \
       >"$OUT/nccl-rail-$f.txt"
     busbw <"$OUT/nccl-rail-$f.txt" | awk -v f="$f" '{v[NR] = $2} END {printf "| %s | %s | %s | %s |\n", f, v[1], v[2], v[3]}'
   done
@@ -138,8 +140,8 @@ nccl_leafspine() {
   local f s
   for f in "${NCCL_FABRICS[@]}"; do
     for s in 1 2 3 4 5 6 7 8; do
-      "$BIN" nccl-tests all_reduce_perf -b 16M -e 256M -f 16 --topo leaf-spine --fabric "$f" --seed "$s" \
-        >"$OUT/nccl-ls-$f-seed$s.txt"
+      "$BIN" nccl-tests all_reduce_perf -b 16M -e 256M -f 16 --topo leaf-spine --fabric "$f" "${NCCL_PIN[@]}" \
+        --seed "$s" >"$OUT/nccl-ls-$f-seed$s.txt"
     done
     for size in 16777216 268435456; do
       cat "$OUT"/nccl-ls-"$f"-seed{1,2,3,4,5,6,7,8}.txt | busbw | awk -v f="$f" -v z="$size" '

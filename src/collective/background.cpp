@@ -2,20 +2,25 @@
 
 #include <numeric>
 #include <stdexcept>
-
-#include "workload/poisson_flows.h"
+#include <utility>
 
 namespace rdmasim {
 
 BackgroundTraffic::BackgroundTraffic(Simulation& sim, Fabric& fabric, int hosts, Rate nic_rate,
                                      const FlowSizeCdf& sizes, const BackgroundConfig& cfg)
-    : fabric_(fabric) {
+    : sim_(sim), fabric_(fabric), rng_(sim.rng("background")) {
   if (!(cfg.load > 0 && cfg.load <= 1)) throw std::invalid_argument("background load must be in (0, 1]");
   std::vector<int> endpoints(hosts);
   std::iota(endpoints.begin(), endpoints.end(), 0);
-  Rng rng = sim.rng("background");
-  flows_ = generate_poisson_flows(sizes, endpoints, nic_rate, cfg.load, sim.now(), cfg.horizon, rng);
-  for (size_t i = 0; i < flows_.size(); ++i) sim.schedule(flows_[i].start, this, 0, i);
+  arrivals_ = std::make_unique<PoissonArrivals>(sizes, std::move(endpoints), nic_rate, cfg.load, sim.now(),
+                                                cfg.horizon, rng_);
+  schedule_next();
+}
+
+void BackgroundTraffic::schedule_next() {
+  if (arrivals_->next_start() == Time::never()) return;
+  flows_.push_back(arrivals_->next());
+  sim_.schedule(flows_.back().start, this, 0, flows_.size() - 1);
 }
 
 void BackgroundTraffic::on_event(uint32_t, uint64_t arg) {
@@ -27,6 +32,7 @@ void BackgroundTraffic::on_event(uint32_t, uint64_t arg) {
   }
   it->second.post_write(f.size_bytes, arg);
   ++started_;
+  schedule_next();
 }
 
 void BackgroundTraffic::on_complete(const Completion& c) {

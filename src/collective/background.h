@@ -12,6 +12,7 @@
 #include "verbs/verbs.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/flow_spec.h"
+#include "workload/poisson_flows.h"
 
 namespace rdmasim {
 
@@ -22,9 +23,10 @@ struct BackgroundConfig {
 
 class BackgroundTraffic final : public EventHandler, public CompletionSink {
  public:
-  // Generates flows between endpoints [0, hosts) of `fabric`, each NIC
-  // loaded to cfg.load of `nic_rate` (deterministic for the simulation's
-  // seed), and schedules their starts from now. Throws std::invalid_argument
+  // Flows between endpoints [0, hosts) of `fabric`, each NIC loaded to
+  // cfg.load of `nic_rate` (deterministic for the simulation's seed),
+  // arriving from now; each is drawn when the one before it starts, so a
+  // long horizon costs nothing past the run's end. Throws std::invalid_argument
   // for a bad load. `sim` and `fabric` must outlive it.
   BackgroundTraffic(Simulation& sim, Fabric& fabric, int hosts, Rate nic_rate, const FlowSizeCdf& sizes,
                     const BackgroundConfig& cfg);
@@ -32,6 +34,7 @@ class BackgroundTraffic final : public EventHandler, public CompletionSink {
   BackgroundTraffic(GpuCluster& cl, const FlowSizeCdf& sizes, const BackgroundConfig& cfg)
       : BackgroundTraffic(cl.sim(), cl.fabric(), cl.ranks(), cl.config().nic_link.rate, sizes, cfg) {}
 
+  // Flows generated so far: arrivals are drawn as the run reaches them.
   [[nodiscard]] size_t flows() const { return flows_.size(); }
   [[nodiscard]] size_t started() const { return started_; }
   [[nodiscard]] size_t completed() const { return completed_; }
@@ -43,7 +46,13 @@ class BackgroundTraffic final : public EventHandler, public CompletionSink {
   void on_complete(const Completion& c) override;
 
  private:
+  // Schedules the next arrival, if the window has one.
+  void schedule_next();
+
+  Simulation& sim_;
   Fabric& fabric_;
+  Rng rng_;
+  std::unique_ptr<PoissonArrivals> arrivals_;
   std::vector<FlowSpec> flows_;
   std::unordered_map<uint64_t, QueuePair> qps_;
   size_t started_ = 0, completed_ = 0;

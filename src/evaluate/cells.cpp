@@ -234,9 +234,11 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     bg["type"] = "background";
     bg["cdf"] = cond.background_cdf;
     bg["load"] = fmt::format("{}%", cond.background_load * 100);
-    // Background keeps arriving while the measured workload runs; 5 ms covers
-    // a latency test's 1000 round trips and a collective sweep point.
-    bg["horizon"] = "5ms";
+    // Background keeps arriving for as long as the measured workload runs
+    // (a training iteration's communication starts tens of ms in): the
+    // cell's duration; arrivals are drawn as the run reaches them, and the
+    // run ends with the measured workload.
+    bg["horizon"] = format_time(ev.duration);
     workloads.push_back(bg);
   }
   if (cond.incast_senders > 0) {

@@ -24,9 +24,9 @@ int64_t draw_gap_ps(Rng& rng, double mean_ps) {
 
 }  // namespace
 
-std::vector<FlowSpec> generate_poisson_flows(const FlowSizeCdf& sizes, const std::vector<int>& hosts,
-                                             Rate host_rate, double load, Time start, Time duration,
-                                             Rng& rng) {
+PoissonArrivals::PoissonArrivals(FlowSizeCdf sizes, std::vector<int> hosts, Rate host_rate, double load,
+                                 Time start, Time duration, Rng& rng)
+    : sizes_(std::move(sizes)), hosts_(std::move(hosts)), rng_(rng) {
   if (!(load > 0.0 && load <= 1.0)) {
     throw std::invalid_argument("generate_poisson_flows: load must be in (0, 1], got " +
                                 std::to_string(load));
@@ -36,49 +36,57 @@ std::vector<FlowSpec> generate_poisson_flows(const FlowSizeCdf& sizes, const std
   if (start.ps() > std::numeric_limits<int64_t>::max() / 2 - duration.ps()) {
     throw std::invalid_argument("generate_poisson_flows: start + duration overflows");
   }
-  if (hosts.size() < 2) throw std::invalid_argument("generate_poisson_flows: need at least 2 hosts");
+  if (hosts_.size() < 2) throw std::invalid_argument("generate_poisson_flows: need at least 2 hosts");
   std::unordered_set<int> seen;
-  for (int h : hosts) {
+  for (int h : hosts_) {
     if (h < 0) throw std::invalid_argument("generate_poisson_flows: negative host id " + std::to_string(h));
     // A repeated id could be picked as its own destination.
     if (!seen.insert(h).second) {
       throw std::invalid_argument("generate_poisson_flows: duplicate host id " + std::to_string(h));
     }
   }
-  const double mean_bytes = sizes.mean_bytes();
+  const double mean_bytes = sizes_.mean_bytes();
   if (!(mean_bytes > 0.0))
     throw std::invalid_argument("generate_poisson_flows: mean flow size must be positive");
+  mean_gap_ps_ = mean_bytes * 8.0 / (static_cast<double>(host_rate.bps()) * load) * 1e12;
+  end_ps_ = start.ps() + duration.ps();
+  for (size_t i = 0; i < hosts_.size(); ++i) due_.emplace(start.ps() + draw_gap_ps(rng_, mean_gap_ps_), i);
+  skip_ended();
+}
 
-  const double mean_gap_ps = mean_bytes * 8.0 / (static_cast<double>(host_rate.bps()) * load) * 1e12;
-  const int64_t end_ps = start.ps() + duration.ps();
+void PoissonArrivals::skip_ended() {
+  while (!due_.empty() && due_.top().first >= end_ps_) due_.pop();  // that host is done; the rest still run
+}
 
-  // (next arrival in ps, position in `hosts`): the min-heap replays all
-  // hosts' arrivals in time order, which is what makes longer windows extend
-  // shorter ones instead of reshuffling them.
-  using Arrival = std::pair<int64_t, size_t>;
-  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> next;
-  for (size_t i = 0; i < hosts.size(); ++i) next.emplace(start.ps() + draw_gap_ps(rng, mean_gap_ps), i);
+Time PoissonArrivals::next_start() const {
+  return due_.empty() ? Time::never() : Time::from_ps(due_.top().first);
+}
 
+FlowSpec PoissonArrivals::next() {
+  const auto [t, i] = due_.top();
+  due_.pop();
+  // One draw over the other hosts, skipping over the source's own slot.
+  size_t j = static_cast<size_t>(rng_.below(hosts_.size() - 1));
+  if (j >= i) ++j;
+  FlowSpec f;
+  f.id = made_++;
+  f.src = hosts_[i];
+  f.dst = hosts_[j];
+  f.priority = kPoissonFlowPriority;
+  f.dport = kPoissonFlowDport;
+  f.size_bytes = sizes_.sample(rng_);
+  f.start = Time::from_ps(t);
+  due_.emplace(t + draw_gap_ps(rng_, mean_gap_ps_), i);
+  skip_ended();
+  return f;
+}
+
+std::vector<FlowSpec> generate_poisson_flows(const FlowSizeCdf& sizes, const std::vector<int>& hosts,
+                                             Rate host_rate, double load, Time start, Time duration,
+                                             Rng& rng) {
+  PoissonArrivals arrivals(sizes, hosts, host_rate, load, start, duration, rng);
   std::vector<FlowSpec> flows;
-  const uint64_t others = hosts.size() - 1;
-  while (!next.empty()) {
-    const auto [t, i] = next.top();
-    next.pop();
-    if (t >= end_ps) continue;  // this host is done; the rest still run
-    // One draw over the other hosts, skipping over the source's own slot.
-    size_t j = static_cast<size_t>(rng.below(others));
-    if (j >= i) ++j;
-    FlowSpec f;
-    f.id = static_cast<int64_t>(flows.size());
-    f.src = hosts[i];
-    f.dst = hosts[j];
-    f.priority = kPoissonFlowPriority;
-    f.dport = kPoissonFlowDport;
-    f.size_bytes = sizes.sample(rng);
-    f.start = Time::from_ps(t);
-    flows.push_back(f);
-    next.emplace(t + draw_gap_ps(rng, mean_gap_ps), i);
-  }
+  while (arrivals.next_start() != Time::never()) flows.push_back(arrivals.next());
   return flows;
 }
 

@@ -3,6 +3,9 @@
 // state, so the offered load is fixed by the arrival rate and size mix.
 #pragma once
 
+#include <cstdint>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "engine/rng.h"
@@ -29,6 +32,35 @@ inline constexpr int kPoissonFlowDport = 100;
 // Throws std::invalid_argument unless 0 < load <= 1, host_rate > 0,
 // duration >= 0, hosts has >= 2 distinct non-negative ids, and the mean flow
 // size is positive.
+// The same arrivals drawn one at a time, as a run reaches them: a long
+// window costs memory and queue space only for the flows it has started.
+// next() gives generate_poisson_flows' flows in its order (same Rng draws);
+// `rng` must outlive it. Throws as generate_poisson_flows does.
+class PoissonArrivals {
+ public:
+  PoissonArrivals(FlowSizeCdf sizes, std::vector<int> hosts, Rate host_rate, double load, Time start,
+                  Time duration, Rng& rng);
+  // When the next flow starts; Time::never() once the window is over.
+  [[nodiscard]] Time next_start() const;
+  // The next flow (ids count from 0); call only while next_start() is not never.
+  FlowSpec next();
+
+ private:
+  // Drops the hosts whose next arrival is past the window's end.
+  void skip_ended();
+
+  FlowSizeCdf sizes_;
+  std::vector<int> hosts_;
+  double mean_gap_ps_ = 0;
+  int64_t end_ps_ = 0;
+  Rng& rng_;
+  // (next arrival in ps, position in hosts_): replays every host's arrivals
+  // in time order, which is what makes longer windows extend shorter ones.
+  using Arrival = std::pair<int64_t, size_t>;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> due_;
+  int64_t made_ = 0;
+};
+
 [[nodiscard]] std::vector<FlowSpec> generate_poisson_flows(const FlowSizeCdf& sizes,
                                                            const std::vector<int>& hosts, Rate host_rate,
                                                            double load, Time start, Time duration, Rng& rng);

@@ -111,6 +111,25 @@ void route_local(const Topology& t, const SubnetManagerConfig& cfg, const Graph&
     for (size_t l = 1; l < stride.size(); ++l) stride[l] = stride[l - 1] * std::max<int64_t>(1, ups[l - 1]);
   }
 
+  // ftree's running index of a destination: leaf by leaf, as OpenSM's ftree
+  // walks the leaves and the endpoints under each. A destination's global id
+  // would not do: a rail-optimized cluster numbers GPU r of every server r
+  // mod the rails, so d mod k sent every flow into rail r through spine r.
+  std::vector<int64_t> ftree_index(static_cast<size_t>(t.num_hosts()));
+  if (cfg.engine == RoutingEngine::kFtree) {
+    std::vector<std::pair<int64_t, int>> by_leaf;
+    for (int d = 0; d < t.num_hosts(); ++d) {
+      const int h = t.hosts[d];
+      int64_t leaf = std::numeric_limits<int64_t>::max();
+      for (const auto& e : g.adj[h])
+        if (!g.is_host(e.first) && rank[e.first] != kInf) leaf = std::min(leaf, key(e.first));
+      by_leaf.emplace_back(leaf, d);
+    }
+    std::sort(by_leaf.begin(), by_leaf.end());
+    for (size_t i = 0; i < by_leaf.size(); ++i)
+      ftree_index[static_cast<size_t>(by_leaf[i].second)] = static_cast<int64_t>(i);
+  }
+
   std::vector<std::vector<uint32_t>> load(n_nodes);  // destinations routed per port (balancing)
   for (size_t n = 0; n < n_nodes; ++n) load[n].assign(g.adj[n].size(), 0);
   std::vector<int> hop(n_nodes), dist_down(n_nodes), dist_any(n_nodes), queue;
@@ -195,7 +214,8 @@ void route_local(const Topology& t, const SubnetManagerConfig& cfg, const Graph&
       size_t pick = 0;
       if (cfg.engine == RoutingEngine::kFtree && going_up) {
         const auto level = static_cast<size_t>(max_rank - rank[n]);
-        pick = static_cast<size_t>((d / stride[level]) % static_cast<int64_t>(cands.size()));
+        pick = static_cast<size_t>((ftree_index[static_cast<size_t>(d)] / stride[level]) %
+                                   static_cast<int64_t>(cands.size()));
       } else {
         for (size_t c = 1; c < cands.size(); ++c)
           if (load[n][cands[c]] < load[n][cands[pick]]) pick = c;

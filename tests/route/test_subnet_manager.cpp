@@ -88,6 +88,28 @@ TEST(SubnetManager, FtreeGivesEveryDestinationItsOwnDownPath) {
   }
 }
 
+// On a rail-optimized cluster every destination of a rail still owns its own
+// path down: ftree indexes destinations leaf by leaf (OpenSM walks the leaves
+// and the endpoints under each), not by their global number, which puts GPU
+// r of every server on rail r. By global number (d mod 4 = r) all of a
+// rail's destinations shared one spine: every spine-to-rail link but one
+// idle, and half-loaded background traffic backed up behind it (mean FCT
+// 412 us against RoCE's 30 on 4 x 4 GPUs).
+TEST(SubnetManager, FtreeSpreadsARailsDestinationsOverTheSpines) {
+  Simulation sim(1);
+  Fabric f(sim, make_servers(4, 4, 4, kNdrLink, kNdrLink), ib(RoutingEngine::kFtree));
+  const auto& topo = f.topology();
+  int down_links = 0;
+  for (const auto& [port, dsts] : destinations_per_link(f)) {
+    const int from_tier = topo.nodes[port->owner().id()].tier;
+    const int to_tier = topo.nodes[port->peer()->id()].tier;
+    if (to_tier >= from_tier) continue;
+    ++down_links;
+    EXPECT_EQ(dsts.size(), 1u) << port->owner().name() << " -> " << port->peer()->name();
+  }
+  EXPECT_EQ(down_links, 16);  // each of the 4 spines reaches one GPU of each of the 4 rails
+}
+
 // minhop balances destinations over a switch's equal-hop ports within one.
 TEST(SubnetManager, MinHopBalancesUpPorts) {
   Simulation sim(1);

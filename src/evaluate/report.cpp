@@ -202,6 +202,40 @@ size_t baseline_of(const Evaluation& ev) {
   return 0;
 }
 
+// The conditions under which every figure of workload `w` equals the
+// baseline's, for every fabric: the condition never reached the workload
+// (a failed link that carries none of its traffic). A table of repeated
+// rows does not say so, and reads as fabrics that shrug the condition off.
+std::vector<std::string> untouched_conditions(const EvalReportInput& in, size_t w,
+                                              const std::vector<std::string>& metrics) {
+  const Evaluation& ev = in.ev;
+  std::vector<std::string> out;
+  const size_t base = baseline_of(ev);
+  if (ev.conditions.empty() || !ev.conditions[base].is_baseline()) return out;
+  const size_t points = std::max<size_t>(1, ev.workloads[w].sweep_values.size());
+  for (size_t c = 0; c < ev.conditions.size(); ++c) {
+    if (c == base) continue;
+    size_t compared = 0;
+    bool same = true;
+    for (size_t f = 0; f < ev.fabrics.size() && same; ++f)
+      for (size_t p = 0; p < points && same; ++p) {
+        if (!cell_exists(in, f, w, p, c) || !cell_exists(in, f, w, p, base)) continue;
+        for (const auto& m : metrics) {
+          const EvalFigure* b = find_figure(in.summary, fig_id(ev, f, w, p, base, m));
+          const EvalFigure* x = find_figure(in.summary, fig_id(ev, f, w, p, c, m));
+          if (b == nullptr && x == nullptr) continue;
+          if (b == nullptr || x == nullptr || b->mean != x->mean || b->min != x->min || b->max != x->max) {
+            same = false;
+            break;
+          }
+          ++compared;
+        }
+      }
+    if (same && compared > 0) out.push_back(ev.conditions[c].name);
+  }
+  return out;
+}
+
 // Under a condition with a fault: the throughput the hosts received over
 // time (not for latency tests), per fabric (first size, first seed), so the dip and the recovery are
 // seen side by side; the fault's time in the title.
@@ -715,6 +749,14 @@ std::vector<Section> build(const EvalReportInput& in) {
     sec.para(
         "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not "
         "finish.");
+    if (const std::vector<std::string> same = untouched_conditions(in, w, metrics); !same.empty()) {
+      std::string names;
+      for (const auto& n : same) names += (names.empty() ? "" : ", ") + n;
+      sec.para("Under " + names +
+               " every figure equals its baseline's, for every fabric: the condition did " +
+               "not reach this workload (a failed link that carries none of its traffic), so these rows " +
+               "say nothing about how the fabrics handle it.");
+    }
     if (wl.type == "collective")
       sec.para(
           "NCCL's model: the time NCCL's own cost model (tuning.cc) gives the algorithm and protocol its "

@@ -383,6 +383,38 @@ workloads: [{type: permutation, size: 1MiB}]
             std::string::npos);
 }
 
+// A condition that never reaches a workload (a failed spine link under a
+// latency test between two GPUs of one rail) leaves rows equal to baseline;
+// the report says so, where a workload the link carries (an incast across
+// the rails) gets no such line.
+TEST_F(EvaluateTest, TheReportSaysWhenAConditionNeverReachedAWorkload) {
+  const char* yaml = R"(name: untouched
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: rail-optimized, cable_delay: 500ns}
+duration: 20ms
+fabrics: [ib-ndr, {profile: rocev2-dcqcn, name: roce}]
+workloads:
+  - {type: latency, iters: 20}
+  - {type: incast, senders: 3, size: 256KiB}
+conditions:
+  - baseline
+  - {name: link-down, link_down: {at: 5us, link: auto}}
+weights: {latency: 1, incast: 1, resilience: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "untouched.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  const Written w = evaluate(ev, cells, dir_ / "out", 2);
+  const std::string note = "Under link-down every figure equals its baseline's";
+  const size_t latency = w.md.find("Workload: latency");
+  const size_t incast = w.md.find("Workload: incast");
+  ASSERT_NE(latency, std::string::npos);
+  ASSERT_NE(incast, std::string::npos);
+  ASSERT_LT(latency, incast);
+  const size_t at = w.md.find(note, latency);
+  ASSERT_NE(at, std::string::npos) << w.md.substr(latency, incast - latency);
+  EXPECT_LT(at, incast) << "the note belongs to the latency test";
+  EXPECT_EQ(w.md.find(note, incast), std::string::npos) << "the incast crosses the failed link";
+}
+
 // An incast condition sends into the host the measured perftest receives on,
 // and counts as load for the tail-latency criterion.
 // A link-down condition reports how each fabric came through it: the

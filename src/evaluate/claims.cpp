@@ -349,11 +349,11 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       for (size_t f : ib) ib_max = std::max(ib_max, s.tuning[f].sensitive.size());
       for (size_t f : roce) roce_min = std::min(roce_min, s.tuning[f].sensitive.size());
       for (size_t f : ib)
-        e += fmt::format("{}: {} knobs [tuning.{}.sensitive]. ", r.name(f), s.tuning[f].sensitive.size(),
-                         r.name(f));
+        e += fmt::format("{}: {} knob{} [tuning.{}.sensitive]. ", r.name(f), s.tuning[f].sensitive.size(),
+                         s.tuning[f].sensitive.size() == 1 ? "" : "s", r.name(f));
       for (size_t f : roce)
-        e += fmt::format("{}: {} knobs [tuning.{}.sensitive]. ", r.name(f), s.tuning[f].sensitive.size(),
-                         r.name(f));
+        e += fmt::format("{}: {} knob{} [tuning.{}.sensitive]. ", r.name(f), s.tuning[f].sensitive.size(),
+                         s.tuning[f].sensitive.size() == 1 ? "" : "s", r.name(f));
       out.push_back(ClaimAnswer{6, claim, ib_max < roce_min ? "supported" : "contradicted", e});
     }
   }

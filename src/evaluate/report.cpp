@@ -100,6 +100,14 @@ std::string metric_title(const std::string& m) {
   return it == t.end() ? m : it->second;
 }
 
+// A criterion's value with its unit, in the singular for one: "1 setting
+// to get right", not "1 settings".
+std::string with_unit(double v, const std::string& unit) {
+  std::string u = unit;
+  if (v == 1 && u.starts_with("settings ")) u.erase(7, 1);
+  return report_number(v) + " " + u;
+}
+
 std::string figure_text(const EvalFigure* f) {
   if (f == nullptr) return "n/a";
   if (f->seeds > 1 && f->min != f->max)
@@ -507,8 +515,8 @@ std::vector<Section> build(const EvalReportInput& in) {
       std::vector<std::string> row = {sc.criterion + (sc.lower_is_better ? " (lower is better)" : ""),
                                       report_number(sc.weight)};
       for (size_t f = 0; f < nf; ++f)
-        row.push_back(std::isfinite(sc.value[f]) ? fmt::format("{} ({} {})", report_number(sc.score[f]),
-                                                               report_number(sc.value[f]), sc.unit)
+        row.push_back(std::isfinite(sc.value[f]) ? fmt::format("{} ({})", report_number(sc.score[f]),
+                                                               with_unit(sc.value[f], sc.unit))
                                                  : "0 (failed or unfinished)");
       t.rows.push_back(std::move(row));
     }
@@ -528,13 +536,12 @@ std::vector<Section> build(const EvalReportInput& in) {
       for (size_t f = 1; f < nf; ++f)
         if (sc.score[f] > sc.score[lead]) lead = f;
       if (!std::isfinite(sc.value[lead])) continue;
-      std::string sentence =
-          fmt::format("On {}, {} leads with {} {} [{}]", sc.criterion, ev.fabrics[lead].name,
-                      report_number(sc.value[lead]), sc.unit, sc.cites[lead]);
+      std::string sentence = fmt::format("On {}, {} leads with {} [{}]", sc.criterion, ev.fabrics[lead].name,
+                                         with_unit(sc.value[lead], sc.unit), sc.cites[lead]);
       for (size_t f = 0; f < nf; ++f) {
         if (f == lead) continue;
-        sentence += std::isfinite(sc.value[f]) ? fmt::format("; {} {} {} [{}]", ev.fabrics[f].name,
-                                                             report_number(sc.value[f]), sc.unit, sc.cites[f])
+        sentence += std::isfinite(sc.value[f]) ? fmt::format("; {} {} [{}]", ev.fabrics[f].name,
+                                                             with_unit(sc.value[f], sc.unit), sc.cites[f])
                     : sc.criterion == "resilience" && !sc.cites[f].empty()
                         ? fmt::format("; on {} a workload did not finish under a condition ({})",
                                       ev.fabrics[f].name, sc.cites[f])
@@ -1006,7 +1013,7 @@ std::string headline_text(const EvalReportInput& in) {
   for (const auto& sc : s.scores) {
     o += fmt::format("{:<16}", sc.criterion);
     for (size_t f = 0; f < ev.fabrics.size(); ++f)
-      o += fmt::format(" {:>22}", std::isfinite(sc.value[f])     ? report_number(sc.value[f]) + " " + sc.unit
+      o += fmt::format(" {:>22}", std::isfinite(sc.value[f])     ? with_unit(sc.value[f], sc.unit)
                                   : sc.criterion == "resilience" ? std::string("did not finish")
                                                                  : std::string("n/a"));
     o += "\n";

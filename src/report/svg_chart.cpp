@@ -765,6 +765,9 @@ std::string render_svg(const BarChart& chart, const SeriesColors& colors) {
         label_at = v < 0 ? std::min(v, range->low) : std::max(v, range->high);
       }
       if (chart.value_labels) {
+        // A bar past a fixed axis end is cut there: its label sits at the cut.
+        if (chart.value_axis.max && label_at > *chart.value_axis.max) label_at = *chart.value_axis.max;
+        if (chart.value_axis.min && label_at < *chart.value_axis.min) label_at = *chart.value_axis.min;
         draw_value_label(over, l, centre, label_at, v < 0, format_value(v, chart.value_axis.unit));
       }
     }

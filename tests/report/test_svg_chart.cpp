@@ -342,6 +342,23 @@ TEST(SvgChart, GroupedBarsSitSideBySide) {
   EXPECT_NEAR((left + right) / 2, l.plot.left + l.plot.width / 2, 1e-9);
 }
 
+// A bar past a fixed axis end is cut by the plot's clip; its value label
+// sits at the cut, inside the chart, not off the canvas where the bar's own
+// end would put it.
+TEST(SvgChart, ABarPastTheAxisEndIsLabelledAtTheCut) {
+  BarChart c{.categories = {"a", "b"},
+             .series = {{"s", {5, 1000}, {}}},
+             .value_axis = Axis{.min = 0, .max = 10},
+             .value_labels = true};
+  const BarLayout l = layout_of(c);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const std::string label =
+      fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" font-size="10">1000</text>)",
+                  px(l.bar_center(1, 0, 1)), px(*l.value.map(10) - 4));
+  EXPECT_NE(svg.find(label), std::string::npos) << svg;
+}
+
 TEST(SvgChart, StackedSegmentsStartWhereTheLastEnded) {
   StackedBarChart s{.categories = {"step"},
                     .series = {{"compute", {6}, {}}, {"exposed comm", {4}, {}}},

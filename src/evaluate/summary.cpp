@@ -349,6 +349,47 @@ EvalThroughputSeries throughput_series(size_t f, size_t w, size_t p, size_t k, c
 
 }  // namespace
 
+Slowdown worst_slowdown(const Evaluation& ev, const std::vector<EvalCell>& cells, const EvalSummary& s,
+                        size_t f, const std::function<bool(const EvalCondition&)>& which) {
+  Slowdown out;
+  size_t base = ev.conditions.size();
+  for (size_t c = 0; c < ev.conditions.size(); ++c)
+    if (ev.conditions[c].is_baseline()) base = c;
+  if (base == ev.conditions.size()) return out;
+  for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
+    const char* metric = key_metric(ev.workloads[wi]);
+    if (metric == nullptr || !ev.workloads[wi].fabrics.empty()) continue;
+    const bool higher = !metric_info(metric)->lower_is_better;
+    for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[wi].sweep_values.size()); ++p) {
+      const EvalFigure* b = find_figure(s, figure_id(ev, f, wi, p, base, metric));
+      for (size_t c = 0; c < ev.conditions.size(); ++c) {
+        if (c == base || !which(ev.conditions[c])) continue;
+        const bool exists = std::any_of(cells.begin(), cells.end(), [&](const EvalCell& x) {
+          return x.fabric == f && x.workload == wi && x.point == p && x.condition == c;
+        });
+        if (!exists) continue;
+        out.measured = true;
+        const std::string id = figure_id(ev, f, wi, p, c, metric);
+        const EvalFigure* x = find_figure(s, id);
+        const std::string base_id = figure_id(ev, f, wi, p, base, metric);
+        double ratio = std::numeric_limits<double>::infinity();
+        std::string cite = id + " (did not finish)";
+        if (b != nullptr && x != nullptr && b->mean > 0 && x->mean > 0) {
+          ratio = higher ? b->mean / x->mean : x->mean / b->mean;
+          cite = higher ? base_id : id;
+          cite += " / ";
+          cite += higher ? id : base_id;
+        }
+        if (ratio > out.value) {
+          out.value = ratio;
+          out.cite = cite;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                       const std::vector<CellOutcome>& outcomes) {
   EvalSummary s;
@@ -546,42 +587,12 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                  "x baseline",
                  true};
     bool measured = false;
-    for (size_t f = 0; f < nf; ++f)
-      for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
-        const char* metric = key_metric(ev.workloads[wi]);
-        if (metric == nullptr || !ev.workloads[wi].fabrics.empty()) continue;
-        const bool higher = !metric_info(metric)->lower_is_better;
-        for (size_t p = 0; p < std::max<size_t>(1, ev.workloads[wi].sweep_values.size()); ++p) {
-          size_t base = ev.conditions.size();
-          for (size_t c = 0; c < ev.conditions.size(); ++c)
-            if (ev.conditions[c].is_baseline()) base = c;
-          if (base == ev.conditions.size()) continue;
-          const EvalFigure* b = find_figure(s, figure_id(ev, f, wi, p, base, metric));
-          for (size_t c = 0; c < ev.conditions.size(); ++c) {
-            if (c == base) continue;
-            const bool exists = std::any_of(cells.begin(), cells.end(), [&](const EvalCell& x) {
-              return x.fabric == f && x.workload == wi && x.point == p && x.condition == c;
-            });
-            if (!exists) continue;
-            measured = true;
-            const std::string id = figure_id(ev, f, wi, p, c, metric);
-            const EvalFigure* x = find_figure(s, id);
-            const std::string base_id = figure_id(ev, f, wi, p, base, metric);
-            double ratio = std::numeric_limits<double>::infinity();
-            std::string cite = id + " (did not finish)";
-            if (b != nullptr && x != nullptr && b->mean > 0 && x->mean > 0) {
-              ratio = higher ? b->mean / x->mean : x->mean / b->mean;
-              cite = higher ? base_id : id;
-              cite += " / ";
-              cite += higher ? id : base_id;
-            }
-            if (ratio > sc.value[f]) {
-              sc.value[f] = ratio;
-              sc.cites[f] = cite;
-            }
-          }
-        }
-      }
+    for (size_t f = 0; f < nf; ++f) {
+      const Slowdown w = worst_slowdown(ev, cells, s, f, [](const EvalCondition&) { return true; });
+      measured = measured || w.measured;
+      sc.value[f] = w.value;
+      sc.cites[f] = w.cite;
+    }
     if (measured) {
       double best = std::numeric_limits<double>::infinity();
       for (double v : sc.value) best = std::min(best, v);

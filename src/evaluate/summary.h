@@ -5,6 +5,7 @@
 // number in the decision can be found in evaluation.json.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -123,6 +124,19 @@ struct EvalSummary {
 
 [[nodiscard]] EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                                     const std::vector<CellOutcome>& outcomes);
+
+// The worst ratio, over fabric f's workloads, of a key metric under the
+// conditions `which` accepts to the same workload at baseline (1: none
+// affected; infinite: one did not finish), and the figures it is read from.
+// Resilience takes every condition; the failover claim only link failures.
+struct Slowdown {
+  double value = 1.0;
+  std::string cite;
+  bool measured = false;  // a cell under such a condition exists
+};
+[[nodiscard]] Slowdown worst_slowdown(const Evaluation& ev, const std::vector<EvalCell>& cells,
+                                      const EvalSummary& s, size_t f,
+                                      const std::function<bool(const EvalCondition&)>& which);
 
 // The metrics one cell's results.json gives for its workload type, by name.
 [[nodiscard]] std::vector<std::pair<std::string, double>> cell_metrics(const std::string& workload_type,

@@ -398,6 +398,7 @@ workloads:
 conditions:
   - baseline
   - {name: link-down, link_down: {at: 5us, link: auto}}
+  - {name: load-30, background: {load: 30%, cdf: storage}}
 weights: {latency: 1, incast: 1, resilience: 1}
 )";
   const Evaluation ev = load_evaluation_text(yaml, "untouched.yaml");
@@ -413,6 +414,14 @@ weights: {latency: 1, incast: 1, resilience: 1}
   ASSERT_NE(at, std::string::npos) << w.md.substr(latency, incast - latency);
   EXPECT_LT(at, incast) << "the note belongs to the latency test";
   EXPECT_EQ(w.md.find(note, incast), std::string::npos) << "the incast crosses the failed link";
+  // The failover claim reads the slowdowns under the failure alone, where
+  // resilience takes the load too.
+  const auto j = nlohmann::json::parse(w.json);
+  const auto& claim = j["claims"][8];
+  ASSERT_EQ(claim["claim"], 9);
+  const std::string e = claim["evidence"].get<std::string>();
+  EXPECT_NE(e.find("under the failure"), std::string::npos) << e;
+  EXPECT_EQ(e.find(".load-30."), std::string::npos) << e;
 }
 
 // An incast condition sends into the host the measured perftest receives on,

@@ -210,6 +210,53 @@ size_t baseline_of(const Evaluation& ev) {
   return 0;
 }
 
+// Where a condition changes which fabric leads a workload on its key
+// metric: the decision's criteria read the idle fabric (tail latency and
+// resilience aside), so a reader would not otherwise see that the order
+// under load or after a failure is another.
+std::vector<std::string> changed_leads(const EvalReportInput& in) {
+  const Evaluation& ev = in.ev;
+  std::vector<std::string> out;
+  const size_t base = baseline_of(ev);
+  if (ev.conditions.empty() || !ev.conditions[base].is_baseline()) return out;
+  for (size_t w = 0; w < ev.workloads.size(); ++w) {
+    const EvalWorkload& wl = ev.workloads[w];
+    if (!wl.fabrics.empty()) continue;  // on some fabrics only: not a comparison
+    const std::string metric = shown_metrics(wl.type).front();
+    for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p) {
+      // The leader under condition c, or npos when a fabric lacks the figure.
+      const auto leader = [&](size_t c) {
+        size_t lead = std::string::npos;
+        for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+          const EvalFigure* x = find_figure(in.summary, fig_id(ev, f, w, p, c, metric));
+          if (x == nullptr) return std::string::npos;
+          const EvalFigure* l = lead == std::string::npos
+                                    ? nullptr
+                                    : find_figure(in.summary, fig_id(ev, lead, w, p, c, metric));
+          if (l == nullptr || (x->lower_is_better ? x->mean < l->mean : x->mean > l->mean)) lead = f;
+        }
+        return lead;
+      };
+      const size_t idle = leader(base);
+      if (idle == std::string::npos) continue;
+      for (size_t c = 0; c < ev.conditions.size(); ++c) {
+        if (c == base) continue;
+        const size_t now = leader(c);
+        if (now == std::string::npos || now == idle) continue;
+        const EvalFigure* a = find_figure(in.summary, fig_id(ev, now, w, p, c, metric));
+        const EvalFigure* b = find_figure(in.summary, fig_id(ev, idle, w, p, c, metric));
+        std::string what = wl.name;
+        if (!wl.sweep_key.empty()) what += " " + eval_point_label(wl, p);
+        out.push_back(fmt::format("{} under {}: {} leads with {} {} [{}], {} (the idle leader) {} {} [{}]",
+                                  what, ev.conditions[c].name, ev.fabrics[now].name, report_number(a->mean),
+                                  a->unit, a->id, ev.fabrics[idle].name, report_number(b->mean), b->unit,
+                                  b->id));
+      }
+    }
+  }
+  return out;
+}
+
 // The conditions under which every figure of workload `w` equals the
 // baseline's, for every fabric: the condition never reached the workload
 // (a failed link that carries none of its traffic). A table of repeated
@@ -591,6 +638,14 @@ std::vector<Section> build(const EvalReportInput& in) {
             (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
                      : "the lead on " + sc.criterion + " holds across them."));
     }
+  }
+  if (const std::vector<std::string> changed = changed_leads(in); !changed.empty()) {
+    std::string list;
+    for (const auto& c : changed) list += (list.empty() ? "" : "; ") + c;
+    dec.para(
+        "The criteria above read the idle fabric (tail latency and resilience aside). Under the "
+        "conditions the lead changes on: " +
+        list + ".");
   }
   out.push_back(std::move(dec));
 

@@ -592,8 +592,12 @@ std::vector<ValidationResult> run_validation(bool full,
       if (std::none_of(groups.begin(), groups.end(),
                        [&](const Group& g) { return same_name(g.first, name); })) {
         std::string known;
-        for (const Group& g : groups) known += (known.empty() ? "'" : ", '") + std::string(g.first) + "'";
-        throw std::invalid_argument("no validation group '" + name + "' (groups: " + known + ")");
+        for (const Group& g : groups) {
+          known += known.empty() ? "'" : ", '";
+          known += g.first;
+          known += '\'';
+        }
+        throw std::invalid_argument(fmt::format("no validation group '{}' (groups: {})", name, known));
       }
     std::erase_if(groups, [&](const Group& g) {
       return std::none_of(only.begin(), only.end(),

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <utility>
 
 #include "engine/event_queue.h"
 #include "engine/rng.h"
@@ -56,26 +57,11 @@ class Simulation {
 
   // As run(), and also returns after the first event after which `done()`
   // holds (true then): a workload's run ends at the instant its work does.
-  // Off the hot loop run() keeps, for runs that poll workloads only.
+  // For runs that poll workloads; run() keeps its loop free of the check.
   template <class Done>
   bool run_until_done(Time until, Done&& done, const std::function<void()>& progress,
                       uint64_t progress_every) {
-    uint64_t next_progress = events_ + progress_every;
-    while (!queue_.empty() && !stopped()) {
-      Event e;
-      if (!queue_.pop_due(until.ps(), e)) {
-        if (until > now_) now_ = until;
-        return false;
-      }
-      now_ = Time::from_ps(e.at_ps);
-      e.handler->on_event(e.kind, e.arg);
-      if (++events_ == next_progress) {
-        next_progress += progress_every;
-        if (progress) progress();
-      }
-      if (done()) return true;
-    }
-    return false;
+    return loop(until, std::forward<Done>(done), progress, progress_every) == End::kDone;
   }
 
   // Ends run() after the current event. Safe to call from a handler, or from
@@ -84,6 +70,31 @@ class Simulation {
   [[nodiscard]] bool stopped() const { return stop_.load(std::memory_order_relaxed); }
 
  private:
+  enum class End { kDrained, kHorizon, kStopped, kDone };
+  // The event loop of run() and run_until_done(): `done` is checked after
+  // every event (run() passes one that is constant false, compiled away).
+  template <class Done>
+  End loop(Time until, Done&& done, const std::function<void()>& progress, uint64_t progress_every) {
+    uint64_t next_progress = events_ + progress_every;
+    while (!queue_.empty()) {
+      if (stopped()) return End::kStopped;
+      Event e;
+      if (!queue_.pop_due(until.ps(), e)) {
+        // Time passes even when nothing happens: the clock reaches the horizon.
+        if (until > now_) now_ = until;
+        return End::kHorizon;
+      }
+      now_ = Time::from_ps(e.at_ps);
+      e.handler->on_event(e.kind, e.arg);
+      if (++events_ == next_progress) {
+        next_progress += progress_every;
+        if (progress) progress();
+      }
+      if (done()) return End::kDone;
+    }
+    return End::kDrained;
+  }
+
   EventQueue queue_;
   Time now_;
   uint64_t seed_;

@@ -881,6 +881,10 @@ std::string report_number(double v) {
   if (!std::isfinite(v)) return "inf";
   // Below a femto-unit is rounding noise of a sum (a stdev of equal samples).
   if (std::abs(v) < 1e-9) return "0";
+  // Four significant digits; a large number in full (301400 USD, not
+  // 3.014e+05), which a reader compares by eye.
+  if (std::abs(v) >= 1e4 && std::abs(v) < 1e15)
+    return fmt::format("{:.0f}", std::stod(fmt::format("{:.4g}", v)));
   return fmt::format("{:.4g}", v);
 }
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -141,6 +142,19 @@ TEST_F(EvaluateTest, ParallelMatrixIsByteIdenticalToEachCellAloneAndResumes) {
   other.seeds = {2};
   const auto other_cells = eval_cells(other);
   EXPECT_NE(other_cells[0].id, cells[0].id);
+}
+
+// The report's numbers: four significant digits; a large one in full (a
+// reader compares 301400 USD by eye, not 3.014e+05); a tiny one keeps its
+// exponent.
+TEST(ReportNumber, FourDigitsLargeOnesInFull) {
+  EXPECT_EQ(report_number(301420.0), "301400");
+  EXPECT_EQ(report_number(50100.0), "50100");
+  EXPECT_EQ(report_number(174.44), "174.4");
+  EXPECT_EQ(report_number(2e-6), "2e-06");
+  EXPECT_EQ(report_number(0.0), "0");
+  EXPECT_EQ(report_number(-12249.0), "-12250");
+  EXPECT_EQ(report_number(std::numeric_limits<double>::infinity()), "inf");
 }
 
 // Every number the decision section cites is followed by the figure ids it

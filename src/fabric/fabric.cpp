@@ -596,8 +596,7 @@ void Fabric::settle_credits() {
 }
 
 std::string Fabric::check_credits() const {
-  bool quiet = true;  // nothing in flight: every credit must be back home
-  for (const uint64_t live : net_.ledger().live) quiet = quiet && live == 0;
+  const bool quiet = net_.packets_in_flight() == 0;  // every credit must be back home
   for (size_t n = 0; n < net_.num_nodes(); ++n) {
     const Node& node = net_.node(n);
     bool credits = false;
@@ -760,9 +759,7 @@ std::string Fabric::check_invariants() const {
   if (!err.empty()) return err;
   // INT stacks: with no packet in flight, the only ones in use wait at a
   // responder for its next ACK.
-  uint64_t live = 0;
-  for (const uint64_t n : net_.ledger().live) live += n;
-  if (live == 0) {
+  if (net_.packets_in_flight() == 0) {
     const size_t waiting = transport_->telemetry_held();
     if (net_.telemetry().in_use() != waiting)
       return "INT stacks leaked: " + std::to_string(net_.telemetry().in_use()) + " in use, " +

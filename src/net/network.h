@@ -90,6 +90,12 @@ class Network {
   [[nodiscard]] IntTable& telemetry() { return int_; }
   [[nodiscard]] const IntTable& telemetry() const { return int_; }
   [[nodiscard]] const PacketLedger& ledger() const { return ledger_; }
+  // Packets of every type queued or on a wire now (the ledger's live ones).
+  [[nodiscard]] uint64_t packets_in_flight() const {
+    uint64_t n = 0;
+    for (const uint64_t live : ledger_.live) n += live;
+    return n;
+  }
   [[nodiscard]] size_t packets_in_pool_use() const { return pool_.live(); }
   [[nodiscard]] size_t packet_pool_capacity() const { return pool_.capacity(); }
 

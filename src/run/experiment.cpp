@@ -236,11 +236,7 @@ void Experiment::run(const std::function<void(const Experiment&)>& progress,
     // The work is done: let the packets it left on the wires (final ACKs,
     // credits) land, within one more slice, so that every port's counters
     // balance at the end of the run. Background load never goes quiet.
-    const auto quiet = [this] {
-      uint64_t live = 0;
-      for (const uint64_t n : fabric_->net().ledger().live) live += n;
-      return live == 0;
-    };
+    const auto quiet = [this] { return fabric_->net().packets_in_flight() == 0; };
     if (!interrupted_ && deadlock() == nullptr && !open_ended && all_done() && !quiet())
       sim_.run_until_done(std::min(sim_.now() + poll_interval_, s_.duration), quiet, poll, 1 << 20);
   }

@@ -123,6 +123,25 @@ TEST(PoissonFlows, LongerWindowOnlyAppends) {
   EXPECT_GE(long_run[short_run.size()].start, Time::from_ms(5));
 }
 
+// Drawn one at a time, a 1 s window read up to 5 ms gives exactly the 5 ms
+// window's flows, and says when the next starts: what lets background load
+// last a whole evaluation cell while costing only the flows the run reaches.
+TEST(PoissonFlows, ArrivalsDrawnOneAtATimeAreTheWindowsPrefix) {
+  const auto cdf = FlowSizeCdf::load("data/cdf/websearch.txt");
+  const auto hosts = range_hosts(16);
+  Rng r1(8, "poisson"), r2(8, "poisson");
+  const auto window =
+      generate_poisson_flows(cdf, hosts, Rate::from_gbps(100), 0.3, Time::zero(), Time::from_ms(5), r1);
+  PoissonArrivals lazy(cdf, hosts, Rate::from_gbps(100), 0.3, Time::zero(), Time::from_ms(1000), r2);
+  ASSERT_FALSE(window.empty());
+  for (size_t i = 0; i < window.size(); ++i) {
+    ASSERT_EQ(lazy.next_start(), window[i].start) << i;
+    ASSERT_EQ(lazy.next(), window[i]) << i;
+  }
+  EXPECT_GE(lazy.next_start(), Time::from_ms(5));
+  EXPECT_LT(lazy.next_start(), Time::from_ms(1000));
+}
+
 TEST(PoissonFlows, ZeroDurationIsEmpty) {
   const auto cdf = FlowSizeCdf::load("data/cdf/websearch.txt");
   Rng rng(1, "poisson");

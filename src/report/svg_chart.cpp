@@ -243,14 +243,16 @@ class Svg {
 };
 
 // The <svg> element's opening, its accessible name and a white background.
+// `more`: sentences the description ends with.
 void open_svg(Svg& svg, const ChartSize& size, std::string_view title, std::string_view kind,
-              const std::vector<std::string>& names) {
+              const std::vector<std::string>& names, std::string_view more = "") {
   const std::string name = title.empty() ? std::string(kind) : std::string(title);
   std::string desc(kind);
   if (!names.empty()) {
     desc += ". Series: ";
     for (std::size_t i = 0; i < names.size(); ++i) desc += (i ? ", " : "") + names[i];
   }
+  if (!more.empty()) desc += ". " + std::string(more);
   svg.raw(fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {w} {h}" )"
       R"(width="{w}" height="{h}" role="img" aria-label="{name}" )"
@@ -266,6 +268,42 @@ void open_svg(Svg& svg, const ChartSize& size, std::string_view title, std::stri
 }
 
 double top_margin(std::string_view title) { return title.empty() ? 14 : 38; }
+
+constexpr double kNoteFont = 11;
+constexpr double kNoteLine = 14;
+constexpr std::string_view kNoteColor = "#555";
+
+// `text` in lines that fit `width` pixels, broken between words; at most
+// `max_lines`, the last one cut short with "…" when the text runs on.
+std::vector<std::string> wrap(std::string_view text, double width, double font_size, std::size_t max_lines) {
+  const auto fits = static_cast<std::size_t>(std::max(8.0, width / (font_size * kCharWidth)));
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (!line.empty() && code_points(line) + 1 + code_points(word) > fits) {
+      lines.push_back(std::move(line));
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  if (lines.size() > max_lines) {
+    lines.resize(max_lines);
+    lines.back() = shorten(lines.back() + " …", fits);
+  }
+  for (auto& l : lines) l = shorten(l, fits);
+  return lines;
+}
+
+std::vector<std::string> note_lines(const LineChart& chart) {
+  return wrap(chart.note, chart.size.width - 28, kNoteFont, 2);
+}
 
 // The plot area as a nested viewport: what is drawn inside is clipped to it
 // (no ids needed, so many charts can share a page). Inside, coordinates stay
@@ -310,20 +348,25 @@ void draw_axis(Svg& svg, const AxisMap& m, const PlotRect& r, bool horizontal, A
   }
 }
 
-double legend_width(const std::vector<std::string>& names) {
+constexpr double kLegendNoteFont = 10;
+
+// `notes`: empty, or one per name ("" for none), each printed under its name.
+double legend_width(const std::vector<std::string>& names, const std::vector<std::string>& notes = {}) {
   double w = 0;
   for (const auto& n : names) w = std::max(w, text_width(shorten(n, kMaxLabelChars), kLegendFont));
+  for (const auto& n : notes) w = std::max(w, text_width(shorten(n, kMaxLabelChars), kLegendNoteFont));
   return w == 0 ? 0 : w + 30;
 }
 
 // The legend in the right margin: a swatch (a line for line charts, a square
-// for bars) and the name of each series.
+// for bars) and the name of each series, with its note (if any) under it.
 void draw_legend(Svg& svg, const PlotRect& r, const std::vector<std::string>& names,
-                 const SeriesColors& colors, bool as_lines) {
+                 const SeriesColors& colors, bool as_lines, const std::vector<std::string>& notes = {}) {
   const double x = r.left + r.width + 14;
+  double y = r.top + 8 - 18;
   for (std::size_t i = 0; i < names.size(); ++i) {
+    y += 18;
     if (names[i].empty()) continue;
-    const double y = r.top + 8 + 18 * static_cast<double>(i);
     const std::size_t slot = colors.slot(names[i], names);
     const std::string_view color = SeriesColors::color(slot);
     if (as_lines) {
@@ -335,6 +378,11 @@ void draw_legend(Svg& svg, const PlotRect& r, const std::vector<std::string>& na
       svg.rect(x + 3, y - 6, 12, 12, color);
     }
     svg.text(x + 24, y + 4, shorten(names[i], kMaxLabelChars), "start");
+    if (i < notes.size() && !notes[i].empty()) {
+      y += 13;
+      svg.text(x + 24, y + 4, shorten(notes[i], kMaxLabelChars), "start",
+               fmt::format(R"( font-size="{}" fill="{}")", px(kLegendNoteFont), kNoteColor));
+    }
   }
 }
 
@@ -477,6 +525,55 @@ void draw_value_label(Svg& svg, const BarLayout& l, double centre, double end, b
   }
 }
 
+// Lines closer than this everywhere read as one: the later one covers the
+// earlier (a line is 2 pixels wide).
+constexpr double kSameLinePx = 3;
+// The dash of each line in a shared line's turns.
+constexpr double kTurnPx = 8;
+
+// The pixels of the points of `s` both axes can show, in order.
+std::vector<Point> pixels_of(const LineSeries& s, const AxisMap& x, const AxisMap& y) {
+  std::vector<Point> out;
+  for (const Point& p : s.points) {
+    const auto px_x = x.map(p.x);
+    const auto px_y = y.map(p.y);
+    if (px_x && px_y) out.push_back({*px_x, *px_y});
+  }
+  return out;
+}
+
+std::vector<std::size_t> shared_lines(const std::vector<LineSeries>& series, const AxisMap& x,
+                                      const AxisMap& y) {
+  std::vector<std::vector<Point>> pixels;
+  pixels.reserve(series.size());
+  for (const auto& s : series) pixels.push_back(pixels_of(s, x, y));
+  const auto close = [](const std::vector<Point>& a, const std::vector<Point>& b) {
+    if (a.empty() || a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (std::abs(a[i].x - b[i].x) > kSameLinePx || std::abs(a[i].y - b[i].y) > kSameLinePx) return false;
+    return true;
+  };
+  std::vector<std::size_t> with(series.size(), std::string::npos);
+  // Each line is compared with the first of every group, so a group's lines
+  // all lie within the tolerance of one line, not drifting along a chain.
+  for (std::size_t i = 0; i < series.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (with[j] == std::string::npos && close(pixels[j], pixels[i])) {
+        with[i] = j;
+        break;
+      }
+  return with;
+}
+
+std::vector<std::string> shared_line_notes(const std::vector<LineSeries>& series,
+                                           const std::vector<std::size_t>& with) {
+  std::vector<std::string> notes(series.size());
+  for (std::size_t i = 0; i < series.size(); ++i)
+    if (with[i] != std::string::npos)
+      notes[i] = "same line as " + (series[with[i]].name.empty() ? "another" : series[with[i]].name);
+  return notes;
+}
+
 std::string line_points(const std::vector<Point>& pts) {
   std::string s;
   for (const Point& p : pts) {
@@ -486,7 +583,98 @@ std::string line_points(const std::vector<Point>& pts) {
   return s;
 }
 
+struct CutLabel {
+  double y;  // pixel of the line at the cut
+  std::string text;
+  std::string_view color;
+};
+
+// The series that run past a fixed x.max, each labelled with its name and
+// where it ends, at the height its line leaves the plot.
+std::vector<CutLabel> cut_labels(const LineChart& chart, const LineLayout& l, const SeriesColors& colors) {
+  std::vector<CutLabel> out;
+  if (!chart.x.max) return out;
+  const auto names = names_of(chart.series);
+  for (const auto& s : chart.series) {
+    std::optional<Point> before;  // the last point at or before the cut
+    std::optional<Point> after;   // the first point past it
+    double end = -std::numeric_limits<double>::infinity();
+    for (const Point& p : s.points) {
+      if (!showable(chart.x.scale, p.x) || !showable(chart.y.scale, p.y)) continue;
+      end = std::max(end, p.x);
+      if (p.x <= l.x.hi) {
+        before = p;
+      } else if (!after) {
+        after = p;
+      }
+    }
+    if (!after) continue;
+    // Where the drawn line crosses the plot's edge.
+    double y = after->y;
+    if (before) {
+      y = before->y;
+      if (!chart.step && after->x > before->x)
+        y += (after->y - before->y) * (l.x.hi - before->x) / (after->x - before->x);
+    }
+    const double at =
+        std::clamp(l.y.map(y).value_or(l.plot.top + l.plot.height), l.plot.top, l.plot.top + l.plot.height);
+    const std::string ends = "→ " + format_value(end, chart.x.unit, chart.x.scale);
+    out.push_back({at, s.name.empty() ? ends : shorten(s.name, kMaxLabelChars) + " " + ends,
+                   SeriesColors::color(colors.slot(s.name, names))});
+  }
+  return out;
+}
+
+// The labels at the right edge of the plot, just above their lines, moved
+// apart where they would overlap and kept inside the plot.
+void draw_cut_labels(Svg& svg, const PlotRect& r, std::vector<CutLabel> labels) {
+  constexpr double kFont = 10;
+  constexpr double kApart = 13;
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const CutLabel& a, const CutLabel& b) { return a.y < b.y; });
+  std::vector<double> base;  // text baselines, top to bottom
+  base.reserve(labels.size());
+  for (const auto& lb : labels) base.push_back(std::max(lb.y - 5, r.top + kFont + 2));
+  for (std::size_t i = 1; i < base.size(); ++i) base[i] = std::max(base[i], base[i - 1] + kApart);
+  const double lowest = r.top + r.height - 4;
+  for (std::size_t i = base.size(); i-- > 0;)
+    base[i] = std::min(base[i], i + 1 < base.size() ? base[i + 1] - kApart : lowest);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    svg.text(r.left + r.width - 4, base[i], labels[i].text, "end",
+             fmt::format(R"( class="cut" font-size="{}" fill="{}" stroke="#fff" stroke-width="3" )"
+                         R"(paint-order="stroke")",
+                         px(kFont), labels[i].color));
+  }
+}
+
 }  // namespace
+
+std::optional<double> cut_x_axis_end(const std::vector<LineSeries>& series, double gap) {
+  double start = std::numeric_limits<double>::infinity();
+  std::vector<double> ends;
+  for (const auto& s : series) {
+    double end = -std::numeric_limits<double>::infinity();
+    for (const Point& p : s.points) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+      start = std::min(start, p.x);
+      end = std::max(end, p.x);
+    }
+    if (std::isfinite(end)) ends.push_back(end);
+  }
+  if (ends.size() < 2) return std::nullopt;
+  start = std::min(start, 0.0);  // time and sizes run from zero
+  std::sort(ends.begin(), ends.end());
+  for (std::size_t i = 0; i + 1 < ends.size(); ++i) {
+    const double span = ends[i] - start;
+    if (span <= 0 || ends[i + 1] - start <= gap * span) continue;
+    // A little room past the last line kept whole, to a round tick.
+    double lo = start;
+    double hi = start + span * 1.05;
+    nice_ticks(AxisScale::kLinear, lo, hi, 7);
+    return hi;
+  }
+  return std::nullopt;
+}
 
 std::string xml_escape(std::string_view text) {
   std::string out;
@@ -623,16 +811,25 @@ LineLayout layout_of(const LineChart& chart) {
   l.x = make_map(chart.x, xs, 7);
   l.y = make_map(chart.y, ys, 6);
   const auto names = names_of(chart.series);
-  const double top = top_margin(chart.title);
+  const double top = top_margin(chart.title) + kNoteLine * static_cast<double>(note_lines(chart).size());
   const double left = 14 + widest_label(l.y, chart.y.unit) + (chart.y.title.empty() ? 0 : 20);
-  const double right = 24 + (any_named(names) ? legend_width(names) : 0);
   const double bottom = 28 + (chart.x.title.empty() ? 0 : 18);
-  l.plot = PlotRect{left, top, std::max(10.0, chart.size.width - left - right),
-                    std::max(10.0, chart.size.height - top - bottom)};
-  l.x.pixel_lo = l.plot.left;
-  l.x.pixel_hi = l.plot.left + l.plot.width;
-  l.y.pixel_lo = l.plot.top + l.plot.height;
-  l.y.pixel_hi = l.plot.top;
+  const auto place = [&](const std::vector<std::string>& notes) {
+    const double right = 24 + (any_named(names) ? legend_width(names, notes) : 0);
+    l.plot = PlotRect{left, top, std::max(10.0, chart.size.width - left - right),
+                      std::max(10.0, chart.size.height - top - bottom)};
+    l.x.pixel_lo = l.plot.left;
+    l.x.pixel_hi = l.plot.left + l.plot.width;
+    l.y.pixel_lo = l.plot.top + l.plot.height;
+    l.y.pixel_hi = l.plot.top;
+  };
+  place({});
+  // Which lines coincide is judged where they land without the legend's
+  // notes; the notes then narrow the plot a little, which moves every line
+  // alike.
+  l.shares_line_with = shared_lines(chart.series, l.x, l.y);
+  const auto notes = shared_line_notes(chart.series, l.shares_line_with);
+  if (std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return !n.empty(); })) place(notes);
   return l;
 }
 
@@ -668,18 +865,50 @@ BarLayout layout_of(const StackedBarChart& chart) {
 std::string render_svg(const LineChart& chart, const SeriesColors& colors) {
   const LineLayout l = layout_of(chart);
   const auto names = names_of(chart.series);
+  const auto shared_notes = shared_line_notes(chart.series, l.shares_line_with);
+  std::string more = chart.note;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!shared_notes[i].empty())
+      more +=
+          (more.empty() ? "" : ". ") + (names[i].empty() ? "a series" : names[i]) + ": " + shared_notes[i];
   Svg svg;
-  open_svg(svg, chart.size, chart.title, chart.step ? "Step chart" : "Line chart", names);
+  open_svg(svg, chart.size, chart.title, chart.step ? "Step chart" : "Line chart", names, more);
+  const auto notes = note_lines(chart);
+  for (std::size_t k = 0; k < notes.size(); ++k) {
+    const double y =
+        top_margin(chart.title) + kNoteLine * static_cast<double>(k) + (chart.title.empty() ? 10 : 2);
+    svg.text(chart.size.width / 2, y, notes[k], "middle",
+             fmt::format(R"( class="note" font-size="{}" fill="{}")", px(kNoteFont), kNoteColor));
+  }
   draw_axis(svg, l.y, l.plot, false, chart.y.unit, chart.y.title, true);
   draw_axis(svg, l.x, l.plot, true, chart.x.unit, chart.x.title, true);
   open_plot(svg, l.plot);
+  // Lines that share a line take turns along it: with k of them, each draws
+  // every k-th dash, so every colour shows.
+  std::vector<std::size_t> turns(chart.series.size(), 1);  // lines in the group
+  std::vector<std::size_t> turn(chart.series.size(), 0);   // this line's place in it
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const std::size_t first = l.shares_line_with[i];
+    if (first == std::string::npos) continue;
+    turn[i] = turns[first]++;
+  }
+  for (std::size_t i = 0; i < chart.series.size(); ++i)
+    if (l.shares_line_with[i] != std::string::npos) turns[i] = turns[l.shares_line_with[i]];
   bool drew = false;
-  for (const auto& s : chart.series) {
+  for (std::size_t si = 0; si < chart.series.size(); ++si) {
+    const LineSeries& s = chart.series[si];
     const std::size_t slot = colors.slot(s.name, names);
     const std::string_view color = SeriesColors::color(slot);
-    const std::string_view dash = SeriesColors::dash(slot);
-    svg.raw(fmt::format(R"(<g class="series" fill="none" stroke="{}" stroke-width="2"{}>)", color,
-                        dash.empty() ? "" : fmt::format(R"( stroke-dasharray="{}")", dash)));
+    std::string dash_attrs;
+    if (turn[si] > 0) {
+      const auto k = static_cast<double>(turns[si]);
+      dash_attrs = fmt::format(R"( stroke-dasharray="{} {}" stroke-dashoffset="{}")", px(kTurnPx),
+                               px(kTurnPx * (k - 1)), px(kTurnPx * (k - static_cast<double>(turn[si]))));
+    } else if (const std::string_view dash = SeriesColors::dash(slot); !dash.empty()) {
+      dash_attrs = fmt::format(R"( stroke-dasharray="{}")", dash);
+    }
+    svg.raw(
+        fmt::format(R"(<g class="series" fill="none" stroke="{}" stroke-width="2"{}>)", color, dash_attrs));
     svg.raw(fmt::format("<title>{}</title>\n", xml_escape(s.name)));
     // Runs of showable points; a point an axis cannot show ends a run.
     std::vector<std::vector<Point>> runs(1);
@@ -713,8 +942,9 @@ std::string render_svg(const LineChart& chart, const SeriesColors& colors) {
     svg.raw("</g>\n");
   }
   svg.raw("</svg>\n");
+  draw_cut_labels(svg, l.plot, cut_labels(chart, l, colors));
   if (!drew) no_data_note(svg, l.plot);
-  if (any_named(names)) draw_legend(svg, l.plot, names, colors, true);
+  if (any_named(names)) draw_legend(svg, l.plot, names, colors, true, shared_notes);
   svg.raw("</svg>\n");
   return svg.take();
 }

@@ -132,6 +132,14 @@ struct LineSeries {
   std::vector<Point> points{};
 };
 
+// A line chart. Two things it does so that no series goes unseen:
+// - A series that runs past a fixed x.max is cut at the plot's edge and
+//   labelled there with its name and the x it runs to (as a bar past the
+//   value axis's end is labelled at the cut).
+// - A series whose every point lies within a few pixels of an earlier
+//   series's would hide it (or be hidden): such lines are drawn in turns, in
+//   interleaved dashes of each one's colour, and the legend says which line
+//   each one shares.
 struct LineChart {
   std::string title{};  // shown above the plot and used as the accessible name
   Axis x{};
@@ -140,7 +148,17 @@ struct LineChart {
   bool step = false;     // draw steps (hold y until the next x), as for a CDF
   bool markers = false;  // a dot at every point
   ChartSize size{};
+  // Under the title (wrapped to two lines at most): what a reader must know
+  // to read the chart right, such as where and why an axis was cut.
+  std::string note{};
 };
+
+// Where to end a linear x axis so that a few series that run far longer than
+// the others do not squash them into the first pixels: at the first gap in the
+// series' end points (the x of their last point) where the next end is more
+// than `gap` times the one before, widened to a round tick. Nothing when the
+// ends have no such gap (or fewer than two series have points).
+[[nodiscard]] std::optional<double> cut_x_axis_end(const std::vector<LineSeries>& series, double gap = 4);
 
 // An error range drawn as a whisker over a bar (e.g. the spread of an
 // estimate under different assumptions).
@@ -182,6 +200,9 @@ struct LineLayout {
   PlotRect plot;
   AxisMap x;
   AxisMap y;
+  // Per series: the index of the earlier series whose line it shares (every
+  // point within a few pixels of that one's), or npos.
+  std::vector<std::size_t> shares_line_with;
 };
 struct BarLayout {
   PlotRect plot;

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -357,6 +358,105 @@ TEST(SvgChart, ABarPastTheAxisEndIsLabelledAtTheCut) {
       fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" font-size="10">1000</text>)",
                   px(l.bar_center(1, 0, 1)), px(*l.value.map(10) - 4));
   EXPECT_NE(svg.find(label), std::string::npos) << svg;
+}
+
+// As a bar past the axis end: a line that runs past a fixed x.max is cut at
+// the plot's edge and labelled there, just above where it leaves the plot,
+// with its name and the x it runs to; a line that ends inside gets no label.
+TEST(SvgChart, ALinePastTheAxisEndIsLabelledAtTheCut) {
+  LineChart c{.x = Axis{.unit = AxisUnit::kSeconds, .min = 0, .max = 2.5},
+              .series = {{"short", {{0, 1}, {1, 2}, {2, 1}}}, {"long", {{0, 1}, {1, 1}, {100, 3}}}}};
+  const LineLayout l = layout_of(c);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const double y_at_cut = 1 + 2 * (2.5 - 1) / (100 - 1);
+  const std::string label = fmt::format(
+      R"(<text x="{}" y="{}" text-anchor="end" class="cut" font-size="10.00" fill="{}" stroke="#fff")",
+      px(l.plot.left + l.plot.width - 4), px(*l.y.map(y_at_cut) - 5), kChartPalette[1]);
+  EXPECT_NE(svg.find(label), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">long → 100s</text>"), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, R"(class="cut")"), 1u) << svg;
+  // Two lines leaving at the same height: their labels do not overlap.
+  c.series[0].points.push_back({50, 3});
+  const std::string both = render_svg(c);
+  EXPECT_EQ(count(both, R"(class="cut")"), 2u) << both;
+  EXPECT_NE(both.find(">short → 50s</text>"), std::string::npos) << both;
+}
+
+// The axis end that keeps short lines readable beside a straggler: the first
+// gap of more than 4x between where the lines end, to a round tick; none
+// when the ends are close.
+TEST(SvgChart, TheXAxisIsCutAtTheFirstBigGapBetweenLineEnds) {
+  const auto ends = [](std::vector<double> xs) {
+    std::vector<LineSeries> s;
+    for (double x : xs) s.push_back({"", {{0, 1}, {x, 1}}});
+    return s;
+  };
+  EXPECT_EQ(cut_x_axis_end(ends({80e-6, 90e-6, 0.2})), std::optional<double>(100e-6));
+  EXPECT_EQ(cut_x_axis_end(ends({0.2, 5.9, 63, 200})), std::optional<double>(0.25));
+  EXPECT_EQ(cut_x_axis_end(ends({4.2, 4.3, 4.5})), std::nullopt);
+  EXPECT_EQ(cut_x_axis_end(ends({1000})), std::nullopt);
+  EXPECT_EQ(cut_x_axis_end({}), std::nullopt);
+}
+
+// Lines on top of one another (the same points, or within a few pixels) would
+// show only the last drawn: they take turns in dashes, each its own colour
+// and place in the pattern, and the legend and description say which line
+// each shares. A line a little further off is drawn as it is.
+TEST(SvgChart, CoincidingLinesTakeTurnsAndTheLegendSaysSo) {
+  const std::vector<Point> pts = {{0, 0}, {1, 10}, {2, 5}, {3, 0}};
+  std::vector<Point> near = pts;
+  near[1].y += 0.05;  // a fraction of a pixel
+  std::vector<Point> apart = pts;
+  apart[1].y -= 2;  // tens of pixels
+  LineChart c{.series = {{"a", pts}, {"b", near}, {"c", apart}, {"d", pts}}};
+  const LineLayout l = layout_of(c);
+  EXPECT_EQ(l.shares_line_with, (std::vector<std::size_t>{std::string::npos, 0, std::string::npos, 0}));
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  // Three lines on one: a draws whole, b and d every third dash, in turn.
+  EXPECT_NE(svg.find(fmt::format(R"(<g class="series" fill="none" stroke="{}" stroke-width="2">)",
+                                 kChartPalette[0])),
+            std::string::npos);
+  EXPECT_NE(svg.find(fmt::format(R"(stroke="{}" stroke-width="2" stroke-dasharray="8.00 16.00" )"
+                                 R"(stroke-dashoffset="16.00">)",
+                                 kChartPalette[1])),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(fmt::format(R"(stroke="{}" stroke-width="2" stroke-dasharray="8.00 16.00" )"
+                                 R"(stroke-dashoffset="8.00">)",
+                                 kChartPalette[3])),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(fmt::format(R"(<g class="series" fill="none" stroke="{}" stroke-width="2">)",
+                                 kChartPalette[2])),
+            std::string::npos);
+  EXPECT_EQ(count(svg, ">same line as a</text>"), 2u) << svg;
+  EXPECT_NE(svg.find("b: same line as a. d: same line as a</desc>"), std::string::npos) << svg;
+  // The legend's notes take room: the plot is narrower than without them.
+  LineChart apart_only{.series = {{"a", pts}, {"b", apart}, {"c", apart}, {"d", pts}}};
+  apart_only.series[2].points[2].y += 3;
+  apart_only.series[3].points[2].y -= 3;
+  EXPECT_EQ(count(render_svg(apart_only), "same line"), 0u);
+  EXPECT_LT(l.plot.width, layout_of(apart_only).plot.width);
+}
+
+// A note under the title says what the reader must know (here, that an axis
+// was cut); it wraps to at most two lines and is in the description too.
+TEST(SvgChart, ANoteSitsUnderTheTitleAndInTheDescription) {
+  LineChart c{.title = "t", .series = {{"a", {{0, 1}, {1, 2}}}}, .note = "Time axis cut at 1s"};
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  EXPECT_NE(
+      svg.find(
+          R"(text-anchor="middle" class="note" font-size="11.00" fill="#555">Time axis cut at 1s</text>)"),
+      std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("Series: a. Time axis cut at 1s</desc>"), std::string::npos) << svg;
+  // Below the note, not over it.
+  EXPECT_GT(layout_of(c).plot.top, layout_of(LineChart{.title = "t", .series = c.series}).plot.top);
+  c.note = std::string(400, 'x') + " " + std::string(20, 'y') + " " + std::string(20, 'z');
+  EXPECT_EQ(count(render_svg(c), R"(class="note")"), 2u);
 }
 
 TEST(SvgChart, StackedSegmentsStartWhereTheLastEnded) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "config/join.h"
 #include "config/units_parse.h"
 #include "evaluate/claims.h"
 #include "report/html_page.h"
@@ -257,6 +258,29 @@ std::vector<std::string> changed_leads(const EvalReportInput& in) {
   return out;
 }
 
+// A criterion read from several figures (sizes, conditions) scores their
+// mean, which a bare "73.11 GB/s" does not say: " (the mean of
+// allreduce-1MiB.baseline and allreduce-32MiB.baseline busbw_GBps)", from
+// the leader's cited ids; empty for a single figure.
+std::string mean_of(const std::string& cites, const std::string& fabric) {
+  std::vector<std::string> parts;
+  std::string metric;
+  size_t at = 0;
+  while (at < cites.size()) {
+    const size_t end = std::min(cites.find(' ', at), cites.size());
+    const std::string id = cites.substr(at, end - at);
+    at = end + 1;
+    const size_t dot = id.rfind('.');
+    if (id.rfind(fabric + ".", 0) != 0 || dot == std::string::npos || dot <= fabric.size()) return {};
+    metric = id.substr(dot + 1);
+    parts.push_back(id.substr(fabric.size() + 1, dot - fabric.size() - 1));
+  }
+  if (parts.size() < 2) return {};
+  const std::string last = parts.back();
+  parts.pop_back();
+  return " (the mean of " + join_names(parts) + " and " + last + " " + metric + ")";
+}
+
 // The conditions under which every figure of workload `w` equals the
 // baseline's, for every fabric: the condition never reached the workload
 // (a failed link that carries none of its traffic). A table of repeated
@@ -291,34 +315,75 @@ std::vector<std::string> untouched_conditions(const EvalReportInput& in, size_t 
   return out;
 }
 
+// SHARP reduces in the switches and multicasts the result down as
+// aggregation packets, not RDMA data: the incident monitor, which counts the
+// RDMA payload the hosts' ports receive, sees none of it.
+bool is_sharp(const EvalWorkload& wl) { return wl.keys["algo"] && wl.keys["algo"].Scalar() == "sharp"; }
+
+bool delivered_nothing(const EvalThroughputSeries& t) {
+  return std::all_of(t.points.begin(), t.points.end(), [](const auto& p) { return p.second == 0; });
+}
+
 // Under a condition with a fault: the throughput the hosts received over
 // time (not for latency tests), per fabric (first size, first seed), so the dip and the recovery are
-// seen side by side; the fault's time in the title.
-std::vector<std::string> failure_charts(const EvalReportInput& in, size_t w) {
+// seen side by side; the fault's time in the title. Where one fabric takes
+// far longer than the rest (TCP's 200 ms minimum RTO), the time axis ends
+// where the others have finished, or they would be a spike at zero; the
+// lines cut are labelled with where they end. Where the monitor cannot see
+// the workload's traffic, a sentence says so instead of a flat zero line.
+std::vector<Block> failure_charts(const EvalReportInput& in, size_t w) {
   const Evaluation& ev = in.ev;
+  const EvalWorkload& wl = ev.workloads[w];
   const SeriesColors colors(fabric_names(ev));
-  std::vector<std::string> svgs;
+  std::vector<Block> out;
   // A latency test moves a message at a time: its throughput says nothing.
-  if (ev.workloads[w].type == "latency") return svgs;
+  if (wl.type == "latency") return out;
   for (size_t k = 0; k < ev.conditions.size(); ++k) {
     LineChart c;
     const EvalCondition& cond = ev.conditions[k];
-    c.title = ev.workloads[w].name + ": throughput delivered to the hosts over time, " + cond.name;
+    c.title = wl.name + ": throughput delivered to the hosts over time, " + cond.name;
     if (cond.down_at) c.title += " (link down at " + format_time(*cond.down_at) + ")";
-    c.x = Axis{"time [us]", AxisScale::kLinear, AxisUnit::kNone, 0.0, {}, true};
+    c.x = Axis{"time", AxisScale::kLinear, AxisUnit::kSeconds, 0.0, {}, true};
     c.y = Axis{"Gb/s", AxisScale::kLinear, AxisUnit::kNone, 0.0, {}, true};
+    std::vector<std::string> unseen;
     for (size_t f = 0; f < ev.fabrics.size(); ++f)
       for (const EvalThroughputSeries& t : in.summary.throughput)
         if (t.fabric == f && t.workload == w && t.point == 0 && t.condition == k) {
+          if (is_sharp(wl) && delivered_nothing(t)) {
+            unseen.push_back(ev.fabrics[f].name);
+            continue;
+          }
           LineSeries ser{ev.fabrics[f].name, {}};
-          for (const auto& [x, y] : t.points) ser.points.push_back({x, y});
+          for (const auto& [us, gbps] : t.points) ser.points.push_back({us * 1e-6, gbps});
           c.series.push_back(std::move(ser));
         }
+    if (!unseen.empty()) {
+      std::string names;
+      for (const auto& n : unseen) names += (names.empty() ? "" : ", ") + n;
+      out.push_back(
+          Block{fmt::format("No throughput-over-time chart for {} under {} on {}: SHARP reduces in the "
+                            "switches and sends the result down as aggregation packets, which the "
+                            "incident monitor (it counts the RDMA payload the hosts' ports receive) "
+                            "does not see, so it would read zero throughout; for the same reason no "
+                            "dip or recovery is measured for it.",
+                            wl.name, cond.name, names),
+                {},
+                false,
+                {}});
+    }
     if (c.series.empty()) continue;
+    if (const auto cut = cut_x_axis_end(c.series)) {
+      c.x.max = *cut;
+      std::string past;
+      for (const LineSeries& ser : c.series)
+        if (!ser.points.empty() && ser.points.back().x > *cut) past += (past.empty() ? "" : ", ") + ser.name;
+      c.note = "Time axis cut at " + format_value(*cut, AxisUnit::kSeconds) +
+               " so every line reads; past it run " + past + " (each labelled at the cut with when it ends)";
+    }
     c.size = {760, 340};
-    svgs.push_back(render_svg(c, colors));
+    out.push_back(Block{{}, {}, false, render_svg(c, colors)});
   }
-  return svgs;
+  return out;
 }
 
 // The charts a workload's results read best as.
@@ -575,8 +640,13 @@ std::vector<Section> build(const EvalReportInput& in) {
     t.header = {"criterion", "weight"};
     for (const auto& f : ev.fabrics) t.header.push_back(f.name);
     for (const auto& sc : s.scores) {
-      std::vector<std::string> row = {sc.criterion + (sc.lower_is_better ? " (lower is better)" : ""),
-                                      report_number(sc.weight)};
+      const size_t parts =
+          static_cast<size_t>(std::count(sc.cites[s.best].begin(), sc.cites[s.best].end(), ' ')) + 1;
+      std::vector<std::string> row = {
+          sc.criterion + (sc.lower_is_better ? " (lower is better)" : "") +
+              (parts > 1 && sc.criterion != "resilience" ? fmt::format(", mean of {} figures", parts)
+                                                         : std::string()),
+          report_number(sc.weight)};
       for (size_t f = 0; f < nf; ++f)
         row.push_back(std::isfinite(sc.value[f]) ? fmt::format("{} ({})", report_number(sc.score[f]),
                                                                with_unit(sc.value[f], sc.unit))
@@ -599,8 +669,9 @@ std::vector<Section> build(const EvalReportInput& in) {
       for (size_t f = 1; f < nf; ++f)
         if (sc.score[f] > sc.score[lead]) lead = f;
       if (!std::isfinite(sc.value[lead])) continue;
-      std::string sentence = fmt::format("On {}, {} leads with {} [{}]", sc.criterion, ev.fabrics[lead].name,
-                                         with_unit(sc.value[lead], sc.unit), sc.cites[lead]);
+      std::string sentence = fmt::format(
+          "On {}{}, {} leads with {} [{}]", sc.criterion, mean_of(sc.cites[lead], ev.fabrics[lead].name),
+          ev.fabrics[lead].name, with_unit(sc.value[lead], sc.unit), sc.cites[lead]);
       for (size_t f = 0; f < nf; ++f) {
         if (f == lead) continue;
         sentence += std::isfinite(sc.value[f]) ? fmt::format("; {} {} [{}]", ev.fabrics[f].name,
@@ -850,7 +921,7 @@ std::vector<Section> build(const EvalReportInput& in) {
           return find_figure(s, fig_id(ev, f, w, p, c, m));
         });
     for (const std::string& svg : svgs) sec.chart(svg, "");
-    for (const std::string& svg : failure_charts(in, w)) sec.chart(svg, "");
+    for (Block& b : failure_charts(in, w)) sec.blocks.push_back(std::move(b));
     out.push_back(std::move(sec));
   }
 

@@ -320,10 +320,11 @@ const EvalFigure* find_figure(const EvalSummary& s, const std::string& id) {
   return nullptr;
 }
 
-namespace {
-
-// incident.csv's (time_us, delivered_gbps) columns, averaged over runs of
-// bins so at most kMaxPoints remain (each point at its last bin's time).
+// incident.csv's (time_us, delivered_gbps) columns: the first kRawPoints
+// bins as they are (the fault and the recovery the chart exists to show),
+// the rest averaged over runs of bins so at most kMaxPoints remain (each
+// point at its last bin's time). Averaging the whole run evenly turned a
+// 60 ms run's first 150 us into one point, drawn as a slope across a stall.
 EvalThroughputSeries throughput_series(size_t f, size_t w, size_t p, size_t k, const std::string& csv) {
   EvalThroughputSeries s{f, w, p, k, {}};
   std::vector<std::pair<double, double>> rows;
@@ -336,9 +337,12 @@ EvalThroughputSeries throughput_series(size_t f, size_t w, size_t p, size_t k, c
     if (a == std::string::npos || b == std::string::npos) continue;
     rows.emplace_back(std::stod(line.substr(0, a)), std::stod(line.substr(a + 1, b - a - 1)));
   }
-  const size_t per = std::max<size_t>(
-      1, (rows.size() + EvalThroughputSeries::kMaxPoints - 1) / EvalThroughputSeries::kMaxPoints);
-  for (size_t i = 0; i < rows.size(); i += per) {
+  constexpr size_t kRaw = EvalThroughputSeries::kRawPoints;
+  constexpr size_t kAveraged = EvalThroughputSeries::kMaxPoints - kRaw;
+  for (size_t i = 0; i < std::min(rows.size(), kRaw); ++i) s.points.push_back(rows[i]);
+  const size_t rest = rows.size() > kRaw ? rows.size() - kRaw : 0;
+  const size_t per = std::max<size_t>(1, (rest + kAveraged - 1) / kAveraged);
+  for (size_t i = kRaw; i < rows.size(); i += per) {
     const size_t end = std::min(rows.size(), i + per);
     double sum = 0;
     for (size_t j = i; j < end; ++j) sum += rows[j].second;
@@ -346,8 +350,6 @@ EvalThroughputSeries throughput_series(size_t f, size_t w, size_t p, size_t k, c
   }
   return s;
 }
-
-}  // namespace
 
 Slowdown worst_slowdown(const Evaluation& ev, const std::vector<EvalCell>& cells, const EvalSummary& s,
                         size_t f, const std::function<bool(const EvalCondition&)>& which) {
@@ -520,8 +522,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     return 0.0;
   };
   const auto has_background = [&](size_t c) { return ev.conditions[c].is_loaded(); };
-  const bool any_loaded = std::any_of(ev.conditions.begin(), ev.conditions.end(),
-                                      [](const EvalCondition& c) { return c.is_loaded(); });
+  const bool any_loaded = std::any_of(ev.conditions.begin(), ev.conditions.end(), [](const EvalCondition& c) {
+    return c.is_loaded() && c.fabrics.empty();
+  });
   for (const CriterionRule& rule : rules()) {
     const double w = weight_of(rule.criterion);
     if (w <= 0) continue;
@@ -541,7 +544,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
         for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p)
           for (size_t c = 0; c < ev.conditions.size(); ++c) {
             const bool want = rule.loaded && any_loaded ? has_background(c) : ev.conditions[c].is_baseline();
-            if (!want) continue;
+            // A condition some fabrics never meet (a misconfiguration only
+            // one family can have) would score them on what the others skip.
+            if (!want || !ev.conditions[c].fabrics.empty()) continue;
             const std::string id = figure_id(ev, f, wi, p, c, rule.metric);
             const EvalFigure* fig = find_figure(s, id);
             // The cell may not exist (a condition limited to other fabrics).
@@ -588,7 +593,8 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                  true};
     bool measured = false;
     for (size_t f = 0; f < nf; ++f) {
-      const Slowdown w = worst_slowdown(ev, cells, s, f, [](const EvalCondition&) { return true; });
+      const Slowdown w =
+          worst_slowdown(ev, cells, s, f, [](const EvalCondition& c) { return c.fabrics.empty(); });
       measured = measured || w.measured;
       sc.value[f] = w.value;
       sc.cites[f] = w.cite;

@@ -88,6 +88,7 @@ struct EvalCdf {
 // incident.csv, first seed), at most kMaxPoints points (bins averaged).
 struct EvalThroughputSeries {
   static constexpr size_t kMaxPoints = 400;
+  static constexpr size_t kRawPoints = 200;  // the first bins, kept unaveraged
   size_t fabric = 0;
   size_t workload = 0;
   size_t point = 0;
@@ -121,6 +122,12 @@ struct EvalSummary {
   std::vector<EvalScalePoint> scale;  // by fabric, workload, point, servers
   std::vector<std::string> failed_cells;
 };
+
+// The series of a cell's incident.csv (its header, then time_us,
+// delivered_gbps, ... rows): the first kRawPoints bins as they are, the rest
+// averaged down to at most kMaxPoints points in all.
+[[nodiscard]] EvalThroughputSeries throughput_series(size_t f, size_t w, size_t p, size_t k,
+                                                     const std::string& csv);
 
 [[nodiscard]] EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                                     const std::vector<CellOutcome>& outcomes);

@@ -501,6 +501,121 @@ weights: {collective: 1, resilience: 1}
   }
 }
 
+// The throughput-over-time charts of a report, from series given directly
+// (no cell runs): an evaluation whose three fabrics fail a link, one of them
+// recovering only after 200 ms, and a SHARP workload on one fabric.
+struct ThroughputReport {
+  Evaluation ev;
+  std::vector<EvalCell> cells;
+  std::vector<CellOutcome> outcomes;
+  EvalSummary s;
+  std::string html;
+  std::string md;
+};
+
+ThroughputReport throughput_report(const std::vector<EvalThroughputSeries>& series) {
+  ThroughputReport r;
+  r.ev = load_evaluation_text(R"(name: tput
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+  - {profile: iwarp-dctcp, name: iwarp}
+workloads:
+  - {type: collective, name: ar, op: all_reduce, sizes: [1MiB]}
+  - {type: collective, name: ar-sharp, op: all_reduce, algo: sharp, sizes: [1MiB], fabrics: [ib-ndr]}
+conditions:
+  - baseline
+  - {name: link-down, link_down: {at: 20us}}
+weights: {collective: 1}
+)",
+                              "tput.yaml");
+  r.cells = eval_cells(r.ev);
+  r.outcomes.resize(r.cells.size());
+  for (CellOutcome& o : r.outcomes) o.error = "not run";
+  r.s = summarize(r.ev, r.cells, r.outcomes);
+  r.s.throughput = series;
+  const EvalReportInput in{r.ev, r.cells, r.outcomes, r.s};
+  r.html = report_html(in);
+  r.md = report_markdown(in);
+  return r;
+}
+
+// (time us, Gb/s): at 100 Gb/s every 10 us from 10 us to `end_us`, none in
+// the last bin (the workload finished within it).
+std::vector<std::pair<double, double>> running_until(double end_us) {
+  std::vector<std::pair<double, double>> p;
+  for (double t = 10; t < end_us; t += 10) p.emplace_back(t, 100.0);
+  p.emplace_back(end_us, 0.0);
+  return p;
+}
+
+// The chart <svg> whose title starts with `title`, or "".
+std::string chart_titled(const std::string& html, const std::string& title) {
+  const size_t at = html.find("aria-label=\"" + title);
+  if (at == std::string::npos) return "";
+  const size_t from = html.rfind("<svg ", at);
+  return html.substr(from, html.find("</figure>", at) - from);
+}
+
+// One fabric recovering after 200 ms would stretch the time axis to where
+// the others are a spike at zero: the axis ends where they have finished, the
+// chart says so, and the line cut is labelled with where it ends.
+TEST(EvaluateReport, ThroughputOverTimeCutsTheAxisPastALongStraggler) {
+  const ThroughputReport r = throughput_report({{0, 0, 0, 1, running_until(80)},
+                                                {1, 0, 0, 1, running_until(90)},
+                                                {2, 0, 0, 1, running_until(200000)}});
+  const std::string svg = chart_titled(r.html, "ar: throughput delivered to the hosts over time, link-down");
+  ASSERT_FALSE(svg.empty()) << r.html;
+  // 90 us plus a little, to a round tick: 100 us; tick labels in time units.
+  EXPECT_NE(svg.find(R"(text-anchor="middle">100µs</text>)"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find(R"(text-anchor="middle">200ms</text>)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("Time axis cut at 100µs so every line reads; past it run iwarp"), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(R"(text-anchor="end" class="cut")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">iwarp → 200ms</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find(">roce → "), std::string::npos) << svg;
+}
+
+// SHARP's data reaches the hosts as aggregation packets the incident monitor
+// does not count: rather than a flat zero line, the report says why there is
+// no chart, in both report.html and report.md.
+TEST(EvaluateReport, SharpGetsASentenceNotAFlatZeroThroughputChart) {
+  std::vector<std::pair<double, double>> zero;
+  for (double t = 10; t <= 60; t += 10) zero.emplace_back(t, 0.0);
+  const ThroughputReport r = throughput_report({{0, 0, 0, 1, running_until(80)}, {0, 1, 0, 1, zero}});
+  EXPECT_FALSE(chart_titled(r.html, "ar: throughput delivered").empty());
+  EXPECT_TRUE(chart_titled(r.html, "ar-sharp: throughput delivered").empty()) << r.html;
+  const std::string why =
+      "No throughput-over-time chart for ar-sharp under link-down on ib-ndr: SHARP reduces in the switches";
+  EXPECT_NE(r.html.find(why), std::string::npos);
+  EXPECT_NE(r.md.find(why), std::string::npos);
+  // A workload that is not SHARP keeps its zero line: there it is a measurement.
+  const ThroughputReport idle = throughput_report({{0, 0, 0, 1, zero}});
+  EXPECT_FALSE(chart_titled(idle.html, "ar: throughput delivered").empty());
+  EXPECT_EQ(idle.html.find("No throughput-over-time chart"), std::string::npos);
+}
+
+// A criterion scored as the mean of several figures (a collective's sizes)
+// says so where its leader is named and in the decision table, so "73 GB/s"
+// is not read as one measurement.
+TEST(EvaluateReport, ACriterionThatIsAMeanSaysOfWhat) {
+  ThroughputReport r = throughput_report({});
+  EvalScore sc{"collective", 1, {100, 50, 40}, {100, 50, 40}, {}, "GB/s", false};
+  sc.cites = {"ib-ndr.ar-1MiB.baseline.busbw_GBps ib-ndr.ar-32MiB.baseline.busbw_GBps",
+              "roce.ar-1MiB.baseline.busbw_GBps roce.ar-32MiB.baseline.busbw_GBps",
+              "iwarp.ar-1MiB.baseline.busbw_GBps iwarp.ar-32MiB.baseline.busbw_GBps"};
+  r.s.scores = {sc};
+  r.s.total = {100, 50, 40};
+  r.s.best = 0;
+  const std::string md = report_markdown(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
+  EXPECT_NE(md.find("On collective (the mean of ar-1MiB.baseline and ar-32MiB.baseline busbw_GBps), ib-ndr "
+                    "leads with 100 GB/s"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| collective, mean of 2 figures |"), std::string::npos) << md;
+}
+
 // A misconfiguration condition (misconfig:, as a scenario writes it): each
 // cell runs labelled, its lossless drops are the condition's figures, not a
 // failed cell; a target the cluster lacks is refused at the condition.
@@ -549,6 +664,37 @@ weights: {incast: 1}
   } catch (const InputError& e) {
     EXPECT_EQ(e.line(), 10);
     EXPECT_NE(std::string(e.what()).find("no node named 'sw9'"), std::string::npos) << e.what();
+  }
+}
+
+// A condition limited to some fabrics (a PFC misconfiguration only lossless
+// Ethernet can have) is reported, but no criterion scores it: the fabrics
+// that never meet it would be scored on less than the others.
+TEST_F(EvaluateTest, AConditionOnSomeFabricsIsReportedButNotScored) {
+  const std::string yaml = R"(name: mis2
+cluster: {servers: 2, gpus_per_server: 4, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+duration: 20ms
+fabrics:
+  - {profile: rocev2-dcqcn, name: roce}
+  - ib-hdr
+workloads:
+  - {type: incast, name: inc, senders: 7, size: 1MiB}
+conditions:
+  - baseline
+  - {name: headroom, misconfig: [{switch: all, set: {pfc: {headroom: 2KB, xoff: 64KB}}}], fabrics: [roce]}
+weights: {incast: 1, resilience: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "mis2.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const Written w = evaluate(ev, cells, dir_ / "out", 2);
+  const EvalSummary s = summarize(ev, cells, w.outcomes);
+  const EvalFigure* drops = find_figure(s, "roce.inc.headroom.lossless_class_drops");
+  ASSERT_NE(drops, nullptr);
+  EXPECT_GT(drops->mean, 0.0);  // the condition ran, and hurt
+  for (const EvalScore& sc : s.scores) {
+    EXPECT_NE(sc.criterion, "resilience") << "no condition every fabric meets: nothing to score";
+    for (const std::string& c : sc.cites) EXPECT_EQ(c.find(".headroom."), std::string::npos) << sc.criterion;
   }
 }
 
@@ -817,6 +963,8 @@ TEST_F(EvaluateTest, ClaimTwoRestsOnTheInfinibandBufferUnlessTheFileSetsIt) {
   EXPECT_EQ(assumed, "depends on an assumption");
   EXPECT_NE(why.find("fabric.ib.vl_buffer"), std::string::npos) << why;
   EXPECT_NE(why.find("[ib-ndr.latency.load-50.p999_us]"), std::string::npos) << why;
+  // 100 round trips: their p99.9 is the slowest one, and the answer says so.
+  EXPECT_NE(why.find("Each p99.9 is the maximum of 100 round trips"), std::string::npos) << why;
   const auto [set, evidence] = claim2("{profile: ib-ndr, set: {fabric.ib.vl_buffer: 128KiB}}");
   EXPECT_TRUE(set == "supported" || set == "contradicted") << set;
   EXPECT_EQ(evidence.find("fabric.ib.vl_buffer"), std::string::npos) << evidence;
@@ -1125,6 +1273,143 @@ TEST(EvaluateMatrix, FinishedCellsOfAnotherFolderAreCopiedNotRun) {
       }
   }
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Claim 5 (mis-set PFC or ECN causes loss, HOL blocking, spreading) reads
+// the fabrics that run PFC. An ECN setting that slows UET (no PFC) is not
+// evidence for it, and a PFC setting that changed nothing because no queue
+// ever reached XOFF is said to be unexercised, not counted against PFC.
+TEST(EvaluateClaims, PfcClaimReadsOnlyLosslessFabricsAndSaysWhenPfcNeverPaused) {
+  const Evaluation ev = load_evaluation_text(
+      "name: pfc\ncluster: {servers: 2, gpus_per_server: 2, nic_rate: 400Gbps, topology: leaf-spine}\n"
+      "fabrics: [rocev2-dcqcn-400g, uet-nscc]\n"
+      "workloads: [{type: incast, name: inc, senders: 3, size: 1MiB}]\n"
+      "tuning: {workloads: [inc]}\n",
+      "pfc.yaml");
+  EvalSummary s;
+  s.cost.resize(2);
+  s.tuning.resize(2);
+  s.total.resize(2);
+  s.settings.push_back(EvalSettingDiff{"fabric.pfc.enabled", {"true", "false"}, {false, false}});
+  s.tuning[0].trials.push_back(EvalKnobTrial{"fabric.pfc.enabled", "flipped", "false", "inc", "completion_us",
+                                             100, 100, 0,
+                                             "rocev2-dcqcn-400g.inc.tune-pfc.enabled-flipped.s1"});
+  s.tuning[1].trials.push_back(EvalKnobTrial{"fabric.ecn.kmax", "x2", "3MB", "inc", "completion_us", 100, 115,
+                                             0.15, "uet-nscc.inc.tune-ecn.kmax-x2.s1"});
+  s.tuning[1].sensitive.emplace_back("fabric.ecn.kmax");
+  EvalFigure pause;
+  pause.id = "rocev2-dcqcn-400g.inc.baseline.pfc_pause_us";
+  pause.metric = "pfc_pause_us";
+  pause.unit = "us";
+  s.figures.push_back(pause);
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    if (a.number == 5) {
+      EXPECT_EQ(a.verdict, "contradicted") << a.evidence;
+      EXPECT_EQ(a.evidence.find("uet-nscc"), std::string::npos) << a.evidence;
+      EXPECT_NE(
+          a.evidence.find("rocev2-dcqcn-400g: PFC never paused in the tuning workloads at baseline (0 us "
+                          "[rocev2-dcqcn-400g.inc.baseline.pfc_pause_us])"),
+          std::string::npos)
+          << a.evidence;
+      return;
+    }
+  FAIL() << "no claim 5";
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+EvalFigure busbw_figure(const std::string& id, size_t fabric, size_t workload, size_t condition, double v) {
+  EvalFigure x;
+  x.id = id;
+  x.fabric = fabric;
+  x.workload = workload;
+  x.condition = condition;
+  x.metric = "busbw_GBps";
+  x.unit = "GB/s";
+  x.lower_is_better = false;
+  x.mean = x.min = x.max = v;
+  x.seeds = 1;
+  return x;
+}
+
+// Claim 7 (SHARP beats host algorithms) reads the loaded conditions too:
+// ahead only on the idle fabric is not the blanket claim. Claim 12 (46-48
+// GB/s per 400G NIC) is not contradicted by a largest size where busbw is
+// still climbing: it asks for the size the published figures are read at.
+TEST(EvaluateClaims, SharpUnderLoadAndBusbwBelowSaturation) {
+  const Evaluation ev = load_evaluation_text(
+      "name: sh\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr]\n"
+      "workloads:\n"
+      "  - {type: collective, name: ar, op: all_reduce, sizes: [32MiB]}\n"
+      "  - {type: collective, name: ar-sharp, op: all_reduce, algo: sharp, sizes: [32MiB], fabrics: "
+      "[ib-ndr]}\n"
+      "conditions: [baseline, {name: load-50, background: {load: 50%, cdf: storage}}]\n",
+      "sh.yaml");
+  EvalSummary s;
+  s.cost.resize(1);
+  s.tuning.resize(1);
+  s.total.resize(1);
+  s.figures.push_back(busbw_figure("ib-ndr.ar-32MiB.baseline.busbw_GBps", 0, 0, 0, 122.3));
+  s.figures.push_back(busbw_figure("ib-ndr.ar-sharp-32MiB.baseline.busbw_GBps", 0, 1, 0, 228.5));
+  s.figures.push_back(busbw_figure("ib-ndr.ar-32MiB.load-50.busbw_GBps", 0, 0, 1, 61.45));
+  s.figures.push_back(busbw_figure("ib-ndr.ar-sharp-32MiB.load-50.busbw_GBps", 0, 1, 1, 55.54));
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  int seen = 0;
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s})) {
+    if (a.number == 7) {
+      ++seen;
+      EXPECT_EQ(a.verdict, "contradicted") << a.evidence;
+      EXPECT_NE(a.evidence.find("Under load-50: SHARP 55.54 GB/s [ib-ndr.ar-sharp-32MiB.load-50.busbw_GBps] "
+                                "against 61.45 GB/s [ib-ndr.ar-32MiB.load-50.busbw_GBps]"),
+                std::string::npos)
+          << a.evidence;
+      EXPECT_NE(a.evidence.find("SHARP leads only on the idle fabric"), std::string::npos) << a.evidence;
+    }
+    if (a.number == 12) {
+      ++seen;
+      EXPECT_EQ(a.verdict, "not measured") << a.evidence;
+      EXPECT_NE(a.evidence.find("the largest here is 32MiB"), std::string::npos) << a.evidence;
+      EXPECT_NE(a.evidence.find("30.57 GB/s per NIC"), std::string::npos) << a.evidence;
+    }
+  }
+  EXPECT_EQ(seen, 2);
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// A long run's throughput series keeps its first bins as they are (the
+// fault and the recovery) and averages only the rest: 1000 bins of 10 us
+// become the first 200 unchanged, then averages of 4, ending at the run's end.
+TEST(EvaluateSummary, ThroughputSeriesKeepsTheFirstBinsAndAveragesTheRest) {
+  std::string csv = "time_us,delivered_gbps,other\n";
+  for (int i = 1; i <= 1000; ++i) csv += fmt::format("{},{},0\n", i * 10, i % 2 == 0 ? 400 : 0);
+  const EvalThroughputSeries s = throughput_series(0, 0, 0, 0, csv);
+  ASSERT_EQ(s.points.size(), 400u);
+  for (size_t i = 0; i < 200; ++i) {
+    EXPECT_EQ(s.points[i].first, 10.0 * static_cast<double>(i + 1));
+    EXPECT_EQ(s.points[i].second, (i + 1) % 2 == 0 ? 400.0 : 0.0);
+  }
+  EXPECT_EQ(s.points[200].first, 2040.0);  // bins 201-204
+  EXPECT_EQ(s.points[200].second, 200.0);
+  EXPECT_EQ(s.points.back().first, 10000.0);
 }
 
 }  // namespace

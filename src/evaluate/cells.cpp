@@ -241,7 +241,35 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     bg["horizon"] = format_time(ev.duration);
     workloads.push_back(bg);
   }
-  if (cond.incast_senders > 0) {
+  if (cond.incast_senders > 0 && cond.incast_elsewhere) {
+    // Into the host as far past the measured destination as it is past the
+    // source, from the measured source, then the hosts as far apart again,
+    // then the hosts after the receiver: one flow each, all starting
+    // together. On a rail-optimized cluster the first are the source's rail,
+    // so the leaf they share pauses the source's own link.
+    const int hosts = ev.cluster.gpus_per_server * (c.servers > 0 ? c.servers : ev.cluster.servers);
+    const int src = measured.keys["src"] ? measured.keys["src"].as<int>() : 0;
+    const int dst = measured.keys["dst"].as<int>();
+    int receiver = ((2 * dst - src) % hosts + hosts) % hosts;
+    while (receiver == src || receiver == dst) receiver = (receiver + 1) % hosts;
+    std::vector<int> senders = {src};
+    const auto add = [&](int h) {
+      if (static_cast<int>(senders.size()) < cond.incast_senders && h != dst && h != receiver &&
+          std::find(senders.begin(), senders.end(), h) == senders.end())
+        senders.push_back(h);
+    };
+    const int step = ((dst - src) % hosts + hosts) % hosts;
+    for (int k = 1; k < hosts; ++k) add((receiver + k * step) % hosts);
+    for (int i = 1; i < hosts; ++i) add((receiver + i) % hosts);
+    for (int s : senders) {
+      YAML::Node fl;
+      fl["type"] = "flow";
+      fl["src"] = s;
+      fl["dst"] = receiver;
+      fl["size"] = cond.incast_size;
+      workloads.push_back(fl);
+    }
+  } else if (cond.incast_senders > 0) {
     // Into the host the measured workload receives on, so it shares the
     // congested port (a perftest's server; host 0 otherwise).
     const EvalWorkload& m = ev.workloads[c.workload];

@@ -237,6 +237,13 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                            cite(b), growth);
         }
       if (ib_worst <= 0 || !std::isfinite(roce_best)) continue;
+      // Neither family's tail moved past the tuning threshold: the load
+      // never reached the probe, and the order is noise.
+      if (std::max(ib_worst, roce_best) < 1 + ev.tuning.threshold) {
+        e += fmt::format("Under {}, no p99.9 grew by more than {} %: the load did not reach the probe. ",
+                         cond.name, report_number(ev.tuning.threshold * 100));
+        continue;
+      }
       ++compared;
       if (ib_worst < roce_best) ++held;
       e += fmt::format(
@@ -249,7 +256,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     if (compared == 0) {
       out.push_back(not_measured(2, claim,
                                  "needs an InfiniBand and a RoCEv2 fabric with a latency workload, and a "
-                                 "condition with background load or an incast beside it."));
+                                 "condition with background load or an incast beside it that reaches it. " +
+                                     e));
     } else {
       // p99.9 of n samples is the ceil(n/1000)-th largest: below 1000
       // round trips it is the maximum, one unlucky sample.
@@ -386,6 +394,31 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                            r.name(f), cite(a), cond.name, cite(b), ev.conditions[twin].name);
       }
     }
+    // An incast the probe never joins (into another host, from the probe's
+    // source among others): PFC pauses on the way are congestion spreading;
+    // the probe's tail against idle is what head-of-line blocking cost it.
+    bool hol = false;
+    bool spread_measured = false;
+    for (size_t c = 0; c < ev.conditions.size(); ++c) {
+      const EvalCondition& cond = ev.conditions[c];
+      if (!cond.incast_elsewhere) continue;
+      for (size_t f : lossless) {
+        const EvalFigure* pause = r.fig(f, "latency", "pfc_pause_us", c);
+        const EvalFigure* a = r.fig(f, "latency", "p999_us", c);
+        const EvalFigure* b = r.fig(f, "latency", "p999_us", r.base());
+        if (pause == nullptr || a == nullptr || b == nullptr || b->mean <= 0) continue;
+        spread_measured = true;
+        const bool slowed = a->mean > b->mean * (1 + ev.tuning.threshold);
+        hol = hol || (slowed && pause->mean > 0);
+        e += fmt::format(
+            "{} under {} (an incast the probe never joins): PFC held links upstream of the congested port "
+            "paused for {} in all; the probe's p99.9 {} against {} idle{}. ",
+            r.name(f), cond.name, cite(pause), cite(a), cite(b),
+            pause->mean == 0 ? " (no queue reached XOFF: nothing spread)"
+            : slowed         ? ": head-of-line blocking"
+                             : ": the pauses did not reach the probe's path");
+      }
+    }
     // The tuning sweep's PFC and ECN settings, mis-set one at a time.
     for (size_t f : lossless) {
       bool pfc_tried = false;
@@ -409,6 +442,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
             "exercised there. ",
             r.name(f), cite(pause));
     }
+    const bool tried_settings = tried;  // a tuning trial or an injection, not only the probe
+    tried = tried || spread_measured;
     if (!tried) {
       out.push_back(not_measured(
           5, claim,
@@ -416,15 +451,19 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           "misconfigurations (`misconfig:`; a stuck receiver's PFC storm and cyclic-buffer "
           "deadlock are measured by `rdmasim run`, docs/PFC_STORM.md)."));
     } else {
-      // The claim's other two effects need a flow that never crosses the
-      // congested port, which none of the evaluation's workloads is.
-      e += loss || slower
-               ? "Loss is shown here; head-of-line blocking and congestion spreading onto flows "
-                 "that avoid the congested port are not isolated by these workloads "
-                 "(scenarios/victim-flow.yaml and `rdmasim validate` case B.7 measure them)."
-               : "No PFC or ECN setting mis-set x0.5/x2/off cost more than the threshold here, and no "
-                 "injected misconfiguration dropped a lossless packet.";
-      out.push_back(ClaimAnswer{5, claim, loss || slower ? "supported" : "contradicted", e});
+      // Head-of-line blocking needs a flow that never crosses the congested
+      // port: the `into: elsewhere` incast's probe.
+      if (!spread_measured)
+        e +=
+            "Head-of-line blocking and congestion spreading onto flows that avoid the congested port are not "
+            "isolated by these workloads (an incast condition with `into: elsewhere` measures them, as "
+            "scenarios/victim-flow.yaml and `rdmasim validate` case B.7 do). ";
+      else if (!hol)
+        e += "Head-of-line blocking of a flow that avoids the congested port was not seen here. ";
+      if (!loss && !slower && !hol && tried_settings)
+        e += "No PFC or ECN setting mis-set x0.5/x2/off cost more than the threshold here, and no injected "
+             "misconfiguration dropped a lossless packet.";
+      out.push_back(ClaimAnswer{5, claim, loss || slower || hol ? "supported" : "contradicted", e});
     }
   }
 

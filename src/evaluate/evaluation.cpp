@@ -302,6 +302,7 @@ EvalCondition read_condition(const CfgNode& n, const YAML::Node& raw) {
   if (const auto ic = n.opt_child("incast")) {
     c.incast_senders = static_cast<int>(ic->integer("senders", 1, 1 << 20));
     c.incast_size = format_bytes(ic->bytes("size"));
+    c.incast_elsewhere = ic->choice("into", {"receiver", "elsewhere"}, "receiver") == "elsewhere";
     ic->finish();
   }
   if (const auto ld = n.opt_child("link_down")) {
@@ -435,6 +436,23 @@ Evaluation load(const CfgNode& root, const YAML::Node& doc, const std::string& f
                        [&](const EvalWorkload& x) { return x.name == w; }))
         throw InputError(file, c.line, 0, "conditions[" + std::to_string(i) + "].workloads",
                          "no workload named '" + w + "' in this evaluation");
+    // An incast elsewhere needs the measured source and destination: a perftest's.
+    const int hosts = ev.cluster.servers * ev.cluster.gpus_per_server;
+    if (c.incast_elsewhere && c.incast_senders > hosts - 2)
+      throw InputError(file, c.line, 0, "conditions[" + std::to_string(i) + "].incast.senders",
+                       fmt::format("expected at most {} senders into another host: the cluster has {} hosts, "
+                                   "less the measured destination and the incast's receiver",
+                                   hosts - 2, hosts));
+    if (c.incast_elsewhere)
+      for (const EvalWorkload& w : ev.workloads)
+        if (w.scenario_type != "perftest" &&
+            (c.workloads.empty() ||
+             std::find(c.workloads.begin(), c.workloads.end(), w.name) != c.workloads.end()))
+          throw InputError(
+              file, c.line, 0, "conditions[" + std::to_string(i) + "].incast.into",
+              "`elsewhere` puts the measured workload's source among the incast's senders, which "
+              "only latency and bandwidth workloads name; workload '" +
+                  w.name + "' is a " + w.type + ": list the perftest workloads under `workloads:`");
     // A distance stretches the evaluation's cluster; a scenario workload brings its own topology.
     if (!c.distance.empty())
       for (const EvalWorkload& w : ev.workloads)

@@ -124,6 +124,12 @@ struct EvalCondition {
   // `incast_size`, into the host the measured workload receives on.
   int incast_senders = 0;
   std::string incast_size;
+  // Into another host instead, with the measured workload's source among
+  // the senders: the measured traffic never enters the congested port, so
+  // what slows it is the back-pressure (PFC pauses, IB credits) the incast
+  // spreads onto the links they share: head-of-line blocking. Perftest
+  // workloads only (their source and destination are known).
+  bool incast_elsewhere = false;
 
   // Traffic beside the measured workload (background or an incast).
   [[nodiscard]] bool is_loaded() const { return background_load > 0 || incast_senders > 0; }

@@ -720,6 +720,49 @@ TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
   EXPECT_FALSE(ev.conditions[1].is_baseline());
 }
 
+// An incast `into: elsewhere` goes to another host, with the measured
+// source among its senders, so the probe never enters the congested port.
+// On the 4-host cluster the probe runs 0 -> 2: the receiver is as far past
+// 2 as 2 is past 0 (host 0, the source, so the next: 1), the senders 0 and
+// then 1 + 2 = 3. A non-perftest workload, or more senders than hosts
+// other than the two ends, is refused at the condition.
+TEST(EvaluateCells, AnIncastElsewhereTakesTheProbesSourceNotItsPort) {
+  const Evaluation ev = load_evaluation_text(
+      edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
+           "{name: elsewhere, incast: {senders: 2, size: 256KiB, into: elsewhere}, workloads: [latency]}"),
+      "small.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  size_t n = 0;
+  for (const auto& c : cells) {
+    if (ev.conditions[c.condition].name != "elsewhere") continue;
+    ++n;
+    EXPECT_NE(c.scenario.find("  - type: flow\n    src: 0\n    dst: 1\n    size: 256KiB\n  - type: flow\n    "
+                              "src: 3\n    dst: 1\n    size: 256KiB\n"),
+              std::string::npos)
+        << c.scenario;
+    EXPECT_EQ(c.scenario.find("type: incast"), std::string::npos) << c.scenario;
+  }
+  EXPECT_EQ(n, 2u);
+  EXPECT_TRUE(ev.conditions[1].is_loaded());
+
+  const auto refused = [](const std::string& text, const std::string& key) {
+    try {
+      (void)load_evaluation_text(text, "small.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key(), key) << e.what();
+    }
+  };
+  refused(edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
+               "{name: elsewhere, incast: {senders: 2, size: 256KiB, into: elsewhere}}"),
+          "conditions[1].incast.into");
+  refused(
+      edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
+           "{name: elsewhere, incast: {senders: 3, size: 256KiB, into: elsewhere}, workloads: [latency]}"),
+      "conditions[1].incast.senders");
+}
+
 // Tuning effort recomputes from the cells: each trial's "worse by" is its
 // key metric against the same workload's baseline cell, and a setting is a
 // knob to get right exactly when one of its trials is worse than the threshold.
@@ -1410,6 +1453,101 @@ TEST(EvaluateSummary, ThroughputSeriesKeepsTheFirstBinsAndAveragesTheRest) {
   EXPECT_EQ(s.points[200].first, 2040.0);  // bins 201-204
   EXPECT_EQ(s.points[200].second, 200.0);
   EXPECT_EQ(s.points.back().first, 10000.0);
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+EvalFigure latency_figure(const std::string& id, size_t condition, const std::string& metric, double v) {
+  EvalFigure x;
+  x.id = id;
+  x.condition = condition;
+  x.metric = metric;
+  x.unit = "us";
+  x.mean = x.min = x.max = v;
+  x.seeds = 1;
+  return x;
+}
+
+// Claim 5 reads an incast the probe never joins: PFC pauses upstream are
+// congestion spreading, and a probe tail past the threshold with them is
+// head-of-line blocking (supported); pauses that leave the probe as it was
+// are said not to have reached it, and alone do not support the claim.
+TEST(EvaluateClaims, HeadOfLineBlockingIsReadFromAnIncastElsewhere) {
+  const Evaluation ev = load_evaluation_text(
+      "name: hol\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
+      "fabrics: [rocev2-dcqcn-400g]\nworkloads: [{type: latency, iters: 5000}]\n"
+      "conditions: [baseline, {name: elsewhere, incast: {senders: 8, size: 8MiB, into: elsewhere}}]\n",
+      "hol.yaml");
+  const auto answer = [&](double loaded_p999) {
+    EvalSummary s;
+    s.cost.resize(1);
+    s.tuning.resize(1);
+    s.total.resize(1);
+    s.figures = {latency_figure("r.latency.baseline.p999_us", 0, "p999_us", 2.6),
+                 latency_figure("r.latency.elsewhere.p999_us", 1, "p999_us", loaded_p999),
+                 latency_figure("r.latency.elsewhere.pfc_pause_us", 1, "pfc_pause_us", 375)};
+    const std::vector<EvalCell> cells;
+    const std::vector<CellOutcome> outcomes;
+    for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+      if (a.number == 5) return a;
+    return ClaimAnswer{};
+  };
+  const ClaimAnswer blocked = answer(6.0);
+  EXPECT_EQ(blocked.verdict, "supported") << blocked.evidence;
+  EXPECT_NE(
+      blocked.evidence.find("paused for 375 us [r.latency.elsewhere.pfc_pause_us] in all; the probe's p99.9 "
+                            "6 us [r.latency.elsewhere.p999_us] against 2.6 us [r.latency.baseline.p999_us] "
+                            "idle: head-of-line blocking"),
+      std::string::npos)
+      << blocked.evidence;
+  const ClaimAnswer spared = answer(2.6);
+  EXPECT_EQ(spared.verdict, "contradicted") << spared.evidence;
+  EXPECT_NE(spared.evidence.find("the pauses did not reach the probe's path"), std::string::npos)
+      << spared.evidence;
+  EXPECT_EQ(spared.evidence.find("No PFC or ECN setting"), std::string::npos) << "no setting was tried";
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Claim 2 does not judge the order of tails that a condition never moved
+// (both within the threshold of idle): that order is noise.
+TEST(EvaluateClaims, ClaimTwoSkipsAConditionThatNeverReachedTheProbe) {
+  const Evaluation ev = load_evaluation_text(
+      "name: t2\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr, rocev2-dcqcn-400g]\nworkloads: [{type: latency, iters: 5000}]\n"
+      "conditions: [baseline, {name: elsewhere, incast: {senders: 8, size: 8MiB, into: elsewhere}}]\n",
+      "t2.yaml");
+  EvalSummary s;
+  s.cost.resize(2);
+  s.tuning.resize(2);
+  s.total.resize(2);
+  for (size_t f = 0; f < 2; ++f)
+    for (size_t c = 0; c < 2; ++c) {
+      EvalFigure x = latency_figure(fmt::format("f{}.latency.c{}.p999_us", f, c), c, "p999_us",
+                                    c == 0 ? 2.6 : (f == 0 ? 2.55 : 2.58));
+      x.fabric = f;
+      s.figures.push_back(x);
+    }
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    if (a.number == 2) {
+      EXPECT_EQ(a.verdict, "not measured") << a.evidence;
+      EXPECT_NE(a.evidence.find(
+                    "Under elsewhere, no p99.9 grew by more than 10 %: the load did not reach the probe"),
+                std::string::npos)
+          << a.evidence;
+      return;
+    }
+  FAIL() << "no claim 2";
 }
 
 }  // namespace

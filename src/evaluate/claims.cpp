@@ -6,6 +6,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "config/join.h"
 #include "config/units_parse.h"
@@ -109,16 +111,25 @@ struct ScaleSpan {
   }
 };
 
-ScaleSpan scale_span(const EvalReportInput& in, size_t f) {
+// The scale points of a collective or training workload's key metric.
+bool scale_metric(const Evaluation& ev, const EvalScalePoint& p) {
+  const std::string& type = ev.workloads[p.workload].type;
+  return (type == "collective" || type == "training") && std::isfinite(p.value) && p.metric != "qps_per_nic";
+}
+
+// Fabric f's span at one (workload, point) of the scale sweep, or, without
+// one, at the first workload's largest size swept.
+ScaleSpan scale_span(const EvalReportInput& in, size_t f,
+                     std::optional<std::pair<size_t, size_t>> at = std::nullopt) {
   const Evaluation& ev = in.ev;
   ScaleSpan sp;
   for (const auto& p : in.summary.scale) {
-    const std::string& type = ev.workloads[p.workload].type;
-    if (p.fabric != f || (type != "collective" && type != "training") || !std::isfinite(p.value) ||
-        p.metric == "qps_per_nic")
-      continue;
-    // The largest size swept: bandwidth, not latency, is what scale strains.
-    if (p.point + 1 < std::max<size_t>(1, ev.workloads[p.workload].sweep_values.size())) continue;
+    if (p.fabric != f || !scale_metric(ev, p)) continue;
+    if (at) {
+      if (p.workload != at->first || p.point != at->second) continue;
+    } else if (p.point + 1 < std::max<size_t>(1, ev.workloads[p.workload].sweep_values.size())) {
+      continue;  // the largest size swept: bandwidth, not latency, is what scale strains
+    }
     if (sp.lo != nullptr && (p.workload != sp.lo->workload || p.point != sp.lo->point)) continue;
     if (sp.lo == nullptr || p.servers < sp.lo->servers) sp.lo = &p;
     if (sp.hi == nullptr || p.servers > sp.hi->servers) sp.hi = &p;
@@ -296,21 +307,43 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     for (size_t f = 0; f < ev.fabrics.size(); ++f)
       if (const EvalFigure* x = r.fig(f, "collective", "busbw_GBps", r.base(), true))
         e += r.name(f) + " " + cite(x) + ". ";
-    // From the scale sweep: each fabric's collective busbw (or iteration
-    // time) at the smallest and largest cluster, and how much it kept.
+    // From the scale sweep, at each size it ran: each fabric's collective
+    // busbw (or iteration time) at the smallest and largest cluster, and how
+    // much of it the large cluster kept. A latency-bound size and a
+    // bandwidth-bound one can answer differently.
+    std::vector<std::pair<size_t, size_t>> points;
+    for (const auto& p : s.scale)
+      if (scale_metric(ev, p) &&
+          std::find(points.begin(), points.end(), std::pair{p.workload, p.point}) == points.end())
+        points.emplace_back(p.workload, p.point);
     std::string trend;
-    double iwarp_kept = -1;
-    double others_worst = std::numeric_limits<double>::infinity();
-    for (size_t f = 0; f < ev.fabrics.size(); ++f) {
-      const ScaleSpan sp = scale_span(in, f);
-      if (sp.lo == nullptr) continue;
-      trend += sp.text(r.name(f));
-      const double kept = sp.kept();
-      if (ev.cost[f].family == CostFamily::kIwarp) {
-        iwarp_kept = kept;
-      } else {
-        others_worst = std::min(others_worst, kept);
+    std::string verdicts;
+    std::vector<std::string> lags;
+    std::vector<std::string> keeps;
+    bool iwarp_seen = false;
+    for (const auto& at : points) {
+      const EvalWorkload& w = ev.workloads[at.first];
+      const std::string label =
+          w.name + (w.sweep_values.empty() ? std::string() : " " + w.sweep_values[at.second]);
+      double iwarp_kept = -1;
+      double others_worst = std::numeric_limits<double>::infinity();
+      for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+        const ScaleSpan sp = scale_span(in, f, at);
+        if (sp.lo == nullptr) continue;
+        trend += sp.text(r.name(f));
+        if (ev.cost[f].family == CostFamily::kIwarp)
+          iwarp_kept = sp.kept();
+        else
+          others_worst = std::min(others_worst, sp.kept());
       }
+      if (iwarp_kept < 0 || !std::isfinite(others_worst)) continue;
+      iwarp_seen = true;
+      // Lags when it keeps clearly less (by more than 1%) than every other fabric.
+      const bool lag = iwarp_kept < others_worst - 0.01;
+      (lag ? lags : keeps).push_back(label);
+      verdicts += fmt::format(
+          "At {}, iWARP keeps {} % of its smallest cluster's figure, the others {} % at the least. ", label,
+          report_number(iwarp_kept * 100), report_number(others_worst * 100));
     }
     if (trend.empty()) {
       out.push_back(
@@ -318,13 +351,15 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                        "needs a scale sweep (`scale: {servers: [...], workloads: [...]}`) of a collective "
                        "or training workload. At this size: " +
                            (e.empty() ? std::string("no collective workload. ") : e)));
-    } else if (iwarp_kept < 0 || !std::isfinite(others_worst)) {
+    } else if (!iwarp_seen) {
       out.push_back(not_measured(4, claim, "needs iWARP and another fabric in the scale sweep. " + trend));
     } else {
-      // Supported when iWARP keeps clearly less (by more than 1%) of its
-      // small-cluster performance than the other fabrics do.
-      out.push_back(ClaimAnswer{4, claim, iwarp_kept < others_worst - 0.01 ? "supported" : "contradicted",
-                                trend + connection_state(in)});
+      std::string scope;
+      if (!lags.empty() && !keeps.empty())
+        scope =
+            "iWARP lags at " + join_names(lags, " and ") + ", not at " + join_names(keeps, " and ") + ". ";
+      out.push_back(ClaimAnswer{4, claim, lags.empty() ? "contradicted" : "supported",
+                                trend + verdicts + scope + connection_state(in)});
     }
   }
 

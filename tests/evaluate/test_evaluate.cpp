@@ -1552,3 +1552,47 @@ TEST(EvaluateClaims, ClaimTwoSkipsAConditionThatNeverReachedTheProbe) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Claim 4 reads every size of the scale sweep: a latency-bound size where
+// iWARP keeps less of its small-cluster busbw than the others supports it
+// even where a bandwidth-bound size does not, and the answer names both.
+TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
+  const Evaluation ev = load_evaluation_text(
+      "name: big\ncluster: {servers: 2, gpus_per_server: 4, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr, iwarp-dctcp-400g]\n"
+      "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [1MiB, 32MiB]}]\n"
+      "scale: {servers: [8], workloads: [ar]}\n",
+      "big.yaml");
+  EvalSummary s;
+  s.cost.resize(2);
+  s.tuning.resize(2);
+  s.total.resize(2);
+  // (fabric, point): busbw at 2 and at 8 servers.
+  const double busbw[2][2][2] = {{{27.07, 19.31}, {173.2, 108.1}}, {{23.46, 14.38}, {171.2, 106.0}}};
+  const char* size[2] = {"1MiB", "32MiB"};
+  for (size_t f = 0; f < 2; ++f)
+    for (size_t p = 0; p < 2; ++p)
+      for (const int n : {2, 8})
+        s.scale.push_back(EvalScalePoint{fmt::format("scale.f{}.ar-{}.{}servers.busbw_GBps", f, size[p], n),
+                                         f, 0, p, n, "busbw_GBps", busbw[f][p][n == 2 ? 0 : 1]});
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    if (a.number == 4) {
+      EXPECT_EQ(a.verdict, "supported") << a.evidence;
+      EXPECT_NE(a.evidence.find("At ar 1MiB, iWARP keeps 61.3 % of its smallest cluster's figure, the others "
+                                "71.33 % at the least."),
+                std::string::npos)
+          << a.evidence;
+      EXPECT_NE(a.evidence.find("iWARP lags at ar 1MiB, not at ar 32MiB."), std::string::npos) << a.evidence;
+      EXPECT_NE(a.evidence.find("[scale.f1.ar-32MiB.8servers.busbw_GBps]"), std::string::npos) << a.evidence;
+      return;
+    }
+  FAIL() << "no claim 4";
+}
+
+}  // namespace
+}  // namespace rdmasim

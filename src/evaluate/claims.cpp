@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "config/join.h"
+#include "config/scenario.h"
 #include "config/units_parse.h"
 
 namespace rdmasim {
@@ -176,6 +177,77 @@ ClaimAnswer not_measured(int n, std::string claim, std::string what) {
 }
 
 // Latency: lower on the first family than the second, fabric by fabric.
+// Switches on the shortest path between hosts src and dst of the cell's
+// cluster (-1: not connected).
+int switches_between(const Topology& t, int src, int dst) {
+  std::vector<std::vector<int>> adj(t.nodes.size());
+  for (const TopoLink& l : t.links) {
+    adj[static_cast<size_t>(l.a)].push_back(l.b);
+    adj[static_cast<size_t>(l.b)].push_back(l.a);
+  }
+  std::vector<int> dist(t.nodes.size(), -1);
+  std::vector<int> queue = {t.hosts[static_cast<size_t>(src)]};
+  dist[static_cast<size_t>(queue.front())] = 0;
+  for (size_t i = 0; i < queue.size(); ++i)
+    for (int n : adj[static_cast<size_t>(queue[i])])
+      if (dist[static_cast<size_t>(n)] < 0) {
+        dist[static_cast<size_t>(n)] = dist[static_cast<size_t>(queue[i])] + 1;
+        queue.push_back(n);
+      }
+  const int links = dist[static_cast<size_t>(t.hosts[static_cast<size_t>(dst)])];
+  return links < 0 ? -1 : links - 1;
+}
+
+// Where a latency gap between fabrics a and b comes from: the switches on
+// the probe's path times the difference in their latency, the NICs'
+// latencies, and what is left (headers and framing, serialization, jitter).
+// Empty when the path cannot be found.
+std::string latency_gap(const Reader& r, size_t a, size_t b, double gap_us) {
+  const EvalReportInput& in = r.in();
+  int hops = -1;
+  for (const EvalCell& c : in.cells) {
+    const EvalWorkload& w = in.ev.workloads[c.workload];
+    if (c.fabric != a || w.type != "latency" || c.condition != r.base() || !c.knob.empty() || c.servers != 0)
+      continue;
+    const Topology t = build_topology(load_scenario_text(c.scenario, "<" + c.id + ">"));
+    const int src = w.keys["src"] ? w.keys["src"].as<int>() : 0;
+    const int dst = w.keys["dst"] ? w.keys["dst"].as<int>() : 1;
+    if (src < t.num_hosts() && dst < t.num_hosts()) hops = switches_between(t, src, dst);
+    break;
+  }
+  if (hops < 0) return {};
+  // A setting's value for fabric f in ns, where the fabrics differ (0 and
+  // false where they do not: the difference is then nothing).
+  const auto ns = [&](const std::string& key, size_t f) -> std::optional<double> {
+    const EvalSettingDiff* d = r.setting(key);
+    if (d == nullptr) return 0.0;
+    try {
+      return static_cast<double>(parse_time(d->values[f]).ps()) / 1e3;
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
+  };
+  const auto sa = ns("topology.switch.latency", a);
+  const auto sb = ns("topology.switch.latency", b);
+  double nic = 0;
+  for (const char* k : {"fabric.nic_tx_latency", "fabric.nic_rx_latency"}) {
+    const auto na = ns(k, a);
+    const auto nb = ns(k, b);
+    if (!na || !nb) return {};
+    nic += *nb - *na;
+  }
+  if (!sa || !sb) return {};
+  const double sw = hops * (*sb - *sa);
+  const double gap = gap_us * 1e3;
+  return fmt::format(
+      "Of the {} ns between them, {} ns is switch latency ({} switch{} on the probe's path x ({} - {} ns)), "
+      "{} ns "
+      "the NICs' latency, {} ns the rest (headers and framing, serialization, host jitter). ",
+      report_number(gap), report_number(sw), hops, hops == 1 ? "" : "es", report_number(*sb),
+      report_number(*sa), report_number(nic),
+      std::abs(gap - sw - nic) < 0.5 ? std::string("under 1") : report_number(std::round(gap - sw - nic)));
+}
+
 ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, CostFamily low, CostFamily high,
                           const std::string& metric, size_t cond,
                           const std::vector<std::string>& assumption_keys) {
@@ -192,6 +264,7 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
       any = true;
       all = all && x->mean < y->mean;
       ev += fmt::format("{} {} against {} {}. ", r.name(a), cite(x), r.name(b), cite(y));
+      ev += latency_gap(r, a, b, y->mean - x->mean);
     }
   if (!any)
     return not_measured(n, claim, "needs a latency workload on both kinds of fabric under this condition.");

@@ -1013,6 +1013,37 @@ TEST_F(EvaluateTest, ClaimTwoRestsOnTheInfinibandBufferUnlessTheFileSetsIt) {
   EXPECT_EQ(evidence.find("fabric.ib.vl_buffer"), std::string::npos) << evidence;
 }
 
+// Claim 1 splits the latency gap it compares into the switches on the
+// probe's path times their latency difference, the NICs' latencies, and the
+// rest. On a leaf-spine the probe between servers crosses leaf, spine and
+// leaf: 3 x (600 - 330 ns) = 810 ns of switch latency; the NICs are the same
+// ConnectX-7 figures. What is left (frame headers, serialization, jitter)
+// must be a few ns: the split adds up to the measured gap.
+TEST_F(EvaluateTest, ClaimOneSplitsTheLatencyGapIntoSwitchesNicsAndTheRest) {
+  const Evaluation ev = load_evaluation_text(
+      "name: gap\nduration: 20ms\n"
+      "cluster: {servers: 2, gpus_per_server: 2, nic_rate: 400Gbps, topology: leaf-spine, cable_delay: "
+      "500ns}\n"
+      "fabrics: [ib-ndr, rocev2-dcqcn-400g]\nworkloads: [{type: latency, iters: 200}]\n"
+      "weights: {latency: 1}\n",
+      "gap.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  const Written w = evaluate(ev, cells, dir_, 2);
+  const auto j = nlohmann::json::parse(w.json);
+  const std::string e = j["claims"][0]["evidence"].get<std::string>();
+  const std::regex split(
+      R"(Of the ([0-9.]+) ns between them, 810 ns is switch latency \(3 switches on the probe's path x )"
+      R"(\(600 - 330 ns\)\), 0 ns the NICs' latency, (under 1|-?[0-9]+) ns the rest)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(e, m, split)) << e;
+  const double gap = std::stod(m[1]);
+  EXPECT_NEAR(gap, 810, 10) << e;
+  const double measured = (j["figures"]["rocev2-dcqcn-400g.latency.baseline.p50_us"]["mean"].get<double>() -
+                           j["figures"]["ib-ndr.latency.baseline.p50_us"]["mean"].get<double>()) *
+                          1e3;
+  EXPECT_NEAR(gap, measured, 0.01 * measured);
+}
+
 // SHARP runs only where the fabric offers it: a workload limited to those
 // fabrics has cells on them alone, answers claim 7 against the host
 // algorithm on the same fabric, and no criterion scores it (the collective

@@ -1,8 +1,9 @@
 // The claims vendor comparisons make about RDMA fabrics (the project's
 // CLAIMS list, paraphrased), each answered from this evaluation's numbers:
-// supported, contradicted, depends on an assumption (and which), or not
-// measured here (and what would measure it). Every number in an answer cites
-// the evaluation.json figure it comes from.
+// supported, partly supported (where it holds and where not), contradicted,
+// depends on an assumption (and which), or not measured here (and what would
+// measure it). Every number in an answer cites the evaluation.json figure it
+// comes from.
 #pragma once
 
 #include <string>
@@ -15,7 +16,8 @@ namespace rdmasim {
 struct ClaimAnswer {
   int number = 0;
   std::string claim;
-  std::string verdict;   // supported | contradicted | depends on an assumption | not measured
+  std::string verdict;   // supported | partly supported | contradicted | depends on an assumption |
+                         // not measured (| see the decision, for the guidance)
   std::string evidence;  // sentences citing figures as "value unit [figure id]"
 };
 

@@ -137,12 +137,44 @@ std::string condition_text(const EvalCondition& c) {
     add(fmt::format("background {}% per NIC from {}", report_number(c.background_load * 100),
                     c.background_cdf));
   if (c.incast_senders > 0)
-    add(fmt::format("an incast of {} senders x {} into the measured workload's receiver", c.incast_senders,
-                    c.incast_size));
+    add(c.incast_elsewhere
+            ? fmt::format(
+                  "an incast of {} senders x {} into another host, the measured workload's source among "
+                  "its senders: the measured traffic never enters the congested port",
+                  c.incast_senders, c.incast_size)
+            : fmt::format("an incast of {} senders x {} into the measured workload's receiver",
+                          c.incast_senders, c.incast_size));
   if (c.down_at) {
-    add("link " + c.link + " down at " + format_time(*c.down_at) +
+    add("link " + (c.link == "auto" ? std::string("auto (the first leaf's first uplink)") : c.link) +
+        " down at " + format_time(*c.down_at) +
         (c.up_at ? ", up at " + format_time(*c.up_at) : std::string()));
   }
+  if (c.misconfig.IsSequence())
+    for (const auto& item : c.misconfig) {
+      // "switch all: pfc.headroom = 2KB", as the run labels it.
+      std::string target;
+      std::vector<std::string> keys;
+      std::function<void(const YAML::Node&, const std::string&)> flatten = [&](const YAML::Node& n,
+                                                                               const std::string& at) {
+        if (n.IsMap()) {
+          for (const auto& kv : n)
+            flatten(kv.second, at.empty() ? kv.first.Scalar() : at + "." + kv.first.Scalar());
+        } else if (n.IsScalar()) {
+          keys.push_back(at + " = " + n.Scalar());
+        } else {
+          YAML::Emitter em;
+          em << YAML::Flow << n;
+          keys.push_back(at + " = " + em.c_str());
+        }
+      };
+      for (const auto& kv : item) {
+        if (kv.first.Scalar() == "set")
+          flatten(kv.second, "");
+        else if (kv.second.IsScalar())
+          target = kv.first.Scalar() + " " + kv.second.Scalar();
+      }
+      add("mis-set on " + target + ": " + join_names(keys));
+    }
   if (!c.distance.empty()) add("switch-to-switch links stretched to " + c.distance + " of fibre");
   for (const auto& [k, v] : c.set) add(fmt::format("{} = {}", k, v));
   if (!c.fabrics.empty()) {
@@ -256,6 +288,35 @@ std::vector<std::string> changed_leads(const EvalReportInput& in) {
     }
   }
   return out;
+}
+
+// Whether the recommendation rests on any one criterion: the weighted
+// totals with each criterion left out in turn, and where that changes the
+// leader. A pick that one criterion decides should say so.
+std::string recommendation_robustness(const EvalReportInput& in) {
+  const EvalSummary& s = in.summary;
+  const size_t nf = in.ev.fabrics.size();
+  double wsum = 0;
+  for (const auto& sc : s.scores) wsum += sc.weight;
+  std::vector<std::string> turns;
+  for (const auto& left : s.scores) {
+    if (wsum - left.weight <= 0) continue;
+    std::vector<double> total(nf, 0.0);
+    for (size_t f = 0; f < nf; ++f) {
+      for (const auto& sc : s.scores)
+        if (&sc != &left) total[f] += sc.weight * sc.score[f];
+      total[f] /= wsum - left.weight;
+    }
+    const size_t lead = static_cast<size_t>(std::max_element(total.begin(), total.end()) - total.begin());
+    if (lead != s.best)
+      turns.push_back(fmt::format("without {}, {} leads ({} against {})", left.criterion,
+                                  in.ev.fabrics[lead].name, report_number(total[lead]),
+                                  report_number(total[s.best])));
+  }
+  if (s.scores.size() < 2) return {};
+  return turns.empty()
+             ? " It leads with any one criterion left out."
+             : " Left out one at a time, criteria change the lead: " + join_names(turns, "; ") + ".";
 }
 
 // A criterion read from several figures (sizes, conditions) scores their
@@ -624,11 +685,17 @@ std::vector<Section> build(const EvalReportInput& in) {
       ++(c.assumption ? assumed : tuning);
     }
   }
-  head.para(
-      fmt::format("{} cells: the matrix of {} fabrics x {} workloads (with their sizes) x {} conditions x "
-                  "seeds {} is {} of them; the tuning sweep {}, the assumption sweep {}, the scale sweep {}.",
-                  in.cells.size(), nf, ev.workloads.size(), ev.conditions.size(), seeds,
-                  in.cells.size() - tuning - assumed - scaled, tuning, assumed, scaled));
+  size_t points = 0;
+  for (const auto& w : ev.workloads) points += std::max<size_t>(1, w.sweep_values.size());
+  const size_t matrix = in.cells.size() - tuning - assumed - scaled;
+  const bool skipped = matrix < nf * points * ev.conditions.size() * ev.seeds.size();
+  head.para(fmt::format(
+      "{} cells: the matrix of {} fabrics x {} workloads (with their sizes) x {} conditions x seeds {} is {} "
+      "of "
+      "them{}; the tuning sweep {}, the assumption sweep {}, the scale sweep {}.",
+      in.cells.size(), nf, ev.workloads.size(), ev.conditions.size(), seeds, matrix,
+      skipped ? " (workloads and conditions limited to some fabrics or workloads skip the others)" : "",
+      tuning, assumed, scaled));
   out.push_back(std::move(head));
 
   // The decision first: what a person came for.
@@ -663,7 +730,8 @@ std::vector<Section> build(const EvalReportInput& in) {
     dec.chart(score_chart(in), "Scores per criterion; the weighted score is the table's last row.");
     const std::string& best = ev.fabrics[s.best].name;
     dec.para(fmt::format("**Recommendation: {}**, with the highest weighted score, {} [total.{}].", best,
-                         report_number(s.total[s.best]), best));
+                         report_number(s.total[s.best]), best) +
+             recommendation_robustness(in));
     for (const auto& sc : s.scores) {
       size_t lead = 0;
       for (size_t f = 1; f < nf; ++f)
@@ -722,8 +790,9 @@ std::vector<Section> build(const EvalReportInput& in) {
 
   Section claims{"Claims, answered from these numbers", {}};
   claims.para(
-      "The claims vendor comparisons make, each checked against this evaluation: supported, contradicted, "
-      "depends on an assumption (named), or not measured here (with what would measure it).");
+      "The claims vendor comparisons make, each checked against this evaluation: supported, partly supported "
+      "(where it holds and where not, each named), contradicted, depends on an assumption (named), or not "
+      "measured here (with what would measure it); the last, guidance, points to the decision.");
   ReportTable claim_table;
   claim_table.header = {"#", "claim", "verdict", "evidence"};
   for (const ClaimAnswer& a : answer_claims(in))

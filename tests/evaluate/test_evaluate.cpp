@@ -650,7 +650,8 @@ weights: {incast: 1}
   for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, w.outcomes, s}))
     if (a.claim.rfind("Misconfigured PFC or ECN", 0) == 0) {
       answered = true;
-      EXPECT_EQ(a.verdict, "supported");
+      // Loss shown; head-of-line blocking not measured (no incast elsewhere): in part.
+      EXPECT_EQ(a.verdict, "partly supported");
       EXPECT_NE(a.evidence.find("[roce.inc.headroom.lossless_class_drops]"), std::string::npos) << a.evidence;
     }
   EXPECT_TRUE(answered);
@@ -1418,10 +1419,10 @@ EvalFigure busbw_figure(const std::string& id, size_t fabric, size_t workload, s
   return x;
 }
 
-// Claim 7 (SHARP beats host algorithms) reads the loaded conditions too:
-// ahead only on the idle fabric is not the blanket claim. Claim 12 (46-48
-// GB/s per 400G NIC) is not contradicted by a largest size where busbw is
-// still climbing: it asks for the size the published figures are read at.
+// Claim 7 (SHARP beats host algorithms) reads each size under the loaded
+// conditions too: ahead idle but not under load supports it only partly.
+// Claim 12 (46-48 GB/s per 400G NIC) is not contradicted by a largest size
+// where busbw is still climbing: it asks for the size they are read at.
 TEST(EvaluateClaims, SharpUnderLoadAndBusbwBelowSaturation) {
   const Evaluation ev = load_evaluation_text(
       "name: sh\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
@@ -1446,12 +1447,15 @@ TEST(EvaluateClaims, SharpUnderLoadAndBusbwBelowSaturation) {
   for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s})) {
     if (a.number == 7) {
       ++seen;
-      EXPECT_EQ(a.verdict, "contradicted") << a.evidence;
-      EXPECT_NE(a.evidence.find("Under load-50: SHARP 55.54 GB/s [ib-ndr.ar-sharp-32MiB.load-50.busbw_GBps] "
-                                "against 61.45 GB/s [ib-ndr.ar-32MiB.load-50.busbw_GBps]"),
+      EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
+      EXPECT_NE(
+          a.evidence.find("ib-ndr: 32MiB load-50 SHARP 55.54 GB/s [ib-ndr.ar-sharp-32MiB.load-50.busbw_GBps] "
+                          "against 61.45 GB/s [ib-ndr.ar-32MiB.load-50.busbw_GBps]"),
+          std::string::npos)
+          << a.evidence;
+      EXPECT_NE(a.evidence.find("SHARP leads at 32MiB idle; the host algorithm at 32MiB load-50."),
                 std::string::npos)
           << a.evidence;
-      EXPECT_NE(a.evidence.find("SHARP leads only on the idle fabric"), std::string::npos) << a.evidence;
     }
     if (a.number == 12) {
       ++seen;
@@ -1505,8 +1509,9 @@ EvalFigure latency_figure(const std::string& id, size_t condition, const std::st
 
 // Claim 5 reads an incast the probe never joins: PFC pauses upstream are
 // congestion spreading, and a probe tail past the threshold with them is
-// head-of-line blocking (supported); pauses that leave the probe as it was
-// are said not to have reached it, and alone do not support the claim.
+// head-of-line blocking (the claim in part, with no loss measured); pauses
+// that leave the probe as it was are said not to have reached it, and alone
+// do not support the claim.
 TEST(EvaluateClaims, HeadOfLineBlockingIsReadFromAnIncastElsewhere) {
   const Evaluation ev = load_evaluation_text(
       "name: hol\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
@@ -1528,12 +1533,13 @@ TEST(EvaluateClaims, HeadOfLineBlockingIsReadFromAnIncastElsewhere) {
     return ClaimAnswer{};
   };
   const ClaimAnswer blocked = answer(6.0);
-  EXPECT_EQ(blocked.verdict, "supported") << blocked.evidence;
-  EXPECT_NE(
-      blocked.evidence.find("paused for 375 us [r.latency.elsewhere.pfc_pause_us] in all; the probe's p99.9 "
-                            "6 us [r.latency.elsewhere.p999_us] against 2.6 us [r.latency.baseline.p999_us] "
-                            "idle: head-of-line blocking"),
-      std::string::npos)
+  EXPECT_EQ(blocked.verdict, "partly supported") << blocked.evidence;  // blocking, but no loss measured
+  EXPECT_NE(blocked.evidence.find(
+                "paused for 375 us [r.latency.elsewhere.pfc_pause_us] summed over the paused ports; "
+                "the probe's p99.9 "
+                "6 us [r.latency.elsewhere.p999_us] against 2.6 us [r.latency.baseline.p999_us] "
+                "idle: head-of-line blocking"),
+            std::string::npos)
       << blocked.evidence;
   const ClaimAnswer spared = answer(2.6);
   EXPECT_EQ(spared.verdict, "contradicted") << spared.evidence;
@@ -1588,8 +1594,8 @@ namespace rdmasim {
 namespace {
 
 // Claim 4 reads every size of the scale sweep: a latency-bound size where
-// iWARP keeps less of its small-cluster busbw than the others supports it
-// even where a bandwidth-bound size does not, and the answer names both.
+// iWARP keeps less of its small-cluster busbw than the others, and a
+// bandwidth-bound one where it does not, support it in part, each named.
 TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
   const Evaluation ev = load_evaluation_text(
       "name: big\ncluster: {servers: 2, gpus_per_server: 4, nic_rate: 400Gbps}\n"
@@ -1613,7 +1619,7 @@ TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
   const std::vector<CellOutcome> outcomes;
   for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
     if (a.number == 4) {
-      EXPECT_EQ(a.verdict, "supported") << a.evidence;
+      EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
       EXPECT_NE(a.evidence.find("At ar 1MiB, iWARP keeps 61.3 % of its smallest cluster's figure, the others "
                                 "71.33 % at the least."),
                 std::string::npos)
@@ -1623,6 +1629,62 @@ TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
       return;
     }
   FAIL() << "no claim 4";
+}
+
+}  // namespace
+}  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// The report says what each condition does in words a reader can check
+// against the evaluation file: an incast elsewhere is not the incast into
+// the receiver, a misconfiguration names what it mis-sets and where.
+// And the decision says whether one criterion decides the recommendation.
+TEST(EvaluateReport, ConditionsAreDescribedAndTheRecommendationsDependenceIsNamed) {
+  const Evaluation ev = load_evaluation_text(R"(name: words
+cluster: {servers: 2, gpus_per_server: 4, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: latency, iters: 100}
+conditions:
+  - baseline
+  - {name: elsewhere, incast: {senders: 2, size: 1MiB, into: elsewhere}}
+  - {name: headroom, incast: {senders: 2, size: 1MiB}, misconfig: [{switch: all, set: {pfc: {headroom: 2KB}}}], fabrics: [roce]}
+  - {name: down, link_down: {at: 20us}}
+weights: {latency: 1, tail_latency: 1}
+)",
+                                             "words.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  std::vector<CellOutcome> outcomes(cells.size());
+  for (CellOutcome& o : outcomes) o.error = "not run";
+  EvalSummary s = summarize(ev, cells, outcomes);
+  EvalScore lat{"latency",
+                1,
+                {2.0, 2.2},
+                {100, 90},
+                {"ib-ndr.latency.baseline.p50_us", "roce.latency.baseline.p50_us"},
+                "us",
+                true};
+  EvalScore tail{"tail_latency", 1, {9.0, 3.0}, {33.3, 100}, {"a", "b"}, "us", true};
+  s.scores = {lat, tail};
+  s.total = {66.65, 95};
+  s.best = 1;
+  const std::string md = report_markdown(EvalReportInput{ev, cells, outcomes, s});
+  EXPECT_NE(
+      md.find("an incast of 2 senders x 1MiB into another host, the measured workload's source among its "
+              "senders: the measured traffic never enters the congested port"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("mis-set on switch all: pfc.headroom = 2KB; on roce only"), std::string::npos) << md;
+  EXPECT_NE(md.find("link auto (the first leaf's first uplink) down at 20us"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("Left out one at a time, criteria change the lead: without tail_latency, ib-ndr leads (100 "
+              "against 90)."),
+      std::string::npos)
+      << md;
 }
 
 }  // namespace

@@ -811,6 +811,22 @@ std::vector<Section> build(const EvalReportInput& in) {
         "input is listed below with its source; edit them under `cost:` in the evaluation file.",
         b.nics, b.switches, b.switch_ports_used, b.host_links, b.fabric_links, classed,
         report_number(b.link_gbps), ev.cost.empty() ? 0 : ev.cost.front().years));
+    {
+      // Which family's prices each fabric takes: UET runs on the same
+      // Ethernet NICs and switches as RoCE, and is priced as such.
+      std::string priced;
+      for (size_t f = 0; f < nf && f < ev.cost.size(); ++f)
+        priced += fmt::format("{}{} with the {} inputs", priced.empty() ? "" : "; ", ev.fabrics[f].name,
+                              cost_family_name(ev.cost[f].family));
+      bool equal = !s.cost.empty();
+      for (const auto& r : s.cost) equal = equal && r.total == s.cost.front().total;
+      cost.para(
+          "Priced: " + priced + "." +
+          (equal && s.cost.size() > 1
+               ? " Every fabric costs the same here: the families' default inputs are equal (no public price "
+                 "list separates them), so this section decides nothing until `cost:` holds real quotes."
+               : std::string()));
+    }
     ReportTable t;
     t.header = {"item"};
     for (const auto& f : ev.fabrics) t.header.push_back(f.name + " [USD]");

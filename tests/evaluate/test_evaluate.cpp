@@ -1680,6 +1680,12 @@ weights: {latency: 1, tail_latency: 1}
       << md;
   EXPECT_NE(md.find("mis-set on switch all: pfc.headroom = 2KB; on roce only"), std::string::npos) << md;
   EXPECT_NE(md.find("link auto (the first leaf's first uplink) down at 20us"), std::string::npos) << md;
+  // Each fabric's prices, and that equal defaults decide nothing.
+  EXPECT_NE(
+      md.find("Priced: ib-ndr with the infiniband inputs; roce with the roce inputs. Every fabric costs the "
+              "same here"),
+      std::string::npos)
+      << md;
   EXPECT_NE(
       md.find("Left out one at a time, criteria change the lead: without tail_latency, ib-ndr leads (100 "
               "against 90)."),

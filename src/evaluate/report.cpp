@@ -724,8 +724,13 @@ std::vector<Section> build(const EvalReportInput& in) {
     for (size_t f = 0; f < nf; ++f) total.push_back("**" + report_number(s.total[f]) + "**");
     t.rows.push_back(std::move(total));
     dec.para(
-        "Scores are 0-100 per criterion (100 = the best fabric on it; the others in proportion), "
-        "weighted by the evaluation file.");
+        "Scores are 0-100 per criterion (100 = the best fabric on it; the others in proportion; tuning "
+        "counts "
+        "one more than each count, 100 x (best + 1) / (count + 1), so none is not infinitely better than "
+        "one), "
+        "weighted by the evaluation file. Resilience is each fabric's worst slowdown under any condition "
+        "every "
+        "fabric meets, against the same workload idle: the sentence under the table cites which.");
     dec.table(std::move(t));
     dec.chart(score_chart(in), "Scores per criterion; the weighted score is the table's last row.");
     const std::string& best = ev.fabrics[s.best].name;

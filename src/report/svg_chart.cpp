@@ -242,33 +242,6 @@ class Svg {
   std::string out_;
 };
 
-// The <svg> element's opening, its accessible name and a white background.
-// `more`: sentences the description ends with.
-void open_svg(Svg& svg, const ChartSize& size, std::string_view title, std::string_view kind,
-              const std::vector<std::string>& names, std::string_view more = "") {
-  const std::string name = title.empty() ? std::string(kind) : std::string(title);
-  std::string desc(kind);
-  if (!names.empty()) {
-    desc += ". Series: ";
-    for (std::size_t i = 0; i < names.size(); ++i) desc += (i ? ", " : "") + names[i];
-  }
-  if (!more.empty()) desc += ". " + std::string(more);
-  svg.raw(fmt::format(
-      R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {w} {h}" )"
-      R"(width="{w}" height="{h}" role="img" aria-label="{name}" )"
-      R"(font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="{font}" fill="{text}">)"
-      "\n<title>{name}</title>\n<desc>{desc}</desc>\n",
-      fmt::arg("w", px(size.width)), fmt::arg("h", px(size.height)), fmt::arg("name", xml_escape(name)),
-      fmt::arg("desc", xml_escape(desc)), fmt::arg("font", px(kTickFont)), fmt::arg("text", kTextColor)));
-  svg.rect(0, 0, size.width, size.height, "#fff");
-  if (!title.empty()) {
-    svg.text(size.width / 2, 22, shorten(title, 90), "middle",
-             fmt::format(R"( font-size="{}" font-weight="bold")", px(kTitleFont)));
-  }
-}
-
-double top_margin(std::string_view title) { return title.empty() ? 14 : 38; }
-
 constexpr double kNoteFont = 11;
 constexpr double kNoteLine = 14;
 constexpr std::string_view kNoteColor = "#555";
@@ -299,6 +272,47 @@ std::vector<std::string> wrap(std::string_view text, double width, double font_s
   }
   for (auto& l : lines) l = shorten(l, fits);
   return lines;
+}
+
+constexpr double kTitleLine = 17;
+
+// The title in at most two lines that fit the chart's width: a title cut to
+// "…" loses the part that tells charts apart (the condition, the axis cut).
+std::vector<std::string> title_lines(std::string_view title, const ChartSize& size) {
+  if (title.empty()) return {};
+  return wrap(title, size.width - 24, kTitleFont, 2);
+}
+
+// The <svg> element's opening, its accessible name and a white background.
+// `more`: sentences the description ends with.
+void open_svg(Svg& svg, const ChartSize& size, std::string_view title, std::string_view kind,
+              const std::vector<std::string>& names, std::string_view more = "") {
+  const std::string name = title.empty() ? std::string(kind) : std::string(title);
+  std::string desc(kind);
+  if (!names.empty()) {
+    desc += ". Series: ";
+    for (std::size_t i = 0; i < names.size(); ++i) desc += (i ? ", " : "") + names[i];
+  }
+  if (!more.empty()) desc += ". " + std::string(more);
+  svg.raw(fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {w} {h}" )"
+      R"(width="{w}" height="{h}" role="img" aria-label="{name}" )"
+      R"(font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="{font}" fill="{text}">)"
+      "\n<title>{name}</title>\n<desc>{desc}</desc>\n",
+      fmt::arg("w", px(size.width)), fmt::arg("h", px(size.height)), fmt::arg("name", xml_escape(name)),
+      fmt::arg("desc", xml_escape(desc)), fmt::arg("font", px(kTickFont)), fmt::arg("text", kTextColor)));
+  svg.rect(0, 0, size.width, size.height, "#fff");
+  const auto lines = title_lines(title, size);
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    svg.text(size.width / 2, 22 + kTitleLine * static_cast<double>(k), lines[k], "middle",
+             fmt::format(R"( font-size="{}" font-weight="bold")", px(kTitleFont)));
+  }
+}
+
+double top_margin(std::string_view title, const ChartSize& size) {
+  const auto lines = title_lines(title, size);
+  if (lines.empty()) return 14;
+  return 38 + kTitleLine * static_cast<double>(lines.size() - 1);
 }
 
 std::vector<std::string> note_lines(const LineChart& chart) {
@@ -419,12 +433,174 @@ std::optional<ValueRange> range_at(const BarSeries& s, std::size_t i) {
   return ValueRange{std::min(r.low, r.high), std::max(r.low, r.high)};
 }
 
+// One bar's value label.
+struct BarLabel {
+  std::size_t category = 0;
+  std::size_t slot = 0;   // the bar's place in its group
+  std::size_t group = 1;  // bars per group
+  double end = 0;         // the value it sits past, held to the axis's fixed ends
+  bool negative = false;  // past the bar's end below zero
+  std::string text;
+};
+
+// A bar the fixed axis end cuts short: it runs on past the plot.
+bool past_axis_end(double v, const Axis& axis) {
+  return (axis.max && v > *axis.max) || (axis.min && v < *axis.min);
+}
+
+// The value the label of a bar reaching `v` sits past: a cut bar's label
+// sits at the cut, inside the chart, not off the canvas where the bar's own
+// end would put it.
+double held_to_axis(double v, const Axis& axis) {
+  if (axis.max && v > *axis.max) v = *axis.max;
+  if (axis.min && v < *axis.min) v = *axis.min;
+  return v;
+}
+
+// The unit a title ends with in brackets ("completion [us]" gives "us"), or "".
+std::string_view unit_in_title(std::string_view title) {
+  if (title.empty() || title.back() != ']') return {};
+  const std::size_t open = title.rfind('[');
+  if (open == std::string_view::npos) return {};
+  return title.substr(open + 1, title.size() - open - 2);
+}
+
+// The value of a bar past the cut: it cannot be read off the axis, so it
+// carries the axis's unit, and a time reads as one ("63ms", as on the time
+// axes of the other charts) rather than as a count of microseconds ("63k").
+std::string cut_value_text(double v, const Axis& axis) {
+  if (axis.unit != AxisUnit::kNone) return format_value(v, axis.unit);
+  const std::string_view unit = unit_in_title(axis.title);
+  static constexpr std::pair<std::string_view, double> kTimeUnits[] = {
+      {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}};
+  for (const auto& [name, seconds] : kTimeUnits)
+    if (unit == name) return format_value(v * seconds, AxisUnit::kSeconds);
+  const std::string number = format_value(v, AxisUnit::kNone);
+  return unit.empty() ? number : number + " " + std::string(unit);
+}
+
+std::vector<BarLabel> bar_labels(const BarChart& chart) {
+  std::vector<BarLabel> out;
+  if (!chart.value_labels) return out;
+  const Axis& axis = chart.value_axis;
+  for (std::size_t si = 0; si < chart.series.size(); ++si) {
+    const BarSeries& s = chart.series[si];
+    for (std::size_t ci = 0; ci < chart.categories.size(); ++ci) {
+      const double v = value_at(s.values, ci);
+      if (!std::isfinite(v)) continue;
+      double end = v;
+      if (const auto range = range_at(s, ci))
+        end = v < 0 ? std::min(v, range->low) : std::max(v, range->high);
+      out.push_back({ci, si, chart.series.size(), held_to_axis(end, axis), v < 0,
+                     past_axis_end(v, axis) ? cut_value_text(v, axis) : format_value(v, axis.unit)});
+    }
+  }
+  return out;
+}
+
+double stack_total(const StackedBarChart& chart, std::size_t category) {
+  double total = 0;
+  for (const auto& s : chart.series) {
+    const double v = value_at(s.values, category);
+    if (std::isfinite(v) && v > 0) total += v;
+  }
+  return total;
+}
+
+std::vector<BarLabel> bar_labels(const StackedBarChart& chart) {
+  std::vector<BarLabel> out;
+  if (!chart.value_labels) return out;
+  const Axis& axis = chart.value_axis;
+  for (std::size_t ci = 0; ci < chart.categories.size(); ++ci) {
+    const double total = stack_total(chart, ci);
+    if (total <= 0) continue;
+    out.push_back(
+        {ci, 0, 1, held_to_axis(total, axis), false,
+         past_axis_end(total, axis) ? cut_value_text(total, axis) : format_value(total, axis.unit)});
+  }
+  return out;
+}
+
+struct Box {
+  double x0 = 0;
+  double y0 = 0;
+  double x1 = 0;
+  double y1 = 0;
+};
+
+// Where the text of a label over an upright bar lands in pixels, reading
+// across: ascent 0.8 and descent 0.2 of the font.
+Box upright_label_box(const BarLayout& l, const BarLabel& lb, double font) {
+  const double p = l.value.map(lb.end).value_or(0);
+  const double centre = l.bar_center(lb.category, lb.slot, lb.group);
+  const double w = text_width(lb.text, font);
+  const double base = lb.negative ? p + 2 + font : p - 4;
+  return Box{centre - w / 2, base - 0.8 * font, centre + w / 2, base + 0.2 * font};
+}
+
+// Glyphs run a little wider or narrower than text_width guesses: labels
+// closer than this may touch.
+constexpr double kLabelGap = 3;
+
+bool labels_collide(const BarLayout& l, const std::vector<BarLabel>& labels, double font) {
+  std::vector<Box> boxes;
+  boxes.reserve(labels.size());
+  for (const auto& lb : labels) boxes.push_back(upright_label_box(l, lb, font));
+  for (std::size_t i = 0; i < boxes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const Box& a = boxes[i];
+      const Box& b = boxes[j];
+      if (a.x0 < b.x1 + kLabelGap && b.x0 < a.x1 + kLabelGap && a.y0 < b.y1 + kLabelGap &&
+          b.y0 < a.y1 + kLabelGap)
+        return true;
+    }
+  return false;
+}
+
+constexpr double kValueFont = 10;
+
+// Value labels side by side over a group of thin bars run together into one
+// unreadable string ("63k63k200k5952"): when any two would touch, every label
+// of the chart stands on end (the same direction throughout reads best),
+// in a font no wider than its bar, and the plot moves down to give the
+// tallest bars' labels room under the title.
+void place_labels(BarLayout& l, const std::vector<BarLabel>& labels) {
+  l.label_font = kValueFont;
+  l.vertical_labels = false;
+  if (labels.empty()) return;
+  if (l.horizontal) {  // one label per bar, each in its bar's row
+    l.label_font = std::clamp(l.bar_width, 6.0, kValueFont);
+    return;
+  }
+  if (!labels_collide(l, labels, kValueFont)) return;
+  l.vertical_labels = true;
+  l.label_font = std::clamp(l.bar_width - kLabelGap, 6.0, kValueFont);
+  // A label at fraction t of the plot's height from its bottom sits
+  // (1 - t) * (height - extra) below the top after the plot gives up `extra`
+  // at its top: solve for the extra that fits the label above its bar.
+  const double height = l.plot.height;
+  const double bottom = l.plot.top + height;
+  double extra = 0;
+  for (const auto& lb : labels) {
+    if (lb.negative) continue;
+    const auto p = l.value.map(lb.end);
+    if (!p) continue;
+    const double need = text_width(lb.text, l.label_font) + 4 + 2 - (*p - l.plot.top);
+    const double t = (bottom - *p) / height;
+    if (need > 0 && t > 0) extra = std::max(extra, need / t);
+  }
+  extra = std::min(extra, height / 2);
+  l.plot.top += extra;
+  l.plot.height -= extra;
+  l.value.pixel_hi = l.plot.top;
+}
+
 // The layout shared by grouped and stacked bars: the value axis along the
 // bottom (horizontal) or the left side, the categories along the other.
 BarLayout bar_layout(std::string_view title, const std::vector<std::string>& categories,
                      const std::vector<std::string>& names, const Axis& value_axis,
                      const std::vector<double>& extent, bool horizontal, const ChartSize& size,
-                     std::size_t group_size, double fill) {
+                     std::size_t group_size, double fill, const std::vector<BarLabel>& labels) {
   Axis axis = value_axis;
   axis.scale = AxisScale::kLinear;  // bars start at zero
   axis.include_zero = true;
@@ -436,7 +612,7 @@ BarLayout bar_layout(std::string_view title, const std::vector<std::string>& cat
   for (const auto& c : categories)
     widest_category = std::max(widest_category, text_width(shorten(c, kMaxLabelChars), kTickFont));
   const double legend = any_named(names) ? legend_width(names) : 0;
-  const double top = top_margin(title);
+  const double top = top_margin(title, size);
   const double right = 20 + legend;
   double left = 0;
   double bottom = 0;
@@ -463,6 +639,7 @@ BarLayout bar_layout(std::string_view title, const std::vector<std::string>& cat
     l.band = l.plot.width / n;
   }
   l.bar_width = l.band * fill / static_cast<double>(std::max<std::size_t>(1, group_size));
+  place_labels(l, labels);
   return l;
 }
 
@@ -512,16 +689,49 @@ void draw_bar(Svg& svg, const BarLayout& l, double centre, double from, double t
   svg.raw("\n");
 }
 
-// A label just past `end` along the value axis (past zero on the side the bar grows).
-void draw_value_label(Svg& svg, const BarLayout& l, double centre, double end, bool negative,
-                      std::string_view text) {
+void draw_value_labels(Svg& svg, const BarLayout& l, const std::vector<BarLabel>& labels) {
+  const double f = l.label_font;
+  const std::string extra = fmt::format(R"( class="value" font-size="{}")", trim_number(f, 3));
+  for (const auto& lb : labels) {
+    const auto p = l.value.map(lb.end);
+    if (!p) continue;
+    const double centre = l.bar_center(lb.category, lb.slot, lb.group);
+    if (l.horizontal) {
+      svg.text(lb.negative ? *p - 4 : *p + 4, centre + 0.35 * f, lb.text, lb.negative ? "end" : "start",
+               extra);
+    } else if (l.vertical_labels) {
+      // Rotated a quarter turn anticlockwise, the text reads upwards from its
+      // baseline; the baseline sits right of centre so the digits centre on the bar.
+      svg.raw(
+          fmt::format(R"svg(<text transform="translate({} {}) rotate(-90)" text-anchor="{}"{}>{}</text>)svg",
+                      px(centre + 0.35 * f), px(lb.negative ? *p + 4 : *p - 4), lb.negative ? "end" : "start",
+                      extra, xml_escape(lb.text)));
+      svg.raw("\n");
+    } else {
+      svg.text(centre, lb.negative ? *p + 2 + f : *p - 4, lb.text, "middle", extra);
+    }
+  }
+}
+
+// A break across a bar where the axis cuts it, two white slashes just inside
+// the plot's end: the bar runs on, its length is not to be read off the axis.
+void draw_cut_mark(Svg& svg, const BarLayout& l, double centre, double v, const Axis& axis) {
+  const double end = held_to_axis(v, axis);
   const auto p = l.value.map(end);
   if (!p) return;
-  const std::string_view extra = R"( font-size="10")";
-  if (l.horizontal) {
-    svg.text(negative ? *p - 4 : *p + 4, centre + 3.5, text, negative ? "end" : "start", extra);
-  } else {
-    svg.text(centre, negative ? *p + 12 : *p - 4, text, "middle", extra);
+  const double half = l.bar_width / 2;
+  const double slant = std::min(4.0, l.bar_width * 0.2);
+  constexpr std::string_view kMark = R"( class="cut-mark" stroke-width="2")";
+  // Inwards from the cut, towards zero.
+  const double sign = v < 0 ? -1 : 1;
+  for (double d : {7.0, 12.0}) {
+    if (l.horizontal) {
+      const double x = *p - sign * d;
+      svg.line(x - slant, centre + half, x + slant, centre - half, "#fff", kMark);
+    } else {
+      const double y = *p + sign * d;
+      svg.line(centre - half, y + slant, centre + half, y - slant, "#fff", kMark);
+    }
   }
 }
 
@@ -639,8 +849,17 @@ void draw_cut_labels(Svg& svg, const PlotRect& r, std::vector<CutLabel> labels) 
   const double lowest = r.top + r.height - 4;
   for (std::size_t i = base.size(); i-- > 0;)
     base[i] = std::min(base[i], i + 1 < base.size() ? base[i + 1] - kApart : lowest);
+  // Each label sits just above where its own line leaves the plot, so lines
+  // run through it: a white box (and the text's white halo) over the lines
+  // keeps it readable. Boxes first, so none covers a neighbour's text.
+  const double right = r.left + r.width - 4;
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    svg.text(r.left + r.width - 4, base[i], labels[i].text, "end",
+    const double w = text_width(labels[i].text, kFont);
+    svg.rect(right - w - 3, base[i] - 0.8 * kFont - 1.5, w + 6, kFont + 3, "#fff",
+             R"( class="cut-bg" fill-opacity="0.9" rx="2")");
+  }
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    svg.text(right, base[i], labels[i].text, "end",
              fmt::format(R"( class="cut" font-size="{}" fill="{}" stroke="#fff" stroke-width="3" )"
                          R"(paint-order="stroke")",
                          px(kFont), labels[i].color));
@@ -796,7 +1015,19 @@ double BarLayout::bar_center(std::size_t category, std::size_t series, std::size
          bar_width * (static_cast<double>(series) + 0.5);
 }
 
-LineLayout layout_of(const LineChart& chart) {
+namespace {
+
+// A series with no points has no line to show: a legend entry for it would
+// send the reader looking for a line that is not there.
+LineChart without_empty_series(const LineChart& chart) {
+  LineChart out = chart;
+  out.series.clear();
+  for (const auto& s : chart.series)
+    if (!s.points.empty()) out.series.push_back(s);
+  return out;
+}
+
+LineLayout layout_of_drawn(const LineChart& chart) {
   std::vector<double> xs;
   std::vector<double> ys;
   for (const auto& s : chart.series) {
@@ -811,7 +1042,8 @@ LineLayout layout_of(const LineChart& chart) {
   l.x = make_map(chart.x, xs, 7);
   l.y = make_map(chart.y, ys, 6);
   const auto names = names_of(chart.series);
-  const double top = top_margin(chart.title) + kNoteLine * static_cast<double>(note_lines(chart).size());
+  const double top =
+      top_margin(chart.title, chart.size) + kNoteLine * static_cast<double>(note_lines(chart).size());
   const double left = 14 + widest_label(l.y, chart.y.unit) + (chart.y.title.empty() ? 0 : 20);
   const double bottom = 28 + (chart.x.title.empty() ? 0 : 18);
   const auto place = [&](const std::vector<std::string>& notes) {
@@ -833,6 +1065,21 @@ LineLayout layout_of(const LineChart& chart) {
   return l;
 }
 
+}  // namespace
+
+LineLayout layout_of(const LineChart& chart) {
+  LineLayout l = layout_of_drawn(without_empty_series(chart));
+  // Back to the caller's numbering of the series, the empty ones included.
+  std::vector<std::size_t> drawn;  // caller's index of each drawn series
+  for (std::size_t i = 0; i < chart.series.size(); ++i)
+    if (!chart.series[i].points.empty()) drawn.push_back(i);
+  std::vector<std::size_t> with(chart.series.size(), std::string::npos);
+  for (std::size_t k = 0; k < drawn.size(); ++k)
+    if (l.shares_line_with[k] != std::string::npos) with[drawn[k]] = drawn[l.shares_line_with[k]];
+  l.shares_line_with = std::move(with);
+  return l;
+}
+
 BarLayout layout_of(const BarChart& chart) {
   std::vector<double> extent;
   for (const auto& s : chart.series) {
@@ -845,25 +1092,19 @@ BarLayout layout_of(const BarChart& chart) {
     }
   }
   return bar_layout(chart.title, chart.categories, names_of(chart.series), chart.value_axis, extent,
-                    chart.horizontal, chart.size, chart.series.size(), 0.8);
+                    chart.horizontal, chart.size, chart.series.size(), 0.8, bar_labels(chart));
 }
 
 BarLayout layout_of(const StackedBarChart& chart) {
   std::vector<double> extent;
-  for (std::size_t i = 0; i < chart.categories.size(); ++i) {
-    double total = 0;
-    for (const auto& s : chart.series) {
-      const double v = value_at(s.values, i);
-      if (std::isfinite(v) && v > 0) total += v;
-    }
-    extent.push_back(total);
-  }
+  for (std::size_t i = 0; i < chart.categories.size(); ++i) extent.push_back(stack_total(chart, i));
   return bar_layout(chart.title, chart.categories, names_of(chart.series), chart.value_axis, extent,
-                    chart.horizontal, chart.size, 1, 0.6);
+                    chart.horizontal, chart.size, 1, 0.6, bar_labels(chart));
 }
 
-std::string render_svg(const LineChart& chart, const SeriesColors& colors) {
-  const LineLayout l = layout_of(chart);
+std::string render_svg(const LineChart& input, const SeriesColors& colors) {
+  const LineChart chart = without_empty_series(input);
+  const LineLayout l = layout_of_drawn(chart);
   const auto names = names_of(chart.series);
   const auto shared_notes = shared_line_notes(chart.series, l.shares_line_with);
   std::string more = chart.note;
@@ -875,8 +1116,8 @@ std::string render_svg(const LineChart& chart, const SeriesColors& colors) {
   open_svg(svg, chart.size, chart.title, chart.step ? "Step chart" : "Line chart", names, more);
   const auto notes = note_lines(chart);
   for (std::size_t k = 0; k < notes.size(); ++k) {
-    const double y =
-        top_margin(chart.title) + kNoteLine * static_cast<double>(k) + (chart.title.empty() ? 10 : 2);
+    const double y = top_margin(chart.title, chart.size) + kNoteLine * static_cast<double>(k) +
+                     (chart.title.empty() ? 10 : 2);
     svg.text(chart.size.width / 2, y, notes[k], "middle",
              fmt::format(R"( class="note" font-size="{}" fill="{}")", px(kNoteFont), kNoteColor));
   }
@@ -975,7 +1216,6 @@ std::string render_svg(const BarChart& chart, const SeriesColors& colors) {
                                format_value(range->high, chart.value_axis.unit));
       }
       draw_bar(svg, l, centre, 0, v, color, tooltip);
-      double label_at = v;
       if (range) {
         const auto a = l.value.map(range->low);
         const auto b = l.value.map(range->high);
@@ -992,16 +1232,11 @@ std::string render_svg(const BarChart& chart, const SeriesColors& colors) {
             over.line(centre - cap, *b, centre + cap, *b, kAxisColor, kWhisker);
           }
         }
-        label_at = v < 0 ? std::min(v, range->low) : std::max(v, range->high);
       }
-      if (chart.value_labels) {
-        // A bar past a fixed axis end is cut there: its label sits at the cut.
-        if (chart.value_axis.max && label_at > *chart.value_axis.max) label_at = *chart.value_axis.max;
-        if (chart.value_axis.min && label_at < *chart.value_axis.min) label_at = *chart.value_axis.min;
-        draw_value_label(over, l, centre, label_at, v < 0, format_value(v, chart.value_axis.unit));
-      }
+      if (past_axis_end(v, chart.value_axis)) draw_cut_mark(over, l, centre, v, chart.value_axis);
     }
   }
+  draw_value_labels(over, l, bar_labels(chart));
   svg.raw("</svg>\n");
   if (const auto zero = l.value.map(0)) {  // the zero line over the bars
     if (l.horizontal) {
@@ -1040,10 +1275,10 @@ std::string render_svg(const StackedBarChart& chart, const SeriesColors& colors)
           fmt::format("{}, {}: {}", chart.categories[ci], s.name, format_value(v, chart.value_axis.unit)));
       base += v;
     }
-    if (chart.value_labels && base > 0) {
-      draw_value_label(over, l, centre, base, false, format_value(base, chart.value_axis.unit));
-    }
+    if (base > 0 && past_axis_end(base, chart.value_axis))
+      draw_cut_mark(over, l, centre, base, chart.value_axis);
   }
+  draw_value_labels(over, l, bar_labels(chart));
   svg.raw("</svg>\n");
   svg.raw(over.take());
   if (!drew) no_data_note(svg, l.plot);

@@ -140,8 +140,9 @@ struct LineSeries {
 //   series's would hide it (or be hidden): such lines are drawn in turns, in
 //   interleaved dashes of each one's colour, and the legend says which line
 //   each one shares.
+// A series with no points is left out, of the plot and of the legend.
 struct LineChart {
-  std::string title{};  // shown above the plot and used as the accessible name
+  std::string title{};  // shown above the plot (wrapped to two lines at most) and used as the accessible name
   Axis x{};
   Axis y{};
   std::vector<LineSeries> series{};
@@ -179,7 +180,11 @@ struct BarChart {
   std::vector<BarSeries> series{};  // grouped side by side within a category
   Axis value_axis{};                // linear only (bars start at zero)
   bool horizontal = false;          // categories down the left, bars to the right
-  bool value_labels = false;        // print each bar's value at its end
+  // Print each bar's value at its end. A bar past a fixed axis end is cut
+  // there with a break mark; its label sits at the cut and carries the axis's
+  // unit (from `unit`, else from a bracketed unit ending the title, as in
+  // "completion [us]"; a time prints as one: "63ms").
+  bool value_labels = false;
   ChartSize size{};
 };
 
@@ -212,6 +217,10 @@ struct BarLayout {
   // The centre of the bar of `series` in `category` along the category axis.
   [[nodiscard]] double bar_center(std::size_t category, std::size_t series, std::size_t series_count) const;
   bool horizontal = false;
+  // Value labels: their font size, and whether they stand on end (rotated a
+  // quarter turn, reading upwards) because side by side they would touch.
+  double label_font = 10;
+  bool vertical_labels = false;
 };
 
 LineLayout layout_of(const LineChart& chart);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -355,7 +356,7 @@ TEST(SvgChart, ABarPastTheAxisEndIsLabelledAtTheCut) {
   const std::string svg = render_svg(c);
   expect_clean_svg(svg);
   const std::string label =
-      fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" font-size="10">1000</text>)",
+      fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" class="value" font-size="10">1000</text>)",
                   px(l.bar_center(1, 0, 1)), px(*l.value.map(10) - 4));
   EXPECT_NE(svg.find(label), std::string::npos) << svg;
 }
@@ -457,6 +458,202 @@ TEST(SvgChart, ANoteSitsUnderTheTitleAndInTheDescription) {
   EXPECT_GT(layout_of(c).plot.top, layout_of(LineChart{.title = "t", .series = c.series}).plot.top);
   c.note = std::string(400, 'x') + " " + std::string(20, 'y') + " " + std::string(20, 'z');
   EXPECT_EQ(count(render_svg(c), R"(class="note")"), 2u);
+}
+
+struct LabelBox {
+  std::string text;
+  double x0, y0, x1, y1;
+};
+
+// The boxes the value labels of a bar chart take, measured a little wider
+// (0.62 em a glyph) than the renderer guesses, so touching shows as overlap.
+std::vector<LabelBox> value_label_boxes(const std::string& svg) {
+  std::vector<LabelBox> out;
+  const std::regex upright(
+      R"re(<text x="([-0-9.]+)" y="([-0-9.]+)" text-anchor="middle" class="value" font-size="([0-9.]+)">([^<]*)</text>)re");
+  const std::regex on_end(
+      R"re(<text transform="translate\(([-0-9.]+) ([-0-9.]+)\) rotate\(-90\)" text-anchor="start" class="value" font-size="([0-9.]+)">([^<]*)</text>)re");
+  const auto width = [](const std::string& t, double f) {
+    const auto chars = std::count_if(t.begin(), t.end(), [](char c) { return (c & 0xC0) != 0x80; });
+    return static_cast<double>(chars) * 0.62 * f;
+  };
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), upright); it != std::sregex_iterator(); ++it) {
+    const double x = std::stod((*it)[1]), y = std::stod((*it)[2]), f = std::stod((*it)[3]);
+    const double w = width((*it)[4], f);
+    out.push_back({(*it)[4], x - w / 2, y - 0.8 * f, x + w / 2, y + 0.2 * f});
+  }
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), on_end); it != std::sregex_iterator(); ++it) {
+    const double x = std::stod((*it)[1]), y = std::stod((*it)[2]), f = std::stod((*it)[3]);
+    const double w = width((*it)[4], f);
+    out.push_back({(*it)[4], x - 0.8 * f, y - w, x + 0.2 * f, y});
+  }
+  return out;
+}
+
+// As the evaluate report draws a metric per condition: five fabrics side by
+// side in each of six conditions, values of similar height and long labels.
+// Side by side the labels ran together ("174.4177.5194.8"); now they stand on
+// end, no two touch, and the plot makes room for them under the title.
+TEST(SvgChart, GroupedBarLabelsNeverTouch) {
+  // The first condition has the long tails past the axis cut (labelled with
+  // their unit at the cut), the others bars of much the same height.
+  BarChart c{.title = "t",
+             .categories = {"link flap", "baseline", "incast", "congested", "lossy", "mixed"},
+             .value_axis = Axis{.title = "completion [us]", .max = 800},
+             .value_labels = true,
+             .size = {900, 380}};
+  const std::vector<double> cut = {63000, 63100, 241000, 3465, 5952};
+  const std::vector<double> base = {174.4, 177.5, 194.8, 181.25, 176.3};
+  for (std::size_t f = 0; f < base.size(); ++f) {
+    BarSeries s{"fabric-" + std::to_string(f), {cut[f]}, {}};
+    for (std::size_t k = 1; k < c.categories.size(); ++k)
+      s.values.push_back(base[f] + static_cast<double>(k));
+    c.series.push_back(s);
+  }
+  const BarLayout l = layout_of(c);
+  EXPECT_TRUE(l.vertical_labels);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const auto boxes = value_label_boxes(svg);
+  ASSERT_EQ(boxes.size(), 30u) << svg;
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const LabelBox& a = boxes[i];
+    EXPECT_GT(a.y0, 22 + 4) << a.text << " runs into the title";
+    for (std::size_t j = 0; j < i; ++j) {
+      const LabelBox& b = boxes[j];
+      const bool overlap = a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+      EXPECT_FALSE(overlap) << a.text << " [" << a.x0 << ", " << a.x1 << "] x [" << a.y0 << ", " << a.y1
+                            << "] touches " << b.text << " [" << b.x0 << ", " << b.x1 << "] x [" << b.y0
+                            << ", " << b.y1 << "]";
+    }
+  }
+  for (const char* text : {">63ms<", ">63.1ms<", ">241ms<", ">3.46ms<", ">5.95ms<"})
+    EXPECT_EQ(count(svg, text), 1u) << text;
+  // The first fabric's bar in the second condition: its label stands on end
+  // just above the bar, centred on it.
+  const double centre = l.bar_center(1, 0, 5);
+  EXPECT_NE(svg.find(fmt::format(R"re(<text transform="translate({} {}) rotate(-90)" text-anchor="start" )re"
+                                 R"(class="value" font-size="{}">175.4</text>)",
+                                 px(centre + 0.35 * l.label_font), px(*l.value.map(175.4) - 4),
+                                 fmt::format("{:g}", l.label_font))),
+            std::string::npos)
+      << svg;
+
+  // Labels with room beside one another keep reading across.
+  BarChart few{.categories = {"a", "b"}, .series = {{"s", {174.4, 177.5}, {}}}, .value_labels = true};
+  EXPECT_FALSE(layout_of(few).vertical_labels);
+  EXPECT_EQ(count(render_svg(few), "rotate(-90)\" text-anchor=\"start\" class=\"value\""), 0u);
+}
+
+// A bar past the axis cut gets a break mark (two white slashes just inside
+// the plot's top) and its label carries the axis's unit: a time in us reads
+// as a time, as on the time axes ("63ms", not "63k").
+TEST(SvgChart, ACutBarHasABreakMarkAndItsLabelCarriesTheUnit) {
+  BarChart c{.categories = {"a", "b"},
+             .series = {{"s", {5, 63000}, {}}},
+             .value_axis = Axis{.title = "completion [us]", .min = 0, .max = 10},
+             .value_labels = true};
+  const BarLayout l = layout_of(c);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const double centre = l.bar_center(1, 0, 1);
+  const double half = l.bar_width / 2;
+  const double slant = std::min(4.0, l.bar_width * 0.2);
+  EXPECT_EQ(count(svg, R"(class="cut-mark")"), 2u) << svg;
+  for (double d : {7.0, 12.0}) {
+    const double y = l.plot.top + d;
+    EXPECT_NE(svg.find(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#fff" class="cut-mark")",
+                                   px(centre - half), px(y + slant), px(centre + half), px(y - slant))),
+              std::string::npos)
+        << svg;
+  }
+  // The mark is drawn over the bar, outside the plot's clip.
+  EXPECT_GT(svg.find(R"(class="cut-mark")"), svg.find("</svg>"));
+  EXPECT_NE(svg.find(">63ms</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(class="value" font-size="10">5</text>)"), std::string::npos) << svg;  // not cut
+
+  const auto cut_label = [&](Axis axis, double v) {
+    BarChart b = c;
+    b.value_axis = axis;
+    b.value_axis.max = 10;
+    b.series[0].values[1] = v;
+    const std::string out = render_svg(b);
+    const auto end = out.rfind("</text>", out.find("<rect", out.find(R"(class="value")")));
+    const auto start = out.rfind('>', end) + 1;
+    return out.substr(start, end - start);
+  };
+  EXPECT_EQ(cut_label(Axis{.title = "iteration [ms]"}, 2500), "2.5s");
+  EXPECT_EQ(cut_label(Axis{.title = "drops [pkts]"}, 241000), "241k pkts");
+  EXPECT_EQ(cut_label(Axis{.title = "slowdown p99"}, 63000), "63k");
+  EXPECT_EQ(cut_label(Axis{.unit = AxisUnit::kSeconds}, 0.5), "500ms");
+  // No bar past the axis end, no mark.
+  c.series[0].values[1] = 9;
+  EXPECT_EQ(count(render_svg(c), "cut-mark"), 0u);
+}
+
+// A label at the cut sits on its own line: a white box behind it, drawn
+// after every line, keeps the lines from crossing its text.
+TEST(SvgChart, ACutLabelHasAWhiteBoxOverTheLines) {
+  LineChart c{.x = Axis{.unit = AxisUnit::kSeconds, .min = 0, .max = 2.5},
+              .series = {{"short", {{0, 1}, {1, 2}, {2, 1}}}, {"long", {{0, 1}, {1, 1}, {100, 3}}}}};
+  const LineLayout l = layout_of(c);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const double base = *l.y.map(1 + 2 * (2.5 - 1) / (100 - 1)) - 5;
+  const double right = l.plot.left + l.plot.width - 4;
+  const double w = 11 * 0.6 * 10;  // "long → 100s"
+  const std::string box = fmt::format(
+      R"(<rect x="{}" y="{}" width="{}" height="{}" fill="#fff" class="cut-bg" fill-opacity="0.9")",
+      px(right - w - 3), px(base - 9.5), px(w + 6), px(13));
+  const auto at = svg.find(box);
+  ASSERT_NE(at, std::string::npos) << svg;
+  EXPECT_GT(at, svg.rfind("<polyline"));
+  EXPECT_LT(at, svg.find(">long → 100s</text>"));
+  EXPECT_EQ(count(svg, R"(class="cut-bg")"), 1u);
+}
+
+// A title too long for the chart wraps to a second line, whole, and the plot
+// moves down to make room; it is no longer cut to "…".
+TEST(SvgChart, ALongTitleWrapsToTwoLines) {
+  const std::string first = "permutation: throughput delivered to hosts over time, link flap, 4 ToRs";
+  const std::string second = "(link down at 1ms, back at 3ms)";
+  const std::vector<LineSeries> series = {{"a", {{0, 1}, {1, 2}}}};
+  LineChart c{.title = first + " " + second, .series = series};
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const std::string bold = R"(" text-anchor="middle" font-size="14.00" font-weight="bold">)";
+  EXPECT_NE(svg.find(R"(<text x="320.00" y="22.00)" + bold + first + "</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(<text x="320.00" y="39.00)" + bold + second + "</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("…"), std::string::npos);
+  EXPECT_DOUBLE_EQ(layout_of(c).plot.top,
+                   layout_of(LineChart{.title = "short", .series = series}).plot.top + 17);
+  // Bar charts too.
+  BarChart b{.title = c.title, .categories = {"x"}, .series = {{"s", {1}, {}}}};
+  const std::string bars = render_svg(b);
+  EXPECT_NE(bars.find(R"(<text x="320.00" y="39.00)" + bold + second + "</text>"), std::string::npos) << bars;
+  EXPECT_DOUBLE_EQ(
+      layout_of(b).plot.top,
+      layout_of(BarChart{.title = "short", .categories = {"x"}, .series = b.series}).plot.top + 17);
+}
+
+// A series with no points has nothing to show: no legend entry, no group in
+// the plot, no mention in the description; the others keep their places.
+TEST(SvgChart, ASeriesWithNoPointsIsLeftOut) {
+  LineChart c{.series = {{"a", {{0, 1}, {1, 2}}}, {"ghost", {}}, {"b", {{0, 1}, {1, 2}}}}};
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  EXPECT_EQ(svg.find("ghost"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("Series: a, b. b: same line as a</desc>"), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, R"(<g class="series")"), 2u);
+  // The legend lists a and b in consecutive rows.
+  const LineLayout l = layout_of(c);
+  EXPECT_NE(svg.find(fmt::format(R"(<text x="{}" y="{}" text-anchor="start">b</text>)",
+                                 px(l.plot.left + l.plot.width + 14 + 24), px(l.plot.top + 8 + 18 + 4))),
+            std::string::npos)
+      << svg;
+  // b shares a's line: the layout still numbers the series as given.
+  EXPECT_EQ(l.shares_line_with, (std::vector<std::size_t>{std::string::npos, std::string::npos, 0}));
+  EXPECT_EQ(l.plot.width, layout_of(LineChart{.series = {c.series[0], c.series[2]}}).plot.width);
 }
 
 TEST(SvgChart, StackedSegmentsStartWhereTheLastEnded) {

@@ -342,6 +342,17 @@ std::string mean_of(const std::string& cites, const std::string& fabric) {
   return " (the mean of " + join_names(parts) + " and " + last + " " + metric + ")";
 }
 
+// The conditions workload `w` ran under on some fabric: a chart per
+// condition leaves out those limited to other workloads.
+std::vector<size_t> conditions_run(const EvalReportInput& in, size_t w) {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < in.ev.conditions.size(); ++k)
+    if (std::any_of(in.cells.begin(), in.cells.end(),
+                    [&](const EvalCell& c) { return c.workload == w && c.condition == k && c.knob.empty(); }))
+      out.push_back(k);
+  return out;
+}
+
 // The conditions under which every figure of workload `w` equals the
 // baseline's, for every fabric: the condition never reached the workload
 // (a failed link that carries none of its traffic). A table of repeated
@@ -501,10 +512,11 @@ std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, co
     }
     BarChart c;
     c.title = wl.name + ": p99 latency per condition (whiskers: p50 to p99.9)";
-    for (const auto& k : ev.conditions) c.categories.push_back(k.name);
+    const std::vector<size_t> conds = conditions_run(in, w);
+    for (size_t k : conds) c.categories.push_back(ev.conditions[k].name);
     for (size_t f = 0; f < ev.fabrics.size(); ++f) {
       BarSeries b{ev.fabrics[f].name, {}, {}};
-      for (size_t k = 0; k < ev.conditions.size(); ++k) {
+      for (size_t k : conds) {
         const EvalFigure* p99 = fig(f, 0, k, "p99_us");
         const EvalFigure* p50 = fig(f, 0, k, "p50_us");
         const EvalFigure* p999 = fig(f, 0, k, "p999_us");
@@ -568,10 +580,11 @@ std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, co
                                                        : "completion_us";
   BarChart c;
   c.title = wl.name + ": " + metric_title(metric) + " per condition";
-  for (const auto& k : ev.conditions) c.categories.push_back(k.name);
+  const std::vector<size_t> conds = conditions_run(in, w);
+  for (size_t k : conds) c.categories.push_back(ev.conditions[k].name);
   for (size_t f = 0; f < ev.fabrics.size(); ++f) {
     BarSeries b{ev.fabrics[f].name, {}, {}};
-    for (size_t k = 0; k < ev.conditions.size(); ++k) {
+    for (size_t k : conds) {
       const EvalFigure* x = fig(f, 0, k, metric);
       b.values.push_back(x != nullptr ? x->mean : std::nan(""));
     }
@@ -591,7 +604,11 @@ std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, co
     if (all.back() > 10 * median) {
       c.value_axis.max = 4 * median;
       c.value_labels = true;
-      c.title += " (axis cut at " + report_number(4 * median) + "; the bars above it are labelled)";
+      const std::string title = metric_title(metric);
+      const size_t open = title.rfind('[');
+      const std::string unit =
+          open == std::string::npos ? std::string() : " " + title.substr(open + 1, title.size() - open - 2);
+      c.title += " (axis cut at " + report_number(4 * median) + unit + "; the bars above it are labelled)";
     }
   }
   c.size = {900, 380};

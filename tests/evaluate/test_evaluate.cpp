@@ -1649,10 +1649,11 @@ fabrics:
   - {profile: rocev2-dcqcn, name: roce}
 workloads:
   - {type: latency, iters: 100}
+  - {type: incast, name: inc, senders: 2, size: 64KiB}
 conditions:
   - baseline
-  - {name: elsewhere, incast: {senders: 2, size: 1MiB, into: elsewhere}}
-  - {name: headroom, incast: {senders: 2, size: 1MiB}, misconfig: [{switch: all, set: {pfc: {headroom: 2KB}}}], fabrics: [roce]}
+  - {name: elsewhere, incast: {senders: 2, size: 1MiB, into: elsewhere}, workloads: [latency]}
+  - {name: headroom, incast: {senders: 2, size: 1MiB}, misconfig: [{switch: all, set: {pfc: {headroom: 2KB}}}], fabrics: [roce], workloads: [latency]}
   - {name: down, link_down: {at: 20us}}
 weights: {latency: 1, tail_latency: 1}
 )",
@@ -1680,6 +1681,13 @@ weights: {latency: 1, tail_latency: 1}
       << md;
   EXPECT_NE(md.find("mis-set on switch all: pfc.headroom = 2KB; on roce only"), std::string::npos) << md;
   EXPECT_NE(md.find("link auto (the first leaf's first uplink) down at 20us"), std::string::npos) << md;
+  // The incast's per-condition chart has no empty slots for conditions it never ran under.
+  const std::string html = report_html(EvalReportInput{ev, cells, outcomes, s});
+  const std::string chart = chart_titled(html, "inc: completion");
+  ASSERT_FALSE(chart.empty());
+  EXPECT_NE(chart.find(">down<"), std::string::npos) << chart;
+  EXPECT_EQ(chart.find(">elsewhere<"), std::string::npos) << chart;
+  EXPECT_EQ(chart.find(">headroom<"), std::string::npos) << chart;
   // Each fabric's prices, and that equal defaults decide nothing.
   EXPECT_NE(
       md.find("Priced: ib-ndr with the infiniband inputs; roce with the roce inputs. Every fabric costs the "

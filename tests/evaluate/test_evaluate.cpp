@@ -252,6 +252,38 @@ std::string edit(std::string s, const std::string& from, const std::string& to) 
   return s.replace(at, from.size(), to);
 }
 
+// A summary with room for `fabrics` fabrics (costs, tuning, totals): the
+// claims answered from figures a test writes, no cell having run.
+EvalSummary claims_summary(size_t fabrics) {
+  EvalSummary s;
+  s.cost.resize(fabrics);
+  s.tuning.resize(fabrics);
+  s.total.resize(fabrics);
+  return s;
+}
+
+std::vector<ClaimAnswer> all_claims(const Evaluation& ev, const EvalSummary& s) {
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  return answer_claims(EvalReportInput{ev, cells, outcomes, s});
+}
+
+// A figure as summarize() would write it, one seed.
+EvalFigure made_figure(const std::string& id, size_t fabric, size_t workload, size_t condition,
+                       const std::string& metric, const std::string& unit, double v) {
+  EvalFigure x;
+  x.id = id;
+  x.fabric = fabric;
+  x.workload = workload;
+  x.condition = condition;
+  x.metric = metric;
+  x.unit = unit;
+  x.lower_is_better = unit != "GB/s";
+  x.mean = x.min = x.max = v;
+  x.seeds = 1;
+  return x;
+}
+
 // The cost model recomputes from the file: a changed price moves the cost
 // section (and nothing else when cost carries no weight).
 TEST_F(EvaluateTest, ChangingAPriceChangesTheCostLinesAndNothingElse) {
@@ -699,26 +731,39 @@ weights: {incast: 1, resilience: 1}
   }
 }
 
-TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
+// kSmall with its load-30 condition replaced by `condition` (named `name`):
+// the scenarios of that condition's cells, each checked, and whether it
+// counts as load.
+struct ConditionCells {
+  std::vector<std::string> scenarios;
+  std::vector<std::string> workloads;
+  bool loaded = false;
+};
+ConditionCells cells_under(const std::string& condition, const std::string& name) {
   const Evaluation ev = load_evaluation_text(
-      edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
-           "{name: incast-beside, incast: {senders: 2, size: 256KiB}, workloads: [latency]}"),
-      "small.yaml");
+      edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}", condition), "small.yaml");
   const std::vector<EvalCell> cells = eval_cells(ev);
   check_cells(ev, cells);
-  size_t beside = 0;
-  for (const auto& c : cells) {
-    if (ev.conditions[c.condition].name != "incast-beside") continue;
-    ++beside;
-    EXPECT_EQ(ev.workloads[c.workload].name, "latency");
-    // The perftest's server is host 2 (server 1's first NIC); the incast goes there.
-    EXPECT_NE(c.scenario.find("type: incast\n    senders: 2\n    size: 256KiB\n    receiver: 2"),
-              std::string::npos)
-        << c.scenario;
-  }
-  EXPECT_EQ(beside, 2u);  // one per fabric: the condition is limited to the latency workload
-  EXPECT_TRUE(ev.conditions[1].is_loaded());
-  EXPECT_FALSE(ev.conditions[1].is_baseline());
+  ConditionCells out;
+  out.loaded = ev.conditions[1].is_loaded() && !ev.conditions[1].is_baseline();
+  for (const auto& c : cells)
+    if (ev.conditions[c.condition].name == name) {
+      out.scenarios.push_back(c.scenario);
+      out.workloads.push_back(ev.workloads[c.workload].name);
+    }
+  return out;
+}
+
+TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
+  const ConditionCells c = cells_under(
+      "{name: incast-beside, incast: {senders: 2, size: 256KiB}, workloads: [latency]}", "incast-beside");
+  // One per fabric: the condition is limited to the latency workload.
+  EXPECT_EQ(c.workloads, (std::vector<std::string>{"latency", "latency"}));
+  // The perftest's server is host 2 (server 1's first NIC); the incast goes there.
+  for (const auto& sc : c.scenarios)
+    EXPECT_NE(sc.find("type: incast\n    senders: 2\n    size: 256KiB\n    receiver: 2"), std::string::npos)
+        << sc;
+  EXPECT_TRUE(c.loaded);
 }
 
 // An incast `into: elsewhere` goes to another host, with the measured
@@ -728,24 +773,18 @@ TEST(EvaluateCells, IncastConditionTargetsTheMeasuredReceiver) {
 // then 1 + 2 = 3. A non-perftest workload, or more senders than hosts
 // other than the two ends, is refused at the condition.
 TEST(EvaluateCells, AnIncastElsewhereTakesTheProbesSourceNotItsPort) {
-  const Evaluation ev = load_evaluation_text(
-      edit(kSmall, "{name: load-30, background: {load: 30%, cdf: storage}}",
-           "{name: elsewhere, incast: {senders: 2, size: 256KiB, into: elsewhere}, workloads: [latency]}"),
-      "small.yaml");
-  const std::vector<EvalCell> cells = eval_cells(ev);
-  check_cells(ev, cells);
-  size_t n = 0;
-  for (const auto& c : cells) {
-    if (ev.conditions[c.condition].name != "elsewhere") continue;
-    ++n;
-    EXPECT_NE(c.scenario.find("  - type: flow\n    src: 0\n    dst: 1\n    size: 256KiB\n  - type: flow\n    "
-                              "src: 3\n    dst: 1\n    size: 256KiB\n"),
+  const ConditionCells c = cells_under(
+      "{name: elsewhere, incast: {senders: 2, size: 256KiB, into: elsewhere}, workloads: [latency]}",
+      "elsewhere");
+  EXPECT_EQ(c.workloads, (std::vector<std::string>{"latency", "latency"}));
+  for (const auto& sc : c.scenarios) {
+    EXPECT_NE(sc.find("  - type: flow\n    src: 0\n    dst: 1\n    size: 256KiB\n  - type: flow\n    "
+                      "src: 3\n    dst: 1\n    size: 256KiB\n"),
               std::string::npos)
-        << c.scenario;
-    EXPECT_EQ(c.scenario.find("type: incast"), std::string::npos) << c.scenario;
+        << sc;
+    EXPECT_EQ(sc.find("type: incast"), std::string::npos) << sc;
   }
-  EXPECT_EQ(n, 2u);
-  EXPECT_TRUE(ev.conditions[1].is_loaded());
+  EXPECT_TRUE(c.loaded);
 
   const auto refused = [](const std::string& text, const std::string& key) {
     try {
@@ -954,19 +993,14 @@ TEST(EvaluateClaims, ScaleToThousandsIsAnsweredOnlyAtThatSize) {
         "scale: {servers: [" +
             std::to_string(largest) + "], workloads: [ar]}\n",
         "big.yaml");
-    EvalSummary s;
-    s.cost.resize(2);
-    s.tuning.resize(2);
-    s.total.resize(2);
+    EvalSummary s = claims_summary(2);
     for (size_t f = 0; f < 2; ++f) {
       const double kept = f == 0 ? ib_kept : roce_kept;
       for (const int n : {2, largest})
         s.scale.push_back(EvalScalePoint{fmt::format("scale.f{}.ar-32MiB.{}servers.busbw_GBps", f, n), f, 0,
                                          0, n, "busbw_GBps", n == 2 ? 100.0 : 100.0 * kept});
     }
-    const std::vector<EvalCell> cells;
-    const std::vector<CellOutcome> outcomes;
-    for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    for (const ClaimAnswer& a : all_claims(ev, s))
       if (a.number == 11) return a;
     return ClaimAnswer{};
   };
@@ -1291,10 +1325,7 @@ TEST(EvaluateClaims, IwarpAtScaleQuotesTheConnectionState) {
       "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [32MiB]}]\n"
       "scale: {servers: [64], workloads: [ar]}\n",
       "big.yaml");
-  EvalSummary s;
-  s.cost.resize(2);
-  s.tuning.resize(2);
-  s.total.resize(2);
+  EvalSummary s = claims_summary(2);
   for (size_t f = 0; f < 2; ++f)
     for (const int n : {2, 64}) {
       const std::string at = fmt::format("scale.f{}.ar-32MiB.{}servers.", f, n);
@@ -1302,9 +1333,7 @@ TEST(EvaluateClaims, IwarpAtScaleQuotesTheConnectionState) {
                                        n == 2 ? 100.0 : (f == 0 ? 50.0 : 40.0)});
       s.scale.push_back(EvalScalePoint{at + "qps_per_nic", f, 0, 0, n, "qps_per_nic", n == 2 ? 8.0 : 16.0});
     }
-  const std::vector<EvalCell> cells;
-  const std::vector<CellOutcome> outcomes;
-  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+  for (const ClaimAnswer& a : all_claims(ev, s))
     if (a.number == 4) {
       EXPECT_EQ(a.verdict, "supported") << a.evidence;
       EXPECT_NE(a.evidence.find("Connection state, QPs on the busiest NIC: ib-ndr 8 "
@@ -1367,10 +1396,7 @@ TEST(EvaluateClaims, PfcClaimReadsOnlyLosslessFabricsAndSaysWhenPfcNeverPaused) 
       "workloads: [{type: incast, name: inc, senders: 3, size: 1MiB}]\n"
       "tuning: {workloads: [inc]}\n",
       "pfc.yaml");
-  EvalSummary s;
-  s.cost.resize(2);
-  s.tuning.resize(2);
-  s.total.resize(2);
+  EvalSummary s = claims_summary(2);
   s.settings.push_back(EvalSettingDiff{"fabric.pfc.enabled", {"true", "false"}, {false, false}});
   s.tuning[0].trials.push_back(EvalKnobTrial{"fabric.pfc.enabled", "flipped", "false", "inc", "completion_us",
                                              100, 100, 0,
@@ -1383,9 +1409,7 @@ TEST(EvaluateClaims, PfcClaimReadsOnlyLosslessFabricsAndSaysWhenPfcNeverPaused) 
   pause.metric = "pfc_pause_us";
   pause.unit = "us";
   s.figures.push_back(pause);
-  const std::vector<EvalCell> cells;
-  const std::vector<CellOutcome> outcomes;
-  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+  for (const ClaimAnswer& a : all_claims(ev, s))
     if (a.number == 5) {
       EXPECT_EQ(a.verdict, "contradicted") << a.evidence;
       EXPECT_EQ(a.evidence.find("uet-nscc"), std::string::npos) << a.evidence;
@@ -1406,17 +1430,7 @@ namespace rdmasim {
 namespace {
 
 EvalFigure busbw_figure(const std::string& id, size_t fabric, size_t workload, size_t condition, double v) {
-  EvalFigure x;
-  x.id = id;
-  x.fabric = fabric;
-  x.workload = workload;
-  x.condition = condition;
-  x.metric = "busbw_GBps";
-  x.unit = "GB/s";
-  x.lower_is_better = false;
-  x.mean = x.min = x.max = v;
-  x.seeds = 1;
-  return x;
+  return made_figure(id, fabric, workload, condition, "busbw_GBps", "GB/s", v);
 }
 
 // Claim 7 (SHARP beats host algorithms) reads each size under the loaded
@@ -1433,18 +1447,13 @@ TEST(EvaluateClaims, SharpUnderLoadAndBusbwBelowSaturation) {
       "[ib-ndr]}\n"
       "conditions: [baseline, {name: load-50, background: {load: 50%, cdf: storage}}]\n",
       "sh.yaml");
-  EvalSummary s;
-  s.cost.resize(1);
-  s.tuning.resize(1);
-  s.total.resize(1);
+  EvalSummary s = claims_summary(1);
   s.figures.push_back(busbw_figure("ib-ndr.ar-32MiB.baseline.busbw_GBps", 0, 0, 0, 122.3));
   s.figures.push_back(busbw_figure("ib-ndr.ar-sharp-32MiB.baseline.busbw_GBps", 0, 1, 0, 228.5));
   s.figures.push_back(busbw_figure("ib-ndr.ar-32MiB.load-50.busbw_GBps", 0, 0, 1, 61.45));
   s.figures.push_back(busbw_figure("ib-ndr.ar-sharp-32MiB.load-50.busbw_GBps", 0, 1, 1, 55.54));
-  const std::vector<EvalCell> cells;
-  const std::vector<CellOutcome> outcomes;
   int seen = 0;
-  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s})) {
+  for (const ClaimAnswer& a : all_claims(ev, s)) {
     if (a.number == 7) {
       ++seen;
       EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
@@ -1497,14 +1506,7 @@ namespace rdmasim {
 namespace {
 
 EvalFigure latency_figure(const std::string& id, size_t condition, const std::string& metric, double v) {
-  EvalFigure x;
-  x.id = id;
-  x.condition = condition;
-  x.metric = metric;
-  x.unit = "us";
-  x.mean = x.min = x.max = v;
-  x.seeds = 1;
-  return x;
+  return made_figure(id, 0, 0, condition, metric, "us", v);
 }
 
 // Claim 5 reads an incast the probe never joins: PFC pauses upstream are
@@ -1519,16 +1521,11 @@ TEST(EvaluateClaims, HeadOfLineBlockingIsReadFromAnIncastElsewhere) {
       "conditions: [baseline, {name: elsewhere, incast: {senders: 8, size: 8MiB, into: elsewhere}}]\n",
       "hol.yaml");
   const auto answer = [&](double loaded_p999) {
-    EvalSummary s;
-    s.cost.resize(1);
-    s.tuning.resize(1);
-    s.total.resize(1);
+    EvalSummary s = claims_summary(1);
     s.figures = {latency_figure("r.latency.baseline.p999_us", 0, "p999_us", 2.6),
                  latency_figure("r.latency.elsewhere.p999_us", 1, "p999_us", loaded_p999),
                  latency_figure("r.latency.elsewhere.pfc_pause_us", 1, "pfc_pause_us", 375)};
-    const std::vector<EvalCell> cells;
-    const std::vector<CellOutcome> outcomes;
-    for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    for (const ClaimAnswer& a : all_claims(ev, s))
       if (a.number == 5) return a;
     return ClaimAnswer{};
   };
@@ -1562,10 +1559,7 @@ TEST(EvaluateClaims, ClaimTwoSkipsAConditionThatNeverReachedTheProbe) {
       "fabrics: [ib-ndr, rocev2-dcqcn-400g]\nworkloads: [{type: latency, iters: 5000}]\n"
       "conditions: [baseline, {name: elsewhere, incast: {senders: 8, size: 8MiB, into: elsewhere}}]\n",
       "t2.yaml");
-  EvalSummary s;
-  s.cost.resize(2);
-  s.tuning.resize(2);
-  s.total.resize(2);
+  EvalSummary s = claims_summary(2);
   for (size_t f = 0; f < 2; ++f)
     for (size_t c = 0; c < 2; ++c) {
       EvalFigure x = latency_figure(fmt::format("f{}.latency.c{}.p999_us", f, c), c, "p999_us",
@@ -1573,9 +1567,7 @@ TEST(EvaluateClaims, ClaimTwoSkipsAConditionThatNeverReachedTheProbe) {
       x.fabric = f;
       s.figures.push_back(x);
     }
-  const std::vector<EvalCell> cells;
-  const std::vector<CellOutcome> outcomes;
-  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+  for (const ClaimAnswer& a : all_claims(ev, s))
     if (a.number == 2) {
       EXPECT_EQ(a.verdict, "not measured") << a.evidence;
       EXPECT_NE(a.evidence.find(
@@ -1603,10 +1595,7 @@ TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
       "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [1MiB, 32MiB]}]\n"
       "scale: {servers: [8], workloads: [ar]}\n",
       "big.yaml");
-  EvalSummary s;
-  s.cost.resize(2);
-  s.tuning.resize(2);
-  s.total.resize(2);
+  EvalSummary s = claims_summary(2);
   // (fabric, point): busbw at 2 and at 8 servers.
   const double busbw[2][2][2] = {{{27.07, 19.31}, {173.2, 108.1}}, {{23.46, 14.38}, {171.2, 106.0}}};
   const char* size[2] = {"1MiB", "32MiB"};
@@ -1615,9 +1604,7 @@ TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
       for (const int n : {2, 8})
         s.scale.push_back(EvalScalePoint{fmt::format("scale.f{}.ar-{}.{}servers.busbw_GBps", f, size[p], n),
                                          f, 0, p, n, "busbw_GBps", busbw[f][p][n == 2 ? 0 : 1]});
-  const std::vector<EvalCell> cells;
-  const std::vector<CellOutcome> outcomes;
-  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+  for (const ClaimAnswer& a : all_claims(ev, s))
     if (a.number == 4) {
       EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
       EXPECT_NE(a.evidence.find("At ar 1MiB, iWARP keeps 61.3 % of its smallest cluster's figure, the others "
@@ -1716,10 +1703,7 @@ TEST(EvaluateClaims, IwarpLatencyIsReadUnderLoadToo) {
       "fabrics: [rocev2-dcqcn-400g, iwarp-dctcp-400g]\nworkloads: [{type: latency, iters: 5000}]\n"
       "conditions: [baseline, {name: beside, incast: {senders: 8, size: 8MiB}}]\n",
       "c3.yaml");
-  EvalSummary s;
-  s.cost.resize(2);
-  s.tuning.resize(2);
-  s.total.resize(2);
+  EvalSummary s = claims_summary(2);
   const auto add = [&](size_t f, size_t c, const std::string& metric, double v) {
     EvalFigure x = latency_figure(fmt::format("f{}.latency.c{}.{}", f, c, metric), c, metric, v);
     x.fabric = f;
@@ -1729,9 +1713,7 @@ TEST(EvaluateClaims, IwarpLatencyIsReadUnderLoadToo) {
   add(1, 0, "p50_us", 3.14);
   add(0, 1, "p999_us", 24.68);
   add(1, 1, "p999_us", 22.31);
-  const std::vector<EvalCell> cells;
-  const std::vector<CellOutcome> outcomes;
-  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+  for (const ClaimAnswer& a : all_claims(ev, s))
     if (a.number == 3) {
       EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
       EXPECT_NE(a.evidence.find(

@@ -403,7 +403,8 @@ bool delivered_nothing(const EvalThroughputSeries& t) {
 // where the others have finished, or they would be a spike at zero; the
 // lines cut are labelled with where they end. Where the monitor cannot see
 // the workload's traffic, a sentence says so instead of a flat zero line.
-std::vector<Block> failure_charts(const EvalReportInput& in, size_t w) {
+std::vector<Block> failure_charts(const EvalReportInput& in, size_t w,
+                                  const std::vector<std::string>& untouched) {
   const Evaluation& ev = in.ev;
   const EvalWorkload& wl = ev.workloads[w];
   const SeriesColors colors(fabric_names(ev));
@@ -413,6 +414,9 @@ std::vector<Block> failure_charts(const EvalReportInput& in, size_t w) {
   for (size_t k = 0; k < ev.conditions.size(); ++k) {
     LineChart c;
     const EvalCondition& cond = ev.conditions[k];
+    // A condition that never reached the workload would chart its baseline
+    // again; the section already says it did not reach it.
+    if (std::find(untouched.begin(), untouched.end(), cond.name) != untouched.end()) continue;
     c.title = wl.name + ": throughput delivered to the hosts over time, " + cond.name;
     if (cond.down_at) c.title += " (link down at " + format_time(*cond.down_at) + ")";
     c.x = Axis{"time", AxisScale::kLinear, AxisUnit::kSeconds, 0.0, {}, true};
@@ -1005,13 +1009,14 @@ std::vector<Section> build(const EvalReportInput& in) {
     sec.para(
         "Means over seeds (min-max when they differ); n/a: the cell failed or the workload did not "
         "finish.");
-    if (const std::vector<std::string> same = untouched_conditions(in, w, metrics); !same.empty()) {
+    const std::vector<std::string> same = untouched_conditions(in, w, metrics);
+    if (!same.empty()) {
       std::string names;
       for (const auto& n : same) names += (names.empty() ? "" : ", ") + n;
-      sec.para("Under " + names +
-               " every figure equals its baseline's, for every fabric: the condition did " +
-               "not reach this workload (a failed link that carries none of its traffic), so these rows " +
-               "say nothing about how the fabrics handle it.");
+      sec.para(
+          "Under " + names + " every figure equals its baseline's, for every fabric: the condition did " +
+          "not reach this workload (a failed link that carries none of its traffic), so these rows " +
+          "say nothing about how the fabrics handle it, and no throughput-over-time chart is drawn for it.");
     }
     if (wl.type == "collective")
       sec.para(
@@ -1028,7 +1033,7 @@ std::vector<Section> build(const EvalReportInput& in) {
           return find_figure(s, fig_id(ev, f, w, p, c, m));
         });
     for (const std::string& svg : svgs) sec.chart(svg, "");
-    for (Block& b : failure_charts(in, w)) sec.blocks.push_back(std::move(b));
+    for (Block& b : failure_charts(in, w, same)) sec.blocks.push_back(std::move(b));
     out.push_back(std::move(sec));
   }
 

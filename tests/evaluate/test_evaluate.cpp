@@ -648,6 +648,22 @@ TEST(EvaluateReport, ACriterionThatIsAMeanSaysOfWhat) {
   EXPECT_NE(md.find("| collective, mean of 2 figures |"), std::string::npos) << md;
 }
 
+// A failure that never reached a workload (every figure equals baseline's)
+// gets the section's sentence, not a throughput chart that repeats baseline.
+TEST(EvaluateReport, NoThroughputChartForAConditionThatNeverReachedTheWorkload) {
+  ThroughputReport r = throughput_report({{0, 0, 0, 1, running_until(80)}, {1, 0, 0, 1, running_until(80)}});
+  ASSERT_FALSE(chart_titled(r.html, "ar: throughput delivered").empty());
+  const char* fabric[3] = {"ib-ndr", "roce", "iwarp"};
+  for (size_t f = 0; f < 3; ++f)
+    for (size_t c = 0; c < 2; ++c)
+      r.s.figures.push_back(
+          made_figure(fmt::format("{}.ar-1MiB.{}.busbw_GBps", fabric[f], c == 0 ? "baseline" : "link-down"),
+                      f, 0, c, "busbw_GBps", "GB/s", 20.0));
+  const std::string html = report_html(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
+  EXPECT_TRUE(chart_titled(html, "ar: throughput delivered").empty());
+  EXPECT_NE(html.find("and no throughput-over-time chart is drawn for it"), std::string::npos);
+}
+
 // A misconfiguration condition (misconfig:, as a scenario writes it): each
 // cell runs labelled, its lossless drops are the condition's figures, not a
 // failed cell; a target the cluster lacks is refused at the condition.

@@ -983,6 +983,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     bool any = false;
     bool all = true;
     int64_t largest = 0;
+    std::vector<std::pair<const EvalFigure*, double>> models;  // the model's time, and its busbw per NIC
     for (size_t f = 0; f < ev.fabrics.size(); ++f) {
       if (ev.cost[f].family != CostFamily::kInfiniband && ev.cost[f].family != CostFamily::kRoce) continue;
       const EvalFigure* x = r.fig(f, "collective", "busbw_GBps", r.base(), true, is_ar);
@@ -996,13 +997,31 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       e += fmt::format("{}: {}, i.e. {} GB/s per NIC ({} NICs per server)", r.name(f), cite(x),
                        report_number(per_nic), ev.cluster.gpus_per_server);
       // NCCL's own cost model at the same size: what the size alone allows.
+      // It knows a fabric only by its link rate, so it is said once when
+      // every fabric gets the same.
       const EvalFigure* m = r.fig(f, "collective", "nccl_model_us", r.base(), true, is_ar);
       const double ranks = static_cast<double>(ev.cluster.servers) * ev.cluster.gpus_per_server;
-      if (m != nullptr && m->mean > 0 && bytes > 0 && ranks > 1)
-        e += fmt::format("; NCCL's cost model takes {} at this size, i.e. {} GB/s per NIC", cite(m),
-                         report_number(static_cast<double>(bytes) / (m->mean * 1e3) * 2 * (ranks - 1) /
-                                       ranks / ev.cluster.gpus_per_server));
+      if (m != nullptr && m->mean > 0 && bytes > 0 && ranks > 1) {
+        models.emplace_back(m, static_cast<double>(bytes) / (m->mean * 1e3) * 2 * (ranks - 1) / ranks /
+                                   ev.cluster.gpus_per_server);
+      }
       e += ". ";
+    }
+    if (!models.empty()) {
+      const bool same = std::all_of(models.begin(), models.end(), [&](const auto& m) {
+        return m.first->mean == models.front().first->mean;
+      });
+      if (same && models.size() > 1) {
+        std::string ids;
+        for (const auto& m : models) ids += (ids.empty() ? "" : " ") + m.first->id;
+        e += fmt::format("NCCL's cost model takes {} {} [{}] at this size on each, i.e. {} GB/s per NIC. ",
+                         report_number(models.front().first->mean), models.front().first->unit, ids,
+                         report_number(models.front().second));
+      } else {
+        for (const auto& [m, per_nic] : models)
+          e += fmt::format("NCCL's cost model: {} at this size, i.e. {} GB/s per NIC. ", cite(m),
+                           report_number(per_nic));
+      }
     }
     if (!any || ev.cluster.nic_rate.gbps() != 400) {
       out.push_back(not_measured(12, claim, "needs an all_reduce collective on 400G NICs. " + e));

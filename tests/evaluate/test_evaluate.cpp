@@ -1745,3 +1745,38 @@ TEST(EvaluateClaims, IwarpLatencyIsReadUnderLoadToo) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Claim 12 gives NCCL's cost model once when every fabric gets the same (it
+// knows a fabric by its link rate alone): 32 MiB in 1000 us on 16 ranks is
+// 33.55 GB/s algbw, x 2 x 15/16 = 62.91 GB/s busbw, 15.73 per NIC of 4.
+TEST(EvaluateClaims, BusbwClaimStatesNcclsModelOnce) {
+  const Evaluation ev = load_evaluation_text(
+      "name: m\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr, rocev2-dcqcn-400g]\n"
+      "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [32MiB]}]\n",
+      "m.yaml");
+  EvalSummary s = claims_summary(2);
+  for (size_t f = 0; f < 2; ++f) {
+    s.figures.push_back(made_figure(fmt::format("f{}.ar-32MiB.baseline.busbw_GBps", f), f, 0, 0, "busbw_GBps",
+                                    "GB/s", 120.0));
+    s.figures.push_back(made_figure(fmt::format("f{}.ar-32MiB.baseline.nccl_model_us", f), f, 0, 0,
+                                    "nccl_model_us", "us", 1000.0));
+  }
+  for (const ClaimAnswer& a : all_claims(ev, s))
+    if (a.number == 12) {
+      const std::string once =
+          "NCCL's cost model takes 1000 us [f0.ar-32MiB.baseline.nccl_model_us "
+          "f1.ar-32MiB.baseline.nccl_model_us] at this size on each, i.e. 15.73 GB/s per NIC.";
+      const size_t at = a.evidence.find(once);
+      EXPECT_NE(at, std::string::npos) << a.evidence;
+      EXPECT_EQ(a.evidence.find("NCCL's cost model", at + 1), std::string::npos) << a.evidence;
+      return;
+    }
+  FAIL() << "no claim 12";
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -202,22 +202,27 @@ int switches_between(const Topology& t, int src, int dst) {
 // the probe's path times the difference in their latency, the NICs'
 // latencies, and what is left (headers and framing, serialization, jitter).
 // Empty when the path cannot be found.
-std::string latency_gap(const Reader& r, size_t a, size_t b, double gap_us) {
+// Switches between the latency workload's hosts in fabric f's baseline
+// cell, built once per claim (-1: no such cell or path). The cluster is the
+// same for every fabric of the evaluation.
+int probe_switches(const Reader& r, size_t f) {
   const EvalReportInput& in = r.in();
-  int hops = -1;
   for (const EvalCell& c : in.cells) {
     const EvalWorkload& w = in.ev.workloads[c.workload];
-    if (c.fabric != a || w.type != "latency" || c.condition != r.base() || !c.knob.empty() || c.servers != 0)
+    if (c.fabric != f || w.type != "latency" || c.condition != r.base() || !c.knob.empty() || c.servers != 0)
       continue;
     const Topology t = build_topology(load_scenario_text(c.scenario, "<" + c.id + ">"));
     const int src = w.keys["src"] ? w.keys["src"].as<int>() : 0;
     const int dst = w.keys["dst"] ? w.keys["dst"].as<int>() : 1;
-    if (src < t.num_hosts() && dst < t.num_hosts()) hops = switches_between(t, src, dst);
-    break;
+    return src < t.num_hosts() && dst < t.num_hosts() ? switches_between(t, src, dst) : -1;
   }
+  return -1;
+}
+
+std::string latency_gap(const Reader& r, size_t a, size_t b, double gap_us, int hops) {
   if (hops < 0) return {};
-  // A setting's value for fabric f in ns, where the fabrics differ (0 and
-  // false where they do not: the difference is then nothing).
+  // A setting's value for fabric f in ns, where the fabrics differ (0 where
+  // they do not: the difference is then nothing).
   const auto ns = [&](const std::string& key, size_t f) -> std::optional<double> {
     const EvalSettingDiff* d = r.setting(key);
     if (d == nullptr) return 0.0;
@@ -256,6 +261,7 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
   std::string ev;
   bool all = true;
   bool any = false;
+  const int hops = lows.empty() ? -1 : probe_switches(r, lows.front());
   for (size_t a : lows)
     for (size_t b : highs) {
       const EvalFigure* x = r.fig(a, "latency", metric, cond);
@@ -264,7 +270,7 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
       any = true;
       all = all && x->mean < y->mean;
       ev += fmt::format("{} {} against {} {}. ", r.name(a), cite(x), r.name(b), cite(y));
-      ev += latency_gap(r, a, b, y->mean - x->mean);
+      ev += latency_gap(r, a, b, y->mean - x->mean, hops);
     }
   if (!any)
     return not_measured(n, claim, "needs a latency workload on both kinds of fabric under this condition.");

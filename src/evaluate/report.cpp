@@ -320,8 +320,8 @@ std::string recommendation_robustness(const EvalReportInput& in) {
 }
 
 // A criterion read from several figures (sizes, conditions) scores their
-// mean, which a bare "73.11 GB/s" does not say: " (the mean of
-// allreduce-1MiB.baseline and allreduce-32MiB.baseline busbw_GBps)", from
+// geometric mean, which a bare "73.11 GB/s" does not say: " (the geometric
+// mean of allreduce-1MiB.baseline and allreduce-32MiB.baseline busbw_GBps)", from
 // the leader's cited ids; empty for a single figure.
 std::string mean_of(const std::string& cites, const std::string& fabric) {
   std::vector<std::string> parts;
@@ -339,7 +339,7 @@ std::string mean_of(const std::string& cites, const std::string& fabric) {
   if (parts.size() < 2) return {};
   const std::string last = parts.back();
   parts.pop_back();
-  return " (the mean of " + join_names(parts) + " and " + last + " " + metric + ")";
+  return " (the geometric mean of " + join_names(parts) + " and " + last + " " + metric + ")";
 }
 
 // The conditions workload `w` ran under on some fabric: a chart per
@@ -730,11 +730,11 @@ std::vector<Section> build(const EvalReportInput& in) {
     for (const auto& sc : s.scores) {
       const size_t parts =
           static_cast<size_t>(std::count(sc.cites[s.best].begin(), sc.cites[s.best].end(), ' ')) + 1;
-      std::vector<std::string> row = {
-          sc.criterion + (sc.lower_is_better ? " (lower is better)" : "") +
-              (parts > 1 && sc.criterion != "resilience" ? fmt::format(", mean of {} figures", parts)
-                                                         : std::string()),
-          report_number(sc.weight)};
+      std::vector<std::string> row = {sc.criterion + (sc.lower_is_better ? " (lower is better)" : "") +
+                                          (parts > 1 && sc.criterion != "resilience"
+                                               ? fmt::format(", geometric mean of {} figures", parts)
+                                               : std::string()),
+                                      report_number(sc.weight)};
       for (size_t f = 0; f < nf; ++f)
         row.push_back(std::isfinite(sc.value[f]) ? fmt::format("{} ({})", report_number(sc.score[f]),
                                                                with_unit(sc.value[f], sc.unit))
@@ -746,12 +746,12 @@ std::vector<Section> build(const EvalReportInput& in) {
     t.rows.push_back(std::move(total));
     dec.para(
         "Scores are 0-100 per criterion (100 = the best fabric on it; the others in proportion; tuning "
-        "counts "
-        "one more than each count, 100 x (best + 1) / (count + 1), so none is not infinitely better than "
-        "one), "
-        "weighted by the evaluation file. Resilience is each fabric's worst slowdown under any condition "
-        "every "
-        "fabric meets, against the same workload idle: the sentence under the table cites which.");
+        "counts one more than each count, 100 x (best + 1) / (count + 1), so none is not infinitely "
+        "better than one), weighted by the evaluation file. A criterion measured by several figures "
+        "(sizes, conditions) takes their geometric mean, so a fabric twice as fast on a small figure "
+        "gains as much as one twice as fast on a large one. Resilience is each fabric's worst slowdown "
+        "under any condition every fabric meets, against the same workload idle: the sentence under the "
+        "table cites which.");
     dec.table(std::move(t));
     dec.chart(score_chart(in), "Scores per criterion; the weighted score is the table's last row.");
     const std::string& best = ev.fabrics[s.best].name;

@@ -513,8 +513,11 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     }
   }
 
-  // Scores. A criterion's value per fabric is the mean of its figures; a
-  // fabric that failed to measure one where another did scores 0 on it.
+  // Scores. A criterion's value per fabric is the geometric mean of its
+  // figures, so each figure's ratio between fabrics counts alike whatever
+  // its size (an arithmetic mean of 1 MiB and 32 MiB busbw is the 32 MiB
+  // figure's); a fabric that failed to measure one where another did scores
+  // 0 on it.
   const size_t nf = ev.fabrics.size();
   const auto weight_of = [&](const std::string& c) {
     for (const auto& [k, w] : ev.weights.weight)
@@ -535,9 +538,11 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     sc.cites.resize(nf);
     bool measured = false;
     for (size_t f = 0; f < nf; ++f) {
-      double sum = 0;
+      double log_sum = 0;
       int n = 0;
       bool missing = false;
+      bool zero = false;  // a figure of 0 (nothing delivered): the geometric mean is 0
+      double only = 0;    // the figure, when there is one (exp(log(x)) may not give x back)
       for (size_t wi = 0; wi < ev.workloads.size(); ++wi) {
         const EvalWorkload& wl = ev.workloads[wi];
         if (!applies(rule, wl) || !wl.fabrics.empty()) continue;
@@ -559,12 +564,16 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
               missing = true;
               continue;
             }
-            sum += fig->mean;
+            only = fig->mean;
+            if (fig->mean > 0)
+              log_sum += std::log(fig->mean);
+            else
+              zero = true;
             ++n;
             sc.cites[f] += (sc.cites[f].empty() ? "" : " ") + id;
           }
       }
-      if (n > 0 && !missing) sc.value[f] = sum / n;
+      if (n > 0 && !missing) sc.value[f] = n == 1 ? only : zero ? 0.0 : std::exp(log_sum / n);
     }
     if (!measured) continue;
     double best = sc.lower_is_better ? std::numeric_limits<double>::infinity() : 0.0;

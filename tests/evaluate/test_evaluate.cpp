@@ -158,7 +158,8 @@ TEST(ReportNumber, FourDigitsLargeOnesInFull) {
 }
 
 // Every number the decision section cites is followed by the figure ids it
-// is the mean of, or by [total.<fabric>]; both are in evaluation.json.
+// is the geometric mean of (the claims': the mean), or by [total.<fabric>];
+// both are in evaluation.json.
 TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   const Evaluation ev = load_evaluation_text(kSmall, "small.yaml");
   const std::vector<EvalCell> cells = eval_cells(ev);
@@ -172,6 +173,7 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   ASSERT_NE(to, std::string::npos);
   ASSERT_NE(w.md.find("## Claims, answered from these numbers"), std::string::npos);
   const std::string decision = w.md.substr(from, to - from);
+  const size_t claims_at = decision.find("## Claims, answered from these numbers");
   const std::regex cited(R"((-?[0-9][0-9.e+-]*)( [A-Za-z/% ]+)? \[([^\]]+)\])");
   int checked = 0;
   for (auto it = std::sregex_iterator(decision.begin(), decision.end(), cited); it != std::sregex_iterator();
@@ -189,6 +191,7 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
     std::istringstream ids(cite);
     std::string id;
     double sum = 0;
+    double log_sum = 0;
     int n = 0;
     while (ids >> id) {
       if (id.rfind("low:", 0) == 0 || id.rfind("high:", 0) == 0) {  // an assumption range's end
@@ -209,12 +212,17 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
         sum += j["cost"]["fabrics"][id.substr(5, id.size() - 11)]["total"].get<double>();
       } else {
         ASSERT_TRUE(j["figures"].contains(id)) << "cited figure not in evaluation.json: " << id;
-        sum += j["figures"][id]["mean"].get<double>();
+        const double v = j["figures"][id]["mean"].get<double>();
+        sum += v;
+        log_sum += std::log(v);
       }
       ++n;
     }
     ASSERT_GT(n, 0);
-    EXPECT_NEAR(printed, sum / n, std::abs(sum / n) * 5e-4) << (*it)[0];
+    // A criterion's value is the geometric mean of its figures; a claim's, their mean.
+    const bool criterion = static_cast<size_t>(it->position()) < claims_at;
+    const double expected = criterion && n > 1 ? std::exp(log_sum / n) : sum / n;
+    EXPECT_NEAR(printed, expected, std::abs(expected) * 5e-4) << (*it)[0];
     ++checked;
   }
   // latency, tail, incast, collective for two fabrics, plus the total.
@@ -628,7 +636,7 @@ TEST(EvaluateReport, SharpGetsASentenceNotAFlatZeroThroughputChart) {
   EXPECT_EQ(idle.html.find("No throughput-over-time chart"), std::string::npos);
 }
 
-// A criterion scored as the mean of several figures (a collective's sizes)
+// A criterion scored as the geometric mean of several figures (a collective's sizes)
 // says so where its leader is named and in the decision table, so "73 GB/s"
 // is not read as one measurement.
 TEST(EvaluateReport, ACriterionThatIsAMeanSaysOfWhat) {
@@ -641,11 +649,51 @@ TEST(EvaluateReport, ACriterionThatIsAMeanSaysOfWhat) {
   r.s.total = {100, 50, 40};
   r.s.best = 0;
   const std::string md = report_markdown(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
-  EXPECT_NE(md.find("On collective (the mean of ar-1MiB.baseline and ar-32MiB.baseline busbw_GBps), ib-ndr "
-                    "leads with 100 GB/s"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "On collective (the geometric mean of ar-1MiB.baseline and ar-32MiB.baseline busbw_GBps), ib-ndr "
+          "leads with 100 GB/s"),
+      std::string::npos)
       << md;
-  EXPECT_NE(md.find("| collective, mean of 2 figures |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| collective, geometric mean of 2 figures |"), std::string::npos) << md;
+}
+
+// A criterion of several figures scores their geometric mean: roce, twice
+// ib's busbw at 1 MiB and 1/6 short of it at 32 MiB, leads, where an
+// arithmetic mean (35 GB/s each) would call them equal and let the larger
+// size's GB/s outweigh the smaller's.
+TEST(EvaluateSummary, ACriterionOfSeveralFiguresScoresTheirGeometricMean) {
+  const Evaluation ev = load_evaluation_text(R"(name: geo
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: collective, name: ar, op: all_reduce, sizes: [1MiB, 32MiB]}
+conditions:
+  - baseline
+weights: {collective: 1}
+)",
+                                             "geo.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  ASSERT_EQ(cells.size(), 4U);
+  const double busbw[2][2] = {{10, 60}, {20, 50}};  // [fabric][size]
+  std::vector<CellOutcome> outcomes(cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    outcomes[i].ok = true;
+    outcomes[i].results = {
+        {"scenario", {{"fabric", nlohmann::json::object()}, {"topology", nlohmann::json::object()}}},
+        {"workload_results",
+         {{{"finished", true}, {"busbw_GBps", busbw[cells[i].fabric][cells[i].point]}, {"time_us", 100.0}}}}};
+  }
+  const EvalSummary s = summarize(ev, cells, outcomes);
+  ASSERT_EQ(s.scores.size(), 1U);
+  const EvalScore& sc = s.scores[0];
+  EXPECT_NEAR(sc.value[0], std::sqrt(10.0 * 60.0), 1e-9);
+  EXPECT_NEAR(sc.value[1], std::sqrt(20.0 * 50.0), 1e-9);
+  EXPECT_DOUBLE_EQ(sc.score[1], 100.0);
+  EXPECT_NEAR(sc.score[0], 100.0 * std::sqrt(600.0 / 1000.0), 1e-9);
+  EXPECT_EQ(s.best, 1U);
 }
 
 // A failure that never reached a workload (every figure equals baseline's)

@@ -456,6 +456,8 @@ std::vector<Block> failure_charts(const EvalReportInput& in, size_t w,
       c.note = "Time axis cut at " + format_value(*cut, AxisUnit::kSeconds) +
                " so every line reads; past it run " + past + " (each labelled at the cut with when it ends)";
     }
+    if (cond.down_at) c.marks.push_back({cond.down_at->ps() * 1e-12, "link down"});
+    if (cond.up_at) c.marks.push_back({cond.up_at->ps() * 1e-12, "link up"});
     c.size = {760, 340};
     out.push_back(Block{{}, {}, false, render_svg(c, colors)});
   }

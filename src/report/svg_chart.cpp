@@ -1182,6 +1182,21 @@ std::string render_svg(const LineChart& input, const SeriesColors& colors) {
     }
     svg.raw("</g>\n");
   }
+  // Over the lines, so a fault's moment reads even where a line sits on it
+  // (the label haloed in white); labels alternate sides of the line so two
+  // close marks do not overprint.
+  for (std::size_t i = 0; i < chart.marks.size(); ++i) {
+    const auto x = l.x.map(chart.marks[i].x);
+    if (!x || *x < l.plot.left || *x > l.plot.left + l.plot.width) continue;
+    svg.raw(R"(<g class="mark">)");
+    svg.line(*x, l.plot.top, *x, l.plot.top + l.plot.height, kNoteColor,
+             R"( stroke-width="1.5" stroke-dasharray="6 4")");
+    const bool right = i % 2 == 0 && *x < l.plot.left + 0.75 * l.plot.width;
+    svg.text(*x + (right ? 4 : -4), l.plot.top + 12, chart.marks[i].label, right ? "start" : "end",
+             fmt::format(R"( font-size="{}" fill="{}" stroke="white" stroke-width="3" paint-order="stroke")",
+                         px(kNoteFont), kNoteColor));
+    svg.raw("</g>\n");
+  }
   svg.raw("</svg>\n");
   draw_cut_labels(svg, l.plot, cut_labels(chart, l, colors));
   if (!drew) no_data_note(svg, l.plot);

@@ -152,6 +152,13 @@ struct LineChart {
   // Under the title (wrapped to two lines at most): what a reader must know
   // to read the chart right, such as where and why an axis was cut.
   std::string note{};
+  // Moments to mark across the plot (a fault, its repair): a dashed vertical
+  // line at x, labelled at the top. One outside the x axis is not drawn.
+  struct Mark {
+    double x = 0;
+    std::string label{};
+  };
+  std::vector<Mark> marks{};
 };
 
 // Where to end a linear x axis so that a few series that run far longer than

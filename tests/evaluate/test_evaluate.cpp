@@ -700,7 +700,10 @@ weights: {collective: 1}
 // gets the section's sentence, not a throughput chart that repeats baseline.
 TEST(EvaluateReport, NoThroughputChartForAConditionThatNeverReachedTheWorkload) {
   ThroughputReport r = throughput_report({{0, 0, 0, 1, running_until(80)}, {1, 0, 0, 1, running_until(80)}});
-  ASSERT_FALSE(chart_titled(r.html, "ar: throughput delivered").empty());
+  const std::string chart = chart_titled(r.html, "ar: throughput delivered");
+  ASSERT_FALSE(chart.empty());
+  // The condition's link goes down at 20 us: the chart marks the moment.
+  EXPECT_NE(chart.find(">link down</text>"), std::string::npos) << chart;
   const char* fabric[3] = {"ib-ndr", "roce", "iwarp"};
   for (size_t f = 0; f < 3; ++f)
     for (size_t c = 0; c < 2; ++c)

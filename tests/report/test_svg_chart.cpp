@@ -199,6 +199,27 @@ TEST(SvgChart, StepLineHoldsUntilTheNextX) {
       << svg;
 }
 
+// A marked moment (a link going down) is a vertical line across the plot at
+// its x, labelled; one past the x axis is left out rather than drawn on the
+// plot's edge as if it happened there.
+TEST(SvgChart, AMarkIsAVerticalLineAtItsX) {
+  LineChart c;
+  c.x = Axis{.min = 0, .max = 100};
+  c.y = Axis{.min = 0, .max = 400};
+  c.series = {{"ib", {{0, 400}, {50, 0}, {100, 400}}}};
+  c.marks = {{20, "link down"}, {500, "link up"}};
+  const LineLayout l = layout_of(c);
+  const std::string svg = render_svg(c);
+  expect_clean_svg(svg);
+  const std::string x = px(*l.x.map(20));
+  EXPECT_NE(svg.find(fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}")", x, px(l.plot.top), x,
+                                 px(l.plot.top + l.plot.height))),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(">link down</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("link up"), std::string::npos);  // at 500, past the axis's 100
+}
+
 TEST(SvgChart, ZerosOnLogAxisAreSkippedAndBreakTheLine) {
   LineChart c;
   c.x = Axis{.scale = AxisScale::kLog10};

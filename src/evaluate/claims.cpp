@@ -172,8 +172,12 @@ std::string ordinal(size_t n) {
   return std::to_string(n) + suffix;
 }
 
-ClaimAnswer not_measured(int n, std::string claim, std::string what) {
-  return ClaimAnswer{n, std::move(claim), "not measured", std::move(what)};
+// `need`: what would measure it, a sentence starting "needs"; `evidence`:
+// what this evaluation did measure that bears on it.
+ClaimAnswer not_measured(int n, std::string claim, const std::string& need, std::string evidence = {}) {
+  std::string finding = need;
+  if (!finding.empty()) finding[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(finding[0])));
+  return ClaimAnswer{n, std::move(claim), "not measured", std::move(evidence), std::move(finding)};
 }
 
 // Latency: lower on the first family than the second, fabric by fabric.
@@ -219,7 +223,12 @@ int probe_switches(const Reader& r, size_t f) {
   return -1;
 }
 
-std::string latency_gap(const Reader& r, size_t a, size_t b, double gap_us, int hops) {
+struct GapSplit {
+  std::string text;  // empty: the split could not be made
+  double switch_ns = 0;
+  double nic_ns = 0;
+};
+GapSplit latency_gap(const Reader& r, size_t a, size_t b, double gap_us, int hops) {
   if (hops < 0) return {};
   // A setting's value for fabric f in ns, where the fabrics differ (0 where
   // they do not: the difference is then nothing).
@@ -244,13 +253,15 @@ std::string latency_gap(const Reader& r, size_t a, size_t b, double gap_us, int 
   if (!sa || !sb) return {};
   const double sw = hops * (*sb - *sa);
   const double gap = gap_us * 1e3;
-  return fmt::format(
-      "Of the {} ns between them, {} ns is switch latency ({} switch{} on the probe's path x ({} - {} ns)), "
-      "{} ns "
-      "the NICs' latency, {} ns the rest (headers and framing, serialization, host jitter). ",
-      report_number(gap), report_number(sw), hops, hops == 1 ? "" : "es", report_number(*sb),
-      report_number(*sa), report_number(nic),
-      std::abs(gap - sw - nic) < 0.5 ? std::string("under 1") : report_number(std::round(gap - sw - nic)));
+  return {fmt::format("Of the {} ns between them, {} ns is switch latency ({} switch{} on the probe's path x "
+                      "({} - {} ns)), "
+                      "{} ns "
+                      "the NICs' latency, {} ns the rest (headers and framing, serialization, host jitter). ",
+                      report_number(gap), report_number(sw), hops, hops == 1 ? "" : "es", report_number(*sb),
+                      report_number(*sa), report_number(nic),
+                      std::abs(gap - sw - nic) < 0.5 ? std::string("under 1")
+                                                     : report_number(std::round(gap - sw - nic))),
+          sw, nic};
 }
 
 ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, CostFamily low, CostFamily high,
@@ -261,6 +272,11 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
   std::string ev;
   bool all = true;
   bool any = false;
+  // The gaps' range over the pairs, and the switches' share where it is the same for all.
+  double gap_lo = std::numeric_limits<double>::infinity();
+  double gap_hi = -gap_lo;
+  std::optional<GapSplit> share;  // the split's parts, while every pair's are the same
+  bool same_share = true;
   const int hops = lows.empty() ? -1 : probe_switches(r, lows.front());
   for (size_t a : lows)
     for (size_t b : highs) {
@@ -270,10 +286,29 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
       any = true;
       all = all && x->mean < y->mean;
       ev += fmt::format("{} {} against {} {}. ", r.name(a), cite(x), r.name(b), cite(y));
-      ev += latency_gap(r, a, b, y->mean - x->mean, hops);
+      const GapSplit split = latency_gap(r, a, b, y->mean - x->mean, hops);
+      ev += split.text;
+      const double gap = (y->mean - x->mean) * 1e3;
+      gap_lo = std::min(gap_lo, gap);
+      gap_hi = std::max(gap_hi, gap);
+      if (split.text.empty() ||
+          (share && (share->switch_ns != split.switch_ns || share->nic_ns != split.nic_ns)))
+        same_share = false;
+      share = split;
     }
   if (!any)
     return not_measured(n, claim, "needs a latency workload on both kinds of fabric under this condition.");
+  // The size of the gap idle, and how much of it the switches' and the
+  // NICs' latencies are.
+  std::string gap = fmt::format("The gap idle is {} ns", report_number(gap_lo)) +
+                    (gap_hi - gap_lo >= 1 ? "-" + report_number(gap_hi) + " ns" : std::string());
+  if (same_share && share) {
+    std::vector<std::string> parts;
+    if (share->switch_ns != 0) parts.push_back(report_number(share->switch_ns) + " ns switch latency");
+    if (share->nic_ns != 0) parts.push_back(report_number(share->nic_ns) + " ns the NICs'");
+    if (!parts.empty()) gap += ", of it " + join_names(parts, " and ");
+  }
+  gap += ". ";
   // "Especially under load": the tails under each loaded condition every
   // fabric meets, the high family's best against the low family's worst.
   std::vector<std::string> held;
@@ -297,17 +332,20 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, Cost
     (worst_low->mean < best_high->mean ? held : failed).push_back(evn.conditions[c].name);
   }
   if (all && !failed.empty())
-    return ClaimAnswer{n, claim, "partly supported",
-                       ev + "The order holds idle" +
+    return ClaimAnswer{n, claim, "partly supported", ev,
+                       gap + "The order holds idle" +
                            (held.empty() ? "" : " and under " + join_names(held, " and ")) + "; not under " +
                            join_names(failed, " and ") +
                            ", where a fabric of the other kind has the longer tail."};
   const auto dep = r.assumed(assumption_keys);
   if (all && !dep.empty())
-    return ClaimAnswer{n, claim, "depends on an assumption",
-                       ev + "The order holds here, but it rests on settings without a published source: " +
+    return ClaimAnswer{n, claim, "depends on an assumption", ev,
+                       gap + "The order holds here, but it rests on settings without a published source: " +
                            join_names(dep) + "."};
-  return ClaimAnswer{n, claim, all ? "supported" : "contradicted", ev};
+  return ClaimAnswer{n, claim, all ? "supported" : "contradicted", ev,
+                     gap + (all ? "The order holds for every pair of fabrics idle" +
+                                      std::string(loaded_too ? " and under every loaded condition." : ".")
+                                : "The order does not hold for every pair of fabrics.")};
 }
 
 }  // namespace
@@ -381,8 +419,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     if (compared == 0) {
       out.push_back(not_measured(2, claim,
                                  "needs an InfiniBand and a RoCEv2 fabric with a latency workload, and a "
-                                 "condition with background load or an incast beside it that reaches it. " +
-                                     e));
+                                 "condition with background load or an incast beside it that reaches it.",
+                                 e));
     } else {
       // p99.9 of n samples is the ceil(n/1000)-th largest: below 1000
       // round trips it is the maximum, one unlucky sample.
@@ -391,29 +429,33 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                ? fmt::format("Each p99.9 is the maximum of {} round trips: one sample decides it. ", samples)
                : fmt::format("Each p99.9 is the {} largest of {} round trips. ", ordinal(rank), samples);
       const bool holds = held == compared;
-      e += holds ? std::string("The order holds under every loaded condition that reached the probe")
-           : held == 0
-               ? std::string("The order does not hold under any loaded condition that reached the probe")
-               : "The order holds under " + join_names(held_under, " and ") + ", not under " +
-                     join_names(failed_under, " and ");
+      std::string f = holds ? std::string(
+                                  "InfiniBand's p99.9 grows less than RoCEv2's under every loaded condition "
+                                  "that reached the probe")
+                      : held == 0 ? std::string(
+                                        "InfiniBand's p99.9 grows no less than RoCEv2's under any loaded "
+                                        "condition that reached the probe")
+                                  : "InfiniBand's p99.9 grows less than RoCEv2's under " +
+                                        join_names(held_under, " and ") + ", not under " +
+                                        join_names(failed_under, " and ");
       // An InfiniBand queue under load is as deep as its per-VL buffers:
       // with one credit loop the demo's IB tail grew 3.14x, with the 128
       // KiB a port may advertise 3.53x, either side of HPCC's 3.45x.
       const auto dep = r.assumed({"fabric.ib.vl_buffer"});
       if (held > 0 && !holds) {
         out.push_back(ClaimAnswer{
-            2, claim, "partly supported",
-            e + (dep.empty()
+            2, claim, "partly supported", e,
+            f + (dep.empty()
                      ? std::string(".")
                      : "; InfiniBand's queues under load are as deep as its per-VL buffers, a setting "
                        "without a published source: " +
                            join_names(dep) + ".")});
       } else if (dep.empty()) {
-        out.push_back(ClaimAnswer{2, claim, holds ? "supported" : "contradicted", e + "."});
+        out.push_back(ClaimAnswer{2, claim, holds ? "supported" : "contradicted", e, f + "."});
       } else {
         out.push_back(
-            ClaimAnswer{2, claim, "depends on an assumption",
-                        e +
+            ClaimAnswer{2, claim, "depends on an assumption", e,
+                        f +
                             ", but InfiniBand's queues under load are as deep as its per-VL buffers, "
                             "a setting without a published source: " +
                             join_names(dep) + "."});
@@ -472,21 +514,24 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     if (trend.empty()) {
       out.push_back(
           not_measured(4, claim,
-                       "needs a scale sweep (`scale: {servers: [...], workloads: [...]}`) of a collective "
-                       "or training workload. At this size: " +
-                           (e.empty() ? std::string("no collective workload. ") : e)));
+                       "needs a scale sweep (`scale: {servers: [...], workloads: [...]}`) of a "
+                       "collective or training workload.",
+                       "At this size: " + (e.empty() ? std::string("no collective workload. ") : e)));
     } else if (!iwarp_seen) {
-      out.push_back(not_measured(4, claim, "needs iWARP and another fabric in the scale sweep. " + trend));
+      out.push_back(not_measured(4, claim, "needs iWARP and another fabric in the scale sweep.", trend));
     } else {
-      std::string scope;
-      if (!lags.empty() && !keeps.empty())
-        scope =
-            "iWARP lags at " + join_names(lags, " and ") + ", not at " + join_names(keeps, " and ") + ". ";
+      const std::string scope =
+          lags.empty() ? "iWARP keeps as much of its small-cluster figure as the others at " +
+                             join_names(keeps, " and ") + "."
+          : keeps.empty()
+              ? "iWARP keeps less of its small-cluster figure than every other fabric at " +
+                    join_names(lags, " and ") + "."
+              : "iWARP lags at " + join_names(lags, " and ") + ", not at " + join_names(keeps, " and ") + ".";
       out.push_back(ClaimAnswer{4, claim,
                                 lags.empty()    ? "contradicted"
                                 : keeps.empty() ? "supported"
                                                 : "partly supported",
-                                trend + verdicts + scope + connection_state(in)});
+                                trend + verdicts + connection_state(in), scope});
     }
   }
 
@@ -517,6 +562,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         "Misconfigured PFC or ECN causes loss, head-of-line blocking and congestion spreading.";
     std::string e;
     bool loss = false;
+    std::vector<std::string> lost;  // "fabric under condition" where an injection dropped packets
     bool slower = false;
     bool tried = false;
     // Conditions that inject misconfigurations (misconfig:) answer it
@@ -542,6 +588,9 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           tried = true;
           if (x.mean > 0) {
             loss = true;
+            if (const std::string where = r.name(f) + " under " + cond.name;
+                std::find(lost.begin(), lost.end(), where) == lost.end())
+              lost.push_back(where);
             e += fmt::format(
                 "{} under {}: {} {}. ", r.name(f), cond.name, cite(&x),
                 x.metric == "oversize_drops" ? "dropped as oversize" : "dropped in the lossless class");
@@ -626,17 +675,21 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           "misconfigurations (`misconfig:`; a stuck receiver's PFC storm and cyclic-buffer "
           "deadlock are measured by `rdmasim run`, docs/PFC_STORM.md)."));
     } else {
+      std::string f;
+      if (loss) f += "Mis-set PFC dropped lossless-class packets (" + join_names(lost, " and ") + "). ";
+      if (slower) f += "A PFC or ECN setting mis-set x0.5/x2/off cost more than the threshold. ";
       // Head-of-line blocking needs a flow that never crosses the congested
       // port: the `into: elsewhere` incast's probe.
       if (!spread_measured)
-        e +=
+        f +=
             "Head-of-line blocking and congestion spreading onto flows that avoid the congested port are not "
             "isolated by these workloads (an incast condition with `into: elsewhere` measures them, as "
-            "scenarios/victim-flow.yaml and `rdmasim validate` case B.7 do). ";
-      else if (!hol)
-        e += "Head-of-line blocking of a flow that avoids the congested port was not seen here. ";
+            "scenarios/victim-flow.yaml and `rdmasim validate` case B.7 do).";
+      else
+        f += hol ? "PFC pauses slowed a flow that avoids the congested port (head-of-line blocking)."
+                 : "Head-of-line blocking of a flow that avoids the congested port was not seen here.";
       if (!loss && !slower && !hol && tried_settings)
-        e += "No PFC or ECN setting mis-set x0.5/x2/off cost more than the threshold here, and no injected "
+        f += " No PFC or ECN setting mis-set x0.5/x2/off cost more than the threshold here, and no injected "
              "misconfiguration dropped a lossless packet.";
       // Supported when both kinds of harm showed: loss (or a knob) and
       // head-of-line blocking; partly when one did.
@@ -645,7 +698,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                                 harm && hol   ? "supported"
                                 : harm || hol ? "partly supported"
                                               : "contradicted",
-                                e});
+                                e, f});
     }
   }
 
@@ -701,14 +754,25 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       }
       // The congestion control alone mattering is the claim in part: it
       // names PFC and ECN too.
-      if (ib_max < roce_min && !pfc_or_ecn_mattered)
-        e += "InfiniBand needed no tuning and RoCE's congestion control did; that PFC and ECN must be set "
-             "consistently is not shown by these workloads. ";
+      const std::string f =
+          ib_max >= roce_min
+              ? fmt::format(
+                    "InfiniBand had as many settings to get right as RoCEv2 ({} against {} at the least).",
+                    ib_max, roce_min)
+          : pfc_or_ecn_mattered
+              ? fmt::format(
+                    "InfiniBand had {} setting{} to get right, RoCEv2 {} at the least, PFC or ECN among "
+                    "them.",
+                    ib_max, ib_max == 1 ? "" : "s", roce_min)
+              : "InfiniBand needed " + (ib_max == 0 ? std::string("no tuning") : "less tuning") +
+                    " and RoCE's congestion control did; that PFC and ECN must be set consistently is not "
+                    "shown "
+                    "by these workloads.";
       out.push_back(ClaimAnswer{6, claim,
                                 ib_max >= roce_min    ? "contradicted"
                                 : pfc_or_ecn_mattered ? "supported"
                                                       : "partly supported",
-                                e});
+                                e, f});
     }
   }
 
@@ -750,11 +814,13 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         (x.mean > y->mean ? wins : losses).push_back(where);
       }
     }
+    std::string f = losses.empty() ? "SHARP leads at every size and condition measured."
+                    : wins.empty() ? "The host algorithm leads at every size and condition measured."
+                                   : "SHARP leads at " + join_names(wins, ", ") + "; the host algorithm at " +
+                                         join_names(losses, ", ") + ".";
     if (!wins.empty() && !losses.empty()) {
-      e += "SHARP leads at " + join_names(wins, ", ") + "; the host algorithm at " +
-           join_names(losses, ", ") + ". ";
       if (!own_sl)
-        e += "Here SHARP's aggregation shares the data SL with the other traffic; on an SL of its own with "
+        f += " Here SHARP's aggregation shares the data SL with the other traffic; on an SL of its own with "
              "high "
              "VL-arbitration priority (fabric.sharp.traffic_class, fabric.ib.credit.vlarb_high) it keeps "
              "about "
@@ -769,7 +835,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                           losses.empty() ? "supported"
                           : wins.empty() ? "contradicted"
                                          : "partly supported",
-                          e});
+                          e, f});
   }
 
   {
@@ -835,7 +901,12 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         e += "The sprayed and ECMP fabrics also differ in transport and congestion control (see Settings). ";
     }
     out.push_back(
-        any ? ClaimAnswer{8, claim, all ? "supported" : "contradicted", e}
+        any ? ClaimAnswer{8, claim, all ? "supported" : "contradicted", e,
+                          all ? "Every fabric that spreads a connection's packets over paths (or picks them "
+                                "adaptively) finished the permutation sooner than its per-connection ECMP "
+                                "twin."
+                              : "Not every fabric that spreads packets over paths finished the permutation "
+                                "sooner than its ECMP twin."}
             : not_measured(8, claim,
                            "needs a permutation workload and either two entries of one profile that differ "
                            "only in path selection (e.g. `set: {fabric.path_selection: plb}` or "
@@ -893,20 +964,21 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                    : fmt::format("a workload did not finish after the failure ({}). ", w.cite);
       }
       if (!global.both()) {
-        out.push_back(not_measured(9, claim, e + "Needs an InfiniBand and an Ethernet fabric under it."));
+        out.push_back(not_measured(9, claim, "needs an InfiniBand and an Ethernet fabric under it.", e));
       } else {
         const bool holds = global.ib_faster() && (!local.both() || local.ib_faster());
         const std::vector<std::string> assumed =
             r.assumed_with_prefix({"fabric.ib.sm_", "fabric.ib.flfn", "fabric.reroute."});
-        e += holds ? "InfiniBand's switches and subnet manager route around the link before Ethernet's do. "
-                   : "InfiniBand does not route around the link before Ethernet here. ";
+        std::string f =
+            holds ? "InfiniBand's switches and subnet manager route around the link before Ethernet's do."
+                  : "InfiniBand does not route around the link before Ethernet here.";
         if (!assumed.empty())
-          e += "These times rest on settings without a published source: " + join_names(assumed) + ".";
+          f += " These times rest on settings without a published source: " + join_names(assumed) + ".";
         out.push_back(ClaimAnswer{9, claim,
                                   !assumed.empty() ? "depends on an assumption"
                                   : holds          ? "supported"
                                                    : "contradicted",
-                                  e});
+                                  e, f});
       }
     }
   }
@@ -931,10 +1003,11 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           assumed.empty() ? (saving >= 0.40 ? "supported" : "contradicted") : "depends on an assumption",
           fmt::format("{} {} USD [cost.{}.total] against {} {} USD [cost.{}.total]: {} % lower. ", r.name(b),
                       report_number(s.cost[b].total), r.name(b), r.name(a), report_number(s.cost[a].total),
-                      r.name(a), report_number(saving * 100)) +
-              (assumed.empty() ? std::string()
-                               : "RoCE inputs without a published source: " + join_names(assumed) +
-                                     "; put real quotes under `cost:` to decide this.")});
+                      r.name(a), report_number(saving * 100)),
+          fmt::format("RoCEv2 costs {} % less here", report_number(saving * 100)) +
+              (assumed.empty() ? std::string(".")
+                               : ", from prices without a published source (" + join_names(assumed) +
+                                     "); put real quotes under `cost:` to decide this.")});
     }
   }
 
@@ -963,15 +1036,20 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           fmt::format(
               "needs a scale sweep of a collective or training workload reaching {} GPUs or more; the "
               "largest cluster here has {} GPUs (add server counts to `scale: {{servers: [...]}}`: "
-              "packet level, minutes per cell at that size). ",
-              kThousands, gpus) +
-              trend));
+              "packet level, minutes per cell at that size).",
+              kThousands, gpus),
+          trend));
     } else if (ib_best < 0 || !std::isfinite(roce_worst)) {
       out.push_back(
-          not_measured(11, claim, "needs InfiniBand and RoCEv2 fabrics in the scale sweep. " + trend));
+          not_measured(11, claim, "needs InfiniBand and RoCEv2 fabrics in the scale sweep.", trend));
     } else {
-      out.push_back(ClaimAnswer{11, claim, roce_worst > ib_best + 0.01 ? "supported" : "contradicted",
-                                trend + fmt::format("Largest cluster: {} GPUs.", gpus)});
+      const bool holds = roce_worst > ib_best + 0.01;
+      out.push_back(ClaimAnswer{
+          11, claim, holds ? "supported" : "contradicted",
+          trend + fmt::format("Largest cluster: {} GPUs.", gpus),
+          fmt::format("From the smallest cluster to {} GPUs RoCEv2 keeps {} % of its figure at the least, "
+                      "InfiniBand {} % at the most.",
+                      gpus, report_number(roce_worst * 100), report_number(ib_best * 100))});
     }
   }
 
@@ -1030,18 +1108,20 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       }
     }
     if (!any || ev.cluster.nic_rate.gbps() != 400) {
-      out.push_back(not_measured(12, claim, "needs an all_reduce collective on 400G NICs. " + e));
+      out.push_back(not_measured(12, claim, "needs an all_reduce collective on 400G NICs.", e));
     } else if (largest < kSaturated && !all) {
       out.push_back(not_measured(
           12, claim,
           fmt::format("needs an all_reduce of 1 GiB or more, where nccl-tests reads the published figures; "
-                      "the largest here is {}, where busbw is still climbing. ",
-                      format_bytes(Bytes(largest))) +
-              e +
-              "`rdmasim validate --only collectives` measures it at 4 GiB on 4 servers x 8 GPUs (case "
-              "C.10)."));
+                      "the largest here is {}, where busbw is still climbing. `rdmasim validate --only "
+                      "collectives` measures it at 4 GiB on 4 servers x 8 GPUs (case C.10).",
+                      format_bytes(Bytes(largest))),
+          e));
     } else {
-      out.push_back(ClaimAnswer{12, claim, all ? "supported" : "contradicted", e});
+      out.push_back(
+          ClaimAnswer{12, claim, all ? "supported" : "contradicted", e,
+                      all ? "Every IB and RoCEv2 fabric's busbw per NIC is within 40-55 GB/s."
+                          : "Not every IB and RoCEv2 fabric's busbw per NIC is within 40-55 GB/s."});
     }
   }
 
@@ -1049,6 +1129,7 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
                             "Guidance: synchronized training on IB, Ethernet shops on RoCEv2, WAN on iWARP, "
                             "cost-sensitive teams on RoCEv2 or iWARP.",
                             "see the decision",
+                            {},
                             "With this file's weights the decision is " + ev.fabrics[s.best].name +
                                 " [total." + ev.fabrics[s.best].name +
                                 "]; weights encode the priorities this guidance assumes."});

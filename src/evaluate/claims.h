@@ -19,6 +19,10 @@ struct ClaimAnswer {
   std::string verdict;   // supported | partly supported | contradicted | depends on an assumption |
                          // not measured (| see the decision, for the guidance)
   std::string evidence;  // sentences citing figures as "value unit [figure id]"
+  // The answer in a sentence or two, what the verdict rests on: where the
+  // claim holds and where not, the assumption it depends on, or what would
+  // measure it. The report shows it beside the verdict, the evidence below.
+  std::string finding;
 };
 
 [[nodiscard]] std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in);

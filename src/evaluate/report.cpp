@@ -820,12 +820,16 @@ std::vector<Section> build(const EvalReportInput& in) {
   claims.para(
       "The claims vendor comparisons make, each checked against this evaluation: supported, partly supported "
       "(where it holds and where not, each named), contradicted, depends on an assumption (named), or not "
-      "measured here (with what would measure it); the last, guidance, points to the decision.");
+      "measured here (with what would measure it); the last, guidance, points to the decision. The table "
+      "gives each answer; the evidence under it cites every figure the answer reads.");
   ReportTable claim_table;
-  claim_table.header = {"#", "claim", "verdict", "evidence"};
-  for (const ClaimAnswer& a : answer_claims(in))
-    claim_table.rows.push_back({std::to_string(a.number), a.claim, a.verdict, a.evidence});
+  claim_table.header = {"#", "claim", "verdict", "answer"};
+  const std::vector<ClaimAnswer> answers = answer_claims(in);
+  for (const ClaimAnswer& a : answers)
+    claim_table.rows.push_back({std::to_string(a.number), a.claim, a.verdict, a.finding});
   claims.table(std::move(claim_table));
+  for (const ClaimAnswer& a : answers)
+    if (!a.evidence.empty()) claims.para(fmt::format("**Claim {}, evidence.** {}", a.number, a.evidence));
   out.push_back(std::move(claims));
 
   {
@@ -1190,8 +1194,11 @@ json evaluation_json(const EvalReportInput& in) {
   j["recommendation"] = ev.fabrics[s.best].name;
   json claims = json::array();
   for (const ClaimAnswer& a : answer_claims(in))
-    claims.push_back(
-        {{"claim", a.number}, {"text", a.claim}, {"verdict", a.verdict}, {"evidence", a.evidence}});
+    claims.push_back({{"claim", a.number},
+                      {"text", a.claim},
+                      {"verdict", a.verdict},
+                      {"answer", a.finding},
+                      {"evidence", a.evidence}});
   j["claims"] = claims;
   j["failed_cells"] = s.failed_cells;
   return j;
@@ -1212,7 +1219,12 @@ std::string report_markdown(const EvalReportInput& in) {
       o += "\n|";
       for (const auto& h : b.table.header) o += " " + md_cell(h) + " |";
       o += "\n|";
-      for (size_t i = 0; i < b.table.header.size(); ++i) o += i < 1 ? "---|" : "---:|";
+      for (size_t i = 0; i < b.table.header.size(); ++i) {
+        std::vector<std::string_view> cells;
+        for (const auto& r : b.table.rows)
+          if (i < r.size()) cells.emplace_back(r[i]);
+        o += numeric_column(cells) ? "---:|" : "---|";
+      }
       o += "\n";
       for (const auto& r : b.table.rows) {
         o += "|";

@@ -171,14 +171,10 @@ void HtmlPage::table(const Table& table) {
   if (columns == 0) return;
   std::vector<bool> numeric(columns, false);
   for (std::size_t c = 0; c < columns; ++c) {
-    bool any = false;
-    bool all = true;
-    for (const auto& row : table.rows) {
-      if (c >= row.size() || trim(row[c].text).empty()) continue;
-      any = true;
-      all = all && starts_with_number(trim(row[c].text));
-    }
-    numeric[c] = any && all;
+    std::vector<std::string_view> cells;
+    for (const auto& row : table.rows)
+      if (c < row.size()) cells.emplace_back(row[c].text);
+    numeric[c] = numeric_column(cells);
   }
   std::string out = "<div class=\"table-wrap\"><table>\n";
   if (!table.caption.empty()) out += fmt::format("<caption>{}</caption>\n", xml_escape(table.caption));
@@ -268,6 +264,17 @@ std::string HtmlPage::render() const {
   for (int l = open_level_; l > 1; --l) out += "</section>\n";
   out += "</main>\n</body>\n</html>\n";
   return out;
+}
+
+bool numeric_column(const std::vector<std::string_view>& cells) {
+  bool any = false;
+  for (std::string_view cell : cells) {
+    const std::string_view t = trim(cell);
+    if (t.empty()) continue;
+    if (!starts_with_number(t)) return false;
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace rdmasim

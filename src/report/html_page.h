@@ -33,6 +33,11 @@ struct Table {
   std::vector<std::vector<TableCell>> rows{};  // short rows are padded with empty cells
 };
 
+// Whether a column of these cells reads as numbers, and is right-aligned: some
+// cell is not blank and every such cell starts with a number. The Markdown
+// copy of a table aligns its columns by the same rule.
+[[nodiscard]] bool numeric_column(const std::vector<std::string_view>& cells);
+
 class HtmlPage {
  public:
   explicit HtmlPage(std::string title);

@@ -172,6 +172,12 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
   ASSERT_NE(from, std::string::npos);
   ASSERT_NE(to, std::string::npos);
   ASSERT_NE(w.md.find("## Claims, answered from these numbers"), std::string::npos);
+  // The claims table gives each answer; the evidence with its citations follows it.
+  const size_t claims_table = w.md.find("| # | claim | verdict | answer |");
+  const size_t claim1_evidence = w.md.find("**Claim 1, evidence.** ib-ndr ");
+  ASSERT_NE(claims_table, std::string::npos);
+  ASSERT_NE(claim1_evidence, std::string::npos);
+  EXPECT_GT(claim1_evidence, claims_table);
   const std::string decision = w.md.substr(from, to - from);
   const size_t claims_at = decision.find("## Claims, answered from these numbers");
   const std::regex cited(R"((-?[0-9][0-9.e+-]*)( [A-Za-z/% ]+)? \[([^\]]+)\])");
@@ -525,13 +531,14 @@ weights: {collective: 1, resilience: 1}
   const auto& claim = j["claims"][8];
   ASSERT_EQ(claim["claim"], 9);
   const std::string e = claim["evidence"].get<std::string>();
+  const std::string answer = claim["answer"].get<std::string>();
   EXPECT_NE(e.find("[ib-ndr.ar-16MiB.link-down.rerouted_after_us]"), std::string::npos) << e;
   EXPECT_NE(e.find("[roce.ar-16MiB.link-down.rerouted_after_us]"), std::string::npos) << e;
-  EXPECT_NE(e.find("route around the link before Ethernet"), std::string::npos) << e;
+  EXPECT_NE(answer.find("route around the link before Ethernet"), std::string::npos) << answer;
   EXPECT_NE(e.find("[ib-ndr.ar-16MiB.link-down.repaired_after_us]"), std::string::npos) << e;
   EXPECT_EQ(claim["verdict"], "depends on an assumption");
-  EXPECT_NE(e.find("fabric.reroute.local_repair"), std::string::npos) << e;
-  EXPECT_EQ(e.find("fabric.ib.sm_compute_time"), std::string::npos) << e;
+  EXPECT_NE(answer.find("fabric.reroute.local_repair"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("fabric.ib.sm_compute_time"), std::string::npos) << answer;
   // The report's throughput-over-time chart reads each fabric's incident.csv.
   ASSERT_EQ(s.throughput.size(), 2u);
   for (const EvalThroughputSeries& t : s.throughput) {
@@ -1073,7 +1080,7 @@ TEST(EvaluateClaims, ScaleToThousandsIsAnsweredOnlyAtThatSize) {
   };
   const ClaimAnswer small = answer(64, 0.5, 0.9);  // 512 GPUs
   EXPECT_EQ(small.verdict, "not measured");
-  EXPECT_NE(small.evidence.find("largest cluster here has 512 GPUs"), std::string::npos) << small.evidence;
+  EXPECT_NE(small.finding.find("largest cluster here has 512 GPUs"), std::string::npos) << small.finding;
   const ClaimAnswer holds = answer(256, 0.5, 0.9);  // 2048 GPUs
   EXPECT_EQ(holds.verdict, "supported") << holds.evidence;
   EXPECT_NE(holds.evidence.find("[scale.f0.ar-32MiB.256servers.busbw_GBps]"), std::string::npos)
@@ -1101,7 +1108,8 @@ TEST_F(EvaluateTest, ClaimTwoRestsOnTheInfinibandBufferUnlessTheFileSetsIt) {
     const auto j = nlohmann::json::parse(w.json);
     for (const auto& c : j["claims"])
       if (c["claim"] == 2)
-        return std::pair{c["verdict"].get<std::string>(), c["evidence"].get<std::string>()};
+        return std::pair{c["verdict"].get<std::string>(),
+                         c["answer"].get<std::string>() + " " + c["evidence"].get<std::string>()};
     return std::pair{std::string(), std::string()};
   };
   const auto [assumed, why] = claim2("ib-ndr");
@@ -1144,6 +1152,11 @@ TEST_F(EvaluateTest, ClaimOneSplitsTheLatencyGapIntoSwitchesNicsAndTheRest) {
                            j["figures"]["ib-ndr.latency.baseline.p50_us"]["mean"].get<double>()) *
                           1e3;
   EXPECT_NEAR(gap, measured, 0.01 * measured);
+  // The answer states the gap and the switches' part of it.
+  EXPECT_EQ(j["claims"][0]["answer"].get<std::string>().rfind(
+                fmt::format("The gap idle is {} ns, of it 810 ns switch latency. ", report_number(gap)), 0),
+            0U)
+      << j["claims"][0]["answer"];
 }
 
 // SHARP runs only where the fabric offers it: a workload limited to those
@@ -1529,14 +1542,14 @@ TEST(EvaluateClaims, SharpUnderLoadAndBusbwBelowSaturation) {
                           "against 61.45 GB/s [ib-ndr.ar-32MiB.load-50.busbw_GBps]"),
           std::string::npos)
           << a.evidence;
-      EXPECT_NE(a.evidence.find("SHARP leads at 32MiB idle; the host algorithm at 32MiB load-50."),
+      EXPECT_NE(a.finding.find("SHARP leads at 32MiB idle; the host algorithm at 32MiB load-50."),
                 std::string::npos)
-          << a.evidence;
+          << a.finding;
     }
     if (a.number == 12) {
       ++seen;
       EXPECT_EQ(a.verdict, "not measured") << a.evidence;
-      EXPECT_NE(a.evidence.find("the largest here is 32MiB"), std::string::npos) << a.evidence;
+      EXPECT_NE(a.finding.find("the largest here is 32MiB"), std::string::npos) << a.finding;
       EXPECT_NE(a.evidence.find("30.57 GB/s per NIC"), std::string::npos) << a.evidence;
     }
   }
@@ -1678,7 +1691,7 @@ TEST(EvaluateClaims, IwarpAtScaleIsJudgedAtEverySizeSwept) {
                                 "71.33 % at the least."),
                 std::string::npos)
           << a.evidence;
-      EXPECT_NE(a.evidence.find("iWARP lags at ar 1MiB, not at ar 32MiB."), std::string::npos) << a.evidence;
+      EXPECT_EQ(a.finding, "iWARP lags at ar 1MiB, not at ar 32MiB.");
       EXPECT_NE(a.evidence.find("[scale.f1.ar-32MiB.8servers.busbw_GBps]"), std::string::npos) << a.evidence;
       return;
     }
@@ -1785,10 +1798,13 @@ TEST(EvaluateClaims, IwarpLatencyIsReadUnderLoadToo) {
       EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
       EXPECT_NE(a.evidence.find(
                     "Under beside, p99.9: iwarp-dctcp-400g 22.31 us [f1.latency.c1.p999_us] against "
-                    "rocev2-dcqcn-400g 24.68 us [f0.latency.c1.p999_us]. The order holds idle; not under "
-                    "beside"),
+                    "rocev2-dcqcn-400g 24.68 us [f0.latency.c1.p999_us]."),
                 std::string::npos)
           << a.evidence;
+      // 3.14 - 2.27 us idle.
+      EXPECT_EQ(a.finding,
+                "The gap idle is 870 ns. The order holds idle; not under beside, where a fabric of the other kind "
+                "has the longer tail.");
       return;
     }
   FAIL() << "no claim 3";

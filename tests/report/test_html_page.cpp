@@ -276,3 +276,12 @@ TEST(HtmlPage, WritesSampleReport) {
 
 }  // namespace
 }  // namespace rdmasim
+
+// A column is right-aligned when every cell with text starts with a number;
+// blanks do not count either way, and a column of blanks is not numeric.
+TEST(HtmlPage, NumericColumnIsEveryNonBlankCellANumber) {
+  EXPECT_TRUE(rdmasim::numeric_column({"12", " -3.5 us", "", "≈40%", ".5"}));
+  EXPECT_FALSE(rdmasim::numeric_column({"12", "partly supported"}));
+  EXPECT_FALSE(rdmasim::numeric_column({"", "  "}));
+  EXPECT_FALSE(rdmasim::numeric_column({}));
+}

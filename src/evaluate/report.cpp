@@ -314,9 +314,63 @@ std::string recommendation_robustness(const EvalReportInput& in) {
                                   report_number(total[s.best])));
   }
   if (s.scores.size() < 2) return {};
-  return turns.empty()
-             ? " It leads with any one criterion left out."
-             : " Left out one at a time, criteria change the lead: " + join_names(turns, "; ") + ".";
+  std::string out =
+      turns.empty() ? " It leads with any one criterion left out."
+                    : " Left out one at a time, criteria change the lead: " + join_names(turns, "; ") + ".";
+  // What the lead over the runner-up is made of: each criterion's weighted
+  // score difference, in points of the total (they sum to the margin).
+  size_t runner = s.best == 0 ? 1 : 0;
+  for (size_t f = 0; f < nf; ++f)
+    if (f != s.best && s.total[f] > s.total[runner]) runner = f;
+  if (wsum <= 0 || nf < 2) return out;
+  std::vector<std::pair<double, std::string>> parts;
+  for (const auto& sc : s.scores)
+    parts.emplace_back(sc.weight * (sc.score[s.best] - sc.score[runner]) / wsum, sc.criterion);
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> ahead;
+  std::vector<std::string> behind;
+  for (const auto& [points, criterion] : parts) {
+    if (points >= 0.005 && ahead.size() < 3)
+      ahead.push_back(fmt::format("{} (+{})", criterion, report_number(points)));
+    if (points <= -0.005) behind.push_back(fmt::format("{} ({})", criterion, report_number(points)));
+  }
+  out += fmt::format(" Its lead of {} points over {} comes most from {}",
+                     report_number(s.total[s.best] - s.total[runner]), in.ev.fabrics[runner].name,
+                     join_names(ahead, ", "));
+  out += behind.empty()
+             ? "."
+             : fmt::format("; {} is ahead on {}.", in.ev.fabrics[runner].name, join_names(behind, ", "));
+  // The two criteria whose removal together narrows the lead most (or
+  // turns it over).
+  double pair_margin = std::numeric_limits<double>::infinity();
+  std::string pair;
+  size_t pair_other = runner;
+  for (size_t i = 0; i < s.scores.size(); ++i)
+    for (size_t j = i + 1; j < s.scores.size(); ++j) {
+      const double w = wsum - s.scores[i].weight - s.scores[j].weight;
+      if (w <= 0) continue;
+      std::vector<double> total(nf, 0.0);
+      for (size_t f = 0; f < nf; ++f) {
+        for (size_t k = 0; k < s.scores.size(); ++k)
+          if (k != i && k != j) total[f] += s.scores[k].weight * s.scores[k].score[f];
+        total[f] /= w;
+      }
+      size_t other = s.best == 0 ? 1 : 0;
+      for (size_t f = 0; f < nf; ++f)
+        if (f != s.best && total[f] > total[other]) other = f;
+      if (total[s.best] - total[other] < pair_margin) {
+        pair_margin = total[s.best] - total[other];
+        pair = s.scores[i].criterion + " and " + s.scores[j].criterion;
+        pair_other = other;
+      }
+    }
+  if (std::isfinite(pair_margin))
+    out += pair_margin < 0 ? fmt::format(" Without both {}, {} leads by {} points.", pair,
+                                         in.ev.fabrics[pair_other].name, report_number(-pair_margin))
+                           : fmt::format(" Without both {}, its lead narrows most: to {} points over {}.",
+                                         pair, report_number(pair_margin), in.ev.fabrics[pair_other].name);
+  return out;
 }
 
 // A criterion read from several figures (sizes, conditions) scores their
@@ -748,8 +802,9 @@ std::vector<Section> build(const EvalReportInput& in) {
     t.rows.push_back(std::move(total));
     dec.para(
         "Scores are 0-100 per criterion (100 = the best fabric on it; the others in proportion; tuning "
-        "counts one more than each count, 100 x (best + 1) / (count + 1), so none is not infinitely "
-        "better than one), weighted by the evaluation file. A criterion measured by several figures "
+        "counts one more than each count, 100 x (best + 1) / (count + 1), so a fabric with no setting to "
+        "get right does not count as infinitely better than one with a single setting), weighted by the "
+        "evaluation file. A criterion measured by several figures "
         "(sizes, conditions) takes their geometric mean, so a fabric twice as fast on a small figure "
         "gains as much as one twice as fast on a large one. Resilience is each fabric's worst slowdown "
         "under any condition every fabric meets, against the same workload idle: the sentence under the "

@@ -30,8 +30,29 @@ std::size_t code_points(std::string_view s) {
       s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+// A glyph's advance in ems in DejaVu Sans, the charts' first font, by
+// class: its digits are 0.64 em, "m" 0.97 and "i" 0.28, so a flat average
+// put "200ms" and "5.95ms" over neighbouring bars as not touching when they
+// ran together. Characters outside ASCII take the digits' width.
+double glyph_em(unsigned char c) {
+  constexpr std::string_view kNarrow = " .,:;'|!ijlIJ";
+  constexpr std::string_view kSemiNarrow = "frt()[]{}/\\-\"";
+  constexpr std::string_view kWide = "mwMW%@";
+  const char ch = static_cast<char>(c);
+  if (c >= 0x80) return 0.64;
+  if (kNarrow.find(ch) != std::string_view::npos) return 0.31;
+  if (kSemiNarrow.find(ch) != std::string_view::npos) return 0.38;
+  if (kWide.find(ch) != std::string_view::npos) return 0.92;
+  return c >= 'A' && c <= 'Z' ? 0.72 : 0.62;
+}
+
 double text_width(std::string_view s, double font_size) {
-  return static_cast<double>(code_points(s)) * font_size * kCharWidth;
+  double em = 0;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u & 0xC0) != 0x80) em += glyph_em(u);  // one per code point: continuation bytes add nothing
+  }
+  return em * font_size;
 }
 
 // At most `max_chars` code points, the last one "…" when it had to cut.

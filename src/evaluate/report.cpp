@@ -519,7 +519,10 @@ std::vector<Block> failure_charts(const EvalReportInput& in, size_t w,
 }
 
 // The charts a workload's results read best as.
-std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, const FigureOf& fig) {
+// `untouched`: the conditions that never reached the workload (its figures
+// all equal baseline's), whose distributions would repeat baseline's.
+std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, const FigureOf& fig,
+                                         const std::vector<std::string>& untouched) {
   const Evaluation& ev = in.ev;
   const EvalWorkload& wl = ev.workloads[w];
   const SeriesColors colors(fabric_names(ev));
@@ -552,18 +555,27 @@ std::vector<std::string> workload_charts(const EvalReportInput& in, size_t w, co
   }
   if (wl.type == "latency") {
     std::vector<std::string> svgs;
-    // The distributions, one chart per condition: where the tail goes under load.
+    // The distributions, one chart per condition: where the tail goes under
+    // load. The share of round trips slower than each latency, on a log
+    // scale, so p99 and p99.9 (0.01 and 0.001) are as far apart as p50 and
+    // p90; the slowest of n sits at 1/n.
     for (size_t k = 0; k < ev.conditions.size(); ++k) {
+      if (std::find(untouched.begin(), untouched.end(), ev.conditions[k].name) != untouched.end()) continue;
       LineChart cdf;
-      cdf.title = wl.name + ": latency CDF, " + ev.conditions[k].name;
+      cdf.title = wl.name + ": share of round trips slower than each latency, " + ev.conditions[k].name;
       cdf.x = Axis{"latency [us]", AxisScale::kLog10, AxisUnit::kNone, {}, {}, false};
-      cdf.y = Axis{"fraction of messages", AxisScale::kLinear, AxisUnit::kNone, 0.0, 1.0, true};
-      cdf.step = true;
+      cdf.y = Axis{"fraction slower (log)", AxisScale::kLog10, AxisUnit::kNone, {}, 1.0, false};
+      cdf.markers = true;
       for (size_t f = 0; f < ev.fabrics.size(); ++f)
         for (const EvalCdf& d : in.summary.cdfs)
           if (d.fabric == f && d.workload == w && d.point == 0 && d.condition == k) {
             LineSeries ser{ev.fabrics[f].name, {}};
-            for (const auto& [q, v] : d.points) ser.points.push_back({v, q});
+            for (const auto& [q, v] : d.points) {
+              const double slower = q < 1           ? 1 - q
+                                    : d.samples > 0 ? 1.0 / static_cast<double>(d.samples)
+                                                    : 0.0;
+              if (slower > 0) ser.points.push_back({v, slower});
+            }
             cdf.series.push_back(std::move(ser));
           }
       if (cdf.series.empty()) continue;
@@ -1074,10 +1086,12 @@ std::vector<Section> build(const EvalReportInput& in) {
     if (!same.empty()) {
       std::string names;
       for (const auto& n : same) names += (names.empty() ? "" : ", ") + n;
-      sec.para(
-          "Under " + names + " every figure equals its baseline's, for every fabric: the condition did " +
-          "not reach this workload (a failed link that carries none of its traffic), so these rows " +
-          "say nothing about how the fabrics handle it, and no throughput-over-time chart is drawn for it.");
+      sec.para("Under " + names +
+               " every figure equals its baseline's, for every fabric: the condition did " +
+               "not reach this workload (a failed link that carries none of its traffic), so these rows " +
+               "say nothing about how the fabrics handle it, and no latency-distribution or "
+               "throughput-over-time chart "
+               "is drawn for it.");
     }
     if (wl.type == "collective")
       sec.para(
@@ -1089,10 +1103,12 @@ std::vector<Section> build(const EvalReportInput& in) {
           "there: its small-collective times are likely optimistic (rdmasim validate, rows nccl-real; "
           "docs/COLLECTIVES.md).");
     sec.table(std::move(t));
-    const std::vector<std::string> svgs =
-        workload_charts(in, w, [&](size_t f, size_t p, size_t c, const std::string& m) {
+    const std::vector<std::string> svgs = workload_charts(
+        in, w,
+        [&](size_t f, size_t p, size_t c, const std::string& m) {
           return find_figure(s, fig_id(ev, f, w, p, c, m));
-        });
+        },
+        same);
     for (const std::string& svg : svgs) sec.chart(svg, "");
     for (Block& b : failure_charts(in, w, same)) sec.blocks.push_back(std::move(b));
     out.push_back(std::move(sec));

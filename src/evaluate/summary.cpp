@@ -407,8 +407,9 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
       const json& r = outcomes[i].results;
       if (r.contains("workload_results") && !r["workload_results"].empty() &&
           r["workload_results"][0].contains("latency_cdf_us")) {
-        EvalCdf cdf{c.fabric, c.workload, c.point, c.condition, {}};
-        for (const auto& p : r["workload_results"][0]["latency_cdf_us"])
+        const json& wr = r["workload_results"][0];
+        EvalCdf cdf{c.fabric, c.workload, c.point, c.condition, {}, wr.value("iterations", size_t{0})};
+        for (const auto& p : wr["latency_cdf_us"])
           cdf.points.emplace_back(p[0].get<double>(), p[1].get<double>());
         s.cdfs.push_back(std::move(cdf));
       }

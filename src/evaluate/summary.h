@@ -82,6 +82,7 @@ struct EvalCdf {
   size_t point = 0;
   size_t condition = 0;
   std::vector<std::pair<double, double>> points;  // (fraction, latency us)
+  size_t samples = 0;                             // round trips measured (0: not reported)
 };
 
 // Delivered throughput over time in a cell whose condition has a fault (its

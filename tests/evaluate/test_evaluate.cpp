@@ -722,11 +722,47 @@ TEST(EvaluateReport, TheRecommendationSaysWhatItsLeadIsMadeOf) {
   r.s.total = {92.5, 80, 10};
   r.s.best = 0;
   const std::string md = report_markdown(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
-  EXPECT_NE(md.find("It leads with any one criterion left out. Its lead of 12.5 points over roce comes most from "
-                    "latency (+10), bandwidth (+10); roce is ahead on incast (-3.75), training (-3.75). Without "
-                    "both latency and bandwidth, roce leads by 15 points."),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("It leads with any one criterion left out. Its lead of 12.5 points over roce comes most from "
+              "latency (+10), bandwidth (+10); roce is ahead on incast (-3.75), training (-3.75). Without "
+              "both latency and bandwidth, roce leads by 15 points."),
+      std::string::npos)
       << md;
+}
+
+// A latency distribution is drawn as the share of round trips slower than
+// each latency on a log scale: p99.9 of 5000 at 0.001 and the slowest at
+// 1/5000, one decade apart. A condition that never reached the workload
+// (every figure as baseline's) gets no distribution chart: it would repeat
+// baseline's.
+TEST(EvaluateReport, LatencyTailsAreDrawnOnALogScaleOfTheShareSlower) {
+  const Evaluation ev = load_evaluation_text(R"(name: tail
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics: [ib-ndr]
+workloads: [{type: latency, iters: 5000}]
+conditions: [baseline, {name: link-down, link_down: {at: 20us}}]
+weights: {latency: 1}
+)",
+                                             "tail.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  std::vector<CellOutcome> outcomes(cells.size());
+  for (CellOutcome& o : outcomes) o.error = "not run";
+  EvalSummary s = summarize(ev, cells, outcomes);
+  for (size_t c = 0; c < 2; ++c) {
+    s.cdfs.push_back(EvalCdf{0, 0, 0, c, {{0, 2}, {0.5, 2.5}, {0.99, 4}, {0.999, 8}, {1, 16}}, 5000});
+    for (const char* m : {"p50_us", "p99_us", "p999_us"})
+      s.figures.push_back(made_figure(
+          fmt::format("ib-ndr.latency.{}.{}", c == 0 ? "baseline" : "link-down", m), 0, 0, c, m, "us", 2.5));
+  }
+  const std::string html = report_html(EvalReportInput{ev, cells, outcomes, s});
+  const std::string chart =
+      chart_titled(html, "latency: share of round trips slower than each latency, baseline");
+  ASSERT_FALSE(chart.empty()) << html;
+  // The y axis is logarithmic, 1/5000 up to 1: its ticks are decades.
+  for (const char* tick : {">0.001<", ">0.01<", ">0.1<", ">1<"})
+    EXPECT_NE(chart.find(tick), std::string::npos) << tick << chart;
+  EXPECT_TRUE(
+      chart_titled(html, "latency: share of round trips slower than each latency, link-down").empty());
 }
 
 // A failure that never reached a workload (every figure equals baseline's)
@@ -745,7 +781,8 @@ TEST(EvaluateReport, NoThroughputChartForAConditionThatNeverReachedTheWorkload) 
                       f, 0, c, "busbw_GBps", "GB/s", 20.0));
   const std::string html = report_html(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
   EXPECT_TRUE(chart_titled(html, "ar: throughput delivered").empty());
-  EXPECT_NE(html.find("and no throughput-over-time chart is drawn for it"), std::string::npos);
+  EXPECT_NE(html.find("and no latency-distribution or throughput-over-time chart is drawn for it"),
+            std::string::npos);
 }
 
 // A misconfiguration condition (misconfig:, as a scenario writes it): each
@@ -1825,15 +1862,17 @@ TEST(EvaluateClaims, IwarpLatencyIsReadUnderLoadToo) {
     if (a.number == 3) {
       EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
       // InfiniBand is a fabric without TCP too: every one is compared.
-      EXPECT_NE(a.evidence.find("Under beside, p99.9: iwarp-dctcp-400g 22.31 us [f1.latency.c1.p999_us] against "
-                                "rocev2-dcqcn-400g 24.68 us [f0.latency.c1.p999_us], ib-ndr 5.44 us "
-                                "[f2.latency.c1.p999_us]."),
-                std::string::npos)
+      EXPECT_NE(
+          a.evidence.find("Under beside, p99.9: iwarp-dctcp-400g 22.31 us [f1.latency.c1.p999_us] against "
+                          "rocev2-dcqcn-400g 24.68 us [f0.latency.c1.p999_us], ib-ndr 5.44 us "
+                          "[f2.latency.c1.p999_us]."),
+          std::string::npos)
           << a.evidence;
       // 3.14 - 2.27 and 3.14 - 1.99 us idle.
-      EXPECT_EQ(a.finding,
-                "The gap idle is 870-1150 ns. The order holds idle; not under beside, where rocev2-dcqcn-400g has "
-                "the longer tail (iWARP's is longer than the other 1 of 2).");
+      EXPECT_EQ(
+          a.finding,
+          "The gap idle is 870-1150 ns. The order holds idle; not under beside, where rocev2-dcqcn-400g has "
+          "the longer tail (iWARP's is longer than the other 1 of 2).");
       return;
     }
   FAIL() << "no claim 3";

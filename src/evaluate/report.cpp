@@ -243,19 +243,32 @@ size_t baseline_of(const Evaluation& ev) {
   return 0;
 }
 
-// Where a condition changes which fabric leads a workload on its key
-// metric: the decision's criteria read the idle fabric (tail latency and
-// resilience aside), so a reader would not otherwise see that the order
-// under load or after a failure is another.
-std::vector<std::string> changed_leads(const EvalReportInput& in) {
+// The decision's criteria read the idle fabric (tail latency and resilience
+// aside). This table gives each workload's key metric under every other
+// condition all fabrics meet, with each figure's ratio to the same fabric
+// idle, and who leads there: a fabric that wins idle may not under load.
+// `changed`: the rows whose leader is not the idle one. Empty without a
+// baseline condition.
+// A ratio to three significant digits, whole from 100 ("x2.52", "x1038").
+std::string ratio_text(double r) { return r >= 100 ? fmt::format("{:.0f}", r) : fmt::format("{:.3g}", r); }
+
+struct BesideIdle {
+  ReportTable table;
+  size_t changed = 0;
+};
+BesideIdle beside_idle(const EvalReportInput& in) {
   const Evaluation& ev = in.ev;
-  std::vector<std::string> out;
+  BesideIdle out;
   const size_t base = baseline_of(ev);
   if (ev.conditions.empty() || !ev.conditions[base].is_baseline()) return out;
+  out.table.header = {"workload, condition", "metric"};
+  for (const auto& f : ev.fabrics) out.table.header.push_back(f.name);
+  out.table.header.emplace_back("leader");
   for (size_t w = 0; w < ev.workloads.size(); ++w) {
     const EvalWorkload& wl = ev.workloads[w];
     if (!wl.fabrics.empty()) continue;  // on some fabrics only: not a comparison
-    const std::string metric = shown_metrics(wl.type).front();
+    // A latency probe's tail is what load and failures move.
+    const std::string metric = wl.type == "latency" ? "p999_us" : shown_metrics(wl.type).front();
     for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p) {
       // The leader under condition c, or npos when a fabric lacks the figure.
       const auto leader = [&](size_t c) {
@@ -271,19 +284,42 @@ std::vector<std::string> changed_leads(const EvalReportInput& in) {
         return lead;
       };
       const size_t idle = leader(base);
-      if (idle == std::string::npos) continue;
       for (size_t c = 0; c < ev.conditions.size(); ++c) {
-        if (c == base) continue;
+        if (c == base || !ev.conditions[c].fabrics.empty()) continue;
+        std::vector<std::string> row = {
+            wl.name + (wl.sweep_key.empty() ? std::string() : " " + eval_point_label(wl, p)) + ", " +
+                ev.conditions[c].name,
+            metric_title(metric)};
+        bool ran = false;
+        bool moved = false;  // some figure differs from idle: the condition reached the workload
+        for (size_t f = 0; f < ev.fabrics.size(); ++f) {
+          if (!cell_exists(in, f, w, p, c)) {
+            row.emplace_back("-");
+            continue;
+          }
+          ran = true;
+          const EvalFigure* x = find_figure(in.summary, fig_id(ev, f, w, p, c, metric));
+          const EvalFigure* b = find_figure(in.summary, fig_id(ev, f, w, p, base, metric));
+          if (x == nullptr) {
+            row.emplace_back("did not finish");
+            moved = true;
+            continue;
+          }
+          moved = moved || b == nullptr || b->mean != x->mean;
+          row.push_back(b != nullptr && b->mean > 0
+                            ? fmt::format("{} (x{})", report_number(x->mean), ratio_text(x->mean / b->mean))
+                            : report_number(x->mean));
+        }
+        if (!ran || !moved) continue;
         const size_t now = leader(c);
-        if (now == std::string::npos || now == idle) continue;
-        const EvalFigure* a = find_figure(in.summary, fig_id(ev, now, w, p, c, metric));
-        const EvalFigure* b = find_figure(in.summary, fig_id(ev, idle, w, p, c, metric));
-        std::string what = wl.name;
-        if (!wl.sweep_key.empty()) what += " " + eval_point_label(wl, p);
-        out.push_back(fmt::format("{} under {}: {} leads with {} {} [{}], {} (the idle leader) {} {} [{}]",
-                                  what, ev.conditions[c].name, ev.fabrics[now].name, report_number(a->mean),
-                                  a->unit, a->id, ev.fabrics[idle].name, report_number(b->mean), b->unit,
-                                  b->id));
+        if (now == std::string::npos || idle == std::string::npos)
+          row.emplace_back("-");
+        else if (now == idle)
+          row.push_back(ev.fabrics[now].name + " (also idle)");
+        else
+          row.push_back(ev.fabrics[now].name + " (idle: " + ev.fabrics[idle].name + ")");
+        out.changed += now != idle && now != std::string::npos && idle != std::string::npos ? 1 : 0;
+        out.table.rows.push_back(std::move(row));
       }
     }
   }
@@ -873,13 +909,16 @@ std::vector<Section> build(const EvalReportInput& in) {
                      : "the lead on " + sc.criterion + " holds across them."));
     }
   }
-  if (const std::vector<std::string> changed = changed_leads(in); !changed.empty()) {
-    std::string list;
-    for (const auto& c : changed) list += (list.empty() ? "" : "; ") + c;
-    dec.para(
-        "The criteria above read the idle fabric (tail latency and resilience aside). Under the "
-        "conditions the lead changes on: " +
-        list + ".");
+  if (BesideIdle b = beside_idle(in); !b.table.rows.empty()) {
+    dec.para(fmt::format(
+        "The criteria above read the idle fabric (tail latency and resilience aside). The same workloads "
+        "under every other condition all fabrics meet, each figure with its ratio to the same fabric idle "
+        "(x1 = unchanged; for a time higher is worse, for a rate lower is), and the leader there: it differs "
+        "from the idle leader in {} of {} rows. A condition that left a workload's figures as "
+        "they were idle has no row. The figures are in evaluation.json as "
+        "fabric.workload.condition.metric.",
+        b.changed, b.table.rows.size()));
+    dec.table(std::move(b.table));
   }
   out.push_back(std::move(dec));
 

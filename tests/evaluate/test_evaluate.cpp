@@ -186,6 +186,8 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
        ++it) {
     const double printed = std::stod((*it)[1]);
     const std::string cite = (*it)[3];
+    // A metric's unit in a table ("latency p50 [us]"), not a citation: ids have dots.
+    if (cite.find('.') == std::string::npos) continue;
     if (const size_t slash = cite.find(" / "); slash != std::string::npos) {
       // A ratio of two figures (resilience: a condition against its baseline).
       const double num = j["figures"][cite.substr(0, slash)]["mean"].get<double>();
@@ -763,6 +765,31 @@ weights: {latency: 1}
     EXPECT_NE(chart.find(tick), std::string::npos) << tick << chart;
   EXPECT_TRUE(
       chart_titled(html, "latency: share of round trips slower than each latency, link-down").empty());
+}
+
+// Beside the idle criteria, the decision tabulates each workload's key
+// metric under every other condition all fabrics meet, each with its ratio
+// to the same fabric idle, and names the leader where it is not the idle
+// one: ib-ndr leads the AllReduce idle (20 GB/s) but keeps a quarter of it
+// after the link fails, where roce (9 of 10) leads.
+TEST(EvaluateReport, TheDecisionShowsWhoLeadsUnderEachCondition) {
+  ThroughputReport r = throughput_report({});
+  const char* fabric[3] = {"ib-ndr", "roce", "iwarp"};
+  const double busbw[3][2] = {{20, 5}, {10, 9}, {10, 8}};  // [fabric][baseline, link-down]
+  for (size_t f = 0; f < 3; ++f)
+    for (size_t c = 0; c < 2; ++c) {
+      EvalFigure x =
+          made_figure(fmt::format("{}.ar-1MiB.{}.busbw_GBps", fabric[f], c == 0 ? "baseline" : "link-down"),
+                      f, 0, c, "busbw_GBps", "GB/s", busbw[f][c]);
+      x.lower_is_better = false;
+      r.s.figures.push_back(x);
+    }
+  const std::string md = report_markdown(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
+  EXPECT_NE(md.find("it differs from the idle leader in 1 of 1 rows"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("| ar 1MiB, link-down | busbw [GB/s] | 5 (x0.25) | 9 (x0.9) | 8 (x0.8) | roce (idle: ib-ndr) |"),
+      std::string::npos)
+      << md;
 }
 
 // A failure that never reached a workload (every figure equals baseline's)

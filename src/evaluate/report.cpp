@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "config/join.h"
 #include "config/units_parse.h"
@@ -249,6 +250,51 @@ size_t baseline_of(const Evaluation& ev) {
 // idle, and who leads there: a fabric that wins idle may not under load.
 // `changed`: the rows whose leader is not the idle one. Empty without a
 // baseline condition.
+// The span of a criterion's value over the assumption sweep: its figures'
+// geometric mean with each at the low end of its swept range, and with each
+// at the high end, the ids cited as "low:<id>" and "high:<id>", and the
+// settings that move any of them. Nothing when a figure was not swept (or
+// `cites` names something other than figures: a ratio, a total).
+struct AssumedSpan {
+  double low = 0;
+  double high = 0;
+  std::string low_cite;
+  std::string high_cite;
+  std::string keys;
+};
+std::optional<AssumedSpan> assumed_span(const EvalSummary& s, const std::string& cites) {
+  std::vector<const EvalFigure*> figs;
+  std::istringstream ids(cites);
+  std::string id;
+  while (ids >> id) {
+    const EvalFigure* x = find_figure(s, id);
+    if (x == nullptr || std::isnan(x->assumed_low)) return std::nullopt;
+    figs.push_back(x);
+  }
+  if (figs.empty()) return std::nullopt;
+  AssumedSpan out;
+  std::vector<std::string> keys;
+  double log_low = 0;
+  double log_high = 0;
+  for (const EvalFigure* x : figs) {
+    out.low_cite += (out.low_cite.empty() ? "low:" : " low:") + x->id;
+    out.high_cite += (out.high_cite.empty() ? "high:" : " high:") + x->id;
+    for (const auto& k : x->depends_on)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    if (figs.size() > 1 && (x->assumed_low <= 0 || x->assumed_high <= 0)) return std::nullopt;
+    if (figs.size() > 1) {
+      log_low += std::log(x->assumed_low);
+      log_high += std::log(x->assumed_high);
+    }
+  }
+  // One figure's span as it is (exp(log(x)) may not give x back).
+  const auto n = static_cast<double>(figs.size());
+  out.low = figs.size() == 1 ? figs[0]->assumed_low : std::exp(log_low / n);
+  out.high = figs.size() == 1 ? figs[0]->assumed_high : std::exp(log_high / n);
+  for (const auto& k : keys) out.keys += (out.keys.empty() ? "" : ", ") + k;
+  return out;
+}
+
 // A ratio to three significant digits, whole from 100 ("x2.52", "x1038").
 std::string ratio_text(double r) { return r >= 100 ? fmt::format("{:.0f}", r) : fmt::format("{:.3g}", r); }
 
@@ -882,21 +928,21 @@ std::vector<Section> build(const EvalReportInput& in) {
                                       ev.fabrics[f].name);
       }
       dec.para(sentence + ".");
-      // How far the assumptions could move this criterion, when swept.
+      // How far the assumptions could move this criterion, when swept: a
+      // criterion of several figures moves as their geometric mean does,
+      // each at its low end, or each at its high end.
       std::string ranges;
       bool overlap = false;
-      const EvalFigure* leader = find_figure(s, sc.cites[lead]);
+      const std::optional<AssumedSpan> leader = assumed_span(s, sc.cites[lead]);
       for (size_t f = 0; f < nf; ++f) {
-        const EvalFigure* x = find_figure(s, sc.cites[f]);  // a single figure (not a mean, ratio or total)
-        if (x == nullptr || std::isnan(x->assumed_low) || x->assumed_low == x->assumed_high) continue;
-        std::string keys;
-        for (const auto& k : x->depends_on) keys += (keys.empty() ? "" : ", ") + k;
-        ranges += fmt::format("{} from {} {} [low:{}] to {} {} [high:{}]{}; ", ev.fabrics[f].name,
-                              report_number(x->assumed_low), sc.unit, x->id, report_number(x->assumed_high),
-                              sc.unit, x->id, keys.empty() ? std::string() : " (" + keys + ")");
-        if (f != lead && leader != nullptr && !std::isnan(leader->assumed_low)) {
-          const double lead_worst = sc.lower_is_better ? leader->assumed_high : leader->assumed_low;
-          const double other_best = sc.lower_is_better ? x->assumed_low : x->assumed_high;
+        const std::optional<AssumedSpan> x = assumed_span(s, sc.cites[f]);
+        if (!x || x->low == x->high) continue;
+        ranges += fmt::format("{} from {} {} [{}] to {} {} [{}]{}; ", ev.fabrics[f].name,
+                              report_number(x->low), sc.unit, x->low_cite, report_number(x->high), sc.unit,
+                              x->high_cite, x->keys.empty() ? std::string() : " (" + x->keys + ")");
+        if (f != lead && leader) {
+          const double lead_worst = sc.lower_is_better ? leader->high : leader->low;
+          const double other_best = sc.lower_is_better ? x->low : x->high;
           overlap = overlap || (sc.lower_is_better ? other_best <= lead_worst : other_best >= lead_worst);
         }
       }

@@ -204,7 +204,9 @@ TEST_F(EvaluateTest, EveryDecisionNumberIsAFigureOfEvaluationJson) {
     while (ids >> id) {
       if (id.rfind("low:", 0) == 0 || id.rfind("high:", 0) == 0) {  // an assumption range's end
         const bool low = id[0] == 'l';
-        sum += j["figures"][id.substr(low ? 4 : 5)]["assumed_range"][low ? 0 : 1].get<double>();
+        const double v = j["figures"][id.substr(low ? 4 : 5)]["assumed_range"][low ? 0 : 1].get<double>();
+        sum += v;
+        log_sum += std::log(v);
       } else if (id.rfind("scale.", 0) == 0) {  // a point of the scale sweep
         ASSERT_TRUE(j["scale"].contains(id)) << id;
         sum += j["scale"][id]["value"].get<double>();
@@ -705,6 +707,23 @@ weights: {collective: 1}
   EXPECT_DOUBLE_EQ(sc.score[1], 100.0);
   EXPECT_NEAR(sc.score[0], 100.0 * std::sqrt(600.0 / 1000.0), 1e-9);
   EXPECT_EQ(s.best, 1U);
+
+  // Swept over its assumptions, the criterion moves as the geometric mean of
+  // its figures' ends: roce's 1 MiB figure over 16-25, its 32 MiB one over
+  // 25-64, so roce's busbw spans sqrt(16 x 25) = 20 to sqrt(25 x 64) = 40.
+  EvalSummary swept = s;
+  for (EvalFigure& x : swept.figures)
+    if (x.metric == "busbw_GBps") {
+      x.assumed_low = x.fabric == 1 ? (x.point == 0 ? 16 : 25) : x.mean;
+      x.assumed_high = x.fabric == 1 ? (x.point == 0 ? 25 : 64) : x.mean * 1.5;
+    }
+  const std::string md = report_markdown(EvalReportInput{ev, cells, outcomes, swept});
+  EXPECT_NE(
+      md.find(
+          "roce from 20 GB/s [low:roce.ar-1MiB.baseline.busbw_GBps low:roce.ar-32MiB.baseline.busbw_GBps] "
+          "to 40 GB/s [high:roce.ar-1MiB.baseline.busbw_GBps high:roce.ar-32MiB.baseline.busbw_GBps]"),
+      std::string::npos)
+      << md;
 }
 
 // The recommendation says what its lead is made of (each criterion's
@@ -787,7 +806,8 @@ TEST(EvaluateReport, TheDecisionShowsWhoLeadsUnderEachCondition) {
   const std::string md = report_markdown(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
   EXPECT_NE(md.find("it differs from the idle leader in 1 of 1 rows"), std::string::npos) << md;
   EXPECT_NE(
-      md.find("| ar 1MiB, link-down | busbw [GB/s] | 5 (x0.25) | 9 (x0.9) | 8 (x0.8) | roce (idle: ib-ndr) |"),
+      md.find(
+          "| ar 1MiB, link-down | busbw [GB/s] | 5 (x0.25) | 9 (x0.9) | 8 (x0.8) | roce (idle: ib-ndr) |"),
       std::string::npos)
       << md;
 }

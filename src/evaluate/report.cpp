@@ -1420,10 +1420,18 @@ std::string report_html(const EvalReportInput& in) {
         for (const auto& r : b.table.rows) {
           std::vector<TableCell> row;
           row.reserve(r.size());
-          for (const auto& c : r) row.emplace_back(plain(c));
+          for (const auto& c : r)
+            row.emplace_back(plain(c),
+                             c.size() > 4 && c.rfind("**", 0) == 0 && c.compare(c.size() - 2, 2, "**") == 0
+                                 ? "strong"
+                                 : "");
           t.rows.push_back(std::move(row));
         }
         page.table(t);
+      } else if (const size_t close = b.paragraph.find("**", 2);
+                 b.paragraph.rfind("**", 0) == 0 && close != std::string::npos) {
+        // A bold lead-in ("**Recommendation: ib-ndr**, ...") stays bold.
+        page.paragraph(plain(b.paragraph.substr(2, close - 2)), plain(b.paragraph.substr(close + 2)));
       } else {
         page.paragraph(plain(b.paragraph));
       }

@@ -38,6 +38,7 @@ th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.best { background: #d9efe3; font-weight: bold; }
 td.worst { background: #fbe2d0; font-style: italic; }
 td.muted { color: #888; }
+td.strong { font-weight: bold; }
 figure { margin: 1.4em 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #555; margin-top: 0.3em; max-width: 46em; }
@@ -151,6 +152,11 @@ void HtmlPage::subsection(std::string_view heading) { open_heading(3, heading); 
 
 void HtmlPage::paragraph(std::string_view text) {
   (open_level_ == 1 ? intro_ : body_) += fmt::format("<p>{}</p>\n", text_with_breaks(text));
+}
+
+void HtmlPage::paragraph(std::string_view strong, std::string_view text) {
+  (open_level_ == 1 ? intro_ : body_) +=
+      fmt::format("<p><strong>{}</strong>{}</p>\n", xml_escape(strong), text_with_breaks(text));
 }
 
 void HtmlPage::bullets(const std::vector<std::string>& items) {

@@ -20,7 +20,7 @@ struct TableCell {
 
   std::string text;
   // "" or a class the page styles: "best" (bold on green), "worst" (italic
-  // on orange), "muted" (grey). Characters other than letters, digits, '-'
+  // on orange), "muted" (grey), "strong" (bold: a total). Characters other than letters, digits, '-'
   // and '_' are dropped.
   std::string css_class;
 };
@@ -48,6 +48,9 @@ class HtmlPage {
   // A subsection (<h3>) of the current section, listed under it.
   void subsection(std::string_view heading);
   void paragraph(std::string_view text);
+  // A paragraph whose opening words are set in bold (a verdict, a lead-in),
+  // then `text`.
+  void paragraph(std::string_view strong, std::string_view text);
   void bullets(const std::vector<std::string>& items);
   void preformatted(std::string_view text);  // commands, configuration excerpts
   void table(const Table& table);

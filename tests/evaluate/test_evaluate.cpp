@@ -749,6 +749,12 @@ TEST(EvaluateReport, TheRecommendationSaysWhatItsLeadIsMadeOf) {
               "both latency and bandwidth, roce leads by 15 points."),
       std::string::npos)
       << md;
+  // On the page the verdict is set in bold, and so is the weighted score's row.
+  const std::string html = report_html(EvalReportInput{r.ev, r.cells, r.outcomes, r.s});
+  EXPECT_NE(html.find("<p><strong>Recommendation: ib-ndr</strong>, with the highest weighted score"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"strong\">weighted score</td>"), std::string::npos) << html;
 }
 
 // A latency distribution is drawn as the share of round trips slower than

@@ -222,7 +222,7 @@ TEST(HtmlPage, EscapesAllText) {
 }
 
 TEST(HtmlPage, NumericColumnsAlignRight) {
-  HtmlPage page("t");
+  rdmasim::HtmlPage page("t");
   page.table(Table{.header = {"name", "value", "mixed"},
                    .rows = {{"a", "1.5 µs", "3"}, {"b", "−2", "n/a"}, {"c", "≈40%", ""}, {"d", "", "7"}}});
   const std::string html = page.render();
@@ -234,7 +234,7 @@ TEST(HtmlPage, NumericColumnsAlignRight) {
 }
 
 TEST(HtmlPage, ContentsLinkToUniqueIds) {
-  HtmlPage page("t");
+  rdmasim::HtmlPage page("t");
   page.section("Latency & tails");
   page.subsection("p99");
   page.section("Latency & tails");
@@ -254,7 +254,7 @@ TEST(HtmlPage, ContentsLinkToUniqueIds) {
 }
 
 TEST(HtmlPage, ChartTakesOnlySvgMarkup) {
-  HtmlPage page("t");
+  rdmasim::HtmlPage page("t");
   EXPECT_THROW(page.chart("<p>no</p>"), std::invalid_argument);
   EXPECT_THROW(page.chart("<svg ><script>alert(1)</script></svg>"), std::invalid_argument);
   EXPECT_THROW(page.chart(R"(<svg ><a href="https://example.com">x</a></svg>)"), std::invalid_argument);
@@ -284,4 +284,15 @@ TEST(HtmlPage, NumericColumnIsEveryNonBlankCellANumber) {
   EXPECT_FALSE(rdmasim::numeric_column({"12", "partly supported"}));
   EXPECT_FALSE(rdmasim::numeric_column({"", "  "}));
   EXPECT_FALSE(rdmasim::numeric_column({}));
+}
+
+// A paragraph's bold lead-in is set in <strong>, escaped like the rest.
+TEST(HtmlPage, AParagraphCanOpenInBold) {
+  rdmasim::HtmlPage page("t");
+  page.section("s");
+  page.paragraph("Recommendation: a<b", ", with the highest score.");
+  const std::string html = page.render();
+  EXPECT_NE(html.find("<p><strong>Recommendation: a&lt;b</strong>, with the highest score.</p>"),
+            std::string::npos)
+      << html;
 }

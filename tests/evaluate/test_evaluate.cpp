@@ -733,7 +733,7 @@ weights: {collective: 1}
 // training's 3.75, and without latency and bandwidth roce leads by 15.
 TEST(EvaluateReport, TheRecommendationSaysWhatItsLeadIsMadeOf) {
   ThroughputReport r = throughput_report({});
-  const auto score = [](const char* c, std::vector<double> v) {
+  const auto score = [](const char* c, const std::vector<double>& v) {
     EvalScore sc{c, 1, v, v, {}, "us", true};
     sc.cites = {"a", "b", "c"};
     return sc;

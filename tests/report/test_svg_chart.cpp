@@ -409,8 +409,9 @@ TEST(SvgChart, ALinePastTheAxisEndIsLabelledAtTheCut) {
 // gap of more than 4x between where the lines end, to a round tick; none
 // when the ends are close.
 TEST(SvgChart, TheXAxisIsCutAtTheFirstBigGapBetweenLineEnds) {
-  const auto ends = [](std::vector<double> xs) {
+  const auto ends = [](const std::vector<double>& xs) {
     std::vector<LineSeries> s;
+    s.reserve(xs.size());
     for (double x : xs) s.push_back({"", {{0, 1}, {x, 1}}});
     return s;
   };
@@ -613,7 +614,7 @@ TEST(SvgChart, ACutBarHasABreakMarkAndItsLabelCarriesTheUnit) {
   EXPECT_NE(svg.find(">63ms</text>"), std::string::npos) << svg;
   EXPECT_NE(svg.find(R"(class="value" font-size="10">5</text>)"), std::string::npos) << svg;  // not cut
 
-  const auto cut_label = [&](Axis axis, double v) {
+  const auto cut_label = [&](const Axis& axis, double v) {
     BarChart b = c;
     b.value_axis = axis;
     b.value_axis.max = 10;

@@ -378,33 +378,50 @@ BesideIdle beside_idle(const EvalReportInput& in) {
 std::string recommendation_robustness(const EvalReportInput& in) {
   const EvalSummary& s = in.summary;
   const size_t nf = in.ev.fabrics.size();
+  if (s.scores.size() < 2 || nf < 2) return {};
   double wsum = 0;
   for (const auto& sc : s.scores) wsum += sc.weight;
-  std::vector<std::string> turns;
-  for (const auto& left : s.scores) {
-    if (wsum - left.weight <= 0) continue;
-    std::vector<double> total(nf, 0.0);
+  if (wsum <= 0) return {};
+  // The weighted totals with criteria i and j (npos: none) left out; empty
+  // when nothing is left to weigh.
+  constexpr size_t kNone = std::string::npos;
+  const auto totals_without = [&](size_t i, size_t j) {
+    double w = wsum;
+    for (size_t k : {i, j})
+      if (k != kNone) w -= s.scores[k].weight;
+    std::vector<double> total;
+    if (w <= 0) return total;
+    total.assign(nf, 0.0);
     for (size_t f = 0; f < nf; ++f) {
-      for (const auto& sc : s.scores)
-        if (&sc != &left) total[f] += sc.weight * sc.score[f];
-      total[f] /= wsum - left.weight;
+      for (size_t k = 0; k < s.scores.size(); ++k)
+        if (k != i && k != j) total[f] += s.scores[k].weight * s.scores[k].score[f];
+      total[f] /= w;
     }
+    return total;
+  };
+  // The fabric other than the recommended one with the highest total.
+  const auto runner_up = [&](const std::vector<double>& total) {
+    size_t r = s.best == 0 ? 1 : 0;
+    for (size_t f = 0; f < nf; ++f)
+      if (f != s.best && total[f] > total[r]) r = f;
+    return r;
+  };
+  std::vector<std::string> turns;
+  for (size_t i = 0; i < s.scores.size(); ++i) {
+    const std::vector<double> total = totals_without(i, kNone);
+    if (total.empty()) continue;
     const size_t lead = static_cast<size_t>(std::max_element(total.begin(), total.end()) - total.begin());
     if (lead != s.best)
-      turns.push_back(fmt::format("without {}, {} leads ({} against {})", left.criterion,
+      turns.push_back(fmt::format("without {}, {} leads ({} against {})", s.scores[i].criterion,
                                   in.ev.fabrics[lead].name, report_number(total[lead]),
                                   report_number(total[s.best])));
   }
-  if (s.scores.size() < 2) return {};
   std::string out =
       turns.empty() ? " It leads with any one criterion left out."
                     : " Left out one at a time, criteria change the lead: " + join_names(turns, "; ") + ".";
   // What the lead over the runner-up is made of: each criterion's weighted
   // score difference, in points of the total (they sum to the margin).
-  size_t runner = s.best == 0 ? 1 : 0;
-  for (size_t f = 0; f < nf; ++f)
-    if (f != s.best && s.total[f] > s.total[runner]) runner = f;
-  if (wsum <= 0 || nf < 2) return out;
+  const size_t runner = runner_up(s.total);
   std::vector<std::pair<double, std::string>> parts;
   for (const auto& sc : s.scores)
     parts.emplace_back(sc.weight * (sc.score[s.best] - sc.score[runner]) / wsum, sc.criterion);
@@ -430,17 +447,9 @@ std::string recommendation_robustness(const EvalReportInput& in) {
   size_t pair_other = runner;
   for (size_t i = 0; i < s.scores.size(); ++i)
     for (size_t j = i + 1; j < s.scores.size(); ++j) {
-      const double w = wsum - s.scores[i].weight - s.scores[j].weight;
-      if (w <= 0) continue;
-      std::vector<double> total(nf, 0.0);
-      for (size_t f = 0; f < nf; ++f) {
-        for (size_t k = 0; k < s.scores.size(); ++k)
-          if (k != i && k != j) total[f] += s.scores[k].weight * s.scores[k].score[f];
-        total[f] /= w;
-      }
-      size_t other = s.best == 0 ? 1 : 0;
-      for (size_t f = 0; f < nf; ++f)
-        if (f != s.best && total[f] > total[other]) other = f;
+      const std::vector<double> total = totals_without(i, j);
+      if (total.empty()) continue;
+      const size_t other = runner_up(total);
       if (total[s.best] - total[other] < pair_margin) {
         pair_margin = total[s.best] - total[other];
         pair = s.scores[i].criterion + " and " + s.scores[j].criterion;

@@ -39,6 +39,7 @@ td.best { background: #d9efe3; font-weight: bold; }
 td.worst { background: #fbe2d0; font-style: italic; }
 td.muted { color: #888; }
 td.strong { font-weight: bold; }
+span.cite { font-size: 0.78em; color: #777; }
 figure { margin: 1.4em 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #555; margin-top: 0.3em; max-width: 46em; }
@@ -79,13 +80,46 @@ bool starts_with_number(std::string_view s) {
   return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0]));
 }
 
-// The page's own text in a paragraph: escaped, line breaks kept.
+// Whether `s` (between square brackets) is a citation: dotted ids such as
+// "ib-ndr.latency.baseline.p50_us" or "low:a.b high:c.d", separated by
+// spaces or " / ". A unit ("[us]") or a range ("[1, 2]") is not.
+bool is_citation(std::string_view s) {
+  if (s.empty() || s.find('.') == std::string_view::npos) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._-:/@+ ").find(c) != std::string_view::npos;
+  });
+}
+
+// Escaped text with each citation set as a reference (small and grey, so the
+// sentence reads first; the ids stay for whoever looks them up).
+std::string with_citations(std::string_view text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find('[', at);
+    const std::size_t close = open == std::string_view::npos ? open : text.find(']', open);
+    if (close == std::string_view::npos) break;
+    if (!is_citation(text.substr(open + 1, close - open - 1))) {
+      out += xml_escape(text.substr(at, open + 1 - at));
+      at = open + 1;
+      continue;
+    }
+    out += xml_escape(text.substr(at, open - at));
+    out += "<span class=\"cite\">" + xml_escape(text.substr(open, close + 1 - open)) + "</span>";
+    at = close + 1;
+  }
+  return out + xml_escape(text.substr(std::min(at, text.size())));
+}
+
+// The page's own text in a paragraph: escaped, citations marked, line breaks kept.
 std::string text_with_breaks(std::string_view text) {
   std::string out;
   std::size_t start = 0;
   while (true) {
     const std::size_t nl = text.find('\n', start);
-    out += xml_escape(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    out += with_citations(
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
     if (nl == std::string_view::npos) break;
     out += "<br>";
     start = nl + 1;
@@ -204,7 +238,7 @@ void HtmlPage::table(const Table& table) {
         if (!extra.empty()) classes += (classes.empty() ? "" : " ") + extra;
       }
       out += fmt::format("<td{}>{}</td>", classes.empty() ? "" : fmt::format(" class=\"{}\"", classes),
-                         xml_escape(text));
+                         with_citations(text));
     }
     out += "</tr>\n";
   }

@@ -296,3 +296,21 @@ TEST(HtmlPage, AParagraphCanOpenInBold) {
             std::string::npos)
       << html;
 }
+
+// A citation of figure ids ("[fabric.workload.condition.metric ...]") is set
+// as a small grey reference, in paragraphs and table cells alike, so the
+// sentence reads first; a unit or a list in brackets is left as it is.
+TEST(HtmlPage, CitationsAreSetAsReferences) {
+  rdmasim::HtmlPage page("t");
+  page.section("s");
+  page.paragraph("ib-ndr 1.993 us [ib-ndr.latency.baseline.p50_us low:a.b] in [us], over [1, 2] & [x");
+  page.table(rdmasim::Table{{}, {"v"}, {{"5 GB/s [f.w.c.busbw_GBps]"}}});
+  const std::string html = page.render();
+  EXPECT_NE(
+      html.find("ib-ndr 1.993 us <span class=\"cite\">[ib-ndr.latency.baseline.p50_us low:a.b]</span> in "
+                "[us], over [1, 2] &amp; [x</p>"),
+      std::string::npos)
+      << html;
+  EXPECT_NE(html.find("5 GB/s <span class=\"cite\">[f.w.c.busbw_GBps]</span></td>"), std::string::npos)
+      << html;
+}

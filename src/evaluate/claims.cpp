@@ -396,21 +396,28 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     std::vector<std::string> held_under;
     std::vector<std::string> failed_under;
     size_t samples = 0;
+    // RoCEv2's own fabrics: UET prices as Ethernet but is not RoCEv2.
+    const EvalSettingDiff* framing = r.setting("fabric.framing");
+    const auto is_rocev2 = [&](size_t f) { return framing == nullptr || framing->values[f] == "rocev2"; };
     for (size_t c = 0; c < ev.conditions.size(); ++c) {
       const EvalCondition& cond = ev.conditions[c];
       if (!cond.is_loaded() || !cond.fabrics.empty()) continue;
       double ib_worst = 0;
       double roce_best = std::numeric_limits<double>::infinity();
+      size_t roce_best_at = 0;
       for (CostFamily fam : {CostFamily::kInfiniband, CostFamily::kRoce})
         for (size_t f : r.family(fam)) {
+          if (fam == CostFamily::kRoce && !is_rocev2(f)) continue;
           const EvalFigure* b = r.fig(f, "latency", "p999_us", r.base());
           const EvalFigure* l = r.fig(f, "latency", "p999_us", c);
           if (b == nullptr || l == nullptr || b->mean <= 0) continue;
           const double growth = l->mean / b->mean;
-          if (fam == CostFamily::kInfiniband)
+          if (fam == CostFamily::kInfiniband) {
             ib_worst = std::max(ib_worst, growth);
-          else
-            roce_best = std::min(roce_best, growth);
+          } else if (growth < roce_best) {
+            roce_best = growth;
+            roce_best_at = f;
+          }
           e += fmt::format("{} under {}: p99.9 {} against {} idle ({:.2f}x). ", r.name(f), cond.name, cite(l),
                            cite(b), growth);
         }
@@ -427,7 +434,8 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
         ++held;
         held_under.push_back(cond.name);
       } else {
-        failed_under.push_back(cond.name);
+        failed_under.push_back(fmt::format("{} ({}'s grows {:.2f}x, InfiniBand's {:.2f}x)", cond.name,
+                                           r.name(roce_best_at), roce_best, ib_worst));
       }
       e += fmt::format(
           "Under {}, InfiniBand's p99.9 grows {:.2f}x at the most, RoCEv2's {:.2f}x at the least. ",

@@ -1747,6 +1747,41 @@ TEST(EvaluateClaims, HeadOfLineBlockingIsReadFromAnIncastElsewhere) {
 namespace rdmasim {
 namespace {
 
+// Claim 2 compares InfiniBand with RoCEv2's own fabrics (UET prices as
+// Ethernet but is not RoCEv2: its 2x under load would otherwise decide it),
+// and where the order fails it names the RoCEv2 fabric whose tail grew less.
+TEST(EvaluateClaims, ClaimTwoNamesTheRocev2FabricWhereTheOrderFails) {
+  const Evaluation ev = load_evaluation_text(
+      "name: t2\ncluster: {servers: 4, gpus_per_server: 4, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr, rocev2-dcqcn-400g, rocev2-hpcc-400g, uet-nscc]\n"
+      "workloads: [{type: latency, iters: 5000}]\n"
+      "conditions: [baseline, {name: load, background: {load: 50%, cdf: storage}}, "
+      "{name: beside, incast: {senders: 8, size: 8MiB}}]\n",
+      "t2.yaml");
+  EvalSummary s = claims_summary(4);
+  s.settings.push_back(EvalSettingDiff{
+      "fabric.framing", {"infiniband", "rocev2", "rocev2", "uet"}, {false, false, false, false}});
+  const double p999[4][3] = {
+      {2.5, 6, 5.5}, {2.5, 24, 24.5}, {2.5, 8.5, 3}, {2.5, 5, 5.9}};  // [fabric][condition]
+  for (size_t f = 0; f < 4; ++f)
+    for (size_t c = 0; c < 3; ++c) {
+      EvalFigure x = latency_figure(fmt::format("f{}.latency.c{}.p999_us", f, c), c, "p999_us", p999[f][c]);
+      x.fabric = f;
+      s.figures.push_back(x);
+    }
+  for (const ClaimAnswer& a : all_claims(ev, s))
+    if (a.number == 2) {
+      EXPECT_EQ(a.verdict, "partly supported") << a.evidence;
+      EXPECT_EQ(
+          a.finding,
+          "InfiniBand's p99.9 grows less than RoCEv2's under load, not under beside (rocev2-hpcc-400g's "
+          "grows 1.20x, InfiniBand's 2.20x).");
+      EXPECT_EQ(a.evidence.find("uet-nscc"), std::string::npos) << a.evidence;
+      return;
+    }
+  FAIL() << "no claim 2";
+}
+
 // Claim 2 does not judge the order of tails that a condition never moved
 // (both within the threshold of idle): that order is noise.
 TEST(EvaluateClaims, ClaimTwoSkipsAConditionThatNeverReachedTheProbe) {

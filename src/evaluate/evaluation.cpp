@@ -594,7 +594,12 @@ const std::vector<std::pair<std::string, std::string>>& eval_criteria() {
       {"mpi_step", "MPI application step time (halo workloads: a halo exchange or solver step)"},
       {"storage", "NVMe-oF p99 completion latency (storage workloads)"},
       {"stream", "real-time stream p99 message latency (stream workloads)"},
-      {"resilience", "worst slowdown of a workload under the non-baseline conditions against its baseline"},
+      {"congestion",
+       "worst slowdown of a workload beside traffic (background load or an incast, nothing else changed) "
+       "against its baseline"},
+      {"resilience",
+       "worst slowdown of a workload under a failure, a mis-setting or distance (the other non-baseline "
+       "conditions) against its baseline"},
       {"cost", "total cost of ownership of the cluster's fabric over the cost model's years"},
       {"tuning",
        "settings whose mis-setting (x0.5, x2, flipped) costs more than the threshold (tuning sweep)"},

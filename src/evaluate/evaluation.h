@@ -133,6 +133,11 @@ struct EvalCondition {
 
   // Traffic beside the measured workload (background or an incast).
   [[nodiscard]] bool is_loaded() const { return background_load > 0 || incast_senders > 0; }
+  // Traffic beside the measured workload and nothing else changed: the
+  // congestion criterion's conditions (resilience takes the others).
+  [[nodiscard]] bool is_traffic_only() const {
+    return is_loaded() && !down_at && set.empty() && !misconfig.IsSequence() && distance.empty();
+  }
   [[nodiscard]] bool is_baseline() const {
     return !is_loaded() && !down_at && set.empty() && !misconfig.IsSequence() && distance.empty();
   }

@@ -238,14 +238,20 @@ std::string cost_chart(const EvalReportInput& in) {
 using FigureOf =
     std::function<const EvalFigure*(size_t fabric, size_t point, size_t condition, const std::string&)>;
 
+// Congestion and resilience score a fabric's single worst slowdown, not a
+// mean of figures, and a workload that did not finish counts in them.
+bool worst_slowdown_criterion(const EvalScore& sc) {
+  return sc.criterion == "congestion" || sc.criterion == "resilience";
+}
+
 size_t baseline_of(const Evaluation& ev) {
   for (size_t k = 0; k < ev.conditions.size(); ++k)
     if (ev.conditions[k].is_baseline()) return k;
   return 0;
 }
 
-// The decision's criteria read the idle fabric (tail latency and resilience
-// aside). This table gives each workload's key metric under every other
+// The decision's criteria read the idle fabric (tail latency, congestion
+// and resilience aside). This table gives each workload's key metric under every other
 // condition all fabrics meet, with each figure's ratio to the same fabric
 // idle, and who leads there: a fabric that wins idle may not under load.
 // `changed`: the rows whose leader is not the idle one. Empty without a
@@ -890,7 +896,7 @@ std::vector<Section> build(const EvalReportInput& in) {
       const size_t parts =
           static_cast<size_t>(std::count(sc.cites[s.best].begin(), sc.cites[s.best].end(), ' ')) + 1;
       std::vector<std::string> row = {sc.criterion + (sc.lower_is_better ? " (lower is better)" : "") +
-                                          (parts > 1 && sc.criterion != "resilience"
+                                          (parts > 1 && !worst_slowdown_criterion(sc)
                                                ? fmt::format(", geometric mean of {} figures", parts)
                                                : std::string()),
                                       report_number(sc.weight)};
@@ -909,9 +915,10 @@ std::vector<Section> build(const EvalReportInput& in) {
         "get right does not count as infinitely better than one with a single setting), weighted by the "
         "evaluation file. A criterion measured by several figures "
         "(sizes, conditions) takes their geometric mean, so a fabric twice as fast on a small figure "
-        "gains as much as one twice as fast on a large one. Resilience is each fabric's worst slowdown "
-        "under any condition every fabric meets, against the same workload idle: the sentence under the "
-        "table cites which.");
+        "gains as much as one twice as fast on a large one. Congestion is each fabric's worst slowdown "
+        "beside traffic (background load or an incast, nothing else changed) and resilience its worst "
+        "under a failure, a mis-setting or distance, each against the same workload idle and over the "
+        "conditions every fabric meets: the sentences under the table cite which.");
     dec.table(std::move(t));
     dec.chart(score_chart(in), "Scores per criterion; the weighted score is the table's last row.");
     const std::string& best = ev.fabrics[s.best].name;
@@ -930,7 +937,7 @@ std::vector<Section> build(const EvalReportInput& in) {
         if (f == lead) continue;
         sentence += std::isfinite(sc.value[f]) ? fmt::format("; {} {} [{}]", ev.fabrics[f].name,
                                                              with_unit(sc.value[f], sc.unit), sc.cites[f])
-                    : sc.criterion == "resilience" && !sc.cites[f].empty()
+                    : worst_slowdown_criterion(sc) && !sc.cites[f].empty()
                         ? fmt::format("; on {} a workload did not finish under a condition ({})",
                                       ev.fabrics[f].name, sc.cites[f])
                         : fmt::format("; {} did not measure it (a cell failed or did not finish)",
@@ -966,7 +973,8 @@ std::vector<Section> build(const EvalReportInput& in) {
   }
   if (BesideIdle b = beside_idle(in); !b.table.rows.empty()) {
     dec.para(fmt::format(
-        "The criteria above read the idle fabric (tail latency and resilience aside). The same workloads "
+        "The criteria above read the idle fabric (tail latency, congestion and resilience aside). The same "
+        "workloads "
         "under every other condition all fabrics meet, each figure with its ratio to the same fabric idle "
         "(x1 = unchanged; for a time higher is worse, for a rate lower is), and the leader there: it differs "
         "from the idle leader in {} of {} rows. A condition that left a workload's figures as "
@@ -1459,7 +1467,7 @@ std::string headline_text(const EvalReportInput& in) {
     o += fmt::format("{:<16}", sc.criterion);
     for (size_t f = 0; f < ev.fabrics.size(); ++f)
       o += fmt::format(" {:>22}", std::isfinite(sc.value[f])     ? with_unit(sc.value[f], sc.unit)
-                                  : sc.criterion == "resilience" ? std::string("did not finish")
+                                  : worst_slowdown_criterion(sc) ? std::string("did not finish")
                                                                  : std::string("n/a"));
     o += "\n";
   }

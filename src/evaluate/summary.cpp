@@ -589,13 +589,22 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
     s.scores.push_back(std::move(sc));
   }
 
-  // Resilience: the worst ratio of a workload's key metric under a
-  // non-baseline condition to the same workload at baseline (1 = unaffected;
-  // a workload that did not finish counts as infinitely affected).
-  if (weight_of("resilience") > 0 && std::any_of(ev.conditions.begin(), ev.conditions.end(),
-                                                 [](const EvalCondition& c) { return !c.is_baseline(); })) {
-    EvalScore sc{"resilience",
-                 weight_of("resilience"),
+  // Congestion and resilience: the worst ratio of a workload's key metric
+  // under a non-baseline condition to the same workload at baseline (1 =
+  // unaffected; a workload that did not finish counts as infinitely
+  // affected). Traffic beside the workload and nothing else is congestion;
+  // a failure, a mis-setting or distance is resilience, with or without
+  // traffic: one criterion answers "how does it cope when busy", the other
+  // "when something breaks", and a fabric's worst figure under load no longer
+  // stands for its failure recovery.
+  for (const bool congestion : {true, false}) {
+    const std::string name = congestion ? "congestion" : "resilience";
+    const auto which = [congestion](const EvalCondition& c) {
+      return c.fabrics.empty() && !c.is_baseline() && c.is_traffic_only() == congestion;
+    };
+    if (weight_of(name) <= 0 || std::none_of(ev.conditions.begin(), ev.conditions.end(), which)) continue;
+    EvalScore sc{name,
+                 weight_of(name),
                  std::vector<double>(nf, 1.0),
                  std::vector<double>(nf, 0.0),
                  std::vector<std::string>(nf),
@@ -603,8 +612,7 @@ EvalSummary summarize(const Evaluation& ev, const std::vector<EvalCell>& cells,
                  true};
     bool measured = false;
     for (size_t f = 0; f < nf; ++f) {
-      const Slowdown w =
-          worst_slowdown(ev, cells, s, f, [](const EvalCondition& c) { return c.fabrics.empty(); });
+      const Slowdown w = worst_slowdown(ev, cells, s, f, which);
       measured = measured || w.measured;
       sc.value[f] = w.value;
       sc.cites[f] = w.cite;

@@ -726,6 +726,56 @@ weights: {collective: 1}
       << md;
 }
 
+// Congestion scores the worst slowdown beside traffic alone, resilience the
+// worst under a failure: ib's collective slows 3x under the load and 1.25x
+// with the link down, roce's 1.5x and 4x. In one criterion (as before the
+// split) ib's load figure would have stood for its failure recovery too.
+TEST(EvaluateSummary, CongestionAndResilienceReadSeparateConditions) {
+  const Evaluation ev = load_evaluation_text(R"(name: split
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: collective, name: ar, op: all_reduce, sizes: [1MiB]}
+conditions:
+  - baseline
+  - {name: load-50, background: {load: 50%, cdf: storage}}
+  - {name: down, link_down: {at: 20us}}
+  - {name: down-loaded, link_down: {at: 20us}, background: {load: 50%, cdf: storage}, fabrics: [roce]}
+weights: {congestion: 1, resilience: 1}
+)",
+                                             "split.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  ASSERT_EQ(cells.size(), 7U);
+  const double busbw[2][4] = {{40, 40 / 3.0, 32, 0}, {30, 20, 7.5, 1}};  // [fabric][condition]
+  std::vector<CellOutcome> outcomes(cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    outcomes[i].ok = true;
+    outcomes[i].results = {
+        {"scenario", {{"fabric", nlohmann::json::object()}, {"topology", nlohmann::json::object()}}},
+        {"workload_results",
+         {{{"finished", true},
+           {"busbw_GBps", busbw[cells[i].fabric][cells[i].condition]},
+           {"time_us", 100.0}}}}};
+  }
+  const EvalSummary s = summarize(ev, cells, outcomes);
+  ASSERT_EQ(s.scores.size(), 2U);
+  const EvalScore& congestion = s.scores[0];
+  const EvalScore& resilience = s.scores[1];
+  ASSERT_EQ(congestion.criterion, "congestion");
+  ASSERT_EQ(resilience.criterion, "resilience");
+  EXPECT_NEAR(congestion.value[0], 3.0, 1e-9);
+  EXPECT_NEAR(congestion.value[1], 1.5, 1e-9);
+  EXPECT_EQ(congestion.cites[0], "ib-ndr.ar-1MiB.baseline.busbw_GBps / ib-ndr.ar-1MiB.load-50.busbw_GBps");
+  EXPECT_NEAR(congestion.score[0], 50.0, 1e-9);
+  EXPECT_NEAR(resilience.value[0], 1.25, 1e-9);
+  // roce's 30x under the failure with load is limited to roce: not scored.
+  EXPECT_NEAR(resilience.value[1], 4.0, 1e-9);
+  EXPECT_EQ(resilience.cites[1], "roce.ar-1MiB.baseline.busbw_GBps / roce.ar-1MiB.down.busbw_GBps");
+  EXPECT_NEAR(resilience.score[1], 100.0 * 1.25 / 4.0, 1e-9);
+}
+
 // The recommendation says what its lead is made of (each criterion's
 // weighted score difference against the runner-up, summing to the margin)
 // and which two criteria left out together narrow it most: here ib-ndr's

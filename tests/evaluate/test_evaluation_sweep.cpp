@@ -124,7 +124,7 @@ TEST_F(EvaluationSweepTest, EachPointIsTheEvaluationOfTheFileWithItsSettings) {
       "cell,cluster.servers,weights.cost,seed,status,fabric,profile,total_score,recommended,latency_score,"
       "tail_latency_score,bandwidth_score,incast_score,permutation_score,collective_score,training_score,"
       "fct_score,scenario_score,mpi_latency_score,mpi_bandwidth_score,mpi_step_score,storage_score,"
-      "stream_score,resilience_score,cost_score,tuning_score,error");
+      "stream_score,congestion_score,resilience_score,cost_score,tuning_score,error");
   size_t rows = 0, yes = 0;
   for (size_t at = csv.find('\n'); at + 1 < csv.size(); at = csv.find('\n', at + 1)) {
     ++rows;

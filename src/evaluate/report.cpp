@@ -250,17 +250,45 @@ size_t baseline_of(const Evaluation& ev) {
   return 0;
 }
 
-// The decision's criteria read the idle fabric (tail latency, congestion
-// and resilience aside). This table gives each workload's key metric under every other
-// condition all fabrics meet, with each figure's ratio to the same fabric
-// idle, and who leads there: a fabric that wins idle may not under load.
-// `changed`: the rows whose leader is not the idle one. Empty without a
-// baseline condition.
 // The span of a criterion's value over the assumption sweep: its figures'
 // geometric mean with each at the low end of its swept range, and with each
 // at the high end, the ids cited as "low:<id>" and "high:<id>", and the
 // settings that move any of them. Nothing when a figure was not swept (or
 // `cites` names something other than figures: a ratio, a total).
+// The figures a criterion's `cites` name, or nothing when one of them is not
+// a figure (a ratio of two, a total).
+std::optional<std::vector<const EvalFigure*>> cited_figures(const EvalSummary& s, const std::string& cites) {
+  std::vector<const EvalFigure*> figs;
+  std::istringstream ids(cites);
+  std::string id;
+  while (ids >> id) {
+    const EvalFigure* x = find_figure(s, id);
+    if (x == nullptr) return std::nullopt;
+    figs.push_back(x);
+  }
+  if (figs.empty()) return std::nullopt;
+  return figs;
+}
+
+// The criterion's value with each of its figures at `end(figure)`: their
+// geometric mean, as the criterion scores them; one figure as it is
+// (exp(log(x)) may not give x back). Nothing when a figure of several is not
+// positive.
+template <typename End>
+std::optional<double> criterion_at(const std::vector<const EvalFigure*>& figs, End end) {
+  if (figs.size() == 1) return end(*figs[0]);
+  double log_sum = 0;
+  for (const EvalFigure* x : figs) {
+    if (!(end(*x) > 0)) return std::nullopt;
+    log_sum += std::log(end(*x));
+  }
+  return std::exp(log_sum / static_cast<double>(figs.size()));
+}
+
+// The span of a criterion's value over the assumption sweep: with each
+// figure at the low end of its swept range, and with each at the high end,
+// the ids cited as "low:<id>" and "high:<id>", and the settings that move
+// any of them. Nothing when a figure was not swept.
 struct AssumedSpan {
   double low = 0;
   double high = 0;
@@ -269,41 +297,81 @@ struct AssumedSpan {
   std::string keys;
 };
 std::optional<AssumedSpan> assumed_span(const EvalSummary& s, const std::string& cites) {
-  std::vector<const EvalFigure*> figs;
-  std::istringstream ids(cites);
-  std::string id;
-  while (ids >> id) {
-    const EvalFigure* x = find_figure(s, id);
-    if (x == nullptr || std::isnan(x->assumed_low)) return std::nullopt;
-    figs.push_back(x);
-  }
-  if (figs.empty()) return std::nullopt;
+  const auto figs = cited_figures(s, cites);
+  if (!figs) return std::nullopt;
   AssumedSpan out;
   std::vector<std::string> keys;
-  double log_low = 0;
-  double log_high = 0;
-  for (const EvalFigure* x : figs) {
+  for (const EvalFigure* x : *figs) {
+    if (std::isnan(x->assumed_low)) return std::nullopt;
     out.low_cite += (out.low_cite.empty() ? "low:" : " low:") + x->id;
     out.high_cite += (out.high_cite.empty() ? "high:" : " high:") + x->id;
     for (const auto& k : x->depends_on)
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-    if (figs.size() > 1 && (x->assumed_low <= 0 || x->assumed_high <= 0)) return std::nullopt;
-    if (figs.size() > 1) {
-      log_low += std::log(x->assumed_low);
-      log_high += std::log(x->assumed_high);
-    }
   }
-  // One figure's span as it is (exp(log(x)) may not give x back).
-  const auto n = static_cast<double>(figs.size());
-  out.low = figs.size() == 1 ? figs[0]->assumed_low : std::exp(log_low / n);
-  out.high = figs.size() == 1 ? figs[0]->assumed_high : std::exp(log_high / n);
+  const auto low = criterion_at(*figs, [](const EvalFigure& x) { return x.assumed_low; });
+  const auto high = criterion_at(*figs, [](const EvalFigure& x) { return x.assumed_high; });
+  if (!low || !high) return std::nullopt;
+  out.low = *low;
+  out.high = *high;
   for (const auto& k : keys) out.keys += (out.keys.empty() ? "" : ", ") + k;
   return out;
+}
+
+// Whether `lead` stays ahead of every other fabric with each at the far end
+// of its span (`spans` per fabric: low, high; none for a fabric without one).
+bool lead_holds(const std::vector<std::optional<std::pair<double, double>>>& spans, size_t lead,
+                bool lower_is_better) {
+  if (!spans[lead]) return true;
+  const double lead_worst = lower_is_better ? spans[lead]->second : spans[lead]->first;
+  for (size_t f = 0; f < spans.size(); ++f) {
+    if (f == lead || !spans[f]) continue;
+    const double other_best = lower_is_better ? spans[f]->first : spans[f]->second;
+    if (lower_is_better ? other_best <= lead_worst : other_best >= lead_worst) return false;
+  }
+  return true;
+}
+
+// How far the seeds move a criterion and whether its lead survives that:
+// each fabric's value with every figure at its least seed, then at its
+// greatest. Empty with one seed or when every seed gave the same figures.
+std::string seed_spread(const EvalReportInput& in, const EvalScore& sc, size_t lead) {
+  const size_t nf = in.ev.fabrics.size();
+  if (in.ev.seeds.size() < 2) return {};
+  std::string ranges;
+  std::vector<std::optional<std::pair<double, double>>> spans(nf);
+  bool spread = false;
+  for (size_t f = 0; f < nf; ++f) {
+    const auto figs = cited_figures(in.summary, sc.cites[f]);
+    if (!figs) continue;
+    const auto lo = criterion_at(*figs, [](const EvalFigure& x) { return x.min; });
+    const auto hi = criterion_at(*figs, [](const EvalFigure& x) { return x.max; });
+    if (!lo || !hi) continue;
+    spans[f] = std::pair{*lo, *hi};
+    // Ends that print alike (1.993-1.993) print once.
+    const std::string low = report_number(*lo);
+    const bool one = low == report_number(*hi);
+    spread = spread || !one;
+    ranges += fmt::format("{} {}; ", in.ev.fabrics[f].name,
+                          one ? with_unit(*lo, sc.unit) : fmt::format("{}-{}", low, with_unit(*hi, sc.unit)));
+  }
+  if (!spread) return {};
+  return fmt::format(
+      "Over the {} seeds (each figure at its least, then at its greatest): {}the lead on {} {}.",
+      in.ev.seeds.size(), ranges, sc.criterion,
+      lead_holds(spans, lead, sc.lower_is_better)
+          ? "holds on every seed"
+          : "is within the seeds' spread: another seed could change it");
 }
 
 // A ratio to three significant digits, whole from 100 ("x2.52", "x1038").
 std::string ratio_text(double r) { return r >= 100 ? fmt::format("{:.0f}", r) : fmt::format("{:.3g}", r); }
 
+// The decision's criteria read the idle fabric (tail latency, congestion
+// and resilience aside). This table gives each workload's key metric under every other
+// condition all fabrics meet, with each figure's ratio to the same fabric
+// idle, and who leads there: a fabric that wins idle may not under load.
+// `changed`: the rows whose leader is not the idle one. Empty without a
+// baseline condition.
 struct BesideIdle {
   ReportTable table;
   size_t changed = 0;
@@ -925,6 +993,12 @@ std::vector<Section> build(const EvalReportInput& in) {
     dec.para(fmt::format("**Recommendation: {}**, with the highest weighted score, {} [total.{}].", best,
                          report_number(s.total[s.best]), best) +
              recommendation_robustness(in));
+    if (ev.seeds.size() == 1)
+      dec.para(fmt::format(
+          "Every figure here is one run (seed {}): a difference between fabrics smaller than another seed "
+          "would move it cannot be told from chance. With two or more seeds (`seeds: [1, 2]`), each "
+          "criterion below says whether its lead holds on every seed.",
+          ev.seeds.front()));
     for (const auto& sc : s.scores) {
       size_t lead = 0;
       for (size_t f = 1; f < nf; ++f)
@@ -944,31 +1018,29 @@ std::vector<Section> build(const EvalReportInput& in) {
                                       ev.fabrics[f].name);
       }
       dec.para(sentence + ".");
-      // How far the assumptions could move this criterion, when swept: a
+      // How far the seeds and the assumptions move this criterion: a
       // criterion of several figures moves as their geometric mean does,
-      // each at its low end, or each at its high end.
+      // each figure at one end of its span, then each at the other.
+      if (const std::string spread = seed_spread(in, sc, lead); !spread.empty()) dec.para(spread);
       std::string ranges;
-      bool overlap = false;
-      const std::optional<AssumedSpan> leader = assumed_span(s, sc.cites[lead]);
+      std::vector<std::optional<std::pair<double, double>>> spans(nf);
       for (size_t f = 0; f < nf; ++f) {
         const std::optional<AssumedSpan> x = assumed_span(s, sc.cites[f]);
-        if (!x || x->low == x->high) continue;
+        if (!x) continue;
+        spans[f] = std::pair{x->low, x->high};
+        if (x->low == x->high) continue;
         ranges += fmt::format("{} from {} {} [{}] to {} {} [{}]{}; ", ev.fabrics[f].name,
                               report_number(x->low), sc.unit, x->low_cite, report_number(x->high), sc.unit,
                               x->high_cite, x->keys.empty() ? std::string() : " (" + x->keys + ")");
-        if (f != lead && leader) {
-          const double lead_worst = sc.lower_is_better ? leader->high : leader->low;
-          const double other_best = sc.lower_is_better ? x->low : x->high;
-          overlap = overlap || (sc.lower_is_better ? other_best <= lead_worst : other_best >= lead_worst);
-        }
       }
       if (!ranges.empty())
         dec.para(
             "With the unsourced defaults moved to their stated bounds (x0.5 and x2 where none is "
             "stated): " +
             ranges +
-            (overlap ? "the lead on " + sc.criterion + " could change within these ranges."
-                     : "the lead on " + sc.criterion + " holds across them."));
+            (lead_holds(spans, lead, sc.lower_is_better)
+                 ? "the lead on " + sc.criterion + " holds across them."
+                 : "the lead on " + sc.criterion + " could change within these ranges."));
     }
   }
   if (BesideIdle b = beside_idle(in); !b.table.rows.empty()) {

@@ -776,6 +776,55 @@ weights: {congestion: 1, resilience: 1}
   EXPECT_NEAR(resilience.score[1], 100.0 * 1.25 / 4.0, 1e-9);
 }
 
+// With two seeds each criterion says whether its lead holds on every seed:
+// ib's busbw 10 and 14 GB/s (mean 12) leads roce's 11 and 12 (11.5) on the
+// means, but its worse seed is below roce's better one; against roce's 8
+// and 9 it holds. With one seed the decision says its figures are one run.
+TEST(EvaluateReport, EachLeadIsCheckedAgainstTheSeedsSpread) {
+  const auto markdown = [](const std::string& seeds, const double(&busbw)[2][2]) {
+    const Evaluation ev = load_evaluation_text(R"(name: seeds
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+seeds: )" + seeds + R"(
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: collective, name: ar, op: all_reduce, sizes: [1MiB]}
+conditions:
+  - baseline
+weights: {collective: 1}
+)",
+                                               "seeds.yaml");
+    const std::vector<EvalCell> cells = eval_cells(ev);
+    std::vector<CellOutcome> outcomes(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const double v = busbw[cells[i].fabric][cells[i].seed == ev.seeds.front() ? 0 : 1];
+      outcomes[i].ok = true;
+      outcomes[i].results = {
+          {"scenario", {{"fabric", nlohmann::json::object()}, {"topology", nlohmann::json::object()}}},
+          {"workload_results", {{{"finished", true}, {"busbw_GBps", v}, {"time_us", 100.0}}}}};
+    }
+    const EvalSummary s = summarize(ev, cells, outcomes);
+    return report_markdown(EvalReportInput{ev, cells, outcomes, s});
+  };
+  const double close[2][2] = {{10, 14}, {11, 12}};
+  const std::string within = markdown("[1, 2]", close);
+  EXPECT_NE(
+      within.find("Over the 2 seeds (each figure at its least, then at its greatest): ib-ndr 10-14 GB/s; "
+                  "roce 11-12 GB/s; the lead on collective is within the seeds' spread"),
+      std::string::npos)
+      << within;
+  const double apart[2][2] = {{10, 14}, {8, 9}};
+  const std::string holds = markdown("[1, 2]", apart);
+  EXPECT_NE(holds.find("ib-ndr 10-14 GB/s; roce 8-9 GB/s; the lead on collective holds on every seed."),
+            std::string::npos)
+      << holds;
+  EXPECT_EQ(holds.find("is one run"), std::string::npos);
+  const std::string one = markdown("[7]", apart);
+  EXPECT_NE(one.find("Every figure here is one run (seed 7)"), std::string::npos) << one;
+  EXPECT_EQ(one.find("Over the"), std::string::npos);
+}
+
 // The recommendation says what its lead is made of (each criterion's
 // weighted score difference against the runner-up, summing to the margin)
 // and which two criteria left out together narrow it most: here ib-ndr's

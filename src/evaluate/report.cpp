@@ -196,9 +196,12 @@ std::string score_chart(const EvalReportInput& in) {
   BarChart c;
   c.title = "Score per criterion (100 = best fabric on it)";
   for (const auto& sc : in.summary.scores) c.categories.push_back(sc.criterion);
+  // The decision itself beside what it is made of.
+  c.categories.emplace_back("weighted score");
   for (size_t f = 0; f < in.ev.fabrics.size(); ++f) {
     BarSeries b{in.ev.fabrics[f].name, {}, {}};
     for (const auto& sc : in.summary.scores) b.values.push_back(sc.score[f]);
+    b.values.push_back(in.summary.total[f]);
     c.series.push_back(std::move(b));
   }
   c.value_axis.title = "score";
@@ -988,7 +991,8 @@ std::vector<Section> build(const EvalReportInput& in) {
         "under a failure, a mis-setting or distance, each against the same workload idle and over the "
         "conditions every fabric meets: the sentences under the table cite which.");
     dec.table(std::move(t));
-    dec.chart(score_chart(in), "Scores per criterion; the weighted score is the table's last row.");
+    dec.chart(score_chart(in),
+              "Scores per criterion, and the weighted score (the table's last row) as the last group.");
     const std::string& best = ev.fabrics[s.best].name;
     dec.para(fmt::format("**Recommendation: {}**, with the highest weighted score, {} [total.{}].", best,
                          report_number(s.total[s.best]), best) +

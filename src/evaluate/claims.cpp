@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include "config/join.h"
@@ -366,6 +368,19 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim,
                      gap + (all ? "The order holds for every pair of fabrics idle" +
                                       std::string(loaded_too ? " and under every loaded condition." : ".")
                                 : "The order does not hold for every pair of fabrics.")};
+}
+
+// The retransmission timeouts of the workload a slowdown's `cite` reads
+// under condition `cond` ("a.w.cond.metric / a.w.base.metric"), or null.
+const EvalFigure* timeouts_of(const EvalSummary& s, const std::string& cite, const std::string& cond) {
+  std::istringstream ids(cite);
+  std::string id;
+  const std::string at = "." + cond + ".";
+  while (ids >> id) {
+    const size_t c = id.find(at);
+    if (c != std::string::npos) return find_figure(s, id.substr(0, c + at.size()) + "timeouts");
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -960,6 +975,13 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       // IB switch hardware; Ethernet's ECMP group repair) and when every
       // switch does (the SM's new LFTs; BGP), and what it cost the workloads.
       std::string e;
+      // The slowest fabric whose lost packets waited for timeouts.
+      struct Waited {
+        size_t fabric;
+        double value;
+        double timeouts;
+      };
+      std::optional<Waited> slowest_waited;
       struct Span {
         double ib_worst = 0;
         double eth_best = std::numeric_limits<double>::infinity();
@@ -995,19 +1017,36 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
           e += "no workload slower than at baseline. ";
         else
           e += std::isfinite(w.value)
-                   ? fmt::format("worst slowdown under the failure {} x [{}]. ", report_number(w.value),
-                                 w.cite)
-                   : fmt::format("a workload did not finish after the failure ({}). ", w.cite);
+                   ? fmt::format("worst slowdown under the failure {} x [{}]", report_number(w.value), w.cite)
+                   : fmt::format("a workload did not finish after the failure ({})", w.cite);
+        // What that workload's lost packets waited for: their QPs'
+        // retransmission timeouts, until a route around the link existed.
+        if (const EvalFigure* t = timeouts_of(s, w.cite, ev.conditions[r.failed()].name); t && t->mean > 0) {
+          e += fmt::format(", with {} retransmission timeouts [{}]", report_number(t->mean), t->id);
+          if (!slowest_waited || w.value > slowest_waited->value)
+            slowest_waited = Waited{f, w.value, t->mean};
+        }
+        if (!w.cite.empty()) e += ". ";
       }
       if (!global.both()) {
         out.push_back(not_measured(9, claim, "needs an InfiniBand and an Ethernet fabric under it.", e));
       } else {
         const bool holds = global.ib_faster() && (!local.both() || local.ib_faster());
         const std::vector<std::string> assumed =
-            r.assumed_with_prefix({"fabric.ib.sm_", "fabric.ib.flfn", "fabric.reroute."});
+            r.assumed_with_prefix({"fabric.ib.sm_", "fabric.ib.flfn", "fabric.reroute.", "fabric.rto",
+                                   "fabric.retry_limit", "fabric.tcp.min_rto", "fabric.tcp.max_rto"});
         std::string f =
             holds ? "InfiniBand's switches and subnet manager route around the link before Ethernet's do."
                   : "InfiniBand does not route around the link before Ethernet here.";
+        if (slowest_waited)
+          f += fmt::format(
+              " The slowdowns are the transports' too: packets lost on the dead link wait for their "
+              "retransmission timeouts (fabric.rto, doubling to its backoff limit; TCP's fabric.tcp.min_rto "
+              "on iWARP) until a route around it exists: {}'s {} waited through {}.",
+              r.name(slowest_waited->fabric),
+              std::isfinite(slowest_waited->value) ? report_number(slowest_waited->value) + " x"
+                                                   : std::string("unfinished workload"),
+              report_number(slowest_waited->timeouts));
         if (!assumed.empty())
           f += " These times rest on settings without a published source: " + join_names(assumed) + ".";
         out.push_back(ClaimAnswer{9, claim,

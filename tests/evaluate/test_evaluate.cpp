@@ -1881,6 +1881,50 @@ TEST(EvaluateClaims, ClaimTwoNamesTheRocev2FabricWhereTheOrderFails) {
   FAIL() << "no claim 2";
 }
 
+// Claim 9 says what a slowdown after the failure waited for: roce's
+// collective, 20x slower with the link down, saw 5 retransmission timeouts,
+// and the answer names the timeout settings beside the reroute times.
+TEST(EvaluateClaims, ClaimNineSaysTheSlowdownWaitedForRetransmissionTimeouts) {
+  const Evaluation ev = load_evaluation_text(R"(name: t9
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+fabrics: [ib-ndr, {profile: rocev2-dcqcn, name: roce}]
+workloads: [{type: collective, name: ar, op: all_reduce, sizes: [1MiB]}]
+conditions: [baseline, {name: down, link_down: {at: 20us}}]
+)",
+                                             "t9.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  std::vector<CellOutcome> outcomes(cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const bool down = cells[i].condition == 1;
+    const bool roce = cells[i].fabric == 1;
+    outcomes[i].ok = true;
+    outcomes[i].results = {
+        {"scenario", {{"fabric", nlohmann::json::object()}, {"topology", nlohmann::json::object()}}},
+        {"workload_results",
+         {{{"finished", true}, {"busbw_GBps", down ? (roce ? 2.0 : 36.0) : 40.0}, {"time_us", 100.0}}}},
+        {"network", {{"timeouts", down && roce ? 5 : 0}}}};
+    if (down)
+      outcomes[i].results["incident"] = {
+          {"faults",
+           {{{"repaired_after_us", roce ? 1100.0 : 0.0}, {"rerouted_after_us", roce ? 50100.0 : 600.0}}}}};
+  }
+  const EvalSummary s = summarize(ev, cells, outcomes);
+  for (const ClaimAnswer& a : answer_claims(EvalReportInput{ev, cells, outcomes, s}))
+    if (a.number == 9) {
+      EXPECT_NE(a.evidence.find("worst slowdown under the failure 20 x [roce.ar-1MiB.baseline.busbw_GBps / "
+                                "roce.ar-1MiB.down.busbw_GBps], with 5 retransmission timeouts "
+                                "[roce.ar-1MiB.down.timeouts]."),
+                std::string::npos)
+          << a.evidence;
+      EXPECT_NE(a.finding.find("until a route around it exists: roce's 20 x waited through 5."),
+                std::string::npos)
+          << a.finding;
+      EXPECT_EQ(a.evidence.find("ib-ndr.ar-1MiB.down.timeouts"), std::string::npos) << "none there";
+      return;
+    }
+  FAIL() << "no claim 9";
+}
+
 // Claim 2 does not judge the order of tails that a condition never moved
 // (both within the threshold of idle): that order is noise.
 TEST(EvaluateClaims, ClaimTwoSkipsAConditionThatNeverReachedTheProbe) {

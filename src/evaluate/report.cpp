@@ -906,9 +906,22 @@ Section scale_section(const EvalReportInput& in) {
       t.rows.push_back(std::move(row));
       chart.series.push_back(std::move(ser));
     }
+    // Fabrics alike here (a collective's QP count follows NCCL's channels,
+    // not the fabric): one row and one line, not five drawn on each other.
+    const bool alike =
+        t.rows.size() > 1 && std::all_of(t.rows.begin(), t.rows.end(), [&](const auto& r) {
+          return std::equal(r.begin() + 1, r.end(), t.rows.front().begin() + 1, t.rows.front().end());
+        });
+    if (alike) {
+      t.rows.resize(1);
+      t.rows.front().front() = "every fabric";
+      chart.series.resize(1);
+      chart.series.front().name = "every fabric";
+    }
     sc.table(std::move(t));
     chart.size = {760, 360};
-    sc.chart(render_svg(chart, SeriesColors(fabric_names(ev))), "");
+    sc.chart(render_svg(chart, alike ? SeriesColors() : SeriesColors(fabric_names(ev))),
+             alike ? "Every fabric has these figures: one line for all." : "");
   }
   return sc;
 }

@@ -1641,6 +1641,38 @@ TEST(EvaluateClaims, IwarpAtScaleQuotesTheConnectionState) {
   FAIL() << "no claim 4";
 }
 
+// The scale section draws figures every fabric shares (here the QP count)
+// as one row and one line for all, and the busbw, which differs, per fabric.
+TEST(EvaluateReport, ScaleFiguresEveryFabricSharesAreShownOnce) {
+  const Evaluation ev = load_evaluation_text(
+      "name: big\ncluster: {servers: 2, gpus_per_server: 8, nic_rate: 400Gbps}\n"
+      "fabrics: [ib-ndr, iwarp-dctcp]\n"
+      "workloads: [{type: collective, name: ar, op: all_reduce, sizes: [32MiB]}]\n"
+      "scale: {servers: [64], workloads: [ar]}\n",
+      "big.yaml");
+  EvalSummary s = claims_summary(2);
+  for (size_t f = 0; f < 2; ++f)
+    for (const int n : {2, 64}) {
+      const std::string at = fmt::format("scale.f{}.ar-32MiB.{}servers.", f, n);
+      s.scale.push_back(
+          EvalScalePoint{at + "busbw_GBps", f, 0, 0, n, "busbw_GBps", n == 2 ? 100.0 : 50.0 - 10.0 * f});
+      s.scale.push_back(EvalScalePoint{at + "qps_per_nic", f, 0, 0, n, "qps_per_nic", n == 2 ? 8.0 : 16.0});
+    }
+  const std::vector<EvalCell> cells;
+  const std::vector<CellOutcome> outcomes;
+  const std::string md = report_markdown(EvalReportInput{ev, cells, outcomes, s});
+  const size_t qps = md.find("| ar 32MiB: QPs on the busiest NIC |");
+  ASSERT_NE(qps, std::string::npos) << md;
+  const std::string qp_table = md.substr(qps, md.find("\n\n", qps) - qps);
+  EXPECT_NE(qp_table.find("| every fabric | 8 | 16 |"), std::string::npos) << qp_table;
+  EXPECT_EQ(qp_table.find("ib-ndr"), std::string::npos) << qp_table;
+  const size_t busbw = md.find("| ar 32MiB: busbw [GB/s] |");
+  ASSERT_NE(busbw, std::string::npos) << md;
+  const std::string busbw_table = md.substr(busbw, md.find("\n\n", busbw) - busbw);
+  EXPECT_NE(busbw_table.find("| ib-ndr | 100 | 50 |"), std::string::npos) << busbw_table;
+  EXPECT_NE(busbw_table.find("| iwarp-dctcp | 100 | 40 |"), std::string::npos) << busbw_table;
+}
+
 }  // namespace
 }  // namespace rdmasim
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -926,6 +927,74 @@ Section scale_section(const EvalReportInput& in) {
   return sc;
 }
 
+// The field's terms the report uses, each defined once at its end: only
+// those its text (paragraphs and tables, not charts) names as a word.
+Section glossary(const std::vector<Section>& sections) {
+  static const std::vector<std::pair<std::string, std::string>> kTerms = {
+      {"busbw",
+       "bus bandwidth, as nccl-tests reports it: the collective's algorithm bandwidth (bytes / time) times "
+       "its traffic factor (2(n-1)/n for AllReduce, (n-1)/n for AllGather), comparable with a link's rate"},
+      {"CNP", "Congestion Notification Packet: a RoCE receiver's answer to an ECN-marked packet"},
+      {"DCQCN", "the rate-based congestion control RoCE NICs run on ECN marks (Zhu et al., SIGCOMM 2015)"},
+      {"DCTCP", "TCP congestion control that cuts its window in proportion to the share of ECN marks"},
+      {"ECMP", "equal-cost multipath: a switch hashes each flow onto one of its equal-cost uplinks"},
+      {"ECN",
+       "Explicit Congestion Notification: a switch marks packets while its queue is above a threshold"},
+      {"FCT", "flow completion time"},
+      {"HPCC",
+       "congestion control from in-band telemetry of every hop's queue and load (Li et al., SIGCOMM 2019)"},
+      {"incast", "many senders into one receiver at once: its NIC port is the bottleneck"},
+      {"LFT", "linear forwarding table: an InfiniBand switch's output port per destination, set by the SM"},
+      {"NSCC", "Ultra Ethernet's sender-based congestion control, from delay and ECN"},
+      {"NVLS", "NVLink SHARP: reduction in the NVSwitch inside a server"},
+      {"p50", "the median: half of the samples are below it"},
+      {"p99", "the value 99% of the samples are below"},
+      {"p99.9", "the value 99.9% of the samples are below: the tail a synchronised job waits for"},
+      {"permutation", "every host sends to one other host and receives from one: the fabric's bisection"},
+      {"PFC",
+       "Priority Flow Control (IEEE 802.1Qbb): a port pauses its neighbour's priority when its buffer "
+       "fills (XOFF) and resumes it when it drains (XON), so that class is not dropped"},
+      {"QP", "queue pair: an RDMA connection's send and receive queues, with context held in both NICs"},
+      {"RTO", "retransmission timeout: how long a sender waits for an acknowledgement before resending"},
+      {"SHARP",
+       "Scalable Hierarchical Aggregation and Reduction Protocol: InfiniBand switches reduce "
+       "collective data in the network"},
+      {"SHIELD",
+       "InfiniBand switches' self-healing: a switch routes around a dead port at once, before the SM"},
+      {"SM", "subnet manager: the InfiniBand controller that computes every switch's LFT"},
+      {"TCO", "total cost of ownership: purchase, power, licences and staff over the ownership period"},
+  };
+  std::string text;
+  for (const Section& sec : sections)
+    for (const Block& b : sec.blocks) {
+      text += b.paragraph + "\n";
+      for (const auto& h : b.table.header) text += h + "\n";
+      for (const auto& r : b.table.rows)
+        for (const auto& c : r) text += c + "\n";
+    }
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  const auto names = [&](const std::string& term) {
+    for (size_t at = text.find(term); at != std::string::npos; at = text.find(term, at + 1)) {
+      const size_t end = at + term.size();
+      // "p99" is not named by "p99.9", nor "SM" by "ASM" or "SMP"; "QPs" names "QP".
+      const size_t after = end < text.size() && text[end] == 's' ? end + 1 : end;
+      const bool longer =
+          after < text.size() &&
+          (word_char(text[after]) || (text[after] == '.' && after + 1 < text.size() &&
+                                      std::isdigit(static_cast<unsigned char>(text[after + 1])) != 0));
+      if ((at == 0 || !word_char(text[at - 1])) && !longer) return true;
+    }
+    return false;
+  };
+  Section g{"Glossary", {}};
+  ReportTable t;
+  t.header = {"term", "meaning"};
+  for (const auto& [term, meaning] : kTerms)
+    if (names(term)) t.rows.push_back({term, meaning});
+  if (!t.rows.empty()) g.table(std::move(t));
+  return g;
+}
+
 std::vector<Section> build(const EvalReportInput& in) {
   const Evaluation& ev = in.ev;
   const EvalSummary& s = in.summary;
@@ -1310,6 +1379,8 @@ std::vector<Section> build(const EvalReportInput& in) {
     for (const auto& f : s.failed_cells) fail.para(f);
     out.push_back(std::move(fail));
   }
+
+  if (Section g = glossary(out); !g.blocks.empty()) out.push_back(std::move(g));
 
   Section repro{"Reproduce", {}};
   repro.para(

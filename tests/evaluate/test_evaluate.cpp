@@ -1671,6 +1671,13 @@ TEST(EvaluateReport, ScaleFiguresEveryFabricSharesAreShownOnce) {
   const std::string busbw_table = md.substr(busbw, md.find("\n\n", busbw) - busbw);
   EXPECT_NE(busbw_table.find("| ib-ndr | 100 | 50 |"), std::string::npos) << busbw_table;
   EXPECT_NE(busbw_table.find("| iwarp-dctcp | 100 | 40 |"), std::string::npos) << busbw_table;
+  // The glossary defines the terms the text names ("busbw", "QPs"), and no
+  // other (nothing here mentions SHIELD).
+  const size_t glossary = md.find("## Glossary");
+  ASSERT_NE(glossary, std::string::npos) << md;
+  EXPECT_NE(md.find("| busbw | bus bandwidth, as nccl-tests reports it", glossary), std::string::npos);
+  EXPECT_NE(md.find("| QP | queue pair", glossary), std::string::npos);
+  EXPECT_EQ(md.find("SHIELD"), std::string::npos) << md;
 }
 
 }  // namespace

@@ -825,7 +825,6 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     const auto is_sharp = [](const EvalWorkload& w) {
       return w.keys["algo"] && w.keys["algo"].Scalar() == "sharp";
     };
-    const auto not_sharp = [&](const EvalWorkload& w) { return !is_sharp(w); };
     // Each size both ran, idle and beside every load every fabric meets:
     // SHARP's packets meet the other traffic in the switch queues.
     const auto size_of = [&](const EvalFigure& x) {

@@ -77,6 +77,16 @@ const MetricInfo* metric_info(const std::string& name) {
   return nullptr;
 }
 
+// A member of a results object, or null when it has none: a const
+// operator[] on a missing key is undefined behaviour, and a cell's results
+// may lack a section (a hand-built outcome, an older results file).
+const json& member(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  const auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
 double num(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : kNaN;
@@ -215,19 +225,19 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
   } else if (type == "bandwidth") {
     if (finished) m = {{"gbps", num(wr, "gbps")}};
   } else if (type == "incast" || type == "permutation" || type == "all-to-all" || type == "fct") {
-    const json& fl = r["flows"];
+    const json& fl = member(r, "flows");
     const double unfinished = num(fl, "unfinished");
     if (unfinished == 0) {
       if (type == "fct") {
-        m.emplace_back("slowdown_p50", num(fl["slowdown"], "p50"));
-        m.emplace_back("slowdown_p99", num(fl["slowdown"], "p99"));
+        m.emplace_back("slowdown_p50", num(member(fl, "slowdown"), "p50"));
+        m.emplace_back("slowdown_p99", num(member(fl, "slowdown"), "p99"));
         for (const auto& b : fl.value("by_size", json::array()))
-          if (num(b["slowdown"], "count") > 0)
-            m.emplace_back("slowdown_p99@" + b.value("sizes", ""), num(b["slowdown"], "p99"));
+          if (num(member(b, "slowdown"), "count") > 0)
+            m.emplace_back("slowdown_p99@" + b.value("sizes", ""), num(member(b, "slowdown"), "p99"));
       } else {
-        m.emplace_back("completion_us", num(r["throughput"], "makespan_ns") / 1e3);
-        m.emplace_back("goodput_gbps", num(r["throughput"], "goodput_gbps"));
-        m.emplace_back("fct_p99_us", num(fl["fct_ns"], "p99") / 1e3);
+        m.emplace_back("completion_us", num(member(r, "throughput"), "makespan_ns") / 1e3);
+        m.emplace_back("goodput_gbps", num(member(r, "throughput"), "goodput_gbps"));
+        m.emplace_back("fct_p99_us", num(member(fl, "fct_ns"), "p99") / 1e3);
       }
     }
     m.emplace_back("unfinished_flows", unfinished);
@@ -241,16 +251,16 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
   } else if (type == "scenario") {
     // The user's own workloads: done when the run ended with every one of
     // them finished (background traffic may still be arriving).
-    const json& run = r["run"];
-    bool done = !run.value("interrupted", false) && run.value("all_flows_completed", true);
+    const json& run = member(r, "run");
+    bool done = run.is_object() && !run.value("interrupted", false) && run.value("all_flows_completed", true);
     for (const auto& x : r.value("workload_results", json::array()))
       if (x.is_object() && x.value("type", "") != "background" && !x.value("finished", true)) done = false;
     if (done) m.emplace_back("completion_us", num(run, "simulated_end_ps") / 1e6);
-    const json& fl = r["flows"];
+    const json& fl = member(r, "flows");
     if (num(fl, "total") > 0 && num(fl, "unfinished") == 0) {
-      m.emplace_back("slowdown_p99", num(fl["slowdown"], "p99"));
-      m.emplace_back("fct_p99_us", num(fl["fct_ns"], "p99") / 1e3);
-      m.emplace_back("goodput_gbps", num(r["throughput"], "goodput_gbps"));
+      m.emplace_back("slowdown_p99", num(member(fl, "slowdown"), "p99"));
+      m.emplace_back("fct_p99_us", num(member(fl, "fct_ns"), "p99") / 1e3);
+      m.emplace_back("goodput_gbps", num(member(r, "throughput"), "goodput_gbps"));
     }
     m.emplace_back("unfinished_flows", num(fl, "unfinished"));
   } else if (type == "mpi") {
@@ -274,13 +284,13 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
       m = {{"iops", num(rd, "iops") + (wt.contains("iops") ? num(wt, "iops") : 0.0)}};
       if (main.contains("clat_us"))
         for (const auto& [k, q] : {std::pair{"clat_p50_us", "p50"}, std::pair{"clat_p99_us", "p99"}})
-          m.emplace_back(k, num(main["clat_us"], q));
+          m.emplace_back(k, num(member(main, "clat_us"), q));
     }
   } else if (type == "stream") {
     // Late or undelivered messages count whatever the run's end.
     m = {{"deadline_misses", num(wr, "deadline_misses")}};
     if (wr.contains("latency_us")) {
-      m.emplace_back("stream_p99_us", num(wr["latency_us"], "p99"));
+      m.emplace_back("stream_p99_us", num(member(wr, "latency_us"), "p99"));
       m.emplace_back("stream_jitter_us", num(wr, "jitter_us"));
     }
   } else if (type == "training") {
@@ -289,7 +299,7 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
            {"exposed_comm_ms", num(wr, "exposed_communication_ms")},
            {"exposed_share", num(wr, "exposed_share")}};
   }
-  const json& n = r["network"];
+  const json& n = member(r, "network");
   // switch_buffer_drops already counts the lossless class's.
   m.emplace_back("drops",
                  num(n, "switch_buffer_drops") + num(n, "link_fault_drops") + num(n, "no_route_drops"));
@@ -300,15 +310,15 @@ std::vector<std::pair<std::string, double>> cell_metrics(const std::string& type
   // How the fabric came through the condition's fault: when it noticed, when
   // every switch routed around it, how deep throughput fell and when it was
   // back to 90% (absent when it never was, or was not measured).
-  if (r.contains("incident") && !r["incident"]["faults"].empty()) {
-    const json& f = r["incident"]["faults"][0];
+  if (const json& faults = member(member(r, "incident"), "faults"); faults.is_array() && !faults.empty()) {
+    const json& f = faults[0];
     for (const char* k :
          {"detected_after_us", "repaired_after_us", "rerouted_after_us", "recovered_after_us", "dip_percent"})
       m.emplace_back(k, num(f, k));
   }
   if (r.contains("misconfig"))
     for (const char* k : {"lossless_class_drops", "oversize_drops"})
-      m.emplace_back(k, num(r["misconfig"], k));
+      m.emplace_back(k, num(member(r, "misconfig"), k));
   m.erase(std::remove_if(m.begin(), m.end(), [](const auto& p) { return !std::isfinite(p.second); }),
           m.end());
   return m;

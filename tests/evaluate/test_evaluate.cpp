@@ -776,6 +776,23 @@ weights: {congestion: 1, resilience: 1}
   EXPECT_NEAR(resilience.score[1], 100.0 * 1.25 / 4.0, 1e-9);
 }
 
+// A results object that lacks a section (here: no network, flows or
+// incident) gives the figures it has and none it lacks; reading a missing
+// key of a const JSON object was undefined behaviour and crashed.
+TEST(EvaluateReport, ResultsWithoutASectionGiveOnlyTheFiguresTheyHave) {
+  const nlohmann::ordered_json r = {
+      {"workload_results", {{{"finished", true}, {"busbw_GBps", 12.5}, {"time_us", 80.0}}}}};
+  const auto m = cell_metrics("collective", r);
+  ASSERT_EQ(m.size(), 2U);
+  EXPECT_EQ(m[0].first, "busbw_GBps");
+  EXPECT_DOUBLE_EQ(m[0].second, 12.5);
+  EXPECT_EQ(m[1].first, "time_us");
+  EXPECT_DOUBLE_EQ(m[1].second, 80.0);
+  // A flows workload without its flows section has no figure at all.
+  EXPECT_TRUE(cell_metrics("incast", nlohmann::ordered_json::object()).empty());
+  EXPECT_TRUE(cell_metrics("scenario", nlohmann::ordered_json::object()).empty());
+}
+
 // With two seeds each criterion says whether its lead holds on every seed:
 // ib's busbw 10 and 14 GB/s (mean 12) leads roce's 11 and 12 (11.5) on the
 // means, but its worse seed is below roce's better one; against roce's 8

@@ -1037,7 +1037,17 @@ std::vector<Section> build(const EvalReportInput& in) {
       tuning, assumed, scaled));
   out.push_back(std::move(head));
 
-  // The decision first: what a person came for.
+  // What each condition changes, before the decision that names them (its
+  // scores and its table of every condition read load-50, link-down, ...):
+  // a lab report states its test conditions before its results.
+  Section conds{"Conditions", {}};
+  ReportTable ct;
+  ct.header = {"condition", "what changes"};
+  for (const auto& c : ev.conditions) ct.rows.push_back({c.name, condition_text(c)});
+  conds.table(std::move(ct));
+  out.push_back(std::move(conds));
+
+  // Then the decision: what a person came for.
   Section dec{"Decision", {}};
   if (s.scores.empty()) {
     dec.para("No criterion with a positive weight was measured: no decision.");
@@ -1281,13 +1291,6 @@ std::vector<Section> build(const EvalReportInput& in) {
   }
   settings.table(std::move(st));
   out.push_back(std::move(settings));
-
-  Section conds{"Conditions", {}};
-  ReportTable ct;
-  ct.header = {"condition", "what changes"};
-  for (const auto& c : ev.conditions) ct.rows.push_back({c.name, condition_text(c)});
-  conds.table(std::move(ct));
-  out.push_back(std::move(conds));
 
   for (size_t w = 0; w < ev.workloads.size(); ++w) {
     const EvalWorkload& wl = ev.workloads[w];

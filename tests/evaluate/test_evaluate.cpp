@@ -2098,6 +2098,9 @@ weights: {latency: 1, tail_latency: 1}
       << md;
   EXPECT_NE(md.find("mis-set on switch all: pfc.headroom = 2KB; on roce only"), std::string::npos) << md;
   EXPECT_NE(md.find("link auto (the first leaf's first uplink) down at 20us"), std::string::npos) << md;
+  // The conditions are described before the decision that names them.
+  ASSERT_NE(md.find("## Conditions"), std::string::npos);
+  EXPECT_LT(md.find("## Conditions"), md.find("## Decision"));
   // The incast's per-condition chart has no empty slots for conditions it never ran under.
   const std::string html = report_html(EvalReportInput{ev, cells, outcomes, s});
   const std::string chart = chart_titled(html, "inc: completion");

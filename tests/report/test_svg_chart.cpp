@@ -382,12 +382,21 @@ TEST(SvgChart, ABarPastTheAxisEndIsLabelledAtTheCut) {
   EXPECT_NE(svg.find(label), std::string::npos) << svg;
 }
 
+// Two lines on an x axis fixed at 2.5 s: "short" ends inside, "long" runs to 100 s.
+LineChart cut_chart() {
+  // Member by member: GCC 12 warns of a designated initializer's omitted y
+  // axis (its title string) as maybe uninitialized, a false positive.
+  LineChart c;
+  c.x = Axis{.unit = AxisUnit::kSeconds, .min = 0, .max = 2.5};
+  c.series = {{"short", {{0, 1}, {1, 2}, {2, 1}}}, {"long", {{0, 1}, {1, 1}, {100, 3}}}};
+  return c;
+}
+
 // As a bar past the axis end: a line that runs past a fixed x.max is cut at
 // the plot's edge and labelled there, just above where it leaves the plot,
 // with its name and the x it runs to; a line that ends inside gets no label.
 TEST(SvgChart, ALinePastTheAxisEndIsLabelledAtTheCut) {
-  LineChart c{.x = Axis{.unit = AxisUnit::kSeconds, .min = 0, .max = 2.5},
-              .series = {{"short", {{0, 1}, {1, 2}, {2, 1}}}, {"long", {{0, 1}, {1, 1}, {100, 3}}}}};
+  const LineChart c = cut_chart();
   const LineLayout l = layout_of(c);
   const std::string svg = render_svg(c);
   expect_clean_svg(svg);
@@ -636,8 +645,7 @@ TEST(SvgChart, ACutBarHasABreakMarkAndItsLabelCarriesTheUnit) {
 // A label at the cut sits on its own line: a white box behind it, drawn
 // after every line, keeps the lines from crossing its text.
 TEST(SvgChart, ACutLabelHasAWhiteBoxOverTheLines) {
-  LineChart c{.x = Axis{.unit = AxisUnit::kSeconds, .min = 0, .max = 2.5},
-              .series = {{"short", {{0, 1}, {1, 2}, {2, 1}}}, {"long", {{0, 1}, {1, 1}, {100, 3}}}}};
+  const LineChart c = cut_chart();
   const LineLayout l = layout_of(c);
   const std::string svg = render_svg(c);
   expect_clean_svg(svg);

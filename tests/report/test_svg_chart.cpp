@@ -396,7 +396,7 @@ LineChart cut_chart() {
 // the plot's edge and labelled there, just above where it leaves the plot,
 // with its name and the x it runs to; a line that ends inside gets no label.
 TEST(SvgChart, ALinePastTheAxisEndIsLabelledAtTheCut) {
-  const LineChart c = cut_chart();
+  LineChart c = cut_chart();
   const LineLayout l = layout_of(c);
   const std::string svg = render_svg(c);
   expect_clean_svg(svg);

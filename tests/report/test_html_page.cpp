@@ -15,15 +15,12 @@
 
 #include "report/html_page.h"
 #include "report/svg_chart.h"
+#include "support/count.h"
 
 namespace rdmasim {
 namespace {
 
-std::size_t count(const std::string& haystack, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 // Every element opened is closed, in order. Void elements (meta, br) and
 // self-closing SVG elements ("/>") open nothing; the style sheet is skipped.

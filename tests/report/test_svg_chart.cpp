@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "report/svg_chart.h"
+#include "support/count.h"
 
 namespace rdmasim {
 namespace {
@@ -23,11 +24,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::string px(double v) { return fmt::format("{:.2f}", v); }
 
-std::size_t count(const std::string& haystack, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
-  return n;
-}
+using testing::count;
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cc/congestion_control.h"
+#include "engine/stable_vector.h"
 #include "engine/units.h"
 #include "net/packet.h"
 #include "transport/recovery/recovery.h"
@@ -264,7 +265,7 @@ class RcEngine final : public Transport, public CcHost {
   PathSelector paths_;        // the requester's entropy per packet (per-connection by default)
   bool int_enabled_ = false;  // data packets collect INT (the CC reads it from ACKs)
   std::vector<Nic*> nics_;
-  std::deque<RcConnection> conns_;  // stable addresses: handlers may hold references
+  StableVector<RcConnection> conns_;  // stable addresses: handlers may hold references
 };
 
 }  // namespace rdmasim

@@ -36,11 +36,11 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
 #include "cc/congestion_control.h"
+#include "engine/stable_vector.h"
 #include "transport/iwarp/iwarp_framing.h"
 #include "transport/iwarp/segment_map.h"
 #include "transport/iwarp/tcp_config.h"
@@ -329,7 +329,7 @@ class IwarpTransport final : public Transport, public CcHost {
   bool cc_reads_ece_ = false;  // the algorithm takes ECN-Echo itself (DCTCP)
   PathSelector paths_;
   std::vector<Nic*> nics_;
-  std::deque<TcpConnection> conns_;
+  StableVector<TcpConnection> conns_;
 };
 
 }  // namespace rdmasim

@@ -27,13 +27,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include "cc/congestion_control.h"
 #include "cc/rccc/rccc.h"
+#include "engine/stable_vector.h"
 #include "engine/ring.h"
 #include "engine/units.h"
 #include "net/packet.h"
@@ -257,7 +257,7 @@ class UetPds final : public Transport, public CcHost {
   std::function<Time()> base_rtt_;
   std::unique_ptr<RcccScheduler> rccc_;  // the receivers' credit scheduler (RCCC on)
   std::vector<Nic*> nics_;
-  std::deque<Pdc> pdcs_;
+  StableVector<Pdc> pdcs_;
   PdsTotals totals_;
 };
 

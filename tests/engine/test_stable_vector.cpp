@@ -29,6 +29,7 @@ TEST(StableVector, ElementsKeepTheirAddressesAsItGrows) {
   {
     StableVector<Tracked, 2> v;  // chunks of 4: ten elements span three
     std::vector<const Tracked*> where;
+    where.reserve(10);
     for (int i = 0; i < 10; ++i) where.push_back(&v.emplace_back(i, live));
     EXPECT_EQ(v.size(), 10U);
     EXPECT_EQ(live, 10);

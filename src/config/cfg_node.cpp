@@ -144,6 +144,37 @@ std::string suggestion(std::string_view word, const Range& candidates) {
   return "; did you mean '" + std::string(best) + "'?";
 }
 
+// Words the field uses for a key under another name: "did you mean" by
+// spelling cannot get from "bandwidth" to "rate". Each is offered only where
+// its key is accepted, and only when no key is spelled like the word.
+struct KeySynonym {
+  std::string_view word;
+  std::string_view key;
+};
+constexpr KeySynonym kKeySynonyms[] = {
+    {"bandwidth", "rate"},          {"speed", "rate"},       {"link_rate", "rate"},
+    {"capacity", "rate"},           {"latency", "delay"},    {"propagation", "delay"},
+    {"propagation_delay", "delay"}, {"prop_delay", "delay"}, {"congestion_control", "cc"},
+    {"random_seed", "seed"},        {"rng_seed", "seed"},    {"buffer_size", "buffer"},
+};
+
+// suggestion() for an unknown key, then the key a synonym (or a slip of
+// one, "bandwith") names.
+template <typename Range>
+std::string key_suggestion(std::string_view word, const Range& accepted) {
+  std::string s = suggestion(word, accepted);
+  if (!s.empty()) return s;
+  std::string lower(word);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(c)); });
+  for (const KeySynonym& syn : kKeySynonyms) {
+    if (edit_distance(lower, syn.word) > 1) continue;
+    if (std::find(accepted.begin(), accepted.end(), syn.key) == accepted.end()) continue;
+    return "; did you mean '" + std::string(syn.key) + "'?";
+  }
+  return "";
+}
+
 std::string integer_expected(int64_t min, int64_t max) {
   const bool has_min = min != std::numeric_limits<int64_t>::min();
   const bool has_max = max != std::numeric_limits<int64_t>::max();
@@ -706,7 +737,7 @@ void CfgNode::finish() const {
     if (accepted.contains(key)) continue;
     const std::string known =
         accepted.empty() ? "no keys are accepted here" : "accepted keys here: " + join_names(accepted);
-    throw error_at(kv.first, key, "unknown key" + suggestion(key, accepted) + " (" + known + ")");
+    throw error_at(kv.first, key, "unknown key" + key_suggestion(key, accepted) + " (" + known + ")");
   }
 }
 

@@ -310,20 +310,23 @@ TEST_F(CliTest, UnknownNestedKeySuggestsNearest) {
 }
 
 TEST_F(CliTest, UnknownNestedKeyListsAcceptedKeys) {
-  const CliResult r = run_scenario(edit(kGood, "    rate: 100Gbps", "    bandwith: 100Gbps"));
+  const CliResult r = run_scenario(edit(kGood, "    rate: 100Gbps", "    colour: 100Gbps"));
   expect_clean_exit(r);
   EXPECT_EQ(r.exit_code, 2);
-  const std::string prefix = "error: " + scenario_ + ":7:5: 'topology.link.bandwith': unknown key";
+  const std::string prefix = "error: " + scenario_ + ":7:5: 'topology.link.colour': unknown key";
   EXPECT_EQ(r.err.rfind(prefix, 0), 0u) << r.err;
   EXPECT_NE(r.err.find("(accepted keys here: cable, delay, length, rate)"), std::string::npos) << r.err;
 }
 
-// The loader's suggestions are edit-distance based, so "bandwith" (distance 7
-// from "rate") gets none. Enable once the loader knows synonyms.
-TEST_F(CliTest, DISABLED_UnknownNestedKeySynonymSuggestsRate) {
+// "bandwith" is 7 edits from "rate": the loader knows the field's word for
+// it, misspelt or not.
+TEST_F(CliTest, UnknownNestedKeySynonymSuggestsRate) {
   expect_bad_input(run_scenario(edit(kGood, "    rate: 100Gbps", "    bandwith: 100Gbps")),
                    at("7:5: 'topology.link.bandwith': unknown key; did you mean 'rate'? (accepted keys here: "
-                      "delay, rate)"));
+                      "cable, delay, length, rate)"));
+  expect_bad_input(run_scenario(edit(kGood, "    delay: 1us", "    Latency: 1us")),
+                   at("8:5: 'topology.link.Latency': unknown key; did you mean 'delay'? (accepted keys here: "
+                      "cable, delay, length, rate)"));
 }
 
 // --- Wrong types ---------------------------------------------------------------------------------------

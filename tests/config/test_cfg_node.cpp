@@ -195,6 +195,24 @@ TEST(CfgNode, UnknownKeyCountsQueriedButAbsentKeysAsAccepted) {
   EXPECT_EQ(e.message(), "unknown key; did you mean 'size'? (accepted keys here: size, size_dist)");
 }
 
+TEST(CfgNode, UnknownKeyNamedByASynonymOnlyWhereItsKeyIsAccepted) {
+  const CfgNode link = CfgNode::load_string("bandwidth: 1Gbps\nspeed: 1Gbps\n", "s.yaml");
+  (void)link.has("rate");
+  EXPECT_EQ(testing::input_error_of([&] { link.finish(); }).message(),
+            "unknown key; did you mean 'rate'? (accepted keys here: rate)");
+  // No "rate" here: the synonym names nothing.
+  const CfgNode other = CfgNode::load_string("bandwidth: 1Gbps\nsize: 1B\n", "s.yaml");
+  (void)other.bytes("size");
+  EXPECT_EQ(testing::input_error_of([&] { other.finish(); }).message(),
+            "unknown key (accepted keys here: size)");
+  // A key spelled like the word wins over the synonym's key.
+  const CfgNode both = CfgNode::load_string("latncy: 1us\n", "s.yaml");
+  (void)both.has("latency");
+  (void)both.has("delay");
+  EXPECT_EQ(testing::input_error_of([&] { both.finish(); }).message(),
+            "unknown key; did you mean 'latency'? (accepted keys here: delay, latency)");
+}
+
 TEST(CfgNode, UnknownKeyWithoutCloseMatch) {
   const CfgNode root = CfgNode::load_string("colour: red\nsize: 1B\n", "u.yaml");
   (void)root.bytes("size");

@@ -158,8 +158,9 @@ constexpr KeySynonym kKeySynonyms[] = {
     {"random_seed", "seed"},        {"rng_seed", "seed"},    {"buffer_size", "buffer"},
 };
 
-// suggestion() for an unknown key, then the key a synonym (or a slip of
-// one, "bandwith") names.
+// suggestion() for an unknown key, then the key a synonym (or a slip of a
+// long one, "bandwith") names. Short synonyms must match whole: "seed" is a
+// slip away from "speed".
 template <typename Range>
 std::string key_suggestion(std::string_view word, const Range& accepted) {
   std::string s = suggestion(word, accepted);
@@ -168,7 +169,8 @@ std::string key_suggestion(std::string_view word, const Range& accepted) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(c)); });
   for (const KeySynonym& syn : kKeySynonyms) {
-    if (edit_distance(lower, syn.word) > 1) continue;
+    const size_t slips = syn.word.size() >= 7 ? 1 : 0;
+    if (edit_distance(lower, syn.word) > slips) continue;
     if (std::find(accepted.begin(), accepted.end(), syn.key) == accepted.end()) continue;
     return "; did you mean '" + std::string(syn.key) + "'?";
   }

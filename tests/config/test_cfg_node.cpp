@@ -200,6 +200,11 @@ TEST(CfgNode, UnknownKeyNamedByASynonymOnlyWhereItsKeyIsAccepted) {
   (void)link.has("rate");
   EXPECT_EQ(testing::input_error_of([&] { link.finish(); }).message(),
             "unknown key; did you mean 'rate'? (accepted keys here: rate)");
+  // A short synonym must match whole: "seed" is not "speed".
+  const CfgNode seed = CfgNode::load_string("seed: 1\n", "s.yaml");
+  (void)seed.has("rate");
+  EXPECT_EQ(testing::input_error_of([&] { seed.finish(); }).message(),
+            "unknown key (accepted keys here: rate)");
   // No "rate" here: the synonym names nothing.
   const CfgNode other = CfgNode::load_string("bandwidth: 1Gbps\nsize: 1B\n", "s.yaml");
   (void)other.bytes("size");

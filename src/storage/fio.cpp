@@ -68,13 +68,25 @@ uint64_t pct_us(const Stats& s, double p) {
   return static_cast<uint64_t>(percentile_sorted(s.sorted_ns, p / 100.0) / 1e3);
 }
 
+// fio 3.28's show_clat_percentiles: the unit is nsec unless the values span
+// min > 2 us and max > 99.999 us (usec) or min > 2 ms and max > 99.999 ms
+// (msec), and each step down to the unit rounds up, (v + 999) / 1000.
 std::string percentile_block(const Stats& s) {
   std::vector<uint64_t> v;
-  for (const double p : fio_percentiles()) v.push_back(pct_us(s, p));
+  for (const double p : fio_percentiles())
+    v.push_back(static_cast<uint64_t>(percentile_sorted(s.sorted_ns, p / 100.0)));
+  const uint64_t minv = v.empty() ? 0 : *std::min_element(v.begin(), v.end());
   const uint64_t maxv = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-  const int width = std::max(5, maxv == 0 ? 1 : static_cast<int>(std::log10(static_cast<double>(maxv))) + 1);
+  const int scale_down = minv > 2'000'000 && maxv > 99'999'999 ? 2 : minv > 2000 && maxv > 99'999 ? 1 : 0;
+  const uint64_t divisor = scale_down == 2 ? 1'000'000 : scale_down == 1 ? 1000 : 1;
+  for (uint64_t& x : v)
+    for (int i = 0; i < scale_down; ++i) x = (x + 999) / 1000;
+  const uint64_t top = maxv / divisor;
+  const int width = std::max(5, top == 0 ? 1 : static_cast<int>(std::log10(static_cast<double>(top))) + 1);
   const int per_line = (80 - 7) / (2 + 10 + width);
-  std::string out = "    clat percentiles (usec):\n     |";
+  std::string out = fmt::format("    clat percentiles ({}):\n     |", scale_down == 2   ? "msec"
+                                                                      : scale_down == 1 ? "usec"
+                                                                                        : "nsec");
   for (size_t i = 0; i < v.size(); ++i) {
     const bool last = i + 1 == v.size();
     out += fmt::format(" {:5.2f}th=[{:>{}}]{}", fio_percentiles()[i], v[i], width, last ? '\n' : ',');
@@ -264,6 +276,7 @@ FioParsed parse_fio_normal(const std::string& text) {
   std::string line;
   FioReport* cur = nullptr;
   bool in_pct = false;
+  double pct_div = 1.0;  // divides the percentile block's values into microseconds
   while (std::getline(in, line)) {
     const size_t first = line.find_first_not_of(' ');
     if (first == std::string::npos) continue;
@@ -299,6 +312,8 @@ FioParsed parse_fio_normal(const std::string& text) {
     }
     if (s.starts_with("clat percentiles (")) {
       in_pct = true;
+      const std::string unit = s.substr(18, 4);  // nsec, usec or msec, as fio scaled them
+      pct_div = unit == "nsec" ? 1e3 : unit == "msec" ? 1e-3 : 1.0;
       continue;
     }
     if (in_pct && s.starts_with("|")) {
@@ -308,7 +323,8 @@ FioParsed parse_fio_normal(const std::string& text) {
         const double q = number(s.substr(start + 1, at - start - 1), "a percentile");
         const size_t close = s.find(']', at);
         const std::string v = s.substr(at + 4, close - at - 4);
-        cur->percentiles_us.emplace_back(q, number(v.substr(v.find_first_not_of(' ')), "a percentile value"));
+        cur->percentiles_us.emplace_back(
+            q, number(v.substr(v.find_first_not_of(' ')), "a percentile value") / pct_div);
         at = close;
       }
       continue;

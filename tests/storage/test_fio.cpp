@@ -3,6 +3,7 @@
 // through the same parsers to the numbers the run measured.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -85,12 +86,50 @@ TEST(FioFormat, OurOutputParsesToTheMeasuredNumbers) {
   double mean = 0;
   for (const double x : r.result.read.clat_us) mean += x / static_cast<double>(r.result.read.clat_us.size());
   EXPECT_NEAR(t.read.clat_mean_us, mean, 1e-6);
-  const FioParsed n = parse_fio_normal(format_fio_normal(r.result, "job"));
+  const std::string normal = format_fio_normal(r.result, "job");
+  const FioParsed n = parse_fio_normal(normal);
   ASSERT_TRUE(n.has_read && n.has_write);
   EXPECT_NEAR(n.read.clat_mean_us, mean, 0.01);
   EXPECT_NEAR(n.read.iops, r.result.read.iops, 0.001 * r.result.read.iops + 100);  // 4 significant figures
+  // Every percentile is under 100 us, so fio 3.28 prints them in nsec (to
+  // the nanosecond); terse v3 gives whole microseconds, rounded down.
+  EXPECT_NE(normal.find("clat percentiles (nsec):"), std::string::npos) << normal;
   ASSERT_EQ(n.read.percentiles_us.size(), 17u);
-  EXPECT_EQ(n.read.percentiles_us, t.read.percentiles_us);
+  ASSERT_EQ(t.read.percentiles_us.size(), 17u);
+  for (size_t i = 0; i < 17; ++i) {
+    EXPECT_EQ(n.read.percentiles_us[i].first, t.read.percentiles_us[i].first);
+    EXPECT_EQ(std::floor(n.read.percentiles_us[i].second), t.read.percentiles_us[i].second) << i;
+  }
+}
+
+// fio 3.28 scales the percentile block by the values' span (stat.c
+// show_clat_percentiles): nsec below min 2 us or max 100 us, usec up to min 2
+// ms and max 100 ms, msec beyond; each step down rounds up, as fio does.
+TEST(FioFormat, PercentileUnitFollowsFio) {
+  const auto block = [](double lo_us, double hi_us) {
+    NvmeofResult r;
+    r.rw = "randread";
+    r.bs = 4096;
+    r.iodepth = 1;
+    r.numjobs = 1;
+    r.initiators = 1;
+    r.runtime = Time::from_ms(1);
+    r.read.ios = 1000;
+    // 99% of the IOs at lo_us, the slowest 1% spread up to hi_us.
+    for (int i = 0; i < 990; ++i) r.read.clat_us.push_back(lo_us);
+    for (int i = 1; i <= 10; ++i) r.read.clat_us.push_back(lo_us + (hi_us - lo_us) * i / 10.0);
+    return format_fio_normal(r, "job");
+  };
+  EXPECT_NE(block(74.85, 96.457).find("clat percentiles (nsec):"), std::string::npos);
+  const std::string usec = block(74.85, 150.0);
+  EXPECT_NE(usec.find("clat percentiles (usec):"), std::string::npos) << usec;
+  // 74.85 us, rounded up as fio rounds: 75, where rounding down said 74.
+  EXPECT_NE(usec.find(" 1.00th=[   75]"), std::string::npos) << usec;
+  EXPECT_NE(block(2500.0, 150000.0).find("clat percentiles (msec):"), std::string::npos);
+  // Parsed back, in microseconds whatever the unit.
+  const FioParsed p = parse_fio_normal(block(2500.0, 150000.0));
+  ASSERT_FALSE(p.read.percentiles_us.empty());
+  EXPECT_GT(p.read.percentiles_us.back().second, 100000.0);
 }
 
 }  // namespace

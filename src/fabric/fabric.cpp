@@ -700,6 +700,7 @@ Time Fabric::ideal_completion(QpId qp, Opcode op, int64_t bytes) const {
   const auto bw = three(n_back, [&](uint64_t i) { return t.back_wire(op, bytes, i) + grh; });
   const Time there = pipeline(fwd, n_there, fw[0], fw[1], fw[2]);
   const Time back = pipeline(rev, n_back, bw[0], bw[1], bw[2]);
+  if (there == Time::never() || back == Time::never()) return Time::never();
   const Time tx = cfg_.nic.tx_latency;
   // A READ response is new work at the responder's NIC: it pays the tx latency again.
   return op == Opcode::kRead ? tx + there + tx + back : tx + there + back;

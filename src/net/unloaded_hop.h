@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "engine/units.h"
@@ -74,6 +75,13 @@ Time unloaded_pipeline(size_t hops, const HopAt& hop_at, uint64_t n, uint32_t fi
     for (size_t h = 1; h < hops && steady; ++h) steady = port_free[h] - before[h] == step;
     if (steady && sent + 1 < n) {
       const auto rest = static_cast<int64_t>(n - 1 - sent);
+      // A stream that would take beyond a quarter of 64-bit picoseconds (26
+      // days: room left for the last packet and the caller's sums) has no
+      // ideal time: never(), as Rate::tx_time saturates, not a wrapped one.
+      Time latest = Time::zero();
+      for (const Time t : port_free) latest = std::max(latest, t);
+      const __int128 end = static_cast<__int128>(latest.ps()) + static_cast<__int128>(step.ps()) * rest;
+      if (end >= std::numeric_limits<int64_t>::max() / 4) return Time::never();
       for (auto& t : port_free) t = t + step * rest;
       sent += static_cast<uint64_t>(rest);
     }

@@ -498,10 +498,13 @@ std::string flows_csv(const std::vector<FlowRecord>& flows,
   for (const auto& f : flows) {
     const bool done = f.finished();
     const uint64_t retx = f.started ? retransmitted(f) : 0;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst,
-                       f.spec.size_bytes, ns3(f.spec.start), done ? ns3(f.fct()) : "",
-                       f.started ? ns3(f.ideal) : "", done ? fmt::format("{:.6f}", slowdown(f)) : "",
-                       op_name(f.op), f.workload, f.links, retx);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", f.spec.id, f.spec.src, f.spec.dst,
+                    f.spec.size_bytes, ns3(f.spec.start), done ? ns3(f.fct()) : "",
+                    !f.started                 ? ""
+                    : f.ideal == Time::never() ? "inf"
+                                               : ns3(f.ideal),
+                    done ? fmt::format("{:.6f}", slowdown(f)) : "", op_name(f.op), f.workload, f.links, retx);
   }
   return out;
 }

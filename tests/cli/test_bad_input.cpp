@@ -294,6 +294,23 @@ TEST_F(CliTest, TooShortDurationLeavesFctEmptyAndSucceeds) {
   EXPECT_EQ(results["run"]["simulated_end"], "1us");
 }
 
+// A flow too long for 64-bit picoseconds at its rate (a pebibyte at 10 Mb/s)
+// has no ideal time: flows.csv says inf, where it printed a wrapped 1.27 ms.
+TEST_F(CliTest, IdealTimeBeyondTheTimeRangeIsInf) {
+  const CliResult r =
+      run_scenario(edit(edit(kGood, "rate: 100Gbps", "rate: 10Mbps"),
+                        "  - type: incast\n    senders: 2\n    receiver: 0\n    size: 64KiB\n",
+                        "  - type: flow\n    src: 0\n    dst: 1\n    size: 1PiB\n"));
+  expect_clean_exit(r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = split(read_text(dir_ / "out" / "flows.csv"), '\n');
+  ASSERT_GE(lines.size(), 2u);
+  const std::vector<std::string> f = split(lines[1], ',');
+  ASSERT_GE(f.size(), 8u) << lines[1];
+  EXPECT_EQ(f[5], "");     // unfinished
+  EXPECT_EQ(f[6], "inf");  // ideal_fct_ns
+}
+
 // --- Unknown keys --------------------------------------------------------------------------------------
 
 TEST_F(CliTest, UnknownTopLevelKeySuggestsNearest) {

@@ -54,5 +54,23 @@ TEST(UnloadedPipeline, SkippingTheSteadyStateIsExact) {
   }
 }
 
+// A stream too long for 64-bit picoseconds (a pebibyte at 10 Mb/s: 2.5
+// years) has no ideal time, never(): it used to wrap to a small positive
+// value (1.27 ms), which flows.csv printed as the flow's ideal. One just
+// inside the limit keeps its exact time, packets x serialisation + latency.
+TEST(UnloadedPipeline, AStreamPastTheTimeRangeIsNeverNotWrapped) {
+  const std::vector<UnloadedHop> hops{{Rate::from_bps(10'000'000), Time::from_ns(100), Time::zero(), 0},
+                                      {Rate::from_bps(10'000'000), Time::from_ns(100), Time::zero(), 0}};
+  const auto at = [&](size_t h) { return hops[h]; };
+  const uint64_t pebibyte_packets = (uint64_t{1} << 50) / 1000;
+  EXPECT_EQ(unloaded_pipeline(hops.size(), at, pebibyte_packets, 1000, 1000, 1000), Time::never());
+  // 10^8 packets of 1,000 B at 10 Mb/s: 0.8 ms each, 80,000 s in all.
+  const uint64_t n = 100'000'000;
+  const Time ser = hops[0].rate.tx_time(Bytes(1000));
+  EXPECT_EQ(ser, Time::from_us(800));
+  EXPECT_EQ(unloaded_pipeline(hops.size(), at, n, 1000, 1000, 1000),
+            ser * static_cast<int64_t>(n) + ser + Time::from_ns(200));
+}
+
 }  // namespace
 }  // namespace rdmasim

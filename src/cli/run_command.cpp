@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/output_paths.h"
 #include "cli/progress.h"
+#include "config/cfg_node.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
@@ -50,6 +52,50 @@ std::string folder_key(const std::string& dir) {
   if (!ec) return canonical.string();
   // Unresolvable (e.g. a name too long for the OS): check_output_dir says why.
   return fs::absolute(dir, ec).lexically_normal().string();
+}
+
+// A file the run reads that sits in its output folder under the name of one
+// it writes or sweeps away (a flows file saved as ports.csv) would be
+// replaced by the run's output, and the next run would read that instead:
+// refuse it before anything runs. Any string of the scenario file or of a
+// --set value that names an existing file, beside the scenario or from the
+// working directory, counts as read. "" when none does.
+std::string input_among_outputs(const Job& j, const std::vector<std::string>& sets) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, fs::path>> inputs{{"the scenario file", j.path}};
+  const fs::path beside = fs::path(j.path).parent_path();
+  const auto note = [&](const std::string& key, const std::string& value) {
+    std::error_code ec;
+    for (const fs::path& p : {beside / value, fs::path(value)})
+      if (!value.empty() && fs::is_regular_file(p, ec)) inputs.emplace_back("key " + key, p);
+  };
+  std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& n,
+                                                                        const std::string& key) {
+    if (n.IsScalar()) note(key, n.Scalar());
+    if (n.IsSequence())
+      for (size_t i = 0; i < n.size(); ++i) walk(n[i], key + "." + std::to_string(i));
+    if (n.IsMap())
+      for (const auto& kv : n)
+        if (kv.first.IsScalar())
+          walk(kv.second, key.empty() ? kv.first.Scalar() : key + "." + kv.first.Scalar());
+  };
+  try {
+    walk(CfgNode::load_file(j.path).yaml(), "");
+  } catch (const std::exception&) {
+    return "";  // loaded once already: cannot fail now but for a race, which the load reports
+  }
+  for (const std::string& s : sets)
+    if (const size_t eq = s.find('='); eq != std::string::npos) note(s.substr(0, eq), s.substr(eq + 1));
+  for (const std::string& name : run_output_names()) {
+    const fs::path out = fs::path(j.dir) / name;
+    std::error_code ec;
+    if (!fs::exists(out, ec)) continue;
+    for (const auto& [what, in] : inputs)
+      if (fs::equivalent(out, in, ec))
+        return "output folder '" + j.dir + "' holds '" + name + "', which this run reads (" + what +
+               "), and the run would replace it with its own: move the input or write elsewhere (-o)";
+  }
+  return "";
 }
 
 Job load_job(const std::string& path, const RunOptions& o) {
@@ -201,6 +247,8 @@ int run_command(const RunOptions& o, const Context& ctx) {
     j.created_dir = !ctx.check_only && !std::filesystem::exists(j.dir, ec);
     if (const std::string why = check_output_dir(j.dir, !ctx.check_only); !why.empty())
       j.refused = {kExitBadInput, "error: " + j.path + ": " + why + "\n"};
+    else if (const std::string clash = input_among_outputs(j, o.sets); !clash.empty())
+      j.refused = {kExitBadInput, "error: " + j.path + ": " + clash + "\n"};
   }
   if (ctx.check_only && !ctx.check_setup) {
     for (Job& j : jobs) {

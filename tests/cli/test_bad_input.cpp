@@ -294,6 +294,33 @@ TEST_F(CliTest, TooShortDurationLeavesFctEmptyAndSucceeds) {
   EXPECT_EQ(results["run"]["simulated_end"], "1us");
 }
 
+// A flows file saved in the output folder under an output's name (ports.csv)
+// was replaced by the run's own ports.csv, so the next run read that as its
+// flow list: the run is refused before it starts and the file is untouched.
+TEST_F(CliTest, InputInTheOutputFolderUnderAnOutputNameIsRefused) {
+  const fs::path out = dir_ / "out";
+  fs::create_directories(out);
+  const std::string flows = "1\n0 1 3 100 1000 2.0\n";
+  write_text(out / "ports.csv", flows);
+  write_text(scenario_, edit(kGood, "  - type: incast\n    senders: 2\n    receiver: 0\n    size: 64KiB\n",
+                             "  - type: flows-file\n    file: " + (out / "ports.csv").string() +
+                                 "\n    time_offset: 2s\n"));
+  const CliResult r = run_cli({"run", scenario_, "-q", "-o", out.string()});
+  expect_bad_input(r,
+                   "error: " + scenario_ + ": output folder '" + out.string() +
+                       "' holds 'ports.csv', which this run reads (key workload.0.file), and the run would "
+                       "replace it with its own: move the input or write elsewhere (-o)\n");
+  EXPECT_EQ(read_text(out / "ports.csv"), flows);
+  EXPECT_FALSE(fs::exists(out / "results.json"));
+  // The same file elsewhere runs.
+  fs::rename(out / "ports.csv", dir_ / "flows.txt");
+  write_text(scenario_,
+             edit(read_text(scenario_), (out / "ports.csv").string(), (dir_ / "flows.txt").string()));
+  const CliResult ok = run_cli({"run", scenario_, "-q", "-o", out.string()});
+  expect_clean_exit(ok);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 // A flow too long for 64-bit picoseconds at its rate (a pebibyte at 10 Mb/s)
 // has no ideal time: flows.csv says inf, where it printed a wrapped 1.27 ms.
 TEST_F(CliTest, IdealTimeBeyondTheTimeRangeIsInf) {

@@ -15,6 +15,7 @@
 #include "config/scenario.h"
 #include "config/units_parse.h"
 #include "fabric/profiles.h"
+#include "mpi/osu.h"
 
 namespace rdmasim {
 namespace {
@@ -618,6 +619,17 @@ std::vector<std::string> eval_cdf_names() {
   v.reserve(cdf_table().size());
   for (const auto& [n, p] : cdf_table()) v.push_back(n);
   return v;
+}
+
+bool is_osu_bandwidth(const EvalWorkload& w) {
+  if (w.type != "mpi" || !w.keys["benchmark"]) return false;
+  try {
+    // The same test the osu workload makes when it writes its rows as
+    // bandwidth_MBps rather than latency_us.
+    return osu_windowed(osu_bench(w.keys["benchmark"].Scalar()));
+  } catch (const std::invalid_argument&) {
+    return false;  // the scenario loader refuses it, at the workload
+  }
 }
 
 Evaluation load_evaluation_text(const std::string& text, const std::string& pseudo_file,

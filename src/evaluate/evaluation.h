@@ -216,4 +216,8 @@ struct Evaluation {
 [[nodiscard]] std::string eval_cdf_path(const std::string& name);
 [[nodiscard]] std::vector<std::string> eval_cdf_names();
 
+// An mpi workload whose OSU benchmark measures bandwidth (osu_bw, osu_bibw,
+// osu_mbw_mr): its figures are MB/s, and it has no latency to show.
+[[nodiscard]] bool is_osu_bandwidth(const EvalWorkload& w);
+
 }  // namespace rdmasim

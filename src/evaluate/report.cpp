@@ -44,14 +44,20 @@ struct Section {
   }
 };
 
-// The metrics each workload type shows in its results table.
-std::vector<std::string> shown_metrics(const std::string& type) {
+// The metrics each workload shows in its results table, its key one first.
+std::vector<std::string> shown_metrics(const EvalWorkload& w) {
+  const std::string& type = w.type;
   if (type == "latency") return {"p50_us", "p99_us", "p999_us", "jitter_us"};
   if (type == "bandwidth") return {"gbps"};
   if (type == "collective") return {"busbw_GBps", "time_us", "nccl_model_us", "qps_per_nic"};
   if (type == "training") return {"iteration_ms", "exposed_comm_ms", "exposed_share"};
   if (type == "fct") return {"slowdown_p50", "slowdown_p99", "unfinished_flows"};
-  if (type == "mpi") return {"small_latency_us", "large_latency_us", "bandwidth_MBps"};
+  // An OSU benchmark measures latency or bandwidth, never both: a column of
+  // the other would read n/a in every row, and the bandwidth tests' key
+  // figure is their bandwidth, as mpi_bandwidth scores it.
+  if (type == "mpi")
+    return is_osu_bandwidth(w) ? std::vector<std::string>{"bandwidth_MBps"}
+                               : std::vector<std::string>{"small_latency_us", "large_latency_us"};
   if (type == "halo") return {"step_us", "communication_share"};
   if (type == "storage") return {"iops", "clat_p50_us", "clat_p99_us"};
   if (type == "stream") return {"deadline_misses", "stream_p99_us", "stream_jitter_us"};
@@ -392,7 +398,7 @@ BesideIdle beside_idle(const EvalReportInput& in) {
     const EvalWorkload& wl = ev.workloads[w];
     if (!wl.fabrics.empty()) continue;  // on some fabrics only: not a comparison
     // A latency probe's tail is what load and failures move.
-    const std::string metric = wl.type == "latency" ? "p999_us" : shown_metrics(wl.type).front();
+    const std::string metric = wl.type == "latency" ? "p999_us" : shown_metrics(wl).front();
     for (size_t p = 0; p < std::max<size_t>(1, wl.sweep_values.size()); ++p) {
       // The leader under condition c, or npos when a fabric lacks the figure.
       const auto leader = [&](size_t c) {
@@ -1306,7 +1312,7 @@ std::vector<Section> build(const EvalReportInput& in) {
                " only (the others do not offer it), so no criterion scores it; the claims read it.");
     }
     const size_t points = std::max<size_t>(1, wl.sweep_values.size());
-    std::vector<std::string> metrics = shown_metrics(wl.type);
+    std::vector<std::string> metrics = shown_metrics(wl);
     const std::string key = metrics.front();
     const bool swept = std::find(ev.assumptions.workloads.begin(), ev.assumptions.workloads.end(), wl.name) !=
                        ev.assumptions.workloads.end();

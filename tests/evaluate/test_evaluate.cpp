@@ -2205,3 +2205,86 @@ TEST(EvaluateClaims, BusbwClaimStatesNcclsModelOnce) {
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// The text of the report section titled `title` (to the next section).
+std::string md_section(const std::string& md, const std::string& title) {
+  const size_t at = md.find("\n## " + title + "\n");
+  if (at == std::string::npos) return "";
+  return md.substr(at, md.find("\n## ", at + 1) - at);
+}
+
+// An OSU bandwidth test is reported by what it measures: its workload table
+// has bandwidth and no latency columns (which read n/a in every row), and
+// the table beside idle gives its bandwidth under load with the ratio to
+// idle, not "did not finish" for a latency it never measures. An OSU
+// latency test keeps its latency columns and gets no bandwidth one.
+TEST_F(EvaluateTest, AnOsuBandwidthTestIsReportedByItsBandwidth) {
+  const char* yaml = R"(name: osubw
+cluster: {servers: 2, gpus_per_server: 2, nic_rate: 100Gbps, topology: leaf-spine, cable_delay: 500ns}
+duration: 20ms
+fabrics:
+  - ib-ndr
+  - {profile: rocev2-dcqcn, name: roce}
+workloads:
+  - {type: mpi, name: lat, benchmark: osu_latency, max_size: 4KiB, iterations: 20, warmup: 2}
+  - {type: mpi, name: bw, benchmark: osu_bw, max_size: 64KiB, iterations: 5, warmup: 1}
+conditions:
+  - baseline
+  - {name: load, background: {load: 30%, cdf: storage}}
+weights: {mpi_latency: 1, mpi_bandwidth: 1, congestion: 1}
+)";
+  const Evaluation ev = load_evaluation_text(yaml, "osubw.yaml");
+  const std::vector<EvalCell> cells = eval_cells(ev);
+  check_cells(ev, cells);
+  const Written w = evaluate(ev, cells, dir_, 2);
+  for (size_t i = 0; i < cells.size(); ++i)
+    ASSERT_TRUE(w.outcomes[i].ok) << cells[i].id << ": " << w.outcomes[i].error;
+  const auto j = nlohmann::json::parse(w.json);
+  const auto mean = [&](const std::string& id) {
+    EXPECT_TRUE(j["figures"].contains(id)) << id;
+    return j["figures"].contains(id) ? j["figures"][id]["mean"].get<double>() : 0.0;
+  };
+
+  const std::string bw = md_section(w.md, "Workload: bw (mpi)");
+  ASSERT_FALSE(bw.empty()) << w.md;
+  EXPECT_NE(bw.find("| fabric | condition | bandwidth [MB/s] | drops [pkts] |"), std::string::npos) << bw;
+  EXPECT_EQ(bw.find("smallest message"), std::string::npos) << bw;
+  EXPECT_EQ(bw.find("largest message"), std::string::npos) << bw;
+  EXPECT_EQ(bw.find("| n/a"), std::string::npos) << bw;
+  EXPECT_NE(bw.find("| roce | load | " + report_number(mean("roce.bw.load.bandwidth_MBps")) + " |"),
+            std::string::npos)
+      << bw;
+  const std::string lat = md_section(w.md, "Workload: lat (mpi)");
+  ASSERT_FALSE(lat.empty()) << w.md;
+  EXPECT_NE(lat.find("| fabric | condition | smallest message [us] | largest message [us] | drops [pkts] |"),
+            std::string::npos)
+      << lat;
+  EXPECT_EQ(lat.find("bandwidth [MB/s]"), std::string::npos) << lat;
+
+  // Beside idle: the bandwidth under load, with its ratio to the same fabric idle.
+  std::string row = "| bw, load | bandwidth [MB/s] |";
+  for (const std::string f : {"ib-ndr", "roce"}) {
+    const double x = mean(f + ".bw.load.bandwidth_MBps");
+    const double b = mean(f + ".bw.baseline.bandwidth_MBps");
+    ASSERT_GT(b, 0) << f;
+    row += fmt::format(" {} (x{:.3g}) |", report_number(x), x / b);
+  }
+  EXPECT_NE(w.md.find(row), std::string::npos) << row << "\n" << w.md;
+  EXPECT_EQ(w.md.find("| bw, load | smallest message"), std::string::npos) << w.md;
+
+  // The bandwidth criterion scores the MB/s, higher better.
+  bool scored = false;
+  for (const auto& sc : j["scores"])
+    if (sc["criterion"] == "mpi_bandwidth") {
+      scored = true;
+      EXPECT_EQ(sc["lower_is_better"], false);
+      EXPECT_EQ(sc["fabrics"]["roce"]["figures"], "roce.bw.baseline.bandwidth_MBps");
+    }
+  EXPECT_TRUE(scored) << j["scores"].dump(2);
+}
+
+}  // namespace
+}  // namespace rdmasim

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "config/error.h"
+#include "config/parse_int.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
 #include "report/results.h"
@@ -183,6 +184,55 @@ YAML::Node workload_node(const EvalWorkload& w, size_t point) {
   return n;
 }
 
+// The host the measured workload's traffic arrives at, as a scenario host
+// index: where an incast beside it must converge to meet it. `hosts` is the
+// cell's host count. Workloads whose every host receives (collectives,
+// permutation, all-to-all, training, halo, fct) take host 0, one of them.
+std::string receiving_host(const EvalWorkload& m, int hosts) {
+  // A key the workload does not give is an invalid node here (keys is
+  // const): test it before asking its type.
+  const auto item = [](const YAML::Node& list, size_t i, int def) {
+    return list && list.IsSequence() && i < list.size() ? list[i].Scalar() : std::to_string(def);
+  };
+  if (m.scenario_type == "perftest" || m.scenario_type == "stream")
+    return m.keys["dst"] ? m.keys["dst"].Scalar() : std::string("0");
+  if (m.scenario_type == "incast") return m.keys["receiver"] ? m.keys["receiver"].Scalar() : std::string("0");
+  if (m.scenario_type == "osu" && m.keys["benchmark"]) {
+    const std::string bench = m.keys["benchmark"].Scalar();
+    // Rank 0 sends and rank 1 receives (osu_latency's ping, osu_bw's
+    // window; osu_bibw both ways): rank 1's host, not host 0, which is rank
+    // 0's and sees only the replies.
+    if (bench == "osu_latency" || bench == "osu_bw" || bench == "osu_bibw")
+      return item(m.keys["hosts"], 1, 1);
+    if (bench == "osu_mbw_mr") {
+      // Ranks below half the ranks send to the rank half the ranks above:
+      // the first pair's receiver.
+      int ranks = hosts;
+      if (m.keys["hosts"] && m.keys["hosts"].IsSequence())
+        ranks = static_cast<int>(m.keys["hosts"].size());
+      else if (m.keys["ranks"])
+        ranks = parse_int(m.keys["ranks"].Scalar()).value_or(hosts);  // "all", or refused at the workload
+      return item(m.keys["hosts"], static_cast<size_t>(ranks / 2), ranks / 2);
+    }
+    return "0";  // a collective: every rank receives
+  }
+  if (m.scenario_type == "nvmeof") {
+    // Reads carry the data from the target to the initiator, writes the
+    // other way; a mix counts as the direction most of its data takes.
+    const std::string rw = m.keys["rw"] ? m.keys["rw"].Scalar() : std::string("randread");
+    double reads = rw == "randread" ? 1.0 : rw == "randwrite" ? 0.0 : 0.5;
+    if (rw == "randrw" && m.keys["rwmixread"]) {
+      try {
+        reads = parse_fraction_or_percent(m.keys["rwmixread"].Scalar());
+      } catch (const std::invalid_argument&) {
+        // the scenario loader refuses it, at the workload
+      }
+    }
+    return reads >= 0.5 ? item(m.keys["initiators"], 0, 0) : item(m.keys["targets"], 0, hosts - 1);
+  }
+  return "0";
+}
+
 // The scenario of a cell; `link` replaces "auto" once it is known.
 std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::string& id,
                           const std::string& link) {
@@ -271,14 +321,13 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
     }
   } else if (cond.incast_senders > 0) {
     // Into the host the measured workload receives on, so it shares the
-    // congested port (a perftest's server; host 0 otherwise).
-    const EvalWorkload& m = ev.workloads[c.workload];
+    // congested port.
     YAML::Node in;
     in["type"] = "incast";
     in["senders"] = cond.incast_senders;
     in["size"] = cond.incast_size;
-    in["receiver"] =
-        m.scenario_type == "perftest" && m.keys["dst"] ? m.keys["dst"].Scalar() : std::string("0");
+    in["receiver"] = receiving_host(
+        measured, ev.cluster.gpus_per_server * (c.servers > 0 ? c.servers : ev.cluster.servers));
     workloads.push_back(in);
   }
   if (workloads.size() > 0) root["workload"] = workloads;

@@ -14,6 +14,7 @@
 #include "config/join.h"
 #include "config/scenario.h"
 #include "config/units_parse.h"
+#include "fabric/profiles.h"
 
 namespace rdmasim {
 namespace {
@@ -34,6 +35,22 @@ class Reader {
     std::vector<size_t> v;
     for (size_t f = 0; f < ev_.fabrics.size(); ++f)
       if (ev_.cost[f].family == fam) v.push_back(f);
+    return v;
+  }
+  // The fabrics that frame their packets as RoCEv2, the ones a claim about
+  // RoCEv2 is about: UET prices as Ethernet (the RoCE cost family) but is
+  // not RoCEv2. The framing the cells ran with where they give it, else
+  // the one the file sets or the profile's.
+  [[nodiscard]] std::vector<size_t> rocev2() const {
+    const EvalSettingDiff* framing = setting("fabric.framing");
+    std::vector<size_t> v;
+    for (size_t f : family(CostFamily::kRoce)) {
+      std::string name = find_profile(ev_.fabrics[f].profile).config.framing.name;
+      for (const auto& [key, value] : ev_.fabrics[f].set)
+        if (key == "fabric.framing") name = value;
+      if (framing != nullptr && framing->values[f] != "-") name = framing->values[f];
+      if (name == "rocev2") v.push_back(f);
+    }
     return v;
   }
   // The first workload of `type` (and passing `want`) that has the figure,
@@ -266,18 +283,15 @@ GapSplit latency_gap(const Reader& r, size_t a, size_t b, double gap_us, int hop
           sw, nic};
 }
 
-// Latency: lower on the `low` families' fabrics than on the `high` family's,
-// pair by pair, idle; with `loaded_too`, the p99.9 under each loaded
-// condition every fabric meets too (`high_name` names the high family then).
-ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim,
-                          const std::vector<CostFamily>& low, CostFamily high, const std::string& metric,
-                          size_t cond, const std::vector<std::string>& assumption_keys,
+// Latency: lower on the `lows` fabrics than on the `highs`, pair by pair,
+// idle; with `loaded_too`, the p99.9 under each loaded condition every
+// fabric meets too (`high_name` names the high kind then). `need`: what
+// would measure it, when no pair has the figures.
+ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim, std::vector<size_t> lows,
+                          const std::vector<size_t>& highs, const std::string& metric, size_t cond,
+                          const std::vector<std::string>& assumption_keys, const std::string& need,
                           bool loaded_too = false, const std::string& high_name = {}) {
-  std::vector<size_t> lows;
-  for (CostFamily fam : low)
-    for (size_t f : r.family(fam)) lows.push_back(f);
   std::sort(lows.begin(), lows.end());
-  const auto highs = r.family(high);
   std::string ev;
   bool all = true;
   bool any = false;
@@ -305,8 +319,7 @@ ClaimAnswer latency_order(const Reader& r, int n, const std::string& claim,
         same_share = false;
       share = split;
     }
-  if (!any)
-    return not_measured(n, claim, "needs a latency workload on both kinds of fabric under this condition.");
+  if (!any) return not_measured(n, claim, need);
   // The size of the gap idle, and how much of it the switches' and the
   // NICs' latencies are.
   std::string gap = "The gap idle is " + report_number(gap_lo) +
@@ -397,7 +410,9 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
       latency_order(r, 1,
                     "Tuned InfiniBand small-message latency (about 1 us) is lower than tuned RoCEv2's "
                     "(1.5-2 us); the gap comes from headers, parsing and switch/NIC latency.",
-                    {CostFamily::kInfiniband}, CostFamily::kRoce, "p50_us", r.base(), latency_keys));
+                    r.family(CostFamily::kInfiniband), r.rocev2(), "p50_us", r.base(), latency_keys,
+                    "needs an InfiniBand and a RoCEv2 fabric (UET is not one) with a latency "
+                    "workload idle."));
 
   {
     const std::string claim =
@@ -411,9 +426,10 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     std::vector<std::string> held_under;
     std::vector<std::string> failed_under;
     size_t samples = 0;
-    // RoCEv2's own fabrics: UET prices as Ethernet but is not RoCEv2.
-    const EvalSettingDiff* framing = r.setting("fabric.framing");
-    const auto is_rocev2 = [&](size_t f) { return framing == nullptr || framing->values[f] == "rocev2"; };
+    const std::vector<size_t> rocev2 = r.rocev2();
+    const auto is_rocev2 = [&](size_t f) {
+      return std::find(rocev2.begin(), rocev2.end(), f) != rocev2.end();
+    };
     for (size_t c = 0; c < ev.conditions.size(); ++c) {
       const EvalCondition& cond = ev.conditions[c];
       if (!cond.is_loaded() || !cond.fabrics.empty()) continue;
@@ -506,10 +522,14 @@ std::vector<ClaimAnswer> answer_claims(const EvalReportInput& in) {
     }
   }
 
-  out.push_back(latency_order(
-      r, 3, "iWARP has higher latency than the RDMA fabrics without TCP, especially under load.",
-      {CostFamily::kInfiniband, CostFamily::kRoce}, CostFamily::kIwarp, "p50_us", r.base(), latency_keys,
-      true, "iWARP"));
+  {
+    std::vector<size_t> without_tcp = r.family(CostFamily::kInfiniband);
+    for (size_t f : r.family(CostFamily::kRoce)) without_tcp.push_back(f);
+    out.push_back(latency_order(
+        r, 3, "iWARP has higher latency than the RDMA fabrics without TCP, especially under load.",
+        without_tcp, r.family(CostFamily::kIwarp), "p50_us", r.base(), latency_keys,
+        "needs a latency workload on both kinds of fabric under this condition.", true, "iWARP"));
+  }
 
   {
     const std::string claim = "iWARP collectives lag at scale; performance drops as the cluster grows.";

@@ -2376,3 +2376,59 @@ weights: {mpi_bandwidth: 1}
 
 }  // namespace
 }  // namespace rdmasim
+
+namespace rdmasim {
+namespace {
+
+// Claim 1 is about RoCEv2: UET prices as Ethernet (the RoCE cost family)
+// but is not RoCEv2, so against InfiniBand, UET and iWARP alone it is not
+// measured rather than answered with UET's latency; with a RoCEv2 fabric
+// beside UET it reads that one only. The framing is the cells' where they
+// give it, else the profile's.
+TEST(EvaluateClaims, ClaimOneComparesInfinibandWithRocev2FramingOnly) {
+  const auto claim_one = [](const std::string& fabrics, const std::vector<double>& p50,
+                            const std::vector<std::string>& framing) {
+    const Evaluation ev = load_evaluation_text(
+        "name: t1\ncluster: {servers: 2, gpus_per_server: 2}\n"
+        "fabrics: " +
+            fabrics + "\nworkloads: [{type: latency, iters: 100}]\n",
+        "t1.yaml");
+    EvalSummary s = claims_summary(p50.size());
+    if (!framing.empty())
+      s.settings.push_back(
+          EvalSettingDiff{"fabric.framing", framing, std::vector<bool>(framing.size(), false)});
+    for (size_t f = 0; f < p50.size(); ++f) {
+      EvalFigure x = latency_figure(ev.fabrics[f].name + ".latency.baseline.p50_us", 0, "p50_us", p50[f]);
+      x.fabric = f;
+      s.figures.push_back(x);
+    }
+    for (const ClaimAnswer& a : all_claims(ev, s))
+      if (a.number == 1) return a;
+    ADD_FAILURE() << "no claim 1";
+    return ClaimAnswer{};
+  };
+  for (const bool from_cells : {true, false}) {
+    const ClaimAnswer none = claim_one(
+        "[ib-ndr, uet-nscc, iwarp-dctcp-400g]", {1.293, 1.565, 3.1},
+        from_cells ? std::vector<std::string>{"infiniband", "uet", "iwarp"} : std::vector<std::string>{});
+    EXPECT_EQ(none.verdict, "not measured") << none.evidence;
+    EXPECT_EQ(none.evidence.find("uet-nscc"), std::string::npos) << none.evidence;
+    EXPECT_EQ(none.finding,
+              "Needs an InfiniBand and a RoCEv2 fabric (UET is not one) with a latency workload idle.");
+
+    // UET's 1.2 us would contradict the claim; RoCEv2's 1.8 us supports it.
+    const ClaimAnswer one = claim_one(
+        "[ib-ndr, uet-nscc, rocev2-dcqcn-400g]", {1.293, 1.2, 1.8},
+        from_cells ? std::vector<std::string>{"infiniband", "uet", "rocev2"} : std::vector<std::string>{});
+    EXPECT_NE(one.verdict, "not measured");
+    EXPECT_NE(one.verdict, "contradicted") << one.evidence;
+    EXPECT_NE(one.evidence.find(
+                  "ib-ndr 1.293 us [ib-ndr.latency.baseline.p50_us] against rocev2-dcqcn-400g 1.8 us"),
+              std::string::npos)
+        << one.evidence;
+    EXPECT_EQ(one.evidence.find("uet-nscc"), std::string::npos) << one.evidence;
+  }
+}
+
+}  // namespace
+}  // namespace rdmasim

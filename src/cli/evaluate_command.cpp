@@ -3,7 +3,12 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/output_paths.h"
@@ -21,14 +26,57 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The evaluation an earlier run wrote into `dir`, and the file that names
+// it: its evaluation.json, or, when a run stopped before writing that, the
+// first cell scenario of another evaluation than `name` (else of `name`).
+// Empty when no file names one.
+std::pair<std::string, fs::path> held_evaluation(const fs::path& dir, const std::string& name) {
+  std::error_code ec;
+  const fs::path report = dir / "evaluation.json";
+  if (fs::is_regular_file(report, ec)) {
+    const auto j = nlohmann::json::parse(read_text(report), nullptr, false);
+    if (j.is_object() && j.contains("evaluation") && j["evaluation"].is_object() &&
+        j["evaluation"].contains("name") && j["evaluation"]["name"].is_string())
+      return {j["evaluation"]["name"].get<std::string>(), report};
+  }
+  std::pair<std::string, fs::path> held;
+  for (const auto& e : fs::directory_iterator(dir / "cells", ec)) {
+    const fs::path scenario = e.path() / "scenario.yaml";
+    std::ifstream in(scenario, std::ios::binary);
+    std::string first;
+    if (!in || !std::getline(in, first)) continue;
+    const std::string of = cell_scenario_evaluation(first);
+    if (of.empty()) continue;
+    if (of != name) return {of, scenario};
+    if (held.first.empty()) held = {of, scenario};
+  }
+  return held;
+}
+
 // An evaluation writes into its own folder: a new one, or one an earlier run
-// of an evaluation wrote (then finished cells are reused). Anything else is
-// refused rather than mixed into.
-std::string check_eval_dir(const std::string& dir) {
+// of the same evaluation wrote (then finished cells are reused: an
+// interrupted run resumes, a changed one reruns what changed). Another
+// evaluation's folder is refused rather than mixed into: its report would be
+// overwritten and its cells left beside the new ones.
+std::string check_eval_dir(const std::string& dir, const std::string& name) {
   std::error_code ec;
   if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return {};
-  if (fs::is_directory(fs::path(dir) / "cells", ec)) return {};
-  return "'" + dir + "' holds files that are not an evaluation's (no cells/ folder): choose another -o";
+  if (!fs::is_directory(fs::path(dir) / "cells", ec))
+    return "'" + dir + "' holds files that are not an evaluation's (no cells/ folder): choose another -o";
+  const auto [held, source] = held_evaluation(dir, name);
+  if (!held.empty() && held != name)
+    return fmt::format(
+        "'{}' holds the evaluation '{}' ({} names it), not '{}': expected a new folder or one an earlier run "
+        "of '{}' wrote; choose another -o, or delete '{}' to start '{}' there",
+        dir, held, source.string(), name, name, dir, name);
+  return {};
 }
 
 std::string bar(const MatrixProgress& p, double seconds) {
@@ -54,7 +102,7 @@ int evaluate_command(const EvaluateCli& o, const Context& ctx) {
   }
   const std::string out = o.out_dir.empty() ? "out/" + ev.name : o.out_dir;
   if (std::string why = check_output_dir(out, !ctx.check_only);
-      !why.empty() || !(why = check_eval_dir(out)).empty()) {
+      !why.empty() || !(why = check_eval_dir(out, ev.name)).empty()) {
     std::fprintf(stderr, "error: evaluate: -o/--out: %s\n", why.c_str());
     return kExitBadInput;
   }

@@ -20,6 +20,9 @@
 namespace rdmasim {
 namespace {
 
+// The first line of a cell's scenario names the cell and its evaluation.
+constexpr const char* kCellHeader = "# rdmasim evaluate: cell ";
+
 // Stores `value` (YAML text: a scalar or a flow list) at a dotted key of
 // maps, creating them on the way. The scenario loader checks the key.
 void set_dotted(const YAML::Node& root, const std::string& dotted, const std::string& value) {
@@ -361,7 +364,7 @@ std::string cell_scenario(const Evaluation& ev, const EvalCell& c, const std::st
   YAML::Emitter em;
   em.SetMapFormat(YAML::Block);
   em << root;
-  return std::string("# rdmasim evaluate: cell ") + id + " of " + ev.name + "\n" + em.c_str() + "\n";
+  return kCellHeader + id + " of " + ev.name + "\n" + em.c_str() + "\n";
 }
 
 bool applies(const EvalCondition& c, const std::string& fabric, const std::string& workload) {
@@ -515,6 +518,15 @@ void append_scale_cells(const Evaluation& ev, std::vector<EvalCell>& cells) {
 }
 
 }  // namespace
+
+std::string cell_scenario_evaluation(const std::string& scenario) {
+  const std::string header = kCellHeader;
+  if (scenario.rfind(header, 0) != 0) return {};
+  const std::string line = scenario.substr(0, scenario.find('\n'));
+  // A cell id has no spaces: the name follows its " of ".
+  const size_t of = line.find(" of ", header.size());
+  return of == std::string::npos ? std::string() : line.substr(of + 4);
+}
 
 std::string eval_point_label(const EvalWorkload& w, size_t point) {
   if (w.sweep_key.empty()) return {};

@@ -41,6 +41,10 @@ struct EvalCell {
 // (the fabric, workload or condition entry), with the scenario loader's reason.
 void check_cells(const Evaluation& ev, const std::vector<EvalCell>& cells);
 
+// The name of the evaluation a cell's scenario text belongs to, from its
+// first line; "" when it is not a cell's scenario.
+[[nodiscard]] std::string cell_scenario_evaluation(const std::string& scenario);
+
 // The sweep point's label ("" without a sweep), e.g. "1MiB".
 [[nodiscard]] std::string eval_point_label(const EvalWorkload& w, size_t point);
 

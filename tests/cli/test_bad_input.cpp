@@ -1084,6 +1084,49 @@ TEST_F(CliTest, OutputFilesAreCheckedBeforeRunning) {
   EXPECT_EQ(read_text(dir_ / "file"), "keep me\n");
 }
 
+// `evaluate -o` into another evaluation's folder is refused before anything
+// runs (it overwrote that one's report and left its cells beside the new
+// ones), whether the folder has its evaluation.json or only the cells of a
+// run that stopped before the report; the same evaluation resumes there.
+TEST_F(CliTest, EvaluateRefusesAnotherEvaluationsFolder) {
+  const std::string eval_text =
+      "cluster: {servers: 2, gpus_per_server: 1, nic_rate: 100Gbps, topology: leaf-spine}\n"
+      "duration: 5ms\nfabrics: [ib-ndr]\nworkloads: [{type: latency, iters: 20}]\n"
+      "weights: {latency: 1}\n";
+  const fs::path first = dir_ / "first.yaml";
+  const fs::path second = dir_ / "second.yaml";
+  write_text(first, "name: first\n" + eval_text);
+  write_text(second, "name: second\n" + eval_text);
+  const fs::path out = dir_ / "eval";
+  const CliResult ran = run_cli({"evaluate", first.string(), "-o", out.string(), "-q", "-j", "1"});
+  expect_clean_exit(ran);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const std::string report = read_text(out / "evaluation.json");
+  const std::string cell = "ib-ndr.latency.baseline.s1";
+
+  const auto refused = [&](const fs::path& source) {
+    expect_bad_input(run_cli({"evaluate", second.string(), "-o", out.string(), "-q"}),
+                     "error: evaluate: -o/--out: '" + out.string() + "' holds the evaluation 'first' (" +
+                         source.string() +
+                         " names it), not 'second': expected a new folder or one an earlier run of 'second' "
+                         "wrote; choose another -o, or delete '" +
+                         out.string() + "' to start 'second' there\n");
+    EXPECT_EQ(std::distance(fs::directory_iterator(out / "cells"), fs::directory_iterator{}), 1)
+        << "cells added";
+  };
+  refused(out / "evaluation.json");
+  EXPECT_EQ(read_text(out / "evaluation.json"), report);
+  fs::remove(out / "evaluation.json");
+  refused(out / "cells" / cell / "scenario.yaml");
+
+  // The same evaluation resumes, its finished cell reused.
+  const CliResult again = run_cli({"evaluate", first.string(), "-o", out.string(), "-q", "-j", "1"});
+  expect_clean_exit(again);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("1 cells (0 simulated, 1 reused)"), std::string::npos) << again.out;
+  EXPECT_EQ(read_text(out / "evaluation.json"), report);
+}
+
 // A sweep whose largest size cannot be planned is refused before the smaller
 // sizes run (they used to run first, for nothing).
 TEST_F(CliTest, NcclTestsSweepTooFineIsRefusedBeforeRunning) {

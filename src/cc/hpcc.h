@@ -51,6 +51,8 @@ struct HpccConfig {
     v.rate({"rate_ai", "R_AI: additive increase W_AI = R_AI x T added to the window at every update"},
            rate_ai);
     v.rate({"min_rate", "floor of the window as a rate: W never falls below min_rate x T"}, min_rate);
+    // T divides the window into a rate: 0s has no meaning of its own, and
+    // time_or refuses it rather than read it as auto.
     v.time_or({"base_rtt",
                "base RTT T: smoothing horizon, initial window line rate x T, pacing W/T; auto: longest "
                "unloaded RTT"},

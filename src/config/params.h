@@ -133,10 +133,19 @@ class ParamReader {
   }
   // Free text, e.g. an output folder.
   void text(const Key& k, std::string& x) { x = k.required ? n_.str(k.name) : n_.str(k.name, x); }
-  // A time, or `word` (stored as zero), e.g. base_rtt: auto.
+  // A time, or `word` (stored as zero), e.g. base_rtt: auto. A written 0s
+  // would be stored as the word and quietly mean it (pcap end: 0s captured
+  // the whole run), so a time given here must be positive: every key that
+  // takes this form has no meaningful zero distinct from its word (a key
+  // whose zero means something declares time() or time_auto() instead).
   void time_or(const Key& k, Time& x, const char* word) {
     if (!n_.has(k.name)) return;
-    x = n_.str(k.name) == word ? Time::zero() : n_.time(k.name, x);
+    if (n_.str(k.name) == word) {
+      x = Time::zero();
+      return;
+    }
+    x = n_.time(k.name, x);
+    if (x <= Time::zero()) throw n_.error(k.name, std::string("expected a positive time, or ") + word);
   }
   // A time, or auto (stored as Time::never()): a default the part derives
   // from other settings, where zero is a meaningful value of its own.
@@ -342,7 +351,7 @@ class ParamSchema {
     add(k, "file path (beside the scenario, else the working directory)");
   }
   void text(const Key& k, const std::string&) { add(k, "text"); }
-  void time_or(const Key& k, const Time&, const char* word) { add(k, std::string("time | ") + word); }
+  void time_or(const Key& k, const Time&, const char* word) { add(k, std::string("time > 0 | ") + word); }
   void time_auto(const Key& k, const Time&) { add(k, "time | auto"); }
   template <typename T>
   void size_or(const Key& k, const T&, const char* word) {

@@ -506,6 +506,9 @@ void visit_pcap(V& v, PcapSpec& p) {
       {"ports", "whose transmitted frames to keep: every port, or the named link ends (as faults name them)"},
       p, PcapPortsCodec{});
   v.time({"start", "keep frames whose first bit leaves at or after this"}, p.start);
+  // end: 0s would be an empty window (end must follow start, which is at
+  // least 0), not "the end of the run": time_or refuses it. start: 0s is
+  // time zero, honoured as written (time(), the default).
   v.time_or({"end", "and before this"}, p.end, "end");
   v.check(p.end == Time::zero() || p.end > p.start, "end", "expected an end after start");
   v.count({"max_packets", "keep at most this many frames (the first ones in the window)"}, p.max_packets, 1,
@@ -528,6 +531,7 @@ void visit_output(V& v, OutputSpec& o) {
             "expected a sampling interval of at least 10ns");
     b.time({"start", "first sample"}, o.timeseries_start);
   });
+  // A zero-width bin is no bin: time_or refuses 0s rather than read it as auto.
   v.time_or({"incident_interval",
              "runs with faults: the bin of incident.csv and of the incident report's throughput (auto: "
              "the duration / 1000, or a tenth of the first fault's time if less, but at least the duration / "

@@ -383,6 +383,8 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
          sw.pfc.refresh_fraction, 0.05, 0.95);
   v.block(Key{"watchdog", "PFC watchdog (storm detection and restoration) on the switches' lossless queues"},
           [&](auto& b) { visit_pfc_watchdog(b, sw.pfc_watchdog); });
+  // 0s would end the run at the first instant a cycle is paused, which is
+  // congestion, not a deadlock: time_or refuses it rather than read it as off.
   v.time_or({"deadlock_detection",
              "end the run as 'deadlock' when a cycle of egress queues has been paused, non-empty and not "
              "draining this long (cyclic buffer dependency); off: run on"},

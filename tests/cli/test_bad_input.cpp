@@ -1852,5 +1852,30 @@ TEST_F(CliTest, SummaryListsDropCausesAndExactlyTheFilesWritten) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "flows.csv"));
 }
 
+// A written 0s once became the key's word (pcap end: 0s captured the whole
+// run, base_rtt: 0s ran as auto); a time that can be a word must be positive.
+TEST_F(CliTest, ZeroTimesAreNotReadAsTheKeysWord) {
+  const std::string base = R"(duration: 1ms
+topology: {type: star, hosts: 3}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 64KiB}
+)";
+  expect_bad_input(run_scenario(base + "output: {pcap: {start: 0s, end: 0s}}\n"),
+                   at("5:33: 'output.pcap.end': expected a positive time, or end"));
+  expect_bad_input(run_scenario(base + "fabric: {profile: rocev2-hpcc, hpcc: {base_rtt: 0s}}\n"),
+                   at("5:49: 'fabric.hpcc.base_rtt': expected a positive time, or auto"));
+  expect_bad_input(run_scenario(base + "fabric: {profile: uet-nscc, nscc: {base_rtt: 0us}}\n"),
+                   at("5:46: 'fabric.nscc.base_rtt': expected a positive time, or auto"));
+  expect_bad_input(run_scenario(base + "fabric: {profile: uet-nscc, nscc: {target_qdelay: 0s}}\n"),
+                   at("5:51: 'fabric.nscc.target_qdelay': expected a positive time, or auto"));
+  expect_bad_input(run_scenario(base + "fabric: {profile: rocev2-dcqcn, pfc: {deadlock_detection: 0s}}\n"),
+                   at("5:59: 'fabric.pfc.deadlock_detection': expected a positive time, or off"));
+  // pcap start 0s is time zero, as written; the word still reads as before.
+  const CliResult ok = run_scenario(base + "output: {pcap: {start: 0s, end: end}}\n");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const auto results = nlohmann::json::parse(read_text(dir_ / "out" / "results.json"));
+  EXPECT_EQ(results.dump().find("\"base_rtt\":\"0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rdmasim

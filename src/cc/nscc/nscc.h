@@ -68,6 +68,9 @@ struct NsccConfig {
   // The fabric.nscc keys (config/params.h).
   template <class V>
   void visit(V& v) {
+    // The BDP and the eta period scale with it (0s: no window), and a zero
+    // target would make every sample a congestion signal: time_or refuses
+    // 0s for both rather than read it as auto.
     v.time_or({"base_rtt",
                "base RTT: BDP = line rate x base RTT, max window, eta period; auto: longest unloaded RTT "
                "(UEC htsim network_max_unloaded_rtt)"},

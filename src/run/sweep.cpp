@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "config/cfg_node.h"
 #include "config/error.h"
 #include "config/scenario.h"
 #include "report/results.h"
@@ -42,7 +43,20 @@ class ScenarioSweep final : public SweepTarget {
 
   [[nodiscard]] const char* kind() const override { return "scenario"; }
   [[nodiscard]] std::string seed_set(long long seed) const override { return "seed=" + std::to_string(seed); }
-  void check(const std::vector<std::string>& sets) const override { (void)load_scenario_file(path_, sets); }
+  void check(const std::vector<std::string>& sets) const override {
+    // A cell keeps its results.json in memory for sweep.json and sweep.csv
+    // and writes no run outputs: an output key, in the file or in a cell's
+    // settings, would be read and do nothing.
+    const char* why =
+        "has no effect in a sweep, which writes only sweep.json and sweep.csv (run one cell with `rdmasim "
+        "run --set ...` for its outputs)";
+    for (const std::string& s : sets)
+      if (s.rfind("output", 0) == 0 && (s.size() == 6 || s[6] == '.' || s[6] == '=' || s[6] == '['))
+        throw std::invalid_argument("'" + s.substr(0, s.find('=')) + "' " + why);
+    if (const CfgNode root = CfgNode::load_file(path_); root.has("output"))
+      throw std::invalid_argument(root.error("output", why).what());
+    (void)load_scenario_file(path_, sets);
+  }
   [[nodiscard]] long long file_seed(const std::vector<std::string>& sets) const override {
     return static_cast<long long>(load_scenario_file(path_, sets).seed);
   }

@@ -1877,5 +1877,26 @@ workload:
   EXPECT_EQ(results.dump().find("\"base_rtt\":\"0"), std::string::npos);
 }
 
+// A sweep writes sweep.json and sweep.csv only: output keys, in the grid,
+// in --set or in the file, would be read and write nothing.
+TEST_F(CliTest, SweepRefusesOutputKeys) {
+  const std::string out = (dir_ / "sweep").string();
+  const std::string why =
+      " has no effect in a sweep, which writes only sweep.json and sweep.csv (run one cell with `rdmasim "
+      "run --set ...` for its outputs)\n";
+  write_text(scenario_, kGood);
+  expect_bad_input(run_cli({"sweep", scenario_, "--grid", "output.flows_csv=true,false", "-o", out}),
+                   "error: sweep: 'output.flows_csv'" + why);
+  expect_bad_input(run_cli({"sweep", scenario_, "--grid", "output.pcap.max_packets=1,2", "-o", out}),
+                   "error: sweep: 'output.pcap.max_packets'" + why);
+  expect_bad_input(
+      run_cli({"sweep", scenario_, "--grid", "duration=1ms,2ms", "--set", "output.dir=a", "-o", out}),
+      "error: sweep: 'output.dir'" + why);
+  write_text(scenario_, std::string(kGood) + "output: {timeseries: {interval: 1us}}\n");
+  expect_bad_input(run_cli({"sweep", scenario_, "--grid", "duration=1ms,2ms", "-o", out}),
+                   "error: sweep: " + scenario_ + ":14:9: 'output':" + why);
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -603,7 +603,7 @@ void check_flow_model(const CfgNode& root, const Scenario& s) {
     if (l.loss > 0 || l.ber > 0)
       throw InputError(s.file, l.line, 0, "links", why + ": it loses nothing (give only lengths there)");
   if (auto out = root.opt_child("output"))
-    for (const char* key : {"timeseries_interval", "pcap", "ports_csv"})
+    for (const char* key : {"timeseries", "pcap", "ports_csv"})
       if (out->has(key)) throw out->error(key, why + ": there are no packets or queues to record");
   static constexpr std::string_view kFlowTypes[] = {"incast",     "permutation", "all-to-all", "cdf",
                                                     "flows-file", "flow",        "collective", "training"};

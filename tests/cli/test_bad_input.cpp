@@ -1898,5 +1898,25 @@ TEST_F(CliTest, SweepRefusesOutputKeys) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// The flow-level model has no packets or queues to record: each per-packet
+// output is refused there, timeseries as well as pcap and ports_csv.
+TEST_F(CliTest, FlowModelRefusesPacketOutputs) {
+  const std::string base = R"(duration: 1ms
+topology: {type: star, hosts: 3}
+fabric: {model: flow}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 64KiB}
+)";
+  const std::string why =
+      "has no effect in the flow-level model (fabric.model: flow): there are no packets "
+      "or queues to record";
+  expect_bad_input(run_scenario(base + "output: {timeseries: {interval: 1us}}\n"),
+                   at("6:22: 'output.timeseries': " + why));
+  expect_bad_input(run_scenario(base + "output: {pcap: {max_packets: 5}}\n"),
+                   at("6:16: 'output.pcap': " + why));
+  expect_bad_input(run_scenario(base + "output: {ports_csv: true}\n"),
+                   at("6:21: 'output.ports_csv': " + why));
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -695,6 +695,37 @@ void read_faults(const CfgNode& root, Scenario& s) {
   }
 }
 
+// A switch buffer without a limit (profile ideal, or topology.switch.buffer:
+// unlimited) admits every packet without the per-queue and per-PG accounts
+// (net/mmu.cpp): no lossy queue meets its alpha threshold and no PG reaches
+// XOFF, so the keys that shape those limits would be read and do nothing.
+// PFC itself stays meaningful where a stuck receiver (faults[].action:
+// stuck) sends PAUSE; without one, turning it on changes nothing either.
+void check_unlimited_buffer(const CfgNode& root, const Scenario& s) {
+  if (!s.fabric.sw.mmu.unlimited || s.fabric.ib.enabled) return;
+  const auto f = root.opt_child("fabric");
+  if (!f) return;
+  const auto sw = root.child("topology").opt_child("switch");
+  const std::string unlimited =
+      "has no effect: the switch buffer is unlimited (" +
+      std::string(sw && sw->has("buffer") ? "topology.switch.buffer: unlimited"
+                                          : "profile '" + s.fabric.name + "' has no buffer limit") +
+      "), so ";
+  if (f->has("buffer_alpha"))
+    throw f->error("buffer_alpha", unlimited + "no queue is ever held to alpha x the free buffer");
+  const auto pfc = f->opt_child("pfc");
+  if (!pfc || s.fabric.sw.mmu.lossless_mask == 0) return;
+  for (const char* key : {"xoff", "alpha", "xon_offset", "reserved", "headroom", "response_time"})
+    if (pfc->has(key)) throw pfc->error(key, unlimited + "no priority group fills toward XOFF");
+  const bool stuck = std::any_of(s.faults.begin(), s.faults.end(),
+                                 [](const FaultSpec& x) { return x.action == FaultSpec::Action::kStuck; });
+  if (pfc->has("enabled") && !stuck)
+    throw pfc->error("enabled",
+                     unlimited +
+                         "switches never send PAUSE (only a stuck receiver would, faults[].action: "
+                         "stuck); give the switches a buffer size to run PFC");
+}
+
 template <class V>
 std::vector<KeyInfo> schema_of(V visit) {
   ParamSchema schema;
@@ -728,6 +759,7 @@ Scenario load_scenario(const CfgNode& root) {
                                        "expected 'auto' or a time between 100ns and the duration");
   }
   if (s.fabric.model == "flow") check_flow_model(root, s);
+  check_unlimited_buffer(root, s);
   // Semantic checks that need the topology.
   const Topology t = build_topology(s);
   read_misconfig(root, s.fabric, t);

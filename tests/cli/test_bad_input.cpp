@@ -1918,5 +1918,36 @@ workload:
                    at("6:21: 'output.ports_csv': " + why));
 }
 
+// An unlimited switch buffer keeps no per-queue or per-PG account, so
+// buffer_alpha and the PFC thresholds would do nothing, nor would PFC
+// itself unless a stuck receiver sends PAUSE.
+TEST_F(CliTest, BufferLimitsOnAnUnlimitedBufferAreRefused) {
+  const std::string base = R"(duration: 1ms
+topology: {type: star, hosts: 3}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 64KiB}
+)";
+  expect_bad_input(
+      run_scenario(base + "fabric: {profile: ideal, pfc: {enabled: true, xoff: 4KB, headroom: 8KB}}\n"),
+      at("5:53: 'fabric.pfc.xoff': has no effect: the switch buffer is unlimited (profile 'ideal' has no "
+         "buffer limit), so no priority group fills toward XOFF"));
+  expect_bad_input(
+      run_scenario(base + "fabric: {profile: ideal, pfc: {enabled: true}}\n"),
+      at("5:41: 'fabric.pfc.enabled': has no effect: the switch buffer is unlimited (profile 'ideal' has no "
+         "buffer limit), so switches never send PAUSE (only a stuck receiver would, faults[].action: stuck); "
+         "give the switches a buffer size to run PFC"));
+  expect_bad_input(run_scenario(edit(base, "topology: {type: star, hosts: 3}",
+                                     "topology: {type: star, hosts: 3, switch: {buffer: unlimited}}") +
+                                "fabric: {profile: rocev2-dcqcn, buffer_alpha: 0.01}\n"),
+                   at("5:47: 'fabric.buffer_alpha': has no effect: the switch buffer is unlimited "
+                      "(topology.switch.buffer: unlimited), so no queue is ever held to alpha x the free "
+                      "buffer"));
+  // A stuck receiver pauses its switch whatever the buffer: PFC is used there.
+  const CliResult stuck = run_scenario(base +
+                                       "fabric: {profile: ideal, pfc: {enabled: true}}\n"
+                                       "faults: [{at: 1us, link: 'h1:0', action: stuck}]\n");
+  EXPECT_EQ(stuck.exit_code, 0) << stuck.err;
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -69,7 +69,11 @@ TEST(Params, EveryProfileEchoReadsBackToItself) {
     SCOPED_TRACE(name);
     const FabricConfig f = find_profile(name).config;
     const nlohmann::ordered_json echo = fabric_params_json(f);
-    std::string block = echo.dump();
+    nlohmann::ordered_json given = echo;
+    // results.json records the lossy queues' alpha of an unlimited buffer,
+    // which a scenario may not give there (it would have no effect).
+    if (f.sw.mmu.unlimited) given.erase("buffer_alpha");
+    std::string block = given.dump();
     block = block.substr(1, block.size() - 2);  // the members, inside the scenario's own braces
     const Scenario s = load_scenario_text(scenario(name, ", " + block), "t.yaml");
     EXPECT_EQ(fabric_params_json(s.fabric), echo);

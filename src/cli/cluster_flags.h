@@ -100,15 +100,24 @@ void apply_cluster_flags(const ClusterCli& c, RunOptions& o) {
   o.seed = static_cast<uint64_t>(c.seed);
   if (!(c.background_load >= 0 && c.background_load <= 1))
     throw std::invalid_argument("--background-load must be between 0 and 1");
-  if (c.background_load == 0) return;
+  if (c.background_load == 0) {
+    // No background traffic runs: its shape would be read (a missing file
+    // passed) and do nothing.
+    if (!c.background_cdf.empty())
+      throw std::invalid_argument("--background-cdf has no effect without --background-load");
+    if (!c.background_horizon.empty())
+      throw std::invalid_argument("--background-horizon has no effect without --background-load");
+    return;
+  }
   o.background.load = c.background_load;
   try {
-    o.background.horizon = parse_time(c.background_horizon);
+    o.background.horizon = parse_time(c.background_horizon.empty() ? "100ms" : c.background_horizon);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--background-horizon: ") + e.what());
   }
   try {
-    o.background_cdf = FlowSizeCdf::load(find_shipped(c.background_cdf));
+    o.background_cdf = FlowSizeCdf::load(
+        find_shipped(c.background_cdf.empty() ? "data/cdf/alistorage2019.txt" : c.background_cdf));
   } catch (const std::exception& e) {
     throw std::invalid_argument(std::string("--background-cdf: ") + e.what());
   }

@@ -135,8 +135,10 @@ struct ClusterCli {
   bool sharp = false;  // fabric.sharp.enabled on a profile without it
   long long seed = 1;
   double background_load = 0;
-  std::string background_cdf = "data/cdf/alistorage2019.txt";
-  std::string background_horizon = "100ms";
+  // Empty: not given (data/cdf/alistorage2019.txt and 100ms with
+  // --background-load; without it, giving either is refused).
+  std::string background_cdf;
+  std::string background_horizon;
 };
 
 // nccl-tests <name>_perf (nccl_tests_command.cpp).

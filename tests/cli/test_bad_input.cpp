@@ -1949,5 +1949,17 @@ workload:
   EXPECT_EQ(stuck.exit_code, 0) << stuck.err;
 }
 
+// The background traffic's shape has no effect without its load.
+TEST_F(CliTest, BackgroundShapeWithoutLoadIsRefused) {
+  expect_bad_input(run_cli({"nccl-tests", "all_reduce_perf", "-b", "1K", "-e", "1K", "--background-cdf",
+                            "no-such-file.txt"}),
+                   "error: nccl-tests: --background-cdf has no effect without --background-load\n");
+  expect_bad_input(run_cli({"train", "--background-horizon", "10ms"}),
+                   "error: train: --background-horizon has no effect without --background-load\n");
+  expect_bad_input(
+      run_cli({"train", "--background-load", "0", "--background-cdf", "data/cdf/alistorage2019.txt"}),
+      "error: train: --background-cdf has no effect without --background-load\n");
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -85,6 +85,11 @@ int train_command(const TrainCli& c, const Context& ctx) {
     m.micro_batch = c.micro_batch;
     m.micro_batches = c.micro_batches;
     o.train.par = ParallelConfig{c.tp, c.pp, c.dp, c.ep};
+    // A dense model has no expert layers to spread: --ep would be read and do nothing.
+    if (c.ep > 1 && m.moe_every == 0)
+      throw std::invalid_argument("--ep has no effect: model '" + m.name +
+                                  "' is dense (no mixture-of-experts layers); --ep applies to MoE models "
+                                  "such as mixtral-8x7b");
     o.train.gpu.peak_tflops = c.peak_tflops;
     o.train.gpu.mfu = c.mfu;
     o.train.bucket_bytes = flag_value("--bucket", c.bucket, parse_bytes).count();

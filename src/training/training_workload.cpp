@@ -64,6 +64,9 @@ struct TrainingKeys {
     v.count({"dp", "data-parallel replicas (AllReduce of gradients over the fabric)"}, o.train.par.dp, 1,
             4096);
     v.count({"ep", "expert-parallel degree (alltoall per MoE layer); 1: dense"}, o.train.par.ep, 1, 4096);
+    // A dense model has no expert layers to spread: ep would be read and do nothing.
+    v.check(o.train.par.ep == 1 || m.moe_every > 0, "ep",
+            "has no effect: model '" + m.name + "' is dense (no mixture-of-experts layers): expected 1");
     v.real({"peak_tflops", "GPU peak dense TFLOPS"}, o.train.gpu.peak_tflops, 1e-3, 1e9);
     v.real({"mfu", "model FLOPs utilisation the compute phases achieve"}, o.train.gpu.mfu, 1e-6, 1.0);
     v.size({"bucket", "gradient bucket: bytes per data-parallel AllReduce"}, o.train.bucket_bytes);

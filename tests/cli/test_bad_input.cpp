@@ -1961,5 +1961,20 @@ TEST_F(CliTest, BackgroundShapeWithoutLoadIsRefused) {
       "error: train: --background-cdf has no effect without --background-load\n");
 }
 
+// A dense model has no experts for --ep to spread.
+TEST_F(CliTest, ExpertParallelismOnADenseModelIsRefused) {
+  expect_bad_input(run_cli({"train", "--model", "gpt3-xl", "--ep", "2"}),
+                   "error: train: --ep has no effect: model 'gpt3-xl' is dense (no mixture-of-experts "
+                   "layers); --ep applies to MoE models such as mixtral-8x7b\n");
+  const CliResult r = run_scenario(R"(duration: 1s
+topology: {type: servers, servers: 4, gpus_per_server: 8, spines: 1}
+workload:
+  - {type: training, model: gpt3-xl, ep: 2}
+)");
+  expect_bad_input(
+      r, at("4:42: 'workload[0].ep': has no effect: model 'gpt3-xl' is dense (no mixture-of-experts "
+            "layers): expected 1"));
+}
+
 }  // namespace
 }  // namespace rdmasim

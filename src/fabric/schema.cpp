@@ -392,14 +392,41 @@ void visit_pfc(V& v, SwitchSettings& sw, uint8_t data_tc) {
 }
 
 // --- Congestion point: RED/ECN marking at switch egress. -----------------
+// Why nothing the fabric runs reacts to a CE mark, or "" when something
+// does: a congestion control fed by CNPs or ECN-Echo (DCQCN, DCTCP, NSCC),
+// TCP answering ECN-Echo as a loss (RFC 3168, fabric.tcp.ecn, any iWARP
+// congestion control), or REPS, which recycles only unmarked entropies.
+std::string ecn_marks_unread(const FabricConfig& c) {
+  const std::string signal = congestion_control_feedback(c);
+  if (signal == "cnp" || signal == "ecn-echo") return "";
+  if (c.transport == "iwarp" && c.tcp.ecn && c.cc != "none") return "";
+  if (c.transport == "uet" && c.paths.name == "reps") return "";
+  return "has no effect: nothing reacts to ECN marks on '" + c.name + "' (congestion control '" + c.cc +
+         "' reads " + (signal == "none" ? std::string("no") : signal) + " feedback" +
+         (c.transport == "iwarp" ? std::string(" and TCP's ECN is off (fabric.tcp.ecn)") : std::string()) +
+         "): set fabric.cc to one that reads them (dcqcn, dctcp" +
+         (c.transport == "uet" ? std::string(", nscc") : std::string()) + ")";
+}
+
+// `unread`: non-empty when nothing reacts to the marks (ecn_marks_unread):
+// then a scenario's marking keys are refused, as marks nobody reads change
+// only the mark counters. The echo still records what the switches run.
 template <typename V>
-void visit_red_ecn(V& v, EcnConfig& e) {
+void visit_red_ecn(V& v, EcnConfig& e, const std::string& unread = "") {
   v.flag({"enabled", "RED/ECN: switches set CE on ECT packets by egress queue length; false: no marking"},
          e.enabled);
   if (!e.enabled) {
     for (const char* key : {"kmin", "kmax", "pmax", "mark", "reference_rate"})
       v.refuse(key, "has no effect: ECN marking is off (set fabric.ecn.enabled: true to use it)");
     return;
+  }
+  if constexpr (!V::kEchoes) {
+    if (!unread.empty()) {
+      // Only a reader refuses enabled: true; the reference lists it as a key of every Ethernet fabric.
+      if constexpr (V::kReads) v.refuse("enabled", unread);
+      for (const char* key : {"kmin", "kmax", "pmax", "mark", "reference_rate"}) v.refuse(key, unread);
+      return;
+    }
   }
   v.size(Key{"kmin", "egress queue length (per port and class) at or below which RED marks nothing"},
          e.kmin_bytes);
@@ -711,7 +738,7 @@ void visit_fabric(V& v, FabricConfig& c) {
   visit_path_selection(c, v);  // fabric.path_selection and its selector's block (fabric/parts.cpp)
   if (!ib)
     v.block(Key{"ecn", "RED/ECN marking at switch egress queues (the congestion point of DCQCN and DCTCP)"},
-            [&](auto& b) { visit_red_ecn(b, c.sw.ecn); });
+            [&](auto& b) { visit_red_ecn(b, c.sw.ecn, ecn_marks_unread(c)); });
   if (!ib && c.transport == "uet")
     v.block(Key{"trimming", "packet trimming at switch egress (UET): cut to headers instead of dropping"},
             [&](auto& b) { visit_trim(b, c.sw.trim); });

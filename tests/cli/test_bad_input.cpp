@@ -1976,5 +1976,26 @@ workload:
             "layers): expected 1"));
 }
 
+// ECN marks nothing reads would change only the mark counters.
+TEST_F(CliTest, EcnWhereNothingReactsToMarksIsRefused) {
+  const std::string base = R"(duration: 1ms
+topology: {type: star, hosts: 3}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 64KiB}
+)";
+  expect_bad_input(run_scenario(base + "fabric: {profile: ethernet-lossy, ecn: {kmin: 10KB}}\n"),
+                   at("5:47: 'fabric.ecn.kmin': has no effect: nothing reacts to ECN marks on "
+                      "'ethernet-lossy' (congestion control 'none' reads no feedback): set fabric.cc to one "
+                      "that reads them (dcqcn, dctcp)"));
+  expect_bad_input(run_scenario(base + "fabric: {profile: rocev2-hpcc, ecn: {enabled: true}}\n"),
+                   at("5:47: 'fabric.ecn.enabled': has no effect: nothing reacts to ECN marks on "
+                      "'rocev2-hpcc' (congestion control 'hpcc' reads int-echo feedback): set fabric.cc to "
+                      "one that reads them (dcqcn, dctcp)"));
+  // With a congestion control that reads them, the marks are used.
+  const CliResult ok =
+      run_scenario(base + "fabric: {profile: ethernet-lossy, cc: dctcp, ecn: {kmin: 10KB, kmax: 10KB}}\n");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 }  // namespace
 }  // namespace rdmasim

@@ -192,8 +192,11 @@ TEST(Params, KeysOfPartsTheFabricDoesNotRunAreRefused) {
             std::string::npos);
   EXPECT_EQ(error_of("rocev2-dcqcn", ", recovery: irn, irn_rto_low: 50us"), "accepted");
   EXPECT_EQ(error_of("ethernet-lossy", ", pfc: {enabled: true, xoff: 100KB}"), "accepted");
-  EXPECT_EQ(error_of("ethernet-lossy", ", ecn: {kmin: 10KB, kmax: 20KB}"),
-            "accepted");  // a block asks for marking
+  // A block asks for marking, used where a congestion control reacts to the marks.
+  EXPECT_EQ(error_of("ethernet-lossy", ", cc: dctcp, ecn: {kmin: 10KB, kmax: 20KB}"), "accepted");
+  EXPECT_NE(error_of("ethernet-lossy", ", ecn: {kmin: 10KB, kmax: 20KB}")
+                .find("fabric.ecn.kmin: has no effect: nothing reacts to ECN marks on 'ethernet-lossy'"),
+            std::string::npos);
   // A congestion control whose signal the fabric never produces.
   EXPECT_NE(error_of("ib-ndr", ", cc: hpcc").find("fabric.cc: 'hpcc' reads INT telemetry"),
             std::string::npos);

@@ -695,6 +695,59 @@ void read_faults(const CfgNode& root, Scenario& s) {
   }
 }
 
+// The topology links a fault names: its one link (port p of a node is the
+// p-th link that touches it, as the fabric numbers ports), or all its node's.
+std::vector<size_t> fault_links(const Topology& t, int id, const FaultSpec& fs) {
+  std::vector<size_t> out;
+  int port = 0;
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const TopoLink& l = t.links[i];
+    if (l.a != id && l.b != id) continue;
+    if (fs.whole_node() || port == fs.port) out.push_back(i);
+    ++port;
+  }
+  return out;
+}
+
+// An `up` that finds every link it names up changes nothing (the fabric
+// ignores a change to the state a link is in), as a degrade to the link's
+// own speed would not: refused. The links' states follow the faults in the
+// order the run applies them: by time, then as listed (a flap's outages and
+// returns in turn).
+void check_up_faults(const Topology& t, const Scenario& s, const std::vector<CfgNode>& items) {
+  using A = FaultSpec::Action;
+  struct Change {
+    Time at;
+    size_t fault;
+    bool up;
+  };
+  std::vector<Change> changes;
+  for (size_t i = 0; i < s.faults.size(); ++i) {
+    const FaultSpec& fs = s.faults[i];
+    if (fs.action == A::kDown || fs.action == A::kUp) changes.push_back({fs.at, i, fs.action == A::kUp});
+    if (fs.action == A::kFlap)
+      for (int k = 0; k < fs.times; ++k) {
+        changes.push_back({fs.at + fs.every * k, i, false});
+        changes.push_back({fs.at + fs.every * k + fs.down_for, i, true});
+      }
+  }
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const Change& x, const Change& y) { return x.at < y.at; });
+  std::vector<char> down(t.links.size(), 0);
+  for (const Change& c : changes) {
+    const FaultSpec& fs = s.faults[c.fault];
+    const std::vector<size_t> links = fault_links(t, find_node(t, fs.node).first, fs);
+    if (c.up && fs.action == A::kUp &&
+        std::none_of(links.begin(), links.end(), [&](size_t l) { return down[l] != 0; }))
+      throw items[c.fault].error(
+          "action", "up at " + format_time(fs.at) + " on " +
+                        (fs.whole_node() ? "'" + fs.node + "', whose links are" : "a link that is") +
+                        " up then (no earlier fault takes " + (fs.whole_node() ? "them" : "it") +
+                        " down): it would change nothing");
+    for (const size_t l : links) down[l] = c.up ? 0 : 1;
+  }
+}
+
 // A switch buffer without a limit (profile ideal, or topology.switch.buffer:
 // unlimited) admits every packet without the per-queue and per-PG accounts
 // (net/mmu.cpp): no lossy queue meets its alpha threshold and no PG reaches
@@ -818,6 +871,7 @@ Scenario load_scenario(const CfgNode& root) {
                                             s.fabric.name + "' runs " + flow_control +
                                             " links: expected a lossless RoCE profile (fabric.pfc.enabled)");
     }
+    check_up_faults(t, s, faults);
   }
   if (!s.links.empty()) {
     const auto links = root.list("links");
@@ -853,6 +907,13 @@ Scenario load_scenario(const CfgNode& root) {
       throw pc.error("end", "expected an end at or before the end of the run (duration " +
                                 format_time(s.duration) + "), or 'end'");
   }
+  // As the capture's: a first sample the run never reaches would write a
+  // header-only timeseries.csv after the whole simulation.
+  if (s.output.timeseries_interval > Time::zero() && s.output.timeseries_start >= s.duration)
+    throw root.child("output")
+        .child("timeseries")
+        .error("start",
+               "expected a start before the end of the run (duration " + format_time(s.duration) + ")");
   const auto items = root.list("workload");
   for (size_t i = 0; i < s.workloads.size(); ++i)
     find_workload_type(s.workloads[i].type)->check(items[i], s.workloads[i], t, s);

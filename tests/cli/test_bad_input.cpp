@@ -1997,5 +1997,33 @@ workload:
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+// A timeseries that starts after the run samples nothing; an `up` on a link
+// that is up changes nothing.
+TEST_F(CliTest, TimeseriesAfterTheEndAndUpOnAnUpLinkAreRefused) {
+  const std::string base = R"(duration: 100us
+topology: {type: star, hosts: 3}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 64KiB}
+)";
+  expect_bad_input(run_scenario(base + "output: {timeseries: {interval: 1us, start: 200us}}\n"),
+                   at("5:45: 'output.timeseries.start': expected a start before the end of the run (duration "
+                      "100us)"));
+  expect_bad_input(
+      run_scenario(base + "faults: [{at: 1us, link: 'sw0:0', action: up}]\n"),
+      at("5:43: 'faults[0].action': up at 1us on a link that is up then (no earlier fault takes it "
+         "down): it would change nothing"));
+  // Named from its other end, after a down: the link is down, the up is used.
+  const CliResult ok = run_scenario(base +
+                                    "faults:\n  - {at: 1us, link: 'sw0:0', action: down}\n"
+                                    "  - {at: 5us, link: 'h0:0', action: up}\n");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  expect_bad_input(
+      run_scenario(base + "faults:\n  - {at: 1us, link: 'sw0:0', action: down}\n"
+                          "  - {at: 5us, link: 'h0:0', action: up}\n"
+                          "  - {at: 9us, node: sw0, action: up}\n"),
+      at("8:34: 'faults[2].action': up at 9us on 'sw0', whose links are up then (no earlier fault "
+         "takes them down): it would change nothing"));
+}
+
 }  // namespace
 }  // namespace rdmasim

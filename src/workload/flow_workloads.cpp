@@ -193,9 +193,15 @@ struct FlowsFileKeys {
   template <class V>
   static void visit(V& v, WorkloadSpec& ws) {
     visit_common(v, ws);
-    v.path(Key{"file", "flow list in HPCC's flow.txt format (src dst priority dport size start_s per line)",
-               kRequired},
-           ws.file);
+    // The priority and dport columns are range-checked, not used: every flow
+    // travels in the fabric's data class and is hashed by its QP. The shipped
+    // flow lists give every flow priority 3, the RoCE profiles' data class.
+    v.path(
+        Key{"file",
+            "flow list in HPCC's flow.txt format (src dst priority dport size start_s per line; priority and "
+            "dport are checked, not used: flows travel in fabric.data_tc)",
+            kRequired},
+        ws.file);
     v.time({"time_offset", "subtracted from the file's start times (HPCC's files start at 2s)"},
            ws.time_offset);
   }

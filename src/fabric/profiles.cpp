@@ -808,11 +808,10 @@ Profile find_profile(const std::string& name) {
                               "is ever dropped (a reference, not a product)");
     p.family.clear();
     p.config.sw.mmu.unlimited = true;
+    // No buffer_alpha: with no buffer limit the key is refused, so it has no default to cite.
+    std::erase_if(p.sources, [](const auto& d) { return d.key == "fabric.buffer_alpha"; });
     for (auto& d : p.sources)
-      if (d.key == "topology.switch.buffer")
-        d = {d.key, "a reference network: queues never overflow"};
-      else if (d.key == "fabric.buffer_alpha")
-        d = {d.key, "no per-queue limit"};
+      if (d.key == "topology.switch.buffer") d = {d.key, "a reference network: queues never overflow"};
     return p;
   }
   std::string known;

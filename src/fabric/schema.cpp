@@ -226,10 +226,19 @@ void visit_rc(V& v, RcConfig& rc) {
 // --- Ethernet switch: shared buffer, ECMP, the egress scheduler. ----------
 template <typename V>
 void visit_ethernet_switch(V& v, SwitchSettings& sw) {
-  v.real({"buffer_alpha",
-          "dynamic threshold of lossy queues: one may grow while below alpha x free shared buffer "
-          "(Choudhury-Hahne)"},
-         sw.mmu.alpha, 1.0 / 128, 1e12);
+  // Refused, and so left out of results.json's echo, where the buffer is
+  // unlimited: an echo fed back as a scenario must load. A buffer made
+  // unlimited by topology.switch.buffer is checked after loading
+  // (check_unlimited_buffer, config/scenario.cpp).
+  if (sw.mmu.unlimited)
+    v.refuse(
+        "buffer_alpha",
+        "has no effect: the switch buffer is unlimited, so no queue is ever held to alpha x the free buffer");
+  else
+    v.real({"buffer_alpha",
+            "dynamic threshold of lossy queues: one may grow while below alpha x free shared buffer "
+            "(Choudhury-Hahne)"},
+           sw.mmu.alpha, 1.0 / 128, 1e12);
   v.choice(
       {"ecmp_seed",
        "ECMP hash seed: one per switch (avoids polarization) or the same on every switch (reproduces it)"},

@@ -233,7 +233,11 @@ void visit_topology(V& v, TopologySpec& ts) {
     v.count(Key{"servers", "GPU servers, one NIC per GPU, NIC g on rail leaf g", kRequired}, ts.servers, 1,
             8192);
     v.count({"gpus_per_server", "GPUs (and rails) per server"}, ts.gpus_per_server, 1, 64);
-    v.count({"spines", "spines joining the rails; 0: rails are not joined"}, ts.spines, 0, 4096);
+    v.count(
+        {"spines",
+         "spines joining the rails; 0: none, for one GPU per server on one leaf (every host must reach every "
+         "other over the fabric)"},
+        ts.spines, 0, 4096);
     // Echoed only when set: results of runs before the key stay byte-identical.
     if (!std::is_same_v<V, ParamEcho> || ts.servers_per_leaf > 0)
       v.count(
@@ -960,6 +964,12 @@ Topology build_topology(const Scenario& s) {
     throw InputError(s.file, ts.line, 0, "topology", e.what());
   }
   const std::string why = check_connected(t);
+  if (!why.empty() && ts.type == "servers" && ts.spines == 0)
+    // A rail-only network, whose cross-rail traffic NVLink carries, is not
+    // modelled: every host must reach every other over the fabric.
+    throw InputError(s.file, ts.line, 0, "topology.spines",
+                     "0 leaves the rails (and the leaves of one rail) unjoined, so " + why +
+                         ": expected at least one spine; 0 suits one GPU per server on one leaf");
   if (!why.empty()) throw InputError(s.file, ts.line, 0, "topology", why);
   if (s.fabric.ib.enabled) {
     const LidUse use = largest_subnet(t);

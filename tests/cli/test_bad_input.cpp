@@ -1962,6 +1962,27 @@ TEST_F(CliTest, BackgroundShapeWithoutLoadIsRefused) {
 }
 
 // A dense model has no experts for --ep to spread.
+// GPU servers with no spine leave the rails unjoined: the run is refused on
+// topology.spines, saying what to set, where it named no key and read as if
+// the documented default could never work.
+TEST_F(CliTest, ServersWithoutSpinesNameTheSpinesKey) {
+  const std::string yaml =
+      "duration: 1ms\ntopology: {type: servers, servers: 2, gpus_per_server: 2}\nworkload:\n  - {type: flow, "
+      "src: 0, dst: 2, size: 1KiB}\n";
+  const CliResult r = run_scenario(yaml);
+  expect_clean_exit(r);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(scenario_ + ":2: 'topology.spines': 0 leaves the rails (and the leaves of one rail) "
+                                   "unjoined, so host 'srv0.gpu1' cannot reach host 'srv0.gpu0'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("expected at least one spine"), std::string::npos) << r.err;
+  // One spine joins them.
+  const CliResult ok = run_scenario(edit(yaml, "gpus_per_server: 2}", "gpus_per_server: 2, spines: 1}"));
+  expect_clean_exit(ok);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST_F(CliTest, ExpertParallelismOnADenseModelIsRefused) {
   expect_bad_input(run_cli({"train", "--model", "gpt3-xl", "--ep", "2"}),
                    "error: train: --ep has no effect: model 'gpt3-xl' is dense (no mixture-of-experts "

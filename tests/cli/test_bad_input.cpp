@@ -95,6 +95,14 @@ workload:
     size: 64KiB
 )";
 
+// One 64 KiB flow on a star of three hosts; the tests below append the key
+// under test after it, so its line numbers are theirs (line 5 onwards).
+constexpr const char* kOneFlow = R"(duration: 1ms
+topology: {type: star, hosts: 3}
+workload:
+  - {type: flow, src: 0, dst: 1, size: 64KiB}
+)";
+
 // Waits until process `pid` catches `sig` (its handler is installed, bit
 // sig-1 of SigCgt in /proc/PID/status), so that a slow start, a sanitizer
 // build on a busy machine, cannot let the signal's default action end it
@@ -1855,11 +1863,7 @@ TEST_F(CliTest, SummaryListsDropCausesAndExactlyTheFilesWritten) {
 // A written 0s once became the key's word (pcap end: 0s captured the whole
 // run, base_rtt: 0s ran as auto); a time that can be a word must be positive.
 TEST_F(CliTest, ZeroTimesAreNotReadAsTheKeysWord) {
-  const std::string base = R"(duration: 1ms
-topology: {type: star, hosts: 3}
-workload:
-  - {type: flow, src: 0, dst: 1, size: 64KiB}
-)";
+  const std::string base = kOneFlow;
   expect_bad_input(run_scenario(base + "output: {pcap: {start: 0s, end: 0s}}\n"),
                    at("5:33: 'output.pcap.end': expected a positive time, or end"));
   expect_bad_input(run_scenario(base + "fabric: {profile: rocev2-hpcc, hpcc: {base_rtt: 0s}}\n"),
@@ -1922,11 +1926,7 @@ workload:
 // buffer_alpha and the PFC thresholds would do nothing, nor would PFC
 // itself unless a stuck receiver sends PAUSE.
 TEST_F(CliTest, BufferLimitsOnAnUnlimitedBufferAreRefused) {
-  const std::string base = R"(duration: 1ms
-topology: {type: star, hosts: 3}
-workload:
-  - {type: flow, src: 0, dst: 1, size: 64KiB}
-)";
+  const std::string base = kOneFlow;
   expect_bad_input(
       run_scenario(base + "fabric: {profile: ideal, pfc: {enabled: true, xoff: 4KB, headroom: 8KB}}\n"),
       at("5:53: 'fabric.pfc.xoff': has no effect: the switch buffer is unlimited (profile 'ideal' has no "
@@ -1999,11 +1999,7 @@ workload:
 
 // ECN marks nothing reads would change only the mark counters.
 TEST_F(CliTest, EcnWhereNothingReactsToMarksIsRefused) {
-  const std::string base = R"(duration: 1ms
-topology: {type: star, hosts: 3}
-workload:
-  - {type: flow, src: 0, dst: 1, size: 64KiB}
-)";
+  const std::string base = kOneFlow;
   expect_bad_input(run_scenario(base + "fabric: {profile: ethernet-lossy, ecn: {kmin: 10KB}}\n"),
                    at("5:47: 'fabric.ecn.kmin': has no effect: nothing reacts to ECN marks on "
                       "'ethernet-lossy' (congestion control 'none' reads no feedback): set fabric.cc to one "
@@ -2021,11 +2017,7 @@ workload:
 // A timeseries that starts after the run samples nothing; an `up` on a link
 // that is up changes nothing.
 TEST_F(CliTest, TimeseriesAfterTheEndAndUpOnAnUpLinkAreRefused) {
-  const std::string base = R"(duration: 100us
-topology: {type: star, hosts: 3}
-workload:
-  - {type: flow, src: 0, dst: 1, size: 64KiB}
-)";
+  const std::string base = edit(kOneFlow, "duration: 1ms", "duration: 100us");
   expect_bad_input(run_scenario(base + "output: {timeseries: {interval: 1us, start: 200us}}\n"),
                    at("5:45: 'output.timeseries.start': expected a start before the end of the run (duration "
                       "100us)"));
